@@ -1,0 +1,68 @@
+/*
+ * json_scan.h - validate JSON text the way PostgreSQL's jsonb accepts it, and
+ * split one JSON object into its members, without decoding anything.
+ *
+ * Why not jansson here: jansson parses numbers into doubles and refuses
+ * integers beyond 64 bits and reals beyond a double's range (30-digit
+ * integers, 1e400), which jsonb accepts as numeric.  This scanner only checks
+ * the grammar and hands back byte spans, so a payload reaches PostgreSQL
+ * exactly as written.  It allocates nothing; every pointer it returns points
+ * into the caller's text.
+ */
+#ifndef IDEMLOAD_JSON_SCAN_H
+#define IDEMLOAD_JSON_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum json_kind {
+    JSON_KIND_NULL,
+    JSON_KIND_BOOL,
+    JSON_KIND_NUMBER,
+    JSON_KIND_STRING,
+    JSON_KIND_ARRAY,
+    JSON_KIND_OBJECT
+} json_kind;
+
+/* Deeper nesting than this is refused (jsonb would risk its stack limit). */
+#define JSON_MAX_DEPTH 1000
+
+typedef struct json_error {
+    const char *reason; /* static text, e.g. "unterminated string" */
+    size_t offset;      /* byte offset of the fault within the text */
+} json_error;
+
+/*
+ * Is [text, text+len) exactly one JSON value, optionally surrounded by JSON
+ * white space, that jsonb would accept?  Refuses bad grammar, invalid UTF-8,
+ * raw control characters in strings, \u0000, unpaired surrogates and nesting
+ * deeper than JSON_MAX_DEPTH.  On success stores the value's kind in *kind
+ * (may be NULL) and returns true; on failure fills *err and returns false.
+ */
+bool json_validate(const char *text, size_t len, json_kind *kind, json_error *err);
+
+/* One top-level member of an object, as spans into the scanned text. */
+typedef struct json_member {
+    const char *key;     /* key without its quotes, still escaped if key_escaped */
+    size_t key_len;
+    bool key_escaped;    /* the key holds at least one backslash escape */
+    const char *value;   /* the value's exact text (quotes included for strings) */
+    size_t value_len;
+    json_kind kind;
+    bool value_escaped;  /* for strings: holds at least one backslash escape */
+} json_member;
+
+/* Called once per member in order; return false to stop the scan (the scan
+ * then returns false with err->reason set to "stopped"). */
+typedef bool (*json_member_fn)(void *ctx, const json_member *member);
+
+/*
+ * Validates [text, text+len) as one JSON object (same rules as
+ * json_validate) and calls fn for each of its top-level members.  A text that
+ * is valid JSON but not an object fails with reason "not a JSON object".
+ * Returns true when the whole text was valid and every call returned true.
+ */
+bool json_scan_object(const char *text, size_t len, json_member_fn fn, void *ctx,
+                      json_error *err);
+
+#endif
