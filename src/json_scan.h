@@ -24,7 +24,12 @@ typedef enum json_kind {
     JSON_KIND_OBJECT
 } json_kind;
 
-/* Deeper nesting than this is refused (jsonb would risk its stack limit). */
+/*
+ * Deeper nesting than this is refused.  jsonb itself goes on until its stack
+ * limit (about 10,000 levels with the default max_stack_depth); no payload
+ * needs that, and a fixed bound keeps this scanner's state small.  Every
+ * object or array is a level, empty ones included.
+ */
 #define JSON_MAX_DEPTH 1000
 
 typedef struct json_error {
@@ -35,9 +40,12 @@ typedef struct json_error {
 /*
  * Is [text, text+len) exactly one JSON value, optionally surrounded by JSON
  * white space, that jsonb would accept?  Refuses bad grammar, invalid UTF-8,
- * raw control characters in strings, \u0000, unpaired surrogates and nesting
- * deeper than JSON_MAX_DEPTH.  On success stores the value's kind in *kind
- * (may be NULL) and returns true; on failure fills *err and returns false.
+ * NUL bytes, raw control characters in strings, \u0000, unpaired surrogate
+ * escapes, numbers outside numeric's range (1e131072, 1e-16384: jsonb says
+ * "value overflows numeric format") and nesting deeper than JSON_MAX_DEPTH.
+ * The text needs no terminating NUL.  On success stores the value's kind in
+ * *kind (may be NULL) and returns true; on failure fills *err (may be NULL),
+ * leaves *kind alone and returns false.
  */
 bool json_validate(const char *text, size_t len, json_kind *kind, json_error *err);
 
@@ -52,15 +60,23 @@ typedef struct json_member {
     bool value_escaped;  /* for strings: holds at least one backslash escape */
 } json_member;
 
-/* Called once per member in order; return false to stop the scan (the scan
- * then returns false with err->reason set to "stopped"). */
+/* Called once per member in order, duplicates included; return false to stop
+ * the scan (the scan then returns false with err->reason set to "stopped").
+ * The member and its spans are valid while the caller's text is. */
 typedef bool (*json_member_fn)(void *ctx, const json_member *member);
 
 /*
  * Validates [text, text+len) as one JSON object (same rules as
- * json_validate) and calls fn for each of its top-level members.  A text that
- * is valid JSON but not an object fails with reason "not a JSON object".
- * Returns true when the whole text was valid and every call returned true.
+ * json_validate) and calls fn (may be NULL) for each of its top-level
+ * members.  A text that is valid JSON but not an object fails with reason
+ * "not a JSON object".  Returns true when the whole text was valid and every
+ * call returned true.
+ *
+ * The scan is a single pass: fn sees each member as soon as that member has
+ * been checked, so a fault further on can fail the scan after fn already ran
+ * for earlier members.  On false, throw away whatever fn gathered.  When fn
+ * stops the scan, err->offset is the offset of that member's key, and the
+ * rest of the text is not checked.
  */
 bool json_scan_object(const char *text, size_t len, json_member_fn fn, void *ctx,
                       json_error *err);

@@ -1,0 +1,73 @@
+/*
+ * chunk.h - a chunk of validated rows, deduplicated by business key.
+ *
+ * Inside a chunk each business key keeps the row with the latest
+ * received_at instant; on a tie the row read later wins.  The loser is
+ * counted as deduplicated.  A chunk owns copies of all its texts, so it
+ * outlives the reader's buffers and can be handed to another thread.
+ * Ownership: chunk_new() returns a chunk freed with chunk_free(), which sets
+ * the caller's pointer to NULL.  Views returned by chunk_get() point into the
+ * chunk and stay valid until chunk_reset() or chunk_free().
+ */
+#ifndef IDEMLOAD_CHUNK_H
+#define IDEMLOAD_CHUNK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A validated, normalized row (texts trimmed, not NUL-terminated). */
+typedef struct row {
+    uint64_t line;          /* where the record starts in its file */
+    int64_t tenant_id;
+    int16_t status;
+    int64_t received_us;    /* microseconds since the Unix epoch, UTC */
+    const char *channel;
+    size_t channel_len;
+    const char *out_trade_no;
+    size_t out_trade_no_len;
+    const char *callback_type;
+    size_t callback_type_len;
+    const char *payload;    /* JSON text exactly as written */
+    size_t payload_len;
+    const char *raw;        /* the record's original text */
+    size_t raw_len;
+} row;
+
+/* What reading a chunk's records came to. */
+typedef struct chunk_counts {
+    uint64_t rows_read;
+    uint64_t rows_rejected;
+    uint64_t rows_deduplicated;
+} chunk_counts;
+
+typedef struct chunk chunk;
+
+/* A chunk with room for max_rows distinct rows (it grows if needed). */
+chunk *chunk_new(size_t max_rows);
+void chunk_free(chunk **ch);
+/* Empties the chunk (keeping its memory) and zeroes its counts. */
+void chunk_reset(chunk *ch);
+
+/*
+ * Adds a copy of *r, deduplicating against the rows already in the chunk.
+ * Returns false only when memory runs out (the chunk is then unchanged).
+ */
+bool chunk_add(chunk *ch, const row *r);
+
+/* Distinct rows held. */
+size_t chunk_size(const chunk *ch);
+/* Fills *out with row i (0 <= i < chunk_size). */
+void chunk_get(const chunk *ch, size_t i, row *out);
+/* Orders the rows by business key (bytewise), so every process merges
+ * keys in the same order and concurrent merges cannot deadlock. */
+void chunk_sort(chunk *ch);
+
+/* The counts of the records read into this chunk; callers update
+ * rows_read and rows_rejected, chunk_add() updates rows_deduplicated. */
+chunk_counts *chunk_counts_of(chunk *ch);
+
+/* Same business key? */
+bool row_same_key(const row *a, const row *b);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * pipeline.c - the file loop of `validate` and `import` (see pipeline.h).
+ *
+ * Chunk boundaries are counted in records read (rejected ones included), so
+ * the same file with the same --chunk-rows always cuts at the same records:
+ * a resumed load can skip exactly the chunks an earlier run committed.
+ */
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "exitcodes.h"
+#include "log.h"
+#include "progress.h"
+#include "reader.h"
+#include "signals.h"
+#include "validate.h"
+
+typedef enum fill_result {
+    FILL_FULL,          /* chunk_rows records read */
+    FILL_EOF,           /* input ended (the chunk may hold rows) */
+    FILL_INPUT_FAILED,  /* reader or source fault: message in *err */
+    FILL_TOO_MANY,      /* --max-rejects exceeded */
+    FILL_REJECTS_FAILED,/* the rejects file cannot be written */
+    FILL_NO_MEMORY,
+    FILL_INTERRUPTED
+} fill_result;
+
+typedef struct file_run {
+    const config *cfg;
+    const char *path;
+    source *src;
+    reader *rdr;
+    rejects *rj;
+    bool check_utf8;
+    uint64_t rejected;      /* in this file, for --max-rejects */
+    progress *prog;
+    uint64_t rows_seen;
+    buf reason;
+    buf err;
+} file_run;
+
+/* Reads records into ch until it holds chunk_rows records or input ends.
+ * skip: the chunk was committed by an earlier run; count records only. */
+static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
+{
+    chunk_reset(ch);
+    chunk_counts *cc = chunk_counts_of(ch);
+    while (cc->rows_read < fr->cfg->chunk_rows) {
+        if ((fr->rows_seen & 0x3ff) == 0) {
+            if (signals_interrupted())
+                return FILL_INTERRUPTED;
+            progress_update(fr->prog, source_raw_offset(fr->src), fr->rows_seen);
+        }
+        raw_record rec;
+        read_result rr = reader_next(fr->rdr, &rec);
+        if (rr == READ_EOF)
+            return FILL_EOF;
+        if (rr == READ_FAILED) {
+            buf_clear(&fr->err);
+            buf_append_str(&fr->err, reader_error(fr->rdr));
+            return FILL_INPUT_FAILED;
+        }
+        cc->rows_read++;
+        fr->rows_seen++;
+        if (skip)
+            continue;
+        row r;
+        buf_clear(&fr->reason);
+        if (validate_record(&rec, &fr->cfg->presets, fr->check_utf8, &r, &fr->reason)) {
+            if (!chunk_add(ch, &r))
+                return FILL_NO_MEMORY;
+            continue;
+        }
+        cc->rows_rejected++;
+        fr->rejected++;
+        buf_clear(&fr->err);
+        if (!rejects_write(fr->rj, fr->path, rec.line, buf_cstr(&fr->reason), rec.raw,
+                           rec.raw_len, &fr->err))
+            return FILL_REJECTS_FAILED;
+        if (fr->cfg->max_rejects >= 0 && fr->rejected > (uint64_t)fr->cfg->max_rejects)
+            return FILL_TOO_MANY;
+    }
+    return FILL_FULL;
+}
+
+static int severity_of_rejects(const load_counts *c)
+{
+    return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
+}
+
+/* Loads or validates one file; fills fr_rep.  Returns its exit status. */
+static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
+                    file_report *rep)
+{
+    rep->path = strdup(path);
+    input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
+    rep->format = format_name(fmt);
+    rep->status = FILE_FAILED;
+    if (fmt == FORMAT_AUTO) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                 strcmp(path, "-") == 0 ? "standard input" : path);
+        log_error("%s", msg);
+        file_report_set_error(rep, msg);
+        return EXIT_USAGE;
+    }
+
+    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
+                   .check_utf8 = fmt == FORMAT_CSV};
+    int code = EXIT_OK;
+    chunk *ch = NULL;
+    bool file_begun = false;
+    load_counts *counts = &rep->counts;
+    file_plan plan = {0};
+
+    file_identity id = {.path = path, .size = -1};
+    if (ld && strcmp(path, "-") != 0) {
+        /* The ledger knows files by content: hash first (cheap next to the
+         * load), so a renamed copy is still recognised. */
+        if (!digest_file(path, id.digest, &id.size, &fr.err)) {
+            log_error("%s", buf_cstr(&fr.err));
+            file_report_set_error(rep, buf_cstr(&fr.err));
+            code = EXIT_INPUT;
+            goto out;
+        }
+    }
+    fr.src = source_open(path, &fr.err);
+    if (!fr.src) {
+        log_error("%s", buf_cstr(&fr.err));
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        code = EXIT_INPUT;
+        goto out;
+    }
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt.preset[c] = cfg->presets.value[c] != NULL;
+    fr.rdr = reader_open(fr.src, path, &ropt, &fr.err);
+    if (!fr.rdr) {
+        log_error("%s", buf_cstr(&fr.err));
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        code = EXIT_INPUT;
+        goto out;
+    }
+    ch = chunk_new(cfg->chunk_rows);
+    if (!ch) {
+        log_error("%s: out of memory", path);
+        code = EXIT_INPUT;
+        goto out;
+    }
+    if (ld) {
+        code = loader_begin_file(ld, &id, cfg->chunk_rows, &plan);
+        if (code != EXIT_OK) {
+            file_report_set_error(rep, "the ledger could not be read (see the log)");
+            goto out;
+        }
+        file_begun = true;
+        if (plan.skip) {
+            rep->status = FILE_SKIPPED;
+            rep->counts = plan.previous;
+            file_report_set_note(rep, "already loaded completely (ledger); --force loads it again");
+            log_info("%s: skipped: the ledger holds it as completed (use --force to load again)",
+                     path);
+            goto out;
+        }
+        if (plan.resume_after > 0) {
+            char note[128];
+            snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run",
+                     (unsigned long long)plan.resume_after);
+            file_report_set_note(rep, note);
+            log_info("%s: %s", path, note);
+            *counts = plan.previous;
+        }
+    }
+    progress_file(prog, path, source_raw_size(fr.src));
+
+    uint64_t chunk_no = 0;
+    uint64_t committed = 0;
+    for (;;) {
+        bool skip = chunk_no < plan.resume_after;
+        fill_result fres = fill_chunk(&fr, ch, skip);
+        chunk_counts *cc = chunk_counts_of(ch);
+        if (fres == FILL_FULL || (fres == FILL_EOF && cc->rows_read > 0)) {
+            chunk_no++;
+            if (!skip) {
+                load_counts delta = {.rows_read = cc->rows_read,
+                                     .rows_rejected = cc->rows_rejected,
+                                     .rows_deduplicated = cc->rows_deduplicated,
+                                     .chunks = 1};
+                if (ld) {
+                    chunk_sort(ch);
+                    buf_clear(&fr.err);
+                    if (!rejects_flush(rj, &fr.err)) {
+                        log_error("%s", buf_cstr(&fr.err));
+                        file_report_set_error(rep, buf_cstr(&fr.err));
+                        code = EXIT_INPUT;
+                        break;
+                    }
+                    code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta);
+                    if (code != EXIT_OK) {
+                        file_report_set_error(rep, code == EXIT_INTERRUPTED
+                                                       ? "interrupted; the chunk in flight was rolled back"
+                                                       : "database error (see the log)");
+                        break;
+                    }
+                }
+                load_counts_add(counts, &delta);
+                committed = chunk_no;
+            }
+            progress_update(prog, source_raw_offset(fr.src), fr.rows_seen);
+        }
+        if (fres == FILL_FULL)
+            continue;
+        if (fres == FILL_EOF) {
+            rep->status = FILE_OK;
+            break;
+        }
+        switch (fres) {
+        case FILL_INPUT_FAILED:
+            code = EXIT_INPUT;
+            break;
+        case FILL_TOO_MANY:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
+                       (long long)cfg->max_rejects);
+            code = EXIT_INPUT;
+            break;
+        case FILL_REJECTS_FAILED:
+            code = EXIT_INPUT;
+            break;
+        case FILL_NO_MEMORY:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: out of memory", path);
+            code = EXIT_INPUT;
+            break;
+        default:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: interrupted", path);
+            code = EXIT_INTERRUPTED;
+            break;
+        }
+        /* The unfinished chunk is not counted: the figures describe what
+         * was loaded (or validated) whole, so their identity still holds. */
+        log_error("%s%s", buf_cstr(&fr.err),
+                  ld ? (committed ? "; the chunks committed before stay" : "; nothing was loaded")
+                     : "");
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        break;
+    }
+    if (code != EXIT_OK && rep->status != FILE_OK)
+        rep->status = (committed > 0 || plan.resume_after > 0) && ld ? FILE_PARTIAL : FILE_FAILED;
+    if (code == EXIT_INTERRUPTED && !ld)
+        rep->status = FILE_PARTIAL;
+    if (code == EXIT_OK)
+        code = severity_of_rejects(counts);
+
+out:
+    if (ld && file_begun && !plan.skip) {
+        int end = loader_end_file(ld, rep->status == FILE_OK, counts);
+        if (end != EXIT_OK && code < end)
+            code = end;
+    } else if (ld && file_begun) {
+        loader_end_file(ld, false, counts);
+    }
+    chunk_free(&ch);
+    reader_close(&fr.rdr);
+    source_close(&fr.src);
+    buf_free(&fr.reason);
+    buf_free(&fr.err);
+    return code;
+}
+
+int pipeline_run(const config *cfg, loader *ld, run_report *rep)
+{
+    progress prog;
+    progress_init(&prog, cfg->quiet);
+    rejects *rj = rejects_open(cfg->rejects_path);
+    if (!rj) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    double t0 = now_seconds();
+    int code = EXIT_OK;
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        if (signals_interrupted()) {
+            file_report *fr = &rep->files[i];
+            fr->path = strdup(cfg->files[i]);
+            fr->format = format_name(cfg->format);
+            fr->status = FILE_FAILED;
+            file_report_set_error(fr, "not started: interrupted");
+            code = exit_worst(code, EXIT_INTERRUPTED);
+            continue;
+        }
+        int c = run_file(cfg, ld, rj, &prog, cfg->files[i], &rep->files[i]);
+        code = exit_worst(code, c);
+    }
+    if (ld) {
+        int c = loader_finish(ld);
+        code = exit_worst(code, c);
+    }
+    buf err = BUF_INIT;
+    if (!rejects_close(&rj, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = exit_worst(code, EXIT_INPUT);
+    }
+    buf_free(&err);
+    progress_done(&prog);
+    rep->elapsed_s = now_seconds() - t0;
+    run_report_total(rep);
+    return code;
+}

@@ -1,0 +1,303 @@
+/*
+ * source.c - plain or gzip bytes from a file or standard input (see
+ * source.h).  gzip is inflated here with zlib's inflate() rather than
+ * gzread(), because gzread() silently ignores anything after a gzip member
+ * that does not look like another member; for payment data a damaged
+ * second member must be an error, not a quiet end of file.
+ */
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define RAW_CHUNK (256 * 1024)
+
+struct source {
+    int fd;
+    bool owns_fd;
+    char *name;             /* for messages: the path or "standard input" */
+    bool gzip;
+    bool eof;               /* no more raw bytes */
+    bool done;              /* no more decoded bytes */
+    bool failed;
+    z_stream zs;
+    bool zs_live;
+    bool member_open;       /* inside a gzip member */
+    unsigned char *raw;     /* raw input buffer */
+    size_t raw_len, raw_pos;
+    uint64_t raw_offset;    /* raw bytes consumed */
+    uint64_t raw_read;      /* raw bytes read from the fd */
+    int64_t raw_size;
+    uint64_t decoded;
+    unsigned members;
+    buf err;
+};
+
+static void set_error(source *s, const char *what)
+{
+    buf_clear(&s->err);
+    buf_printf(&s->err, "%s: %s", s->name, what);
+    s->failed = true;
+}
+
+/* Refills the raw buffer, keeping unconsumed bytes.  Returns false on a read
+ * error (already recorded). */
+static bool fill_raw(source *s)
+{
+    if (s->raw_pos > 0) {
+        memmove(s->raw, s->raw + s->raw_pos, s->raw_len - s->raw_pos);
+        s->raw_len -= s->raw_pos;
+        s->raw_pos = 0;
+    }
+    while (s->raw_len < RAW_CHUNK && !s->eof) {
+        ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            buf_clear(&s->err);
+            buf_printf(&s->err, "%s: read error after %llu bytes: %s", s->name,
+                       (unsigned long long)s->raw_read, strerror(errno));
+            s->failed = true;
+            return false;
+        }
+        if (n == 0) {
+            s->eof = true;
+            break;
+        }
+        s->raw_len += (size_t)n;
+        s->raw_read += (uint64_t)n;
+        /* A pipe delivers in small pieces; do not wait for a full buffer. */
+        break;
+    }
+    return true;
+}
+
+source *source_open(const char *path, buf *err)
+{
+    source *s = calloc(1, sizeof *s);
+    if (!s) {
+        buf_printf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    s->raw_size = -1;
+    if (strcmp(path, "-") == 0) {
+        s->fd = STDIN_FILENO;
+        s->name = strdup("standard input");
+    } else {
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        s->owns_fd = true;
+        s->name = strdup(path);
+        if (s->fd < 0) {
+            buf_printf(err, "%s: cannot open: %s", path, strerror(errno));
+            s->owns_fd = false;
+            source_close(&s);
+            return NULL;
+        }
+    }
+    s->raw = malloc(RAW_CHUNK);
+    if (!s->name || !s->raw) {
+        buf_printf(err, "%s: out of memory", path);
+        source_close(&s);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            buf_printf(err, "%s: is a directory", path);
+            source_close(&s);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode))
+            s->raw_size = (int64_t)st.st_size;
+    }
+    /* Sniff the magic bytes: read until two bytes are there or input ends. */
+    while (s->raw_len < 2 && !s->eof) {
+        if (!fill_raw(s)) {
+            buf_append_str(err, buf_cstr(&s->err));
+            source_close(&s);
+            return NULL;
+        }
+    }
+    if (s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b) {
+        s->gzip = true;
+        /* 16 + MAX_WBITS: gzip wrapper only, with its CRC and length check. */
+        if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) {
+            buf_printf(err, "%s: cannot start gzip decoder", path);
+            source_close(&s);
+            return NULL;
+        }
+        s->zs_live = true;
+        s->member_open = true;
+        s->members = 1;
+    }
+    return s;
+}
+
+static ssize_t read_plain(source *s, char *dst, size_t cap)
+{
+    if (s->raw_pos == s->raw_len) {
+        if (s->eof) {
+            s->done = true;
+            return 0;
+        }
+        if (!fill_raw(s))
+            return -1;
+        if (s->raw_len == 0) {
+            s->done = true;
+            return 0;
+        }
+    }
+    size_t n = s->raw_len - s->raw_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, s->raw + s->raw_pos, n);
+    s->raw_pos += n;
+    s->raw_offset += n;
+    return (ssize_t)n;
+}
+
+/* Called at the end of a member: decides between another member, a clean
+ * end and trailing garbage.  Returns false on error (recorded). */
+static bool next_member(source *s)
+{
+    s->member_open = false;
+    for (;;) {
+        if (s->raw_len - s->raw_pos >= 2 || s->eof)
+            break;
+        if (!fill_raw(s))
+            return false;
+    }
+    size_t avail = s->raw_len - s->raw_pos;
+    if (avail == 0) {
+        s->done = true;
+        return true;
+    }
+    if (avail >= 2 && s->raw[s->raw_pos] == 0x1f && s->raw[s->raw_pos + 1] == 0x8b) {
+        if (inflateReset(&s->zs) != Z_OK) {
+            set_error(s, "cannot restart gzip decoder");
+            return false;
+        }
+        s->member_open = true;
+        s->members++;
+        return true;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "corrupt gzip: unexpected data after member %u at byte %llu "
+             "(%llu bytes decoded)", s->members,
+             (unsigned long long)s->raw_offset, (unsigned long long)s->decoded);
+    set_error(s, msg);
+    return false;
+}
+
+static ssize_t read_gzip(source *s, char *dst, size_t cap)
+{
+    s->zs.next_out = (Bytef *)dst;
+    s->zs.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    while (!s->done) {
+        if (!s->member_open) {
+            if (!next_member(s))
+                return -1;
+            if (s->done)
+                break;
+        }
+        if (s->raw_pos == s->raw_len) {
+            if (!fill_raw(s))
+                return -1;
+            if (s->raw_len == 0 && s->eof) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "truncated gzip: input ends inside member %u after %llu "
+                         "compressed bytes (%llu bytes decoded)", s->members,
+                         (unsigned long long)s->raw_offset,
+                         (unsigned long long)s->decoded);
+                set_error(s, msg);
+                return -1;
+            }
+        }
+        s->zs.next_in = s->raw + s->raw_pos;
+        s->zs.avail_in = (uInt)(s->raw_len - s->raw_pos);
+        int rc = inflate(&s->zs, Z_NO_FLUSH);
+        size_t used = (s->raw_len - s->raw_pos) - s->zs.avail_in;
+        s->raw_pos += used;
+        s->raw_offset += used;
+        if (rc == Z_STREAM_END) {
+            s->member_open = false;
+        } else if (rc == Z_BUF_ERROR) {
+            /* No progress possible: either output is full (we return) or
+             * input is needed (loop refills). */
+        } else if (rc != Z_OK) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "corrupt gzip in member %u at compressed byte %llu (%llu bytes "
+                     "decoded): %s", s->members, (unsigned long long)s->raw_offset,
+                     (unsigned long long)s->decoded,
+                     s->zs.msg ? s->zs.msg : "data error");
+            set_error(s, msg);
+            return -1;
+        }
+        size_t produced = cap - s->zs.avail_out;
+        if (produced > 0)
+            return (ssize_t)produced;
+    }
+    return (ssize_t)(cap - s->zs.avail_out);
+}
+
+ssize_t source_read(source *s, char *dst, size_t cap)
+{
+    if (s->failed)
+        return -1;
+    if (s->done || cap == 0)
+        return 0;
+    ssize_t n = s->gzip ? read_gzip(s, dst, cap) : read_plain(s, dst, cap);
+    if (n > 0)
+        s->decoded += (uint64_t)n;
+    return n;
+}
+
+const char *source_error(const source *s)
+{
+    return buf_cstr(&s->err);
+}
+
+bool source_is_gzip(const source *s)
+{
+    return s->gzip;
+}
+
+uint64_t source_raw_offset(const source *s)
+{
+    return s->raw_offset;
+}
+
+int64_t source_raw_size(const source *s)
+{
+    return s->raw_size;
+}
+
+uint64_t source_decoded_offset(const source *s)
+{
+    return s->decoded;
+}
+
+void source_close(source **sp)
+{
+    source *s = *sp;
+    if (!s)
+        return;
+    if (s->zs_live)
+        inflateEnd(&s->zs);
+    if (s->owns_fd)
+        close(s->fd);
+    free(s->raw);
+    free(s->name);
+    buf_free(&s->err);
+    free(s);
+    *sp = NULL;
+}

@@ -1,0 +1,56 @@
+/*
+ * target.h - the target table as the catalog describes it: its quoted name,
+ * its columns, and the unique index on the business key that makes a
+ * set-based merge safe.  Used by the loader and the table tools.
+ * Ownership: target_free() releases the strings target_resolve() set.
+ */
+#ifndef IDEMLOAD_TARGET_H
+#define IDEMLOAD_TARGET_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "db.h"
+
+typedef struct unique_index {
+    char *name;
+    bool valid;             /* indisvalid && indisready && indislive */
+    bool ready;
+    char *predicate;        /* NULL: none */
+    char *columns;          /* key columns, comma-separated, in index order */
+    bool has_expressions;
+    bool nulls_not_distinct;
+    bool covers_key;        /* exactly the business key columns, no expressions */
+} unique_index;
+
+typedef struct target {
+    char *schema;           /* as in the catalog */
+    char *name;
+    char *oid;
+    char *quoted;           /* "schema"."name", ready for SQL */
+    char *display;          /* schema.name for messages */
+    bool has_deleted_at;
+    bool has_id;
+    unique_index *indexes;
+    int n_indexes;
+    const unique_index *key_index;  /* the usable one, or NULL */
+    char *conflict;         /* "(tenant_id, ...) WHERE (deleted_at IS NULL)" */
+    char *active;           /* the predicate, "true" when none */
+} target;
+
+/*
+ * Looks the table up ([schema.]name as given to --table) and reads its
+ * unique indexes.  Returns false when the table does not exist (message in
+ * *err, *missing set) or on a database error (*missing false).
+ */
+bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
+
+/* The CREATE UNIQUE INDEX statement that would make the table usable. */
+void target_fix_hint(const target *t, buf *out);
+
+/* Default index name: uk_<table>_biz_active. */
+void target_default_index_name(const target *t, buf *out);
+
+void target_free(target *t);
+
+#endif
