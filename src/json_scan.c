@@ -12,7 +12,7 @@
  *   - nesting deeper than JSON_MAX_DEPTH is refused; jsonb recurses until
  *     max_stack_depth (2MB by default accepts about 10,000 levels);
  *   - jsonb's size limits (about 256MB per document, 2^28 pairs) are not
- *     checked: a line of that size never gets this far.
+ *     checked here; PostgreSQL still refuses such a document at load time.
  * Everything else, including numeric's range, matches jsonb exactly (checked
  * against a live PostgreSQL 15 with many thousands of generated strings).
  */

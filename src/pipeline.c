@@ -158,8 +158,9 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         }
         file_begun = true;
         if (plan.skip) {
+            /* Nothing is read in this run: the figures stay zero, so the
+             * totals say what this run did. */
             rep->status = FILE_SKIPPED;
-            rep->counts = plan.previous;
             file_report_set_note(rep, "already loaded completely (ledger); --force loads it again");
             log_info("%s: skipped: the ledger holds it as completed (use --force to load again)",
                      path);

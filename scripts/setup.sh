@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what idemload needs (Debian packages) and builds it.
+#   scripts/setup.sh [BUILD_DIR] [extra cmake args...]
+# Works as root or as a user with sudo; skips apt when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+shift || true
+
+packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev zlib1g-dev
+          libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    # The postgresql package would start a system-wide cluster; we run our own.
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+cmake -S . -B "$build" -DIDEMLOAD_WERROR=$werror "$@" >/dev/null
+cmake --build "$build" -j"$(nproc)"
+echo "setup: built $build/idemload"
