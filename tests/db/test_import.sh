@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# `idemload import` against a real PostgreSQL: every merge rule, the count
+# identity, no-op re-imports, dry run, refused rows, missing index, and
+# concurrent loads.
+. "$(dirname "$0")/../lib.sh"
+new_db imp
+H='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
+counts() { json "$1" '" ".join(str(r["totals"][k]) for k in ("inserted","updated","unchanged","stale","existing"))'; }
+identity() { jtrue "$1" 'all(f["rows_read"] == f["rows_rejected"] + f["rows_deduplicated"] + f["inserted"] + f["updated"] + f["unchanged"] + f["stale"] + f["existing"] for f in r["files"] + [r["totals"]])'; }
+
+# --- table checks before init
+echo "$H" >empty.csv
+run import -d "$DB" empty.csv; eq "import into a missing table: exit 2" 2 $RC
+check "missing table: says to run init" contains "$ERR" "idemload init"
+run init -d "$DB"; eq "init exit 0" 0 $RC
+run init -d "$DB"; eq "init again exit 0" 0 $RC
+eq "init made the partial unique index" 1 "$(q "SELECT count(*) FROM pg_indexes WHERE tablename='payment_callback' AND indexdef LIKE '%UNIQUE%deleted_at IS NULL%'")"
+
+# --- purpose-made rows
+cat >a.csv <<CSV
+$H
+1,wechat,K1,pay,1,"{""amount"":168.90}",2026-11-28T10:00:00+08:00
+1,wechat,K2,pay,1,"{""v"":2}",2026-11-28T10:00:00Z
+1,wechat,K3,pay,1,"{""v"":3}",2026-11-28T10:00:00Z
+1,wechat,K4,pay,1,"{""v"":4}",2026-11-28T10:00:00Z
+1,wechat,K5,pay,2,"{""v"":5}",2026-11-28T10:00:00Z
+1,wechat,K7,pay,1,"{""v"":7}",2026-11-28T10:00:00Z
+CSV
+run import -d "$DB" --report r1.json a.csv
+eq "first load exit 0" 0 $RC
+eq "first load: all inserted" "6 0 0 0 0" "$(counts r1.json)"
+check "count identity (first load)" identity r1.json
+eq "payload kept as written (168.90)" '{"amount": 168.90}' "$(q "SELECT payload FROM payment_callback WHERE out_trade_no='K1'")"
+eq "received_at honours the offset" "2026-11-28 02:00:00+00" "$(q "SET timezone=UTC; SELECT received_at FROM payment_callback WHERE out_trade_no='K1'" | tail -n1)"
+
+q "UPDATE payment_callback SET deleted_at = now() WHERE out_trade_no = 'K7'"
+cat >b.csv <<CSV
+$H
+1,wechat,K1,pay,2,"{""amount"":168.90,""state"":""SUCCESS""}",2026-11-28T03:00:00Z
+1,wechat,K2,pay,3,"{""v"":""old""}",2026-11-28T09:00:00Z
+1,wechat,K3,pay,1,"{""v"":3}",2026-11-28T10:00:00Z
+1,wechat,K4,pay,1,"{""v"":""tie""}",2026-11-28T10:00:00Z
+1,wechat,K5,pay,1,"{""v"":""five""}",2026-11-28T11:00:00Z
+1,wechat,K6,pay,0,"{""v"":6}",2026-11-28T10:00:00Z
+1,wechat,K7,pay,1,"{""v"":""seven""}",2026-11-28T10:00:00Z
+CSV
+n_upd_before=$(q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname='payment_callback'")
+xmin_k3=$(q "SELECT xmin FROM payment_callback WHERE out_trade_no='K3'")
+run import -d "$DB" --report r2.json b.csv
+eq "second load exit 0" 0 $RC
+# K1 newer -> updated; K2 older -> stale; K3 same -> unchanged; K4 tie with
+# another payload -> updated; K5 newer but final -> updated keeping status 2;
+# K6 new -> inserted; K7 only soft-deleted -> inserted (never conflicts).
+eq "second load figures" "2 3 1 1 0" "$(counts r2.json)"
+check "count identity (second load)" identity r2.json
+eq "K1 updated to the newer version" '2|{"state": "SUCCESS", "amount": 168.90}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K1'")"
+eq "K2 stale: newer row kept" '1|{"v": 2}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K2'")"
+eq "K3 unchanged: no new row version" "$xmin_k3" "$(q "SELECT xmin FROM payment_callback WHERE out_trade_no='K3'")"
+eq "K4 tie: incoming wins" '{"v": "tie"}' "$(q "SELECT payload FROM payment_callback WHERE out_trade_no='K4'")"
+eq "K5 final status kept, payload updated" '2|{"v": "five"}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K5'")"
+eq "K7: soft-deleted row untouched, new active row" "1|1" "$(q "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) FROM payment_callback WHERE out_trade_no='K7'")"
+eq "soft-deleted K7 kept its old payload" '{"v": 7}' "$(q "SELECT payload FROM payment_callback WHERE out_trade_no='K7' AND deleted_at IS NOT NULL")"
+sleep 0.7
+eq "exactly 3 row updates (K1, K4, K5)" $((n_upd_before + 3)) "$(q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname='payment_callback'")"
+
+# --final-status list: 3 is final too
+cat >c.csv <<CSV
+$H
+1,wechat,K2,pay,3,"{""v"":""c""}",2026-11-29T00:00:00Z
+CSV
+run import -d "$DB" c.csv; eq "K2 -> status 3" 3 "$(q "SELECT status FROM payment_callback WHERE out_trade_no='K2' AND deleted_at IS NULL")"
+cat >d.csv <<CSV
+$H
+1,wechat,K2,pay,1,"{""v"":""d""}",2026-11-29T01:00:00Z
+CSV
+run import -d "$DB" --final-status 2,3 d.csv
+eq "--final-status 2,3 keeps status 3" '3|{"v": "d"}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K2' AND deleted_at IS NULL")"
+
+# --on-conflict nothing: first write wins
+cat >e.csv <<CSV
+$H
+1,wechat,K1,pay,0,"{""v"":""e""}",2026-12-01T00:00:00Z
+1,wechat,K8,pay,0,"{""v"":8}",2026-12-01T00:00:00Z
+CSV
+run import -d "$DB" --on-conflict nothing --report r3.json e.csv
+eq "--on-conflict nothing figures" "1 0 0 0 1" "$(counts r3.json)"
+eq "--on-conflict nothing leaves K1" 2 "$(q "SELECT status FROM payment_callback WHERE out_trade_no='K1' AND deleted_at IS NULL")"
+eq "one active row per key" 0 "$(q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_at IS NULL GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1) d")"
+
+# --- re-import of a big generated file writes nothing
+new_db imp2
+run init -d "$DB"
+$GEN --rows 20000 --seed 11 --format csv --bad-rate 0.01 --expected exp.csv --out g.csv.gz
+run import -d "$DB" --chunk-rows 3000 --rejects rj.ndjson --report g1.json g.csv.gz
+eq "generated load exit 1 (bad rows)" 1 $RC
+check "count identity (generated)" identity g1.json
+eq "rejects file lines = rows_rejected" "$(json g1.json 'r["totals"]["rows_rejected"]')" "$(wc -l <rj.ndjson)"
+python3 - "$PWD/exp.csv" >exp.sorted <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in sorted(rows, key=lambda r: (int(r["tenant_id"]), r["channel"], r["out_trade_no"], r["callback_type"])):
+    print("|".join([r["tenant_id"], r["channel"], r["out_trade_no"], r["callback_type"], r["status"], str(int(r["received_at"]))]))
+PY
+got() { q "SELECT tenant_id, channel, out_trade_no, callback_type, status, (extract(epoch from received_at)*1000000)::bigint FROM payment_callback WHERE deleted_at IS NULL ORDER BY tenant_id, channel COLLATE \"C\", out_trade_no COLLATE \"C\", callback_type COLLATE \"C\""; }
+got >got.sorted
+check "table holds the newest version of every key (generator's expectation)" cmp -s exp.sorted got.sorted
+upd0=$(q "SELECT n_tup_upd + n_tup_ins FROM pg_stat_user_tables WHERE relname='payment_callback'")
+run import -d "$DB" --force --chunk-rows 3000 --rejects rj.ndjson --report g2.json g.csv.gz
+sleep 0.7
+eq "re-import: nothing inserted or updated" "0 0" "$(json g2.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
+eq "re-import: no row written (n_tup_upd + n_tup_ins)" "$upd0" "$(q "SELECT n_tup_upd + n_tup_ins FROM pg_stat_user_tables WHERE relname='payment_callback'")"
+check "count identity (re-import)" identity g2.json
+
+# --- dry run: same figures as the real run, nothing changed anywhere
+$GEN --rows 8000 --seed 12 --format ndjson --out h.ndjson.gz
+checksum() { psql -X -q -t -A -c "SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM (SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid=c.relnamespace WHERE n.nspname='public') t"; q "SELECT md5(string_agg(p::text, ',' ORDER BY id)) FROM payment_callback p"; q "SELECT count(*) FROM pg_tables WHERE schemaname='public'"; }
+before=$(checksum)
+run import -d "$DB" --dry-run --chunk-rows 1000 --report dry.json h.ndjson.gz g.csv.gz
+eq "dry run exit 0 (g is skipped: the ledger holds it)" 0 $RC
+eq "dry run changes nothing" "$before" "$(checksum)"
+check "dry run report says dry_run" jtrue dry.json 'r["dry_run"] is True'
+run import -d "$DB" --chunk-rows 1000 --report real.json h.ndjson.gz
+eq "dry run figures equal the real run (new file)" "$(json dry.json 'r["files"][0]')" "$(json real.json 'r["files"][0]')"
+run import -d "$DB" --dry-run --chunk-rows 1000 --report dry2.json h.ndjson.gz
+eq "dry run of a loaded file: skipped as the real run would" skipped "$(json dry2.json 'r["files"][0]["status"]')"
+
+# --- a row PostgreSQL refuses does not fail its chunk
+long=$(python3 -c 'import random,string; random.seed(1); print("".join(random.choice(string.ascii_letters) for _ in range(9000)))')
+{ echo "$H"; for i in $(seq 1 50); do echo "2,wechat,R$i,pay,1,\"{}\",2026-11-28T10:00:00Z"; done
+  echo "2,wechat,$long,pay,1,\"{}\",2026-11-28T10:00:00Z"
+  for i in $(seq 51 100); do echo "2,wechat,R$i,pay,1,\"{}\",2026-11-28T10:00:00Z"; done; } >refuse.csv
+run import -d "$DB" --rejects rj_refuse.ndjson --report rf.json refuse.csv
+eq "refused row: exit 1" 1 $RC
+eq "the 100 other rows load" 100 "$(q "SELECT count(*) FROM payment_callback WHERE tenant_id=2")"
+eq "refused row counted as rejected" 1 "$(json rf.json 'r["totals"]["rows_rejected"]')"
+check "count identity (refused row)" identity rf.json
+check "reject names the line and the server's message" python3 -c '
+import json
+r=json.loads(open("rj_refuse.ndjson").readline())
+assert r["line"]==52 and "PostgreSQL" in r["reason"] and "index row" in r["reason"], r["reason"]'
+
+# --- no usable index: exit 2 with the fix
+new_db imp3
+q "CREATE TABLE payment_callback (id bigserial primary key, tenant_id bigint not null, channel text not null, out_trade_no text not null, callback_type text not null, status smallint not null default 0, payload jsonb not null, received_at timestamptz not null default now(), handled_at timestamptz, deleted_at timestamptz)"
+run import -d "$DB" a.csv; eq "no unique index: exit 2" 2 $RC
+check "hint gives CREATE UNIQUE INDEX" contains "$ERR" "CREATE UNIQUE INDEX"
+eq "nothing loaded without the index" 0 "$(q "SELECT count(*) FROM payment_callback")"
+q "CREATE UNIQUE INDEX wrong ON payment_callback (tenant_id, channel, out_trade_no)"
+run import -d "$DB" a.csv; eq "index on other columns: exit 2" 2 $RC
+q "CREATE UNIQUE INDEX full_idx ON payment_callback (tenant_id, channel, out_trade_no, callback_type)"
+run import -d "$DB" a.csv; eq "full index while the table soft-deletes: exit 2" 2 $RC
+q "CREATE UNIQUE INDEX ok_idx ON payment_callback (callback_type, out_trade_no, channel, tenant_id) WHERE deleted_at IS NULL"
+run import -d "$DB" a.csv; eq "partial index in any column order works" 0 $RC
+q "CREATE SCHEMA pay; CREATE TABLE pay.cb (LIKE payment_callback INCLUDING ALL)"
+run import -d "$DB" --table pay.cb a.csv; eq "--table schema.name" 0 $RC
+eq "--table loaded the other table" 6 "$(q "SELECT count(*) FROM pay.cb")"
+
+# --- connection problems; the password never shows
+run import -d "postgresql://idem:S3cretPw@127.0.0.1:1/nodb" a.csv
+eq "unreachable server: exit 4" 4 $RC
+check "password not in the message" sh -c "! grep -q S3cretPw '$ERR'"
+
+# --- concurrent loads of overlapping files equal a sequential load
+new_db conc_seq; run init -d "$DB"; SEQ=$DB
+for i in 1 2 3 4; do
+    $GEN --rows 6000 --seed $((40 + i)) --tenants 3 --dup-rate 0.3 --format csv --out p$i.csv 2>/dev/null
+done
+# Make them overlap: every file holds part of the others' keys.
+python3 - <<'PY'
+import csv
+files = ["p1.csv", "p2.csv", "p3.csv", "p4.csv"]
+rows = {f: list(csv.reader(open(f))) for f in files}
+for i, f in enumerate(files):
+    other = rows[files[(i + 1) % 4]]
+    mixed = rows[f] + other[1:3000]
+    with open(f, "w", newline="") as out:
+        csv.writer(out).writerows(mixed)
+PY
+for i in 1 2 3 4; do "$IDEMLOAD" import -q -d "$SEQ" --chunk-rows 500 p$i.csv 2>/dev/null; done
+new_db conc_par; run init -d "$DB"
+pids=""
+for i in 1 2 3 4; do "$IDEMLOAD" import -d "$DB" --chunk-rows 500 p$i.csv >/dev/null 2>par$i.err & pids="$pids $!"; done
+rcs=""; for p in $pids; do wait $p; rcs="$rcs $?"; done
+eq "concurrent loads all succeed" " 0 0 0 0" "$rcs"
+check "no deadlock error reached the user" sh -c "! grep -qi deadlock par*.err"
+eq "no duplicate active key" 0 "$(q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_at IS NULL GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1) d")"
+snap() { psql -X -q -t -A -d "$1" -c "SELECT md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, received_at), ',' ORDER BY tenant_id, channel, out_trade_no, callback_type)) FROM payment_callback WHERE deleted_at IS NULL"; }
+eq "concurrent result equals the sequential load" "$(snap "$SEQ")" "$(snap "$DB")"
+
+# --- an interrupted load keeps whole chunks only
+new_db intr; run init -d "$DB"
+$GEN --rows 200000 --seed 21 --dup-rate 0 --format csv --out big.csv 2>/dev/null
+"$IDEMLOAD" import -d "$DB" --chunk-rows 1000 --report intr.json big.csv >/dev/null 2>intr.err &
+pid=$!
+for _ in $(seq 1 100); do
+    n=$(q "SELECT count(*) FROM payment_callback"); [ "$n" -gt 5000 ] && break; sleep 0.1
+done
+kill -INT $pid; wait $pid; rc=$?
+eq "SIGINT: exit 130" 130 $rc
+n=$(q "SELECT count(*) FROM payment_callback")
+check "only whole chunks committed ($n rows)" test $((n % 1000)) -eq 0
+check "interrupted run still prints the summary" contains intr.err "summary"
+eq "report counts match the table" "$n" "$(json intr.json 'r["totals"]["inserted"]')"
+
+finish
