@@ -168,9 +168,14 @@ int line_feed_next(line_feed *lf, const char **p, size_t *n, uint64_t *line)
         return 1;
     }
     lf->pending_cr = false;
-    const char *q = start;
-    while (q < end && *q != '\n' && *q != '\r')
-        q++;
+    /* memchr is vectorised; a lone CR (old Mac line ends) is rare, so look
+     * for LF first and only then for a CR before it. */
+    const char *q = memchr(start, '\n', (size_t)(end - start));
+    if (!q)
+        q = end;
+    const char *cr = memchr(start, '\r', (size_t)(q - start));
+    if (cr)
+        q = cr;
     *line = lf->line;
     if (q < end) {
         if (*q == '\r' && q + 1 < end && q[1] == '\n')

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,14 @@
 #include <zlib.h>
 
 #define RAW_CHUNK (256 * 1024)
+#define RA_BLOCKS 4
+#define RA_BLOCK_SIZE (256 * 1024)
+
+typedef struct ra_block {
+    char *data;
+    size_t len;
+    uint64_t raw_offset;    /* raw bytes consumed when the block was full */
+} ra_block;
 
 struct source {
     int fd;
@@ -37,6 +46,15 @@ struct source {
     uint64_t decoded;
     unsigned members;
     buf err;
+    /* read-ahead: blocks decoded by the thread, consumed by source_read */
+    pthread_t ra_thread;
+    bool ra_live;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ra_block ra[RA_BLOCKS];
+    size_t ra_head, ra_count, ra_pos;
+    bool ra_done, ra_stop;
+    uint64_t consumed_raw, consumed_decoded;
 };
 
 static void set_error(source *s, const char *what)
@@ -78,6 +96,8 @@ static bool fill_raw(source *s)
     return true;
 }
 
+static void *read_ahead(void *arg);
+
 source *source_open(const char *path, buf *err)
 {
     source *s = calloc(1, sizeof *s);
@@ -86,6 +106,8 @@ source *source_open(const char *path, buf *err)
         return NULL;
     }
     s->raw_size = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
     if (strcmp(path, "-") == 0) {
         s->fd = STDIN_FILENO;
         s->name = strdup("standard input");
@@ -136,6 +158,20 @@ source *source_open(const char *path, buf *err)
         s->member_open = true;
         s->members = 1;
     }
+    for (int i = 0; i < RA_BLOCKS; i++) {
+        s->ra[i].data = malloc(RA_BLOCK_SIZE);
+        if (!s->ra[i].data) {
+            buf_printf(err, "%s: out of memory", path);
+            source_close(&s);
+            return NULL;
+        }
+    }
+    if (pthread_create(&s->ra_thread, NULL, read_ahead, s) != 0) {
+        buf_printf(err, "%s: cannot start the read-ahead thread", path);
+        source_close(&s);
+        return NULL;
+    }
+    s->ra_live = true;
     return s;
 }
 
@@ -249,7 +285,8 @@ static ssize_t read_gzip(source *s, char *dst, size_t cap)
     return (ssize_t)(cap - s->zs.avail_out);
 }
 
-ssize_t source_read(source *s, char *dst, size_t cap)
+/* Decodes the next bytes (runs on the read-ahead thread). */
+static ssize_t decode_read(source *s, char *dst, size_t cap)
 {
     if (s->failed)
         return -1;
@@ -259,6 +296,80 @@ ssize_t source_read(source *s, char *dst, size_t cap)
     if (n > 0)
         s->decoded += (uint64_t)n;
     return n;
+}
+
+/*
+ * The read-ahead thread: decodes into free blocks until the input ends,
+ * fails, or the source is closed.  Decompression thus runs on its own core
+ * while the caller parses, and memory stays at RA_BLOCKS blocks.
+ */
+static void *read_ahead(void *arg)
+{
+    source *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (s->ra_count == RA_BLOCKS && !s->ra_stop)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->ra_stop) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        ra_block *b = &s->ra[(s->ra_head + s->ra_count) % RA_BLOCKS];
+        pthread_mutex_unlock(&s->mu);
+
+        size_t len = 0;
+        ssize_t n = 1;
+        while (len < RA_BLOCK_SIZE) {
+            n = decode_read(s, b->data + len, RA_BLOCK_SIZE - len);
+            if (n <= 0)
+                break;
+            len += (size_t)n;
+        }
+        pthread_mutex_lock(&s->mu);
+        b->len = len;
+        b->raw_offset = s->raw_offset;
+        if (len > 0)
+            s->ra_count++;
+        if (n <= 0)
+            s->ra_done = true;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (n <= 0)
+            return NULL;
+    }
+}
+
+ssize_t source_read(source *s, char *dst, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    while (s->ra_count == 0 && !s->ra_done)
+        pthread_cond_wait(&s->cv, &s->mu);
+    if (s->ra_count == 0) {
+        bool failed = s->failed;
+        pthread_mutex_unlock(&s->mu);
+        return failed ? -1 : 0;
+    }
+    ra_block *b = &s->ra[s->ra_head];
+    pthread_mutex_unlock(&s->mu);
+    /* The producer never touches a published block: copy without the lock. */
+    size_t n = b->len - s->ra_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, b->data + s->ra_pos, n);
+    s->ra_pos += n;
+    s->consumed_decoded += n;
+    s->consumed_raw = b->raw_offset;
+    if (s->ra_pos == b->len) {
+        pthread_mutex_lock(&s->mu);
+        s->ra_head = (s->ra_head + 1) % RA_BLOCKS;
+        s->ra_count--;
+        s->ra_pos = 0;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    return (ssize_t)n;
 }
 
 const char *source_error(const source *s)
@@ -273,7 +384,7 @@ bool source_is_gzip(const source *s)
 
 uint64_t source_raw_offset(const source *s)
 {
-    return s->raw_offset;
+    return s->consumed_raw;
 }
 
 int64_t source_raw_size(const source *s)
@@ -283,7 +394,7 @@ int64_t source_raw_size(const source *s)
 
 uint64_t source_decoded_offset(const source *s)
 {
-    return s->decoded;
+    return s->consumed_decoded;
 }
 
 void source_close(source **sp)
@@ -291,6 +402,17 @@ void source_close(source **sp)
     source *s = *sp;
     if (!s)
         return;
+    if (s->ra_live) {
+        pthread_mutex_lock(&s->mu);
+        s->ra_stop = true;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->ra_thread, NULL);
+    }
+    for (int i = 0; i < RA_BLOCKS; i++)
+        free(s->ra[i].data);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
     if (s->zs_live)
         inflateEnd(&s->zs);
     if (s->owns_fd)
