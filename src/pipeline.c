@@ -7,6 +7,7 @@
  */
 #include "pipeline.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ typedef struct file_run {
     uint64_t rejected;      /* in this file, for --max-rejects */
     progress *prog;
     uint64_t rows_seen;
+    bool stop;              /* set when loading gave up: stop reading */
     buf reason;
     buf err;
 } file_run;
@@ -50,7 +52,7 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
     chunk_counts *cc = chunk_counts_of(ch);
     while (cc->rows_read < fr->cfg->chunk_rows) {
         if ((fr->rows_seen & 0x3ff) == 0) {
-            if (signals_interrupted())
+            if (signals_interrupted() || __atomic_load_n(&fr->stop, __ATOMIC_RELAXED))
                 return FILL_INTERRUPTED;
             progress_update(fr->prog, source_raw_offset(fr->src), fr->rows_seen);
         }
@@ -86,6 +88,122 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
     return FILL_FULL;
 }
 
+/*
+ * Reading runs one chunk ahead of loading: a reader thread fills the next
+ * chunk while the main thread loads the current one, so parsing overlaps
+ * the database work.  Two chunks circulate between them; memory stays at
+ * two chunks whatever the file size.
+ */
+typedef struct filled {
+    chunk *ch;
+    fill_result res;
+    bool skip;
+} filled;
+
+typedef struct chunk_feed {
+    file_run *fr;
+    uint64_t resume_after;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    chunk *spare[2];
+    int n_spare;
+    filled ready[2];
+    int n_ready;
+    bool stop;
+    bool inited;
+} chunk_feed;
+
+static void *feed_main(void *arg)
+{
+    chunk_feed *f = arg;
+    uint64_t produced = 0;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        while (f->n_spare == 0 && !f->stop)
+            pthread_cond_wait(&f->cv, &f->mu);
+        if (f->stop) {
+            pthread_mutex_unlock(&f->mu);
+            return NULL;
+        }
+        chunk *ch = f->spare[--f->n_spare];
+        pthread_mutex_unlock(&f->mu);
+
+        bool skip = produced < f->resume_after;
+        fill_result res = fill_chunk(f->fr, ch, skip);
+        if (chunk_counts_of(ch)->rows_read > 0)
+            produced++;
+
+        pthread_mutex_lock(&f->mu);
+        f->ready[f->n_ready++] = (filled){ch, res, skip};
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+        if (res != FILL_FULL)
+            return NULL;
+    }
+}
+
+/* Starts the reader thread with two chunks of room; false on failure. */
+static bool feed_start(chunk_feed *f, file_run *fr, size_t chunk_rows, uint64_t resume_after)
+{
+    memset(f, 0, sizeof *f);
+    f->fr = fr;
+    f->resume_after = resume_after;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    f->inited = true;
+    for (int i = 0; i < 2; i++) {
+        f->spare[i] = chunk_new(chunk_rows);
+        if (!f->spare[i])
+            return false;
+        f->n_spare++;
+    }
+    return pthread_create(&f->thread, NULL, feed_main, f) == 0;
+}
+
+/* The next filled chunk, in file order (blocks until there is one). */
+static filled feed_take(chunk_feed *f)
+{
+    pthread_mutex_lock(&f->mu);
+    while (f->n_ready == 0)
+        pthread_cond_wait(&f->cv, &f->mu);
+    filled got = f->ready[0];
+    f->ready[0] = f->ready[1];
+    f->n_ready--;
+    pthread_mutex_unlock(&f->mu);
+    return got;
+}
+
+/* Gives a loaded chunk back for reuse. */
+static void feed_return(chunk_feed *f, chunk *ch)
+{
+    pthread_mutex_lock(&f->mu);
+    f->spare[f->n_spare++] = ch;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Stops the reader thread (if still running) and frees the chunks. */
+static void feed_stop(chunk_feed *f, bool started)
+{
+    if (!f->inited)
+        return;
+    if (started) {
+        pthread_mutex_lock(&f->mu);
+        f->stop = true;
+        __atomic_store_n(&f->fr->stop, true, __ATOMIC_RELAXED);
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+        pthread_join(f->thread, NULL);
+    }
+    for (int i = 0; i < f->n_spare; i++)
+        chunk_free(&f->spare[i]);
+    for (int i = 0; i < f->n_ready; i++)
+        chunk_free(&f->ready[i].ch);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+}
+
 static int severity_of_rejects(const load_counts *c)
 {
     return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
@@ -111,7 +229,9 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
                    .check_utf8 = fmt == FORMAT_CSV};
     int code = EXIT_OK;
-    chunk *ch = NULL;
+    chunk_feed feed = {0};
+    bool feed_started = false;
+    buf load_err = BUF_INIT;
     bool file_begun = false;
     load_counts *counts = &rep->counts;
     file_plan plan = {0};
@@ -144,12 +264,6 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         code = EXIT_INPUT;
         goto out;
     }
-    ch = chunk_new(cfg->chunk_rows);
-    if (!ch) {
-        log_error("%s: out of memory", path);
-        code = EXIT_INPUT;
-        goto out;
-    }
     if (ld) {
         code = loader_begin_file(ld, &id, cfg->chunk_rows, &plan);
         if (code != EXIT_OK) {
@@ -179,9 +293,17 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
 
     uint64_t chunk_no = 0;
     uint64_t committed = 0;
+    if (!feed_start(&feed, &fr, cfg->chunk_rows, plan.resume_after)) {
+        log_error("%s: cannot start reading (out of memory or threads)", path);
+        code = EXIT_INPUT;
+        goto out;
+    }
+    feed_started = true;
     for (;;) {
-        bool skip = chunk_no < plan.resume_after;
-        fill_result fres = fill_chunk(&fr, ch, skip);
+        filled got = feed_take(&feed);
+        chunk *ch = got.ch;
+        fill_result fres = got.res;
+        bool skip = got.skip;
         chunk_counts *cc = chunk_counts_of(ch);
         if (fres == FILL_FULL || (fres == FILL_EOF && cc->rows_read > 0)) {
             chunk_no++;
@@ -192,11 +314,12 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                                      .chunks = 1};
                 if (ld) {
                     chunk_sort(ch);
-                    buf_clear(&fr.err);
-                    if (!rejects_flush(rj, &fr.err)) {
-                        log_error("%s", buf_cstr(&fr.err));
-                        file_report_set_error(rep, buf_cstr(&fr.err));
+                    buf_clear(&load_err);
+                    if (!rejects_flush(rj, &load_err)) {
+                        log_error("%s", buf_cstr(&load_err));
+                        file_report_set_error(rep, buf_cstr(&load_err));
                         code = EXIT_INPUT;
+                        feed_return(&feed, ch);
                         break;
                     }
                     code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta);
@@ -204,14 +327,15 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                         file_report_set_error(rep, code == EXIT_INTERRUPTED
                                                        ? "interrupted; the chunk in flight was rolled back"
                                                        : "database error (see the log)");
+                        feed_return(&feed, ch);
                         break;
                     }
                 }
                 load_counts_add(counts, &delta);
                 committed = chunk_no;
             }
-            progress_update(prog, source_raw_offset(fr.src), fr.rows_seen);
         }
+        feed_return(&feed, ch);
         if (fres == FILL_FULL)
             continue;
         if (fres == FILL_EOF) {
@@ -265,11 +389,12 @@ out:
     } else if (ld && file_begun) {
         loader_end_file(ld, false, counts);
     }
-    chunk_free(&ch);
+    feed_stop(&feed, feed_started);
     reader_close(&fr.rdr);
     source_close(&fr.src);
     buf_free(&fr.reason);
     buf_free(&fr.err);
+    buf_free(&load_err);
     return code;
 }
 
