@@ -135,9 +135,7 @@ static bool prepare_session(loader *ld)
             return false;
         ld->in_run_txn = true;
     }
-    /* Keep merges from waiting forever on a lock held by a stuck session;
-     * a deadlock is detected by the server anyway. */
-    return db_exec(ld->conn, SQL_CREATE_STAGE);
+    return db_exec(ld->conn, SQL_SESSION_SETTINGS) && db_exec(ld->conn, SQL_CREATE_STAGE);
 }
 
 static bool connect_session(loader *ld, buf *err)
@@ -478,24 +476,28 @@ static bool merge_rows(loader *ld, size_t lo, size_t hi, load_counts *c)
     uint64_t n = hi - lo + 1;
     uint64_t inserted = (uint64_t)db_int(r, 0, 0);
     uint64_t updated = (uint64_t)db_int(r, 0, 1);
+    uint64_t stale = (uint64_t)db_int(r, 0, 2);
+    uint64_t unchanged = (uint64_t)db_int(r, 0, 3);
     db_result_free(&r);
     if (!update) {
         c->inserted += inserted;
         c->existing += n - inserted;
         return true;
     }
-    uint64_t stale = 0;
-    if (inserted + updated < n) {
+    if (inserted + updated + stale + unchanged < n) {
+        /* Rows meant to be written that the conflict check turned away: a
+         * concurrent load got there first.  Classify the chunk afresh. */
         r = db_query(ld->conn, buf_cstr(&ld->stale_sql), 2, p);
         if (!r)
             return false;
         stale = (uint64_t)db_int(r, 0, 0);
         db_result_free(&r);
+        unchanged = n - inserted - updated - stale;
     }
     c->inserted += inserted;
     c->updated += updated;
     c->stale += stale;
-    c->unchanged += n - inserted - updated - stale;
+    c->unchanged += unchanged;
     return true;
 }
 

@@ -33,6 +33,9 @@ const char SQL_UNIQUE_INDEXES[] =
 /* The staging table: a temporary table of this session.  Types are the
  * loosest the input can have, so a value the target refuses fails in the
  * merge, where one row can be isolated, not in COPY. */
+/* Per session: the merge keeps a chunk's verdicts in memory, not on disk. */
+const char SQL_SESSION_SETTINGS[] = "SET work_mem = '64MB'";
+
 const char SQL_CREATE_STAGE[] =
     "CREATE TEMP TABLE IF NOT EXISTS idemload_stage ("
     "  ord integer NOT NULL,"
@@ -53,19 +56,42 @@ const char SQL_COPY_STAGE[] =
 
 /*
  * The merge of SPEC.md, for staged rows $1..$2 (ord), final statuses $3.
+ *
+ * verdicts: each staged row is first compared with the active row of its key
+ * (one index probe): no row or an older/different one -> 0, to write; a
+ * newer one -> 1, stale; the same version -> 2, unchanged.  Only rows to
+ * write reach the INSERT, so stale and unchanged rows are never locked and
+ * never written: a re-import costs one probe per row.  The INSERT's own
+ * conflict check stays the guard against concurrent loaders: a row another
+ * session changed meanwhile still obeys the same rules there.
  * Rows come in business-key order (the client sorts them), so concurrent
- * loaders lock keys in the same order.  A row is written only when the
- * incoming version is not older and changes something; a final status is
- * kept.  xmax = 0 tells an inserted row from an updated one.
+ * loaders lock keys in the same order; xmax = 0 tells an inserted row from
+ * an updated one.  Columns: inserted, updated, stale, unchanged.
  */
 const char SQL_MERGE_UPDATE[] =
-    "WITH merged AS ("
+    "WITH verdicts AS MATERIALIZED ("
+    "  SELECT s.*,"
+    "         CASE WHEN cur.received_at IS NULL THEN 0"
+    "              WHEN cur.received_at > s.received_at THEN 1"
+    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
+    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
+    "                                     ELSE s.status END THEN 2"
+    "              ELSE 0 END AS verdict"
+    "    FROM idemload_stage s"
+    "    LEFT JOIN LATERAL ("
+    "      SELECT t.received_at, t.payload, t.status FROM {table} t"
+    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "         AND {active}"
+    "       LIMIT 1) cur ON true"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "), merged AS ("
     "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
     "                            payload, received_at)"
-    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "         s.payload::jsonb, s.received_at"
-    "    FROM idemload_stage s"
-    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
+    "         v.payload::jsonb, v.received_at"
+    "    FROM verdicts v"
+    "   WHERE v.verdict = 0"
     "  ON CONFLICT {conflict}"
     "  DO UPDATE SET payload = EXCLUDED.payload,"
     "                received_at = EXCLUDED.received_at,"
@@ -77,7 +103,10 @@ const char SQL_MERGE_UPDATE[] =
     "          CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status ELSE EXCLUDED.status END)"
     "  RETURNING (t.xmax = 0) AS inserted"
     ") "
-    "SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM merged";
+    "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
+    "       (SELECT count(*) FILTER (WHERE verdict = 2) FROM verdicts)";
 
 /* --on-conflict nothing: the first write wins.  $1..$2 as above. */
 const char SQL_MERGE_NOTHING[] =
@@ -91,12 +120,13 @@ const char SQL_MERGE_NOTHING[] =
     "  ON CONFLICT {conflict} DO NOTHING"
     "  RETURNING 1"
     ") "
-    "SELECT count(*), 0 FROM merged";
+    "SELECT count(*), 0, 0, 0 FROM merged";
 
 /*
- * After the merge, in the same transaction: staged rows $1..$2 whose active
- * row is newer are stale; the others that were not written are unchanged.
- * The merge has locked every conflicting row, so this count is exact.
+ * After a merge in which some rows to write were not written (another
+ * session changed their key meanwhile): staged rows $1..$2 whose active row
+ * is now newer are stale; the others not written are unchanged.  The merge
+ * has locked every row it conflicted with, so this count is exact.
  */
 const char SQL_COUNT_STALE[] =
     "SELECT count(*) FROM idemload_stage s JOIN {table} t"
@@ -203,81 +233,169 @@ const char SQL_INIT_INDEX[] =
     "CREATE UNIQUE INDEX IF NOT EXISTS {index} ON {table} "
     "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
 
-/* Duplicate active keys, largest groups first; $1 limit (NULL: all). */
-const char SQL_DUPLICATES[] =
-    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*), min(id), max(id) "
-    "FROM {table} WHERE {active} "
-    "GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1 "
-    "ORDER BY count(*) DESC, min(id) LIMIT $1::bigint";
+/*
+ * The table safety tools (check, dedupe, create-index).  {active} is the
+ * active-row predicate, "(deleted_at IS NULL)".  A key with a NULL part is
+ * never a duplicate: a unique index does not see it as one either, and
+ * check counts such rows apart.
+ */
 
-/* Number of duplicate keys and of surplus rows. */
+/* Duplicate active keys, largest groups first, with the number of
+ * duplicate keys and of surplus rows over all of them (window over the
+ * groups, taken before the LIMIT); $1 limit (NULL: all). */
+const char SQL_DUPLICATES[] =
+    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*), min(id), max(id),"
+    "       count(*) OVER (), sum(count(*) - 1) OVER () "
+    "  FROM {table}"
+    " WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "   AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    " HAVING count(*) > 1"
+    " ORDER BY count(*) DESC, min(id)"
+    " LIMIT $1::bigint";
+
+/* Number of duplicate active keys, of surplus rows, and of active rows
+ * with a NULL in the key, in one pass. */
 const char SQL_DUPLICATE_COUNT[] =
-    "SELECT count(*), coalesce(sum(n - 1), 0) FROM ("
-    "  SELECT count(*) AS n FROM {table} WHERE {active} "
-    "  GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1) d";
+    "SELECT count(*) FILTER (WHERE n > 1 AND NOT null_key),"
+    "       coalesce(sum(n - 1) FILTER (WHERE n > 1 AND NOT null_key), 0),"
+    "       coalesce(sum(n) FILTER (WHERE null_key), 0)"
+    "  FROM (SELECT count(*) AS n,"
+    "               (tenant_id IS NULL OR channel IS NULL OR out_trade_no IS NULL"
+    "                OR callback_type IS NULL) AS null_key"
+    "          FROM {table} WHERE {active}"
+    "         GROUP BY tenant_id, channel, out_trade_no, callback_type) g";
 
 /* $1 table oid: key columns that allow NULL. */
 const char SQL_NULLABLE_KEYS[] =
     "SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1::oid AND NOT a.attnotnull "
+    "AND NOT a.attisdropped AND a.attnum > 0 "
     "AND a.attname IN ('tenant_id', 'channel', 'out_trade_no', 'callback_type') "
     "ORDER BY a.attnum";
 
-/* Rows dedupe would soft-delete that hold a final status ($1). */
+/*
+ * The duplicate keys dedupe --apply would refuse without --include-final:
+ * a row other than the earliest (received_at, then id) holds a final
+ * status ($1).  Only keys with some final row are ranked, so the sort
+ * stays small.  Returns the key, the number of such rows and their ids.
+ */
 const char SQL_DEDUPE_FINAL_BLOCKED[] =
-    "SELECT tenant_id, channel, out_trade_no, callback_type, id, status FROM ("
-    "  SELECT id, tenant_id, channel, out_trade_no, callback_type, status,"
-    "         row_number() OVER (PARTITION BY tenant_id, channel, out_trade_no, callback_type"
-    "                            ORDER BY received_at, id) AS rn,"
-    "         count(*) OVER (PARTITION BY tenant_id, channel, out_trade_no, callback_type) AS n"
-    "  FROM {table} WHERE {active}) d "
-    "WHERE n > 1 AND rn > 1 AND status = ANY ($1::smallint[]) "
-    "ORDER BY tenant_id, channel, out_trade_no, callback_type, id";
+    "WITH dup AS ("
+    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM {table}"
+    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "  HAVING count(*) > 1 AND bool_or(status = ANY ($1::smallint[]))), "
+    "ranked AS ("
+    "  SELECT t.id, t.status, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
+    "         row_number() OVER (PARTITION BY t.tenant_id, t.channel, t.out_trade_no,"
+    "                                         t.callback_type"
+    "                            ORDER BY t.received_at, t.id) AS rn"
+    "    FROM {table} t"
+    "    JOIN dup d ON (d.tenant_id, d.channel, d.out_trade_no, d.callback_type)"
+    "                = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "   WHERE {active}) "
+    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*),"
+    "       string_agg(id::text, ', ' ORDER BY id)"
+    "  FROM ranked WHERE rn > 1 AND status = ANY ($1::smallint[])"
+    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    " ORDER BY tenant_id, channel, out_trade_no, callback_type";
 
 /*
- * One batch of dedupe --apply: up to $1 duplicate keys, all but the
- * earliest row (received_at, then id) of each soft-deleted; keys with a
- * final-status row to delete are left alone unless $3.  $2: final statuses.
- * Returns the ids changed.
+ * One batch of dedupe --apply, run as one statement (so one transaction):
+ * the next $1 duplicate keys in key order after the key $4..$7 (all NULL
+ * for the first batch).  Their active rows are locked, then ranked by
+ * received_at, then id; every row but the first is soft-deleted, except
+ * in keys where such a row holds a final status ($2) and not $3
+ * (--include-final): those keys are left whole.  Ranking after the lock
+ * means a row changed meanwhile by another session is judged on its
+ * committed version.  The UPDATE finds its rows by id, so it costs no
+ * further scan.
+ *
+ * One row per ranked row: kind 'keep' (the earliest), 'delete' (soft-
+ * deleted now) or 'refuse' (left alone), in key then rank order; plus one
+ * row of kind 'last' holding the batch's last key, where the next batch
+ * starts.  No 'last' row: nothing left to do.
  */
 const char SQL_DEDUPE_BATCH[] =
     "WITH keys AS ("
-    "  SELECT tenant_id, channel, out_trade_no, callback_type FROM {table} WHERE {active}"
-    "  GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1"
-    "  AND ($3::boolean OR NOT EXISTS ("
-    "    SELECT 1 FROM {table} x WHERE x.{active_x}"
-    "      AND x.tenant_id = {table}.tenant_id AND x.channel = {table}.channel"
-    "      AND x.out_trade_no = {table}.out_trade_no AND x.callback_type = {table}.callback_type"
-    "      AND x.status = ANY ($2::smallint[]) AND x.id <> ("
-    "        SELECT y.id FROM {table} y WHERE y.{active_y}"
-    "          AND y.tenant_id = x.tenant_id AND y.channel = x.channel"
-    "          AND y.out_trade_no = x.out_trade_no AND y.callback_type = x.callback_type"
-    "        ORDER BY y.received_at, y.id LIMIT 1)))"
-    "  LIMIT $1::bigint), "
+    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM {table}"
+    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    "     AND ($4::bigint IS NULL"
+    "          OR (tenant_id, channel, out_trade_no, callback_type)"
+    "             > ($4::bigint, $5::text, $6::text, $7::text))"
+    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "  HAVING count(*) > 1"
+    "   ORDER BY tenant_id, channel, out_trade_no, callback_type"
+    "   LIMIT $1::bigint), "
+    "locked AS ("
+    "  SELECT t.id, t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status,"
+    "         t.received_at"
+    "    FROM {table} t"
+    "    JOIN keys k ON (k.tenant_id, k.channel, k.out_trade_no, k.callback_type)"
+    "                 = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "   WHERE {active}"
+    "     FOR UPDATE OF t), "
     "ranked AS ("
-    "  SELECT t.id, row_number() OVER (PARTITION BY t.tenant_id, t.channel, t.out_trade_no,"
-    "                                  t.callback_type ORDER BY t.received_at, t.id) AS rn"
-    "  FROM {table} t JOIN keys k USING (tenant_id, channel, out_trade_no, callback_type)"
-    "  WHERE t.{active_t} FOR UPDATE OF t) "
-    "UPDATE {table} u SET deleted_at = now() FROM ranked r "
-    "WHERE u.id = r.id AND r.rn > 1 "
-    "RETURNING u.id, u.tenant_id, u.channel, u.out_trade_no, u.callback_type, u.status";
+    "  SELECT l.*, row_number() OVER (PARTITION BY tenant_id, channel, out_trade_no,"
+    "                                              callback_type"
+    "                                 ORDER BY received_at, id) AS rn"
+    "    FROM locked l), "
+    "refused AS ("
+    "  SELECT DISTINCT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM ranked"
+    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), "
+    "doomed AS ("
+    "  SELECT r.id FROM ranked r"
+    "   WHERE r.rn > 1 AND NOT EXISTS ("
+    "         SELECT 1 FROM refused f"
+    "          WHERE (f.tenant_id, f.channel, f.out_trade_no, f.callback_type)"
+    "              = (r.tenant_id, r.channel, r.out_trade_no, r.callback_type))), "
+    "gone AS ("
+    "  UPDATE {table} u SET deleted_at = now()"
+    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))"
+    "  RETURNING u.id) "
+    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'"
+    "            ELSE 'refuse' END AS kind,"
+    "       r.tenant_id, r.channel, r.out_trade_no, r.callback_type, r.id, r.status, r.rn"
+    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id "
+    "UNION ALL "
+    "SELECT 'last', l.tenant_id, l.channel, l.out_trade_no, l.callback_type, NULL, NULL, 0"
+    "  FROM (SELECT * FROM keys"
+    "         ORDER BY tenant_id DESC, channel DESC, out_trade_no DESC, callback_type DESC"
+    "         LIMIT 1) l "
+    "ORDER BY 2, 3, 4, 5, 8";
 
+/* {index}: the bare quoted name (an index lives in its table's schema). */
 const char SQL_CREATE_INDEX[] =
     "CREATE UNIQUE INDEX CONCURRENTLY {index} ON {table} "
     "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
 
-const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {index}";
+const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {schema}.{index}";
 
 /* $1: pid of the building session. */
 const char SQL_INDEX_PROGRESS[] =
-    "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total, "
-    "       lockers_done, lockers_total "
+    "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total,"
+    "       lockers_done, lockers_total, current_locker_pid "
     "FROM pg_stat_progress_create_index WHERE pid = $1::int";
 
-/* $1 schema, $2 index name: does it exist, and is it valid? */
+/*
+ * $1 schema, $2 name, $3 table oid: the relation of that name, if any:
+ * is it an index, of this table, valid (valid, ready and live), ready,
+ * and the pid of a session building it right now (NULL: none).
+ */
 const char SQL_INDEX_STATE[] =
-    "SELECT i.indisvalid, i.indisready FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2";
+    "SELECT c.relkind IN ('i', 'I'), coalesce(i.indrelid = $3::oid, false),"
+    "       coalesce(i.indisvalid AND i.indisready AND i.indislive, false),"
+    "       coalesce(i.indisready, false),"
+    "       (SELECT p.pid FROM pg_stat_progress_create_index p"
+    "         WHERE p.index_relid = c.oid LIMIT 1) "
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+    "WHERE n.nspname = $1 AND c.relname = $2";
 
 bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
                 const char *const *values)

@@ -15,6 +15,7 @@
 extern const char SQL_RESOLVE_TABLE[];
 extern const char SQL_TABLE_COLUMNS[];
 extern const char SQL_UNIQUE_INDEXES[];
+extern const char SQL_SESSION_SETTINGS[];
 extern const char SQL_CREATE_STAGE[];
 extern const char SQL_TRUNCATE_STAGE[];
 extern const char SQL_COPY_STAGE[];
