@@ -331,3 +331,8 @@ int db_server_version(const db *d)
 {
     return PQserverVersion(d->conn);
 }
+
+int db_backend_pid(const db *d)
+{
+    return PQbackendPID(d->conn);
+}

@@ -89,4 +89,9 @@ const char *db_last_notice(const db *d);
 /* Server version as PQserverVersion (150018 for 15.18). */
 int db_server_version(const db *d);
 
+/* The process id of the server backend serving this connection
+ * (PQbackendPID), e.g. to find it in pg_stat_progress_create_index from
+ * another connection. */
+int db_backend_pid(const db *d);
+
 #endif

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# The table safety tools against a real PostgreSQL: check, dedupe (listing,
+# --apply, the final-status guard, batches, idempotence) and create-index
+# (refusal, build, INVALID leftovers, failures during the build).
+. "$(dirname "$0")/../lib.sh"
+new_db tools
+
+# make_table NAME: the table of SPEC.md, without its unique index.
+make_table() {
+    q "CREATE TABLE $1 (
+        id             BIGSERIAL PRIMARY KEY,
+        tenant_id      BIGINT      NOT NULL,
+        channel        TEXT        NOT NULL,
+        out_trade_no   TEXT        NOT NULL,
+        callback_type  TEXT        NOT NULL,
+        status         SMALLINT    NOT NULL DEFAULT 0,
+        payload        JSONB       NOT NULL,
+        received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),
+        handled_at     TIMESTAMPTZ,
+        deleted_at     TIMESTAMPTZ)"
+}
+# fill NAME: purpose-made duplicates, with fixed ids.
+#   K1: ids 1 (10:00), 2 (09:00), 3 (11:00)  -> keep 2, the earliest received_at
+#   K2: ids 4, 5, same received_at           -> keep 4, the lower id
+#   K3: id 6 alone                           -> untouched
+#   K4: ids 7 (09:00, status 0), 8 (10:00, status 2 final) -> refused unless --include-final
+#   K5: ids 9 (09:00, status 2), 10 (10:00, status 0)      -> keep the final 9, delete 10
+#   K6: id 11 active, 12 already soft-deleted -> not a duplicate
+#   tenant 2 K1: id 13                        -> another key
+fill() {
+    q "INSERT INTO $1 (id, tenant_id, channel, out_trade_no, callback_type, status, payload, received_at, deleted_at) VALUES
+        (1, 1, 'wechat', 'K1', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (2, 1, 'wechat', 'K1', 'pay', 0, '{}', '2026-01-01 09:00Z', NULL),
+        (3, 1, 'wechat', 'K1', 'pay', 1, '{}', '2026-01-01 11:00Z', NULL),
+        (4, 1, 'wechat', 'K2', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (5, 1, 'wechat', 'K2', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (6, 1, 'wechat', 'K3', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (7, 1, 'alipay', 'K4', 'pay', 0, '{}', '2026-01-01 09:00Z', NULL),
+        (8, 1, 'alipay', 'K4', 'pay', 2, '{}', '2026-01-01 10:00Z', NULL),
+        (9, 1, 'alipay', 'K5', 'refund', 2, '{}', '2026-01-01 09:00Z', NULL),
+        (10, 1, 'alipay', 'K5', 'refund', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (11, 1, 'wechat', 'K6', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL),
+        (12, 1, 'wechat', 'K6', 'pay', 0, '{}', '2026-01-01 09:00Z', '2026-01-02 00:00Z'),
+        (13, 2, 'wechat', 'K1', 'pay', 0, '{}', '2026-01-01 10:00Z', NULL)"
+    q "SELECT setval(pg_get_serial_sequence('$1', 'id'), 100)" >/dev/null
+}
+active() { q "SELECT string_agg(id::text, ',' ORDER BY id) FROM $1 WHERE deleted_at IS NULL"; }
+snapshot() { q "SELECT string_agg(id || ':' || coalesce(deleted_at::text, '-'), ',' ORDER BY id) FROM $1"; }
+valid_index() { q "SELECT coalesce(string_agg(c.relname || ':' || i.indisvalid, ',' ORDER BY c.relname), '') FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '$1'::regclass AND i.indisunique AND NOT i.indisprimary"; }
+jtrue() { [ "$(json "$1" "$2")" == True ]; }
+lacks() { ! grep -q -- "$2" "$1"; }
+
+make_table payment_callback
+fill payment_callback
+
+# --- check on a table with no index and duplicates
+run check -d "$DB" --report check1.json
+eq "check, no index + duplicates: exit 1" 1 $RC
+check "check says NOT safe" contains "$OUT" "NOT safe for import"
+check "check says no usable index" contains "$OUT" "NONE usable"
+check "check counts the duplicate keys" contains "$OUT" "duplicate active keys: 4 (5 surplus rows)"
+check "check suggests dedupe --apply" contains "$OUT" "dedupe --apply"
+eq "check JSON: not safe" False "$(json check1.json 'r["safe"]')"
+eq "check JSON: no unique index" None "$(json check1.json 'r["unique_index"]')"
+eq "check JSON: 4 duplicate keys, 5 surplus rows" "4 5" "$(json check1.json '"%d %d" % (r["duplicates"]["keys"], r["duplicates"]["surplus_rows"])')"
+eq "check JSON: largest key first, with count, first and last id" "1 wechat K1 pay 3 1 3" \
+    "$(json check1.json '" ".join(str(r["duplicates"]["sample"][0][k]) for k in ("tenant_id","channel","out_trade_no","callback_type","count","first_id","last_id"))')"
+eq "check JSON: two problems" 2 "$(json check1.json 'len(r["problems"])')"
+run check -d "$DB" --limit 1 --report -
+eq "check --limit 1 --report -: exit 1" 1 $RC
+eq "check --report - writes only JSON on stdout, sample of 1" 1 "$(json "$OUT" 'len(r["duplicates"]["sample"])')"
+check "check --report -: the text goes to stderr" contains "$ERR" "1 of 4 shown"
+
+# --- dedupe: listing changes nothing
+before=$(snapshot payment_callback)
+run dedupe -d "$DB" --report list.json
+eq "dedupe listing with duplicates: exit 1" 1 $RC
+check "dedupe lists K1 with count, first and last id" grep -Eq '^ +1 +wechat +K1 +pay +3 +1 +3$' "$OUT"
+check "dedupe lists K5" grep -Eq '^ +1 +alipay +K5 +refund +2 +9 +10$' "$OUT"
+check "dedupe listing warns which keys --apply would refuse" contains "$OUT" "out_trade_no=K4 callback_type=pay: final row ids 8"
+eq "dedupe JSON: 4 keys, 1 blocked by a final status" "4 1" "$(json list.json '"%d %d" % (r["duplicate_keys"], r["final_blocked_keys"])')"
+eq "dedupe listing changed nothing" "$before" "$(snapshot payment_callback)"
+run dedupe -d "$DB" --limit 2
+check "dedupe --limit 2 shows 2 of 4" contains "$OUT" "2 of 4 shown"
+
+# --- create-index refuses while duplicates remain
+run create-index -d "$DB"
+eq "create-index with duplicates: exit 1" 1 $RC
+check "create-index says how many duplicates" contains "$ERR" "4 duplicate active keys"
+eq "create-index built nothing" "" "$(valid_index payment_callback)"
+
+# --- dedupe --apply: keep the earliest active row of each key
+run dedupe -d "$DB" --apply --report apply1.json
+eq "dedupe --apply with a final-status key: exit 1" 1 $RC
+eq "kept exactly the earliest rows; K4 left whole" "2,4,6,7,8,9,11,13" "$(active payment_callback)"
+check "dedupe --apply prints what it soft-deleted" contains "$OUT" "soft-deleted ids 1, 3 of tenant_id=1 channel=wechat out_trade_no=K1 callback_type=pay; kept id 2"
+check "dedupe --apply lists the refused key" grep -q "REFUSED .*out_trade_no=K4.* id 8 (status 2, final); kept id 7" "$OUT"
+eq "apply JSON: 4 rows soft-deleted, 3 keys, 1 refused" "4 3 1" "$(json apply1.json '"%d %d %d" % (r["rows_soft_deleted"], r["keys_deduplicated"], r["refused_keys"])')"
+eq "apply JSON: the refused row" "K4 8 True" "$(json apply1.json '"%s %d %s" % (r["refused"][0]["out_trade_no"], r["refused"][0]["ids"][0]["id"], r["refused"][0]["ids"][0]["final"])')"
+eq "the row soft-deleted before stays so" "2026-01-02 00:00:00+00" "$(q "SET timezone=UTC; SELECT deleted_at FROM payment_callback WHERE id=12" | tail -n1)"
+before=$(snapshot payment_callback)
+run dedupe -d "$DB" --apply
+eq "dedupe --apply again: still refuses K4 (exit 1)" 1 $RC
+eq "dedupe --apply again changed nothing" "$before" "$(snapshot payment_callback)"
+check "second run soft-deleted nothing" contains "$OUT" "0 rows soft-deleted"
+run dedupe -d "$DB" --apply --include-final
+eq "dedupe --apply --include-final: exit 0" 0 $RC
+eq "--include-final soft-deleted the final row of K4" "2,4,6,7,9,11,13" "$(active payment_callback)"
+before=$(snapshot payment_callback)
+run dedupe -d "$DB" --apply
+eq "dedupe --apply with nothing left: exit 0" 0 $RC
+check "says nothing changed" contains "$OUT" "nothing changed"
+eq "third run changed nothing" "$before" "$(snapshot payment_callback)"
+run dedupe -d "$DB"
+eq "dedupe listing without duplicates: exit 0" 0 $RC
+
+# --- create-index, then check says safe
+run create-index -d "$DB"
+eq "create-index after dedupe: exit 0" 0 $RC
+eq "the partial unique index exists and is valid" "uk_payment_callback_biz_active:true" "$(valid_index payment_callback)"
+eq "with WHERE deleted_at IS NULL" 1 "$(q "SELECT count(*) FROM pg_indexes WHERE indexname='uk_payment_callback_biz_active' AND indexdef LIKE '%UNIQUE%WHERE (deleted_at IS NULL)'")"
+run create-index -d "$DB"
+eq "create-index again: exit 0" 0 $RC
+check "create-index again says it already exists" contains "$ERR" "already has a valid unique index"
+run check -d "$DB" --report check2.json
+eq "check after dedupe + create-index: exit 0" 0 $RC
+check "check says safe" contains "$OUT" "verdict: safe for import"
+eq "check JSON: safe, index named, predicate" "True uk_payment_callback_biz_active (deleted_at IS NULL)" \
+    "$(json check2.json '"%s %s %s" % (r["safe"], r["unique_index"]["name"], r["unique_index"]["predicate"])')"
+
+# --- a nullable key column is reported
+q "ALTER TABLE payment_callback ALTER COLUMN channel DROP NOT NULL"
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, NULL, 'N1', 'pay', '{}'), (1, NULL, 'N1', 'pay', '{}')"
+run check -d "$DB" --report check3.json
+eq "check with a nullable key column: still safe for import (exit 0)" 0 $RC
+check "check names the nullable column" contains "$OUT" "key columns that allow NULL: channel"
+check "check says no NULLS NOT DISTINCT index covers it" contains "$OUT" "no NULLS NOT DISTINCT index covers"
+eq "check JSON: nullable columns, not covered, 2 NULL-key rows" "['channel'] False 2" \
+    "$(json check3.json '"%s %s %s" % (r["nullable_key_columns"], r["nulls_not_distinct"], r["null_key_rows"])')"
+check "check JSON: a warning about it" jtrue check3.json 'any("allow NULL" in w for w in r["warnings"])'
+eq "check JSON: NULL keys are not counted as duplicates" 0 "$(json check3.json 'r["duplicates"]["keys"]')"
+make_table nnd
+q "CREATE UNIQUE INDEX nnd_key ON nnd (tenant_id, channel, out_trade_no, callback_type) NULLS NOT DISTINCT WHERE deleted_at IS NULL"
+q "ALTER TABLE nnd ALTER COLUMN out_trade_no DROP NOT NULL"
+run check -d "$DB" --table nnd --report check4.json
+eq "check, nullable column under NULLS NOT DISTINCT: exit 0" 0 $RC
+check "check says the index covers the NULLs" contains "$OUT" "covered: the unique index is NULLS NOT DISTINCT"
+eq "check JSON: covered" "True" "$(json check4.json 'r["nulls_not_distinct"]')"
+
+# --- a schema-qualified table, and small batches give the same result
+q "CREATE SCHEMA billing"
+make_table billing.cb
+fill billing.cb
+run check -d "$DB" --table billing.cb
+eq "check --table billing.cb: exit 1" 1 $RC
+check "check names the schema" contains "$OUT" "table billing.cb"
+run dedupe -d "$DB" --table billing.cb --apply --batch-size 2
+eq "dedupe --batch-size 2: exit 1 (K4 refused)" 1 $RC
+eq "--batch-size 2 keeps the same rows" "2,4,6,7,8,9,11,13" "$(active billing.cb)"
+check "--batch-size 2 ran in 2 batches" contains "$OUT" "in 2 batches"
+run dedupe -d "$DB" --table billing.cb --apply --batch-size 1 --include-final
+eq "dedupe --batch-size 1 --include-final: exit 0" 0 $RC
+eq "same final rows as with the default batch size" "2,4,6,7,9,11,13" "$(active billing.cb)"
+run create-index -d "$DB" --table billing.cb --index-name cb_key
+eq "create-index --table billing.cb --index-name cb_key: exit 0" 0 $RC
+eq "index cb_key made in schema billing" "billing|t" "$(q "SELECT n.nspname, i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'cb_key'")"
+run check -d "$DB" --table billing.cb
+eq "check --table billing.cb after create-index: exit 0" 0 $RC
+
+# --- an INVALID index left by a failed CREATE INDEX CONCURRENTLY
+make_table inv
+fill inv
+psql -X -q -c "CREATE UNIQUE INDEX CONCURRENTLY uk_inv_biz_active ON inv (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" 2>/dev/null
+eq "psql's failed concurrent build left an INVALID index" "uk_inv_biz_active:false" "$(valid_index inv)"
+run check -d "$DB" --table inv --report check5.json
+eq "check with only an INVALID index: exit 1" 1 $RC
+check "check says the index is INVALID" contains "$OUT" "uk_inv_biz_active: INVALID"
+eq "check JSON: no usable index, the INVALID one does not count" "None False False" \
+    "$(json check5.json '"%s %s %s" % (r["unique_index"], r["indexes"][0]["valid"], r["indexes"][0]["counts"])')"
+run create-index -d "$DB" --table inv
+eq "create-index while duplicates remain: exit 1" 1 $RC
+check "create-index mentions the leftover stays" contains "$ERR" "INVALID index left by an earlier attempt stays"
+run dedupe -d "$DB" --table inv --apply --include-final
+eq "dedupe --apply with an INVALID unique index present: exit 0" 0 $RC
+run check -d "$DB" --table inv
+eq "check after dedupe, INVALID index still there: exit 1" 1 $RC
+run create-index -d "$DB" --table inv
+eq "create-index drops the INVALID index and rebuilds: exit 0" 0 $RC
+check "create-index says it dropped the leftover" contains "$ERR" "dropping the INVALID index public.uk_inv_biz_active"
+eq "one valid index now" "uk_inv_biz_active:true" "$(valid_index inv)"
+run check -d "$DB" --table inv
+eq "check after the rebuild: exit 0" 0 $RC
+
+# --- failures during the build: each explained, the leftover dropped
+make_table race
+q "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}'), (1, 'w', 'R2', 'pay', '{}')"
+# hold SECONDS SQL: runs SQL in a transaction kept open SECONDS, in the background.
+hold() { psql -X -q -c "BEGIN; $2; SELECT pg_sleep($1); COMMIT;" >/dev/null 2>&1 & }
+# A duplicate committed while the build waits for writers: 23505.
+hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}')"
+sleep 0.7
+run create-index -d "$DB" --table race
+wait
+eq "a duplicate arriving during the build: exit 1" 1 $RC
+check "explains the duplicate" contains "$ERR" "another session wrote it while the index was being built"
+check "counts the duplicates now" contains "$ERR" "1 duplicate active keys now"
+check "progress lines while it waits" contains "$ERR" "waiting for writers before build"
+check "says it dropped the leftover" contains "$ERR" "dropped the INVALID index public.uk_race_biz_active"
+eq "no index left behind" "" "$(valid_index race)"
+q "UPDATE race SET deleted_at = now() WHERE id = (SELECT max(id) FROM race)"
+# Another session's transaction outlasts lock_timeout: 55P03.
+hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R3', 'pay', '{}')"
+sleep 0.7
+PGOPTIONS="-c lock_timeout=1000" run create-index -d "$DB" --table race --quiet
+eq "lock timeout during the build: exit 1" 1 $RC
+check "explains the lock timeout" contains "$ERR" "gave up waiting for a lock (lock_timeout)"
+check "--quiet: no progress line" lacks "$ERR" "waiting for writers before build"
+wait
+run create-index -d "$DB" --table race
+eq "create-index once the transaction ended: exit 0" 0 $RC
+eq "valid index on race" "uk_race_biz_active:true" "$(valid_index race)"
+# The building session killed: a lost connection, exit 4.
+q "DROP INDEX uk_race_biz_active"
+hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R4', 'pay', '{}')"
+sleep 0.7
+"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>err.txt &
+pid=$!
+builder=
+for _ in $(seq 100); do
+    builder=$(q "SELECT pid FROM pg_stat_progress_create_index WHERE relid = 'race'::regclass")
+    [ -n "$builder" ] && break
+    sleep 0.05
+done
+q "SELECT pg_terminate_backend($builder)" >/dev/null
+wait $pid; RC=$?
+wait
+eq "connection lost during the build: exit 4" 4 $RC
+check "explains the lost connection" contains err.txt "connection to the server was lost"
+eq "the leftover was dropped on a new connection" "" "$(valid_index race)"
+# Interrupted: exit 130, leftover dropped.
+hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R5', 'pay', '{}')"
+sleep 0.7
+"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>err.txt &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid; RC=$?
+wait
+eq "interrupted build: exit 130" 130 $RC
+eq "the leftover of the interrupted build was dropped" "" "$(valid_index race)"
+
+# --- usage and connection problems
+run check -d "$DB" --table no_such_table
+eq "check, missing table: exit 2" 2 $RC
+check "says the table does not exist" contains "$ERR" "does not exist"
+run dedupe -d "$DB" --table nope.no_such_table
+eq "dedupe, missing table: exit 2" 2 $RC
+run create-index -d "$DB" --table no_such_table
+eq "create-index, missing table: exit 2" 2 $RC
+run check -d "postgresql:///no_such_database_x?host=$PGHOST&port=$PGPORT&user=$PGUSER"
+eq "check, cannot connect: exit 2" 2 $RC
+q "CREATE TABLE noshape (id bigint, tenant_id bigint, channel text, out_trade_no text, callback_type text, status smallint, received_at timestamptz)"
+run dedupe -d "$DB" --table noshape --apply
+eq "dedupe --apply on a table without deleted_at: exit 2" 2 $RC
+run create-index -d "$DB" --table noshape
+eq "create-index on a table without deleted_at: exit 2" 2 $RC
+q "CREATE TABLE taken (x int)"
+q "CREATE INDEX uk_taken_biz_active_x ON taken (x)"
+make_table taken2
+run create-index -d "$DB" --table taken2 --index-name uk_taken_biz_active_x
+eq "create-index with a name taken by another table's index: exit 2" 2 $RC
+check "says the name is taken" contains "$ERR" "exists on another table"
+
+finish
