@@ -57,21 +57,24 @@ static void clear_error(db *d)
 static void set_error(db *d, const PGresult *res)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-    const char *msg = res ? PQresultErrorMessage(res) : NULL;
-    if (!msg || !*msg)
-        msg = PQerrorMessage(d->conn);
+    const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
     snprintf(d->sqlstate, sizeof d->sqlstate, "%s", state ? state : "");
     buf_clear(&d->message);
-    buf_append_str(&d->message, msg && *msg ? msg : "unknown error");
-    /* libpq's messages start with "ERROR:  "; keep the message itself. */
-    if (strncmp(d->message.data, "ERROR:  ", 8) == 0) {
-        memmove(d->message.data, d->message.data + 8, d->message.len - 7);
-        d->message.len -= 8;
+    if (primary) {
+        /* The server's own words, without libpq's "ERROR:" and the
+         * "LINE 1: ..." excerpt of our SQL. */
+        buf_append_str(&d->message, primary);
+        if (detail)
+            buf_printf(&d->message, " (%s)", detail);
+    } else {
+        const char *msg = PQerrorMessage(d->conn);
+        buf_append_str(&d->message, msg && *msg ? msg : "unknown error");
     }
     trim_newline(&d->message);
-    /* A multi-line message (DETAIL etc.): keep it on one line. */
+    /* Keep the message on one line. */
     for (size_t i = 0; i < d->message.len; i++)
-        if (d->message.data[i] == '\n')
+        if (d->message.data[i] == '\n' || d->message.data[i] == '\t')
             d->message.data[i] = ' ';
     mask_password(d, &d->message);
     if (PQstatus(d->conn) != CONNECTION_OK || strncmp(d->sqlstate, "08", 2) == 0 ||

@@ -57,8 +57,7 @@ static char *dup_or_null(const db_result *r, int row, int col)
     return db_is_null(r, row, col) ? NULL : strdup(db_value(r, row, col));
 }
 
-/* Splits "schema.name" (no quoting) and quotes both parts for to_regclass. */
-static bool quoted_argument(db *d, const char *arg, buf *out)
+bool target_quote_arg(db *d, const char *arg, buf *out)
 {
     const char *dot = strchr(arg, '.');
     if (arg[0] == '"')
@@ -80,7 +79,7 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
     buf q = BUF_INIT;
     bool ok = false;
     db_result *r = NULL;
-    if (!quoted_argument(d, table_arg, &q)) {
+    if (!target_quote_arg(d, table_arg, &q)) {
         buf_printf(err, "cannot quote table name %s", table_arg);
         goto out;
     }
@@ -161,15 +160,25 @@ out:
     return ok;
 }
 
+void index_default_name(const char *table_name, buf *out)
+{
+    size_t start = out->len;
+    buf_printf(out, "uk_%s_biz_active", table_name);
+    if (out->len - start > 63) {
+        /* PostgreSQL truncates names at 63 bytes, never inside a UTF-8
+         * character; do the same so the name we look for is the one that
+         * exists. */
+        size_t n = 63;
+        while (n > 0 && ((unsigned char)out->data[start + n] & 0xC0) == 0x80)
+            n--;
+        out->len = start + n;
+        out->data[out->len] = '\0';
+    }
+}
+
 void target_default_index_name(const target *t, buf *out)
 {
-    buf_printf(out, "uk_%s_biz_active", t->name);
-    if (out->len > 63) {
-        /* PostgreSQL truncates names at 63 bytes; do it ourselves so the
-         * name we look for is the name that exists. */
-        out->len = 63;
-        out->data[63] = '\0';
-    }
+    index_default_name(t->name, out);
 }
 
 void target_fix_hint(const target *t, buf *out)

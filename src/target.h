@@ -48,8 +48,16 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
 /* The CREATE UNIQUE INDEX statement that would make the table usable. */
 void target_fix_hint(const target *t, buf *out);
 
-/* Default index name: uk_<table>_biz_active. */
+/* Default index name: uk_<table>_biz_active, cut as PostgreSQL would. */
 void target_default_index_name(const target *t, buf *out);
+/* The same for a bare table name (before the table exists). */
+void index_default_name(const char *table_name, buf *out);
+
+/*
+ * Appends --table's [schema.]name quoted for SQL: each part through
+ * PQescapeIdentifier, or as typed when the user quoted it already.
+ */
+bool target_quote_arg(db *d, const char *arg, buf *out);
 
 void target_free(target *t);
 

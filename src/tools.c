@@ -12,21 +12,14 @@
 #include "sql.h"
 #include "target.h"
 
-/* Splits --table into a quoted "schema"."name" (or "name") for DDL. */
-static bool quote_table(db *d, const char *arg, buf *out, buf *bare_name)
+/* The bare table name of --table (after the schema, quotes removed). */
+static void bare_name(const char *arg, buf *out)
 {
-    const char *dot = strchr(arg, '.');
-    if (dot) {
-        buf schema = BUF_INIT;
-        buf_append(&schema, arg, (size_t)(dot - arg));
-        bool ok = db_append_ident(d, out, buf_cstr(&schema)) && buf_append_char(out, '.') &&
-                  db_append_ident(d, out, dot + 1);
-        buf_free(&schema);
-        buf_append_str(bare_name, dot + 1);
-        return ok;
-    }
-    buf_append_str(bare_name, arg);
-    return db_append_ident(d, out, arg);
+    const char *dot = arg[0] == '"' ? NULL : strchr(arg, '.');
+    const char *name = dot ? dot + 1 : arg;
+    for (const char *p = name; *p; p++)
+        if (*p != '"')
+            buf_append_char(out, *p);
 }
 
 int tools_init(const config *cfg)
@@ -39,7 +32,8 @@ int tools_init(const config *cfg)
         code = EXIT_DATABASE;
         goto out;
     }
-    if (!quote_table(d, cfg->table, &table, &name)) {
+    bare_name(cfg->table, &name);
+    if (!target_quote_arg(d, cfg->table, &table)) {
         log_error("cannot quote the table name %s", cfg->table);
         code = EXIT_USAGE;
         goto out;
@@ -48,11 +42,7 @@ int tools_init(const config *cfg)
     if (cfg->index_name) {
         buf_append_str(&idx_name, cfg->index_name);
     } else {
-        buf_printf(&idx_name, "uk_%s_biz_active", buf_cstr(&name));
-        if (idx_name.len > 63) {
-            idx_name.len = 63;
-            idx_name.data[63] = '\0';
-        }
+        index_default_name(buf_cstr(&name), &idx_name);
     }
     db_append_ident(d, &index, buf_cstr(&idx_name));
     buf_free(&idx_name);
