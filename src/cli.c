@@ -38,7 +38,7 @@ static const command_def commands[] = {
 typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
-    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
+    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_APPLY,
     OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME
 } opt_id;
 
@@ -78,7 +78,6 @@ static const option_def options[] = {
      "load files the ledger holds as completed again"},
     {OPT_RETRIES, 0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)"},
-    {OPT_JOBS, 'j', "jobs", "N", CMDBIT(CMD_IMPORT), "database connections to use (default 2)"},
     {OPT_APPLY, 0, "apply", NULL, CMDBIT(CMD_DEDUPE),
      "soft-delete all but the earliest row of each duplicate key"},
     {OPT_INCLUDE_FINAL, 0, "include-final", NULL, CMDBIT(CMD_DEDUPE),
@@ -109,7 +108,6 @@ void config_defaults(config *cfg)
     cfg->final_status[0] = 2;
     cfg->n_final_status = 1;
     cfg->retries = 5;
-    cfg->jobs = 2;
     cfg->batch_size = 1000;
     cfg->limit = 20;
 }
@@ -258,13 +256,6 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
             return CLI_ERROR;
         }
         cfg->retries = (int)v;
-        break;
-    case OPT_JOBS:
-        if (!parse_count(arg, 1, 64, &v)) {
-            buf_printf(err, "--jobs needs a count from 1 to 64, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->jobs = (int)v;
         break;
     case OPT_APPLY:
         cfg->apply = true;

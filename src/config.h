@@ -49,7 +49,6 @@ typedef struct config {
     bool force;
     const char *report_path;     /* NULL: none; "-": stdout */
     int retries;
-    int jobs;
     bool apply;
     bool include_final;
     size_t batch_size;

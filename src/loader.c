@@ -620,6 +620,58 @@ static bool chunk_in_ledger(loader *ld, uint64_t chunk_no, load_counts *c)
     return true;
 }
 
+/* After a chunk committed: its refused rows go to the rejects file. */
+static int write_refused(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj)
+{
+    ld->last_committed = chunk_no;
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    for (size_t i = 0; i < ld->n_refused && code == EXIT_OK; i++) {
+        row r;
+        chunk_get(ch, ld->refused[i].index, &r);
+        if (!rejects_write(rj, file, r.line, ld->refused[i].message, r.raw, r.raw_len, &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = EXIT_INPUT;
+        }
+    }
+    buf_free(&err);
+    clear_refused(ld);
+    return code;
+}
+
+static long next_backoff(long ms)
+{
+    return ms * 2 > 8000 ? 8000 : ms * 2;
+}
+
+/*
+ * Opens a new session after a lost connection, trying until it works or
+ * the retries run out (each failed attempt counts as one).  False when it
+ * gave up (logged).
+ */
+static bool reconnect(loader *ld, const char *file, int *attempts, long *backoff)
+{
+    buf err = BUF_INIT;
+    for (;;) {
+        buf_clear(&err);
+        if (connect_session(ld, &err)) {
+            buf_free(&err);
+            return true;
+        }
+        if (++*attempts > ld->cfg->retries || signals_interrupted()) {
+            log_error("%s: cannot reconnect: %s; last committed chunk: %llu; run the same "
+                      "command again to resume after it", file, buf_cstr(&err),
+                      (unsigned long long)ld->last_committed);
+            buf_free(&err);
+            return false;
+        }
+        log_warn("%s: reconnect failed: %s; retry %d of %d in %.1f s", file, buf_cstr(&err),
+                 *attempts, ld->cfg->retries, (double)*backoff / 1000.0);
+        sleep_ms(*backoff);
+        *backoff = next_backoff(*backoff);
+    }
+}
+
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
                       load_counts *counts)
 {
@@ -631,22 +683,8 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         load_counts c = reading;
         attempt_result ar = attempt_chunk(ld, ch, chunk_no, isolated, &c);
         if (ar == ATTEMPT_OK) {
-            buf err = BUF_INIT;
-            for (size_t i = 0; i < ld->n_refused; i++) {
-                row r;
-                chunk_get(ch, ld->refused[i].index, &r);
-                if (!rejects_write(rj, file, r.line, ld->refused[i].message, r.raw, r.raw_len,
-                                   &err)) {
-                    log_error("%s", buf_cstr(&err));
-                    buf_free(&err);
-                    return EXIT_INPUT;
-                }
-            }
-            buf_free(&err);
-            clear_refused(ld);
             *counts = c;
-            ld->last_committed = chunk_no;
-            return EXIT_OK;
+            return write_refused(ld, ch, chunk_no, file, rj);
         }
         switch (ar) {
         case ATTEMPT_DATA:
@@ -682,53 +720,21 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
                  (unsigned long long)chunk_no, db_message(ld->conn), db_sqlstate(ld->conn),
                  attempts, ld->cfg->retries, (double)backoff / 1000.0);
         sleep_ms(backoff + rand() % 100);
-        backoff = backoff * 2 > 8000 ? 8000 : backoff * 2;
+        backoff = next_backoff(backoff);
         if (signals_interrupted())
             return EXIT_INTERRUPTED;
         if (ar == ATTEMPT_CONNECTION || !db_ok(ld->conn)) {
-            buf err = BUF_INIT;
-            bool ok = connect_session(ld, &err);
-            if (!ok) {
-                log_warn("%s: reconnect failed: %s", file, buf_cstr(&err));
-                buf_free(&err);
-                /* db_message of a dead handle would mislead: keep trying. */
-                if (!ld->conn) {
-                    if (++attempts > ld->cfg->retries) {
-                        log_error("%s: cannot reconnect; last committed chunk: %llu; run the "
-                                  "same command again to resume after it", file,
-                                  (unsigned long long)ld->last_committed);
-                        return EXIT_DATABASE;
-                    }
-                    sleep_ms(backoff);
-                    backoff = backoff * 2 > 8000 ? 8000 : backoff * 2;
-                    while (!ld->conn && attempts <= ld->cfg->retries) {
-                        buf_clear(&err);
-                        if (connect_session(ld, &err))
-                            break;
-                        log_warn("%s: reconnect failed: %s", file, buf_cstr(&err));
-                        attempts++;
-                        sleep_ms(backoff);
-                        backoff = backoff * 2 > 8000 ? 8000 : backoff * 2;
-                    }
-                    buf_free(&err);
-                    if (!ld->conn) {
-                        log_error("%s: cannot reconnect; last committed chunk: %llu; run the "
-                                  "same command again to resume after it", file,
-                                  (unsigned long long)ld->last_committed);
-                        return EXIT_DATABASE;
-                    }
-                }
-            }
-            buf_free(&err);
+            if (!reconnect(ld, file, &attempts, &backoff))
+                return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_DATABASE;
             if (ld->use_ledger) {
                 if (!file_lock(ld))
                     continue;
                 load_counts done = reading;
                 if (chunk_in_ledger(ld, chunk_no, &done)) {
-                    /* The commit happened; only its acknowledgement was lost. */
+                    /* The commit happened; only its acknowledgement was lost.
+                     * The refused rows are those of that same attempt. */
                     *counts = done;
-                    ld->last_committed = chunk_no;
-                    return EXIT_OK;
+                    return write_refused(ld, ch, chunk_no, file, rj);
                 }
             }
         }
