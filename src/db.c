@@ -53,6 +53,22 @@ static void clear_error(db *d)
     d->cls = DBE_NONE;
 }
 
+/*
+ * Errors about the environment rather than one row: no privilege, a missing
+ * object, a full disk, a lock that cannot be had, the server itself.  They
+ * would fail every row alike, so isolating rows would only reject the whole
+ * file row by row.
+ */
+static bool is_environment_error(const char *state)
+{
+    static const char *const classes[] = {"25", "28", "3D", "3F", "42", "53", "55", "57", "58",
+                                          "F0", "XX"};
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (strncmp(state, classes[i], 2) == 0)
+            return true;
+    return state[0] == '\0';
+}
+
 /* Records the error of res (may be NULL: a connection-level failure). */
 static void set_error(db *d, const PGresult *res)
 {
@@ -85,6 +101,8 @@ static void set_error(db *d, const PGresult *res)
         d->cls = DBE_RETRY;
     else if (strcmp(d->sqlstate, "57014") == 0)
         d->cls = DBE_CANCELED;
+    else if (is_environment_error(d->sqlstate))
+        d->cls = DBE_FATAL;
     else
         d->cls = DBE_DATA;
 }

@@ -139,6 +139,20 @@ import json
 r=json.loads(open("rj_refuse.ndjson").readline())
 assert r["line"]==52 and "PostgreSQL" in r["reason"] and "index row" in r["reason"], r["reason"]'
 
+# --- a CHECK constraint refuses one row: only that row is rejected
+q "ALTER TABLE payment_callback ADD CONSTRAINT status_small CHECK (status < 9)"
+{ echo "$H"; echo '3,wechat,C1,pay,1,"{}",2026-11-28T10:00:00Z'; echo '3,wechat,C2,pay,9,"{}",2026-11-28T10:00:00Z'; echo '3,wechat,C3,pay,1,"{}",2026-11-28T10:00:00Z'; } >check.csv
+run import -d "$DB" --rejects rj_check.ndjson check.csv
+eq "CHECK violation: exit 1" 1 $RC
+eq "CHECK violation: the other rows load" "C1 C3" "$(q "SELECT string_agg(out_trade_no, ' ' ORDER BY out_trade_no) FROM payment_callback WHERE tenant_id=3")"
+check "CHECK violation: rejected with the constraint's name" grep -q 'status_small' rj_check.ndjson
+# --- no privilege: every row would fail alike; that is an error, not rejects
+q "DROP ROLE IF EXISTS idem_ro; CREATE ROLE idem_ro LOGIN; GRANT SELECT ON payment_callback TO idem_ro"
+run import -d "dbname=$PGDATABASE user=idem_ro" --rejects rj_priv.ndjson --force check.csv
+eq "no INSERT privilege: exit 4" 4 $RC
+check "no INSERT privilege: the message says so" grep -qi "permission denied" "$ERR"
+check "no INSERT privilege: no row sent to the rejects file" test ! -e rj_priv.ndjson
+
 # --- no usable index: exit 2 with the fix
 new_db imp3
 q "CREATE TABLE payment_callback (id bigserial primary key, tenant_id bigint not null, channel text not null, out_trade_no text not null, callback_type text not null, status smallint not null default 0, payload jsonb not null, received_at timestamptz not null default now(), handled_at timestamptz, deleted_at timestamptz)"
