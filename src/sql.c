@@ -33,8 +33,15 @@ const char SQL_UNIQUE_INDEXES[] =
 /* The staging table: a temporary table of this session.  Types are the
  * loosest the input can have, so a value the target refuses fails in the
  * merge, where one row can be isolated, not in COPY. */
-/* Per session: the merge keeps a chunk's verdicts in memory, not on disk. */
-const char SQL_SESSION_SETTINGS[] = "SET work_mem = '64MB'";
+/*
+ * Per session (a session runs only idemload's statements):
+ * work_mem keeps a chunk's verdicts in memory, not on disk;
+ * enable_seqscan off makes the per-row key probe use the unique index even
+ * when statistics say the target is empty (an analyzed empty table), where a
+ * sequential scan per staged row would make the first chunk quadratic.  The
+ * staging table has no index, so its scan is unaffected.
+ */
+const char SQL_SESSION_SETTINGS[] = "SET work_mem = '64MB'; SET enable_seqscan = off";
 
 const char SQL_CREATE_STAGE[] =
     "CREATE TEMP TABLE IF NOT EXISTS idemload_stage ("
