@@ -108,10 +108,18 @@ static void reset_record(csv_reader *c)
     c->rec_bad = false;
 }
 
-static bool is_blank_break(const char *p, size_t n)
+/*
+ * Is this piece one that libcsv, between records, skips without reporting
+ * a record: line breaks and blanks (space, or tab unless it delimits)?
+ * Such a piece must not open a record, or the next record would be given
+ * this line's number and text.  (Blanks cut off by the window end before
+ * a record's first field are dropped from its raw text; libcsv drops them
+ * from the field anyway.)
+ */
+static bool is_blank_piece(const char *p, size_t n, char delim)
 {
     for (size_t i = 0; i < n; i++)
-        if (p[i] != '\r' && p[i] != '\n')
+        if (p[i] != '\r' && p[i] != '\n' && !((p[i] == ' ' || p[i] == '\t') && p[i] != delim))
             return false;
     return true;
 }
@@ -152,7 +160,7 @@ static read_result assemble(csv_reader *c)
             return READ_EOF;
         }
         if (!c->rec_open) {
-            if (is_blank_break(p, n))
+            if (is_blank_piece(p, n, c->opt.delimiter))
                 continue;
             c->rec_open = true;
             c->rec_line = line;
@@ -171,6 +179,12 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             continue;
         }
+        /* libcsv grows its field buffer by a fixed block (128 bytes unless
+         * told otherwise): a megabyte field would cost thousands of
+         * reallocs, each copying the field so far.  Growing by the size it
+         * already has makes that geometric. */
+        size_t have = csv_get_buffer_size(&c->parser);
+        csv_set_blk_size(&c->parser, have > 4096 ? have : 4096);
         size_t used = csv_parse(&c->parser, p, n, on_field, on_record, c);
         if (c->oom)
             return reader_fail(&c->base, "%s: out of memory", c->base.path);

@@ -148,7 +148,9 @@ static read_result ndjson_next(reader *r, raw_record *out)
                                (unsigned long long)start_line, READER_MAX_RECORD >> 20);
         if (!buf_append(&n->line, p, len))
             return reader_fail(r, "%s: out of memory", r->path);
-        if (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\r')) {
+        /* Only LF ends a line (see ndjson_reader_open); a piece can also
+         * end with a CR, at the window's end. */
+        if (len > 0 && p[len - 1] == '\n') {
             if (is_blank(n->line.data, n->line.len)) {
                 buf_clear(&n->line);
                 open = false;
@@ -157,8 +159,10 @@ static read_result ndjson_next(reader *r, raw_record *out)
             break;
         }
     }
-    while (n->line.len > 0 && (n->line.data[n->line.len - 1] == '\n' ||
-                               n->line.data[n->line.len - 1] == '\r'))
+    /* The raw text goes without its line break, LF or CRLF. */
+    if (n->line.len > 0 && n->line.data[n->line.len - 1] == '\n')
+        n->line.data[--n->line.len] = '\0';
+    if (n->line.len > 0 && n->line.data[n->line.len - 1] == '\r')
         n->line.data[--n->line.len] = '\0';
 
     memset(out, 0, sizeof *out);
@@ -223,5 +227,7 @@ reader *ndjson_reader_open(source *src, const char *path, const reader_options *
         reader_close(&r);
         return NULL;
     }
+    /* NDJSON lines end with LF (or CRLF); a lone CR is white space. */
+    n->lf.lone_cr = false;
     return &n->base;
 }

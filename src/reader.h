@@ -36,7 +36,8 @@ typedef struct reader reader;
 typedef enum read_result {
     READ_RECORD,  /* *out holds a record (possibly with out->error set) */
     READ_EOF,     /* clean end of input */
-    READ_FAILED   /* the file cannot go on: reader_error() says why */
+    READ_FAILED   /* the file cannot go on: reader_error() says why; every
+                     later call returns READ_FAILED again */
 } read_result;
 
 /*

@@ -17,8 +17,9 @@ struct reader {
 
 /*
  * Hands out the input one physical line at a time, each with its line
- * break(s) still attached; a line break is LF, CRLF or a lone CR.  Lines
- * are handed out in pieces no longer than the window when a line is longer.
+ * break(s) still attached; a line break is LF, CRLF or, when lone_cr is
+ * set, a lone CR.  Lines are handed out in pieces no longer than the window
+ * when a line is longer.
  */
 typedef struct line_feed {
     source *src;
@@ -27,10 +28,16 @@ typedef struct line_feed {
     bool eof;
     bool failed;
     bool first;         /* nothing handed out yet (for the BOM) */
+    size_t next_lf;     /* where the next LF in the window is (win_len: none),
+                           SIZE_MAX when not looked for yet */
     bool pending_cr;    /* the last piece ended with a CR at the window end */
+    bool lone_cr;       /* a CR not followed by LF ends a line (CSV, old Mac
+                           files); NDJSON clears it, since there a lone CR is
+                           JSON white space inside the line */
     uint64_t line;      /* 1-based line where the next piece starts */
 } line_feed;
 
+/* Starts with lone_cr set. */
 bool line_feed_init(line_feed *lf, source *src);
 void line_feed_free(line_feed *lf);
 

@@ -85,6 +85,21 @@ static bool utf8_ignoring_nul(const char *s, size_t n)
     return true;
 }
 
+/* A JSON string of s, each byte that breaks UTF-8 replaced by U+FFFD: a
+ * file name can be any bytes, and a reason quoting part of a field can cut
+ * a character in two.  NULL only when memory runs out. */
+static json_t *text_string(const char *s)
+{
+    json_t *j = json_string(s);
+    if (!j) {
+        buf b = BUF_INIT;
+        lossy_utf8(s, strlen(s), &b);
+        j = json_stringn(buf_cstr(&b), b.len);
+        buf_free(&b);
+    }
+    return j;
+}
+
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err)
 {
@@ -96,16 +111,9 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
         lossy_utf8(raw, raw_len, &text);
     if (!obj)
         goto out;
-    json_object_set_new(obj, "file", json_string(file));
+    json_object_set_new(obj, "file", text_string(file));
     json_object_set_new(obj, "line", json_integer((json_int_t)line));
-    json_t *jr = json_stringn(reason, strlen(reason));
-    if (!jr) {
-        buf b = BUF_INIT;
-        lossy_utf8(reason, strlen(reason), &b);
-        jr = json_stringn(buf_cstr(&b), b.len);
-        buf_free(&b);
-    }
-    json_object_set_new(obj, "reason", jr);
+    json_object_set_new(obj, "reason", text_string(reason));
     if (exact) {
         json_object_set_new(obj, "raw", json_stringn(raw, raw_len));
     } else {

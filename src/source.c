@@ -17,9 +17,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define RAW_CHUNK (256 * 1024)
+/* Buffer sizes.  The fuzz build (fuzz/CMakeLists.txt) shrinks them so that
+ * refills, gzip member edges and read-ahead block edges happen inside
+ * inputs of fuzzer size. */
+#ifndef IDEMLOAD_RAW_CHUNK
+#define IDEMLOAD_RAW_CHUNK (256 * 1024)
+#endif
+#ifndef IDEMLOAD_RA_BLOCK_SIZE
+#define IDEMLOAD_RA_BLOCK_SIZE (256 * 1024)
+#endif
+#define RAW_CHUNK IDEMLOAD_RAW_CHUNK
 #define RA_BLOCKS 4
-#define RA_BLOCK_SIZE (256 * 1024)
+#define RA_BLOCK_SIZE IDEMLOAD_RA_BLOCK_SIZE
 
 typedef struct ra_block {
     char *data;
@@ -348,6 +357,9 @@ ssize_t source_read(source *s, char *dst, size_t cap)
         pthread_cond_wait(&s->cv, &s->mu);
     if (s->ra_count == 0) {
         bool failed = s->failed;
+        /* The thread has stopped: the bytes it consumed after its last
+         * block (a gzip trailer, an empty member) count as consumed too. */
+        s->consumed_raw = s->raw_offset;
         pthread_mutex_unlock(&s->mu);
         return failed ? -1 : 0;
     }

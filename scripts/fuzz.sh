@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS] - build the libFuzzer targets in build-fuzz/ (clang, ASan
+# and UBSan) and run each for SECONDS (default 60).  Exits non-zero when a
+# target crashes, leaks, times out or fails an invariant; the input that did
+# it is kept as build-fuzz/artifacts/<target>/crash-*.
+#
+# Seeds: fuzz/corpus/<target>/ (small hand-made inputs, kept in git) plus,
+# when samples/ holds statement files, their first 64 KiB (and for the
+# timestamp and JSON targets, received_at values and NDJSON lines taken from
+# them).  What a run discovers goes to build-fuzz/corpus/<target>/, which
+# later runs start from; the source tree is never written to.
+set -euo pipefail
+
+secs="${1:-60}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-fuzz"
+targets=(csv_reader ndjson_reader timestamp json_scan)
+
+cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DIDEMLOAD_FUZZ=ON \
+      -DIDEMLOAD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
+
+# Seeds from samples/: the reader targets take one option byte first (0: ',').
+seeds="$build/seeds"
+rm -rf "$seeds"
+mkdir -p "${targets[@]/#/$seeds/}"
+shopt -s nullglob
+for f in "$root"/samples/*; do
+    [ -f "$f" ] || continue
+    base="$(basename "$f")"
+    case "$base" in
+        *.csv|*.csv.gz) t=csv_reader ;;
+        *.ndjson|*.ndjson.gz|*.jsonl|*.jsonl.gz) t=ndjson_reader ;;
+        *) continue ;;
+    esac
+    # plain text (gzip samples decompressed), at most 64 KiB of it
+    case "$base" in *.gz) text() { gzip -dc "$f" 2>/dev/null | head -c 65536 || true; } ;;
+                    *) text() { head -c 65536 "$f"; } ;; esac
+    # a small gzip sample goes in whole; a big one as the start of its text
+    if [[ "$base" == *.gz && $(stat -c %s "$f") -le 65535 ]]; then
+        { printf '\0'; cat "$f"; } > "$seeds/$t/$base"
+    else
+        { printf '\0'; text; } > "$seeds/$t/$base"
+    fi
+    text | grep -aoE '[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.,]+ ?([Zz]|[+-][0-9:]{2,5})?' \
+        | sort -u | head -n 20 | nl -ba | while read -r i ts; do
+            printf '%s' "$ts" > "$seeds/timestamp/$base.$i"
+        done || true
+    if [ "$t" = ndjson_reader ]; then
+        text | head -n 20 | nl -ba | while read -r i line; do
+            printf '%s' "$line" > "$seeds/json_scan/$base.$i"
+        done || true
+    fi
+done
+
+status=0
+for t in "${targets[@]}"; do
+    corpus="$build/corpus/$t"
+    artifacts="$build/artifacts/$t"
+    mkdir -p "$corpus" "$artifacts"
+    log="$build/fuzz_$t.log"
+    echo "== fuzz_$t for ${secs}s (log: $log)"
+    if "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 \
+            -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+            "$corpus" "$root/fuzz/corpus/$t" "$seeds/$t" >"$log" 2>&1; then
+        grep -E '^stat::number_of_executed_units|^Done' "$log" || true
+    else
+        status=1
+        echo "fuzz_$t FAILED:"
+        grep -E 'ERROR|invariant failed|SUMMARY|Test unit written' "$log" | head -n 20 || true
+    fi
+done
+exit "$status"
