@@ -83,7 +83,11 @@ static bool fill_raw(source *s)
         s->raw_pos = 0;
     }
     while (s->raw_len < RAW_CHUNK && !s->eof) {
+        /* The only place the read-ahead thread may be cancelled (see
+         * source_close): a read from a pipe can block for ever. */
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
         ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -315,6 +319,7 @@ static ssize_t decode_read(source *s, char *dst, size_t cap)
 static void *read_ahead(void *arg)
 {
     source *s = arg;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (s->ra_count == RA_BLOCKS && !s->ra_stop)
@@ -333,6 +338,10 @@ static void *read_ahead(void *arg)
             if (n <= 0)
                 break;
             len += (size_t)n;
+            /* From a pipe, hand over what arrived rather than wait for a
+             * full block: a slow producer must not delay the rows. */
+            if (s->raw_size < 0)
+                break;
         }
         pthread_mutex_lock(&s->mu);
         b->len = len;
@@ -417,8 +426,14 @@ void source_close(source **sp)
     if (s->ra_live) {
         pthread_mutex_lock(&s->mu);
         s->ra_stop = true;
+        bool running = !s->ra_done;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
+        /* Closed before the end of a pipe (a bad header, an interrupt): the
+         * thread may sit in read() for as long as the writer keeps the pipe
+         * open.  It accepts cancellation only there. */
+        if (running && s->raw_size < 0)
+            pthread_cancel(s->ra_thread);
         pthread_join(s->ra_thread, NULL);
     }
     for (int i = 0; i < RA_BLOCKS; i++)
