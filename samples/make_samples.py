@@ -616,7 +616,7 @@ def main():
         write_all()
     ok, table = verify()
     if not check_only:
-        write_final_state(table, os.path.join(HERE, "expected-final-state.csv"))
+        write_final_state(table, os.path.join(HERE, "expected-final-state.txt"))
     print("OK" if ok else "FAILED")
     return 0 if ok else 1
 
