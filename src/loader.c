@@ -49,7 +49,9 @@ struct loader {
     const config *cfg;
     db *conn;
     target t;
-    buf merge_sql;
+    buf merge_sql;          /* --on-conflict nothing, or the probing merge */
+    buf merge_direct_sql;   /* the merge without the probe */
+    bool probe;             /* next chunk: probe first (keys tend to exist) */
     buf stale_sql;
     buf ledger_name;        /* quoted, schema-qualified */
     buf ledger_chunk_name;
@@ -68,14 +70,15 @@ struct loader {
     size_t n_refused, cap_refused;
 };
 
-static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger", "ledger_chunk"};
+static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger", "ledger_chunk",
+                                         "do_update"};
 
 static bool render(loader *ld, buf *out, const char *tmpl)
 {
     const char *vals[] = {ld->t.quoted, ld->t.conflict, ld->t.active, buf_cstr(&ld->ledger_name),
-                          buf_cstr(&ld->ledger_chunk_name)};
+                          buf_cstr(&ld->ledger_chunk_name), buf_cstr(&ld->sql)};
     buf_clear(out);
-    return sql_render(out, tmpl, 5, tmpl_names, vals);
+    return sql_render(out, tmpl, 6, tmpl_names, vals);
 }
 
 static void sleep_ms(long ms)
@@ -200,9 +203,20 @@ loader *loader_open(const config *cfg, int *code)
     buf_append_str(&ld->ledger_name, ".idemload_ledger");
     db_append_ident(ld->conn, &ld->ledger_chunk_name, ld->t.schema);
     buf_append_str(&ld->ledger_chunk_name, ".idemload_ledger_chunk");
-    if (!render(ld, &ld->merge_sql,
-                cfg->conflict == CONFLICT_UPDATE ? SQL_MERGE_UPDATE : SQL_MERGE_NOTHING) ||
-        !render(ld, &ld->stale_sql, SQL_COUNT_STALE)) {
+    /* The shared conflict action goes in as {do_update} (via ld->sql). */
+    buf action = BUF_INIT;
+    bool rendered = render(ld, &action, SQL_CONFLICT_UPDATE);
+    buf_clear(&ld->sql);
+    buf_append_str(&ld->sql, buf_cstr(&action));
+    buf_free(&action);
+    rendered = rendered &&
+               render(ld, &ld->merge_sql,
+                      cfg->conflict == CONFLICT_UPDATE ? SQL_MERGE_PROBE : SQL_MERGE_NOTHING) &&
+               render(ld, &ld->merge_direct_sql, SQL_MERGE_DIRECT) &&
+               render(ld, &ld->stale_sql, SQL_COUNT_STALE);
+    buf_clear(&ld->sql);
+    ld->probe = true;
+    if (!rendered) {
         log_error("out of memory");
         *code = EXIT_DATABASE;
         goto fail;
@@ -242,6 +256,7 @@ void loader_close(loader **ldp)
     db_close(&ld->conn);
     target_free(&ld->t);
     buf_free(&ld->merge_sql);
+    buf_free(&ld->merge_direct_sql);
     buf_free(&ld->stale_sql);
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
@@ -470,23 +485,27 @@ static bool merge_rows(loader *ld, size_t lo, size_t hi, load_counts *c)
     snprintf(b, sizeof b, "%zu", hi + 1);
     const char *p[] = {a, b, ld->final_array};
     bool update = ld->cfg->conflict == CONFLICT_UPDATE;
-    db_result *r = db_query(ld->conn, buf_cstr(&ld->merge_sql), update ? 3 : 2, p);
+    const buf *sql = update && !ld->probe ? &ld->merge_direct_sql : &ld->merge_sql;
+    db_result *r = db_query(ld->conn, buf_cstr(sql), update ? 3 : 2, p);
     if (!r)
         return false;
     uint64_t n = hi - lo + 1;
     uint64_t inserted = (uint64_t)db_int(r, 0, 0);
     uint64_t updated = (uint64_t)db_int(r, 0, 1);
-    uint64_t stale = (uint64_t)db_int(r, 0, 2);
-    uint64_t unchanged = (uint64_t)db_int(r, 0, 3);
+    int64_t stale_in = db_int(r, 0, 2), unchanged_in = db_int(r, 0, 3);
     db_result_free(&r);
     if (!update) {
         c->inserted += inserted;
         c->existing += n - inserted;
         return true;
     }
+    /* -1: the direct merge leaves the rows it did not write unclassified. */
+    uint64_t stale = stale_in > 0 ? (uint64_t)stale_in : 0;
+    uint64_t unchanged = unchanged_in > 0 ? (uint64_t)unchanged_in : 0;
     if (inserted + updated + stale + unchanged < n) {
-        /* Rows meant to be written that the conflict check turned away: a
-         * concurrent load got there first.  Classify the chunk afresh. */
+        /* Rows not written and not yet classified: those the direct merge
+         * turned away, or a concurrent load got to first.  Classify them
+         * now; the merge has locked their active rows, so this is exact. */
         r = db_query(ld->conn, buf_cstr(&ld->stale_sql), 2, p);
         if (!r)
             return false;
@@ -498,6 +517,10 @@ static bool merge_rows(loader *ld, size_t lo, size_t hi, load_counts *c)
     c->updated += updated;
     c->stale += stale;
     c->unchanged += unchanged;
+    /* Probe first while more than a tenth of the rows meet an existing key
+     * (it saves locking and writing them); for new keys the probe is a
+     * wasted index descent, so a first load goes direct. */
+    ld->probe = (n - inserted) * 10 > n;
     return true;
 }
 

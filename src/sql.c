@@ -62,20 +62,39 @@ const char SQL_COPY_STAGE[] =
     "payload, received_at) FROM STDIN";
 
 /*
- * The merge of SPEC.md, for staged rows $1..$2 (ord), final statuses $3.
+ * The conflict action of SPEC.md, shared by both merges: the incoming row
+ * replaces the active one only when it is not older and changes something,
+ * and a final status ($3) is kept.  Rows it turns away are locked, not
+ * written.  xmax = 0 tells an inserted row from an updated one.
+ */
+const char SQL_CONFLICT_UPDATE[] =
+    "  ON CONFLICT {conflict}"
+    "  DO UPDATE SET payload = EXCLUDED.payload,"
+    "                received_at = EXCLUDED.received_at,"
+    "                status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                              ELSE EXCLUDED.status END"
+    "   WHERE t.received_at <= EXCLUDED.received_at"
+    "     AND (t.payload, t.received_at, t.status) IS DISTINCT FROM"
+    "         (EXCLUDED.payload, EXCLUDED.received_at,"
+    "          CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status ELSE EXCLUDED.status END)"
+    "  RETURNING (t.xmax = 0) AS inserted";
+
+/*
+ * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
+ * are expected to exist already (re-imports, overlapping files).
  *
  * verdicts: each staged row is first compared with the active row of its key
  * (one index probe): no row or an older/different one -> 0, to write; a
  * newer one -> 1, stale; the same version -> 2, unchanged.  Only rows to
  * write reach the INSERT, so stale and unchanged rows are never locked and
  * never written: a re-import costs one probe per row.  The INSERT's own
- * conflict check stays the guard against concurrent loaders: a row another
+ * conflict action stays the guard against concurrent loaders: a row another
  * session changed meanwhile still obeys the same rules there.
  * Rows come in business-key order (the client sorts them), so concurrent
- * loaders lock keys in the same order; xmax = 0 tells an inserted row from
- * an updated one.  Columns: inserted, updated, stale, unchanged.
+ * loaders lock keys in the same order.
+ * Columns: inserted, updated, stale, unchanged.
  */
-const char SQL_MERGE_UPDATE[] =
+const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
     "  SELECT s.*,"
     "         CASE WHEN cur.received_at IS NULL THEN 0"
@@ -99,21 +118,31 @@ const char SQL_MERGE_UPDATE[] =
     "         v.payload::jsonb, v.received_at"
     "    FROM verdicts v"
     "   WHERE v.verdict = 0"
-    "  ON CONFLICT {conflict}"
-    "  DO UPDATE SET payload = EXCLUDED.payload,"
-    "                received_at = EXCLUDED.received_at,"
-    "                status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
-    "                              ELSE EXCLUDED.status END"
-    "   WHERE t.received_at <= EXCLUDED.received_at"
-    "     AND (t.payload, t.received_at, t.status) IS DISTINCT FROM"
-    "         (EXCLUDED.payload, EXCLUDED.received_at,"
-    "          CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status ELSE EXCLUDED.status END)"
-    "  RETURNING (t.xmax = 0) AS inserted"
+    "{do_update}"
     ") "
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
     "       (SELECT count(*) FILTER (WHERE verdict = 2) FROM verdicts)";
+
+/*
+ * The same merge when most keys are expected to be new (a first load): no
+ * probe, every row goes straight to the INSERT; the few conflicting rows are
+ * classified afterwards by SQL_COUNT_STALE.  Columns as above, with stale
+ * and unchanged left for that count (-1).
+ */
+const char SQL_MERGE_DIRECT[] =
+    "WITH merged AS ("
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
+    "                            payload, received_at)"
+    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
+    "         s.payload::jsonb, s.received_at"
+    "    FROM idemload_stage s"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "{do_update}"
+    ") "
+    "SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted), -1, -1 "
+    "FROM merged";
 
 /* --on-conflict nothing: the first write wins.  $1..$2 as above. */
 const char SQL_MERGE_NOTHING[] =

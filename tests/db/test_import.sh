@@ -216,4 +216,15 @@ check "only whole chunks committed ($n rows)" test $((n % 1000)) -eq 0
 check "interrupted run still prints the summary" contains intr.err "summary"
 eq "report counts match the table" "$n" "$(json intr.json 'r["totals"]["inserted"]')"
 
+# --- the samples give the figures samples/README.md works out by hand
+new_db samples; run init -d "$DB"
+S=$SRC/samples
+fig() { run import -d "$DB" --rejects rj_s.ndjson --report s.json "$@"; counts s.json | cut -d' ' -f1-4; }
+eq "samples: wechat csv.gz" "18 0 0 0" "$(fig "$S/statements-wechat-2026-11-28.csv.gz")"
+eq "samples: alipay ndjson" "14 0 0 0" "$(fig "$S/statements-alipay-2026-11-28.ndjson")"
+eq "samples: mixed ndjson.gz (inserted updated unchanged stale)" "9 4 4 3" "$(fig "$S/statements-mixed-2026-11-29.ndjson.gz")"
+eq "samples: unionpay with --set channel" "14 2 0 0" "$(fig --set channel=unionpay "$S/statements-unionpay-nochannel-2026-11-29.csv")"
+eq "samples: 55 active rows" 55 "$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")"
+eq "samples: the 30-digit integer arrives whole" 1 "$(q "SELECT count(*) FROM payment_callback WHERE payload::text LIKE '%123456789012345678901234567890%'")"
+
 finish
