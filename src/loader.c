@@ -49,7 +49,7 @@ struct loader {
     const config *cfg;
     db *conn;
     target t;
-    buf merge_sql;          /* --on-conflict nothing, or the probing merge */
+    buf merge_sql;          /* the probing merge */
     buf merge_direct_sql;   /* the merge without the probe */
     bool probe;             /* next chunk: probe first (keys tend to exist) */
     buf stale_sql;
@@ -203,19 +203,19 @@ loader *loader_open(const config *cfg, int *code)
     buf_append_str(&ld->ledger_name, ".idemload_ledger");
     db_append_ident(ld->conn, &ld->ledger_chunk_name, ld->t.schema);
     buf_append_str(&ld->ledger_chunk_name, ".idemload_ledger_chunk");
-    /* The shared conflict action goes in as {do_update} (via ld->sql). */
+    /* The conflict action goes in as {do_update} (via ld->sql). */
+    bool update = cfg->conflict == CONFLICT_UPDATE;
     buf action = BUF_INIT;
-    bool rendered = render(ld, &action, SQL_CONFLICT_UPDATE);
+    bool rendered = render(ld, &action, update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING);
     buf_clear(&ld->sql);
     buf_append_str(&ld->sql, buf_cstr(&action));
     buf_free(&action);
-    rendered = rendered &&
-               render(ld, &ld->merge_sql,
-                      cfg->conflict == CONFLICT_UPDATE ? SQL_MERGE_PROBE : SQL_MERGE_NOTHING) &&
+    rendered = rendered && render(ld, &ld->merge_sql, SQL_MERGE_PROBE) &&
                render(ld, &ld->merge_direct_sql, SQL_MERGE_DIRECT) &&
                render(ld, &ld->stale_sql, SQL_COUNT_STALE);
     buf_clear(&ld->sql);
-    ld->probe = true;
+    /* DO NOTHING never writes an existing row: nothing for a probe to save. */
+    ld->probe = update;
     if (!rendered) {
         log_error("out of memory");
         *code = EXIT_DATABASE;
@@ -485,7 +485,7 @@ static bool merge_rows(loader *ld, size_t lo, size_t hi, load_counts *c)
     snprintf(b, sizeof b, "%zu", hi + 1);
     const char *p[] = {a, b, ld->final_array};
     bool update = ld->cfg->conflict == CONFLICT_UPDATE;
-    const buf *sql = update && !ld->probe ? &ld->merge_direct_sql : &ld->merge_sql;
+    const buf *sql = ld->probe ? &ld->merge_sql : &ld->merge_direct_sql;
     db_result *r = db_query(ld->conn, buf_cstr(sql), update ? 3 : 2, p);
     if (!r)
         return false;

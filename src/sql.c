@@ -148,19 +148,11 @@ const char SQL_MERGE_DIRECT[] =
     "SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted), -1, -1 "
     "FROM merged";
 
-/* --on-conflict nothing: the first write wins.  $1..$2 as above. */
-const char SQL_MERGE_NOTHING[] =
-    "WITH merged AS ("
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at)"
-    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "         s.payload::jsonb, s.received_at"
-    "    FROM idemload_stage s"
-    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+/* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
+ * wins, an active row is never touched. */
+const char SQL_CONFLICT_NOTHING[] =
     "  ON CONFLICT {conflict} DO NOTHING"
-    "  RETURNING 1"
-    ") "
-    "SELECT count(*), 0, 0, 0 FROM merged";
+    "  RETURNING true AS inserted";
 
 /*
  * After a merge in which some rows to write were not written (another

@@ -22,7 +22,7 @@ extern const char SQL_COPY_STAGE[];
 extern const char SQL_CONFLICT_UPDATE[];
 extern const char SQL_MERGE_PROBE[];
 extern const char SQL_MERGE_DIRECT[];
-extern const char SQL_MERGE_NOTHING[];
+extern const char SQL_CONFLICT_NOTHING[];
 extern const char SQL_COUNT_STALE[];
 extern const char SQL_LEDGER_EXISTS[];
 extern const char SQL_LEDGER_CREATE[];
