@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "exitcodes.h"
@@ -28,10 +29,21 @@ static int run_pipeline(const config *cfg)
     loader *ld = NULL;
     if (cfg->cmd == CMD_IMPORT) {
         ld = loader_open(cfg, &code);
-        if (!ld)
-            goto out;
+        if (!ld) {
+            /* No file was touched; the report still says so, file by file. */
+            for (size_t i = 0; i < cfg->n_files; i++) {
+                file_report *fr = &rep.files[i];
+                fr->path = strdup(cfg->files[i]);
+                fr->format = format_name(cfg->format != FORMAT_AUTO ? cfg->format
+                                                                    : format_from_name(cfg->files[i]));
+                fr->status = FILE_FAILED;
+                file_report_set_error(fr, "not loaded: the database or the target table could not be used "
+                                          "(see the error above)");
+            }
+        }
     }
-    code = pipeline_run(cfg, ld, &rep);
+    if (ld)
+        code = pipeline_run(cfg, ld, &rep);
     report_print_summary(&rep, stderr);
     if (cfg->report_path) {
         buf err = BUF_INIT;
@@ -41,7 +53,6 @@ static int run_pipeline(const config *cfg)
         }
         buf_free(&err);
     }
-out:
     loader_close(&ld);
     run_report_free(&rep);
     return code;
