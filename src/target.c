@@ -160,20 +160,24 @@ out:
     return ok;
 }
 
+void identifier_clip(buf *name)
+{
+    if (name->len <= 63)
+        return;
+    /* PostgreSQL keeps the first 63 bytes of a name, never splitting a
+     * UTF-8 character: back off to the start of the one cut. */
+    size_t n = 63;
+    while (n > 0 && ((unsigned char)name->data[n] & 0xC0) == 0x80)
+        n--;
+    name->len = n;
+    name->data[n] = '\0';
+}
+
 void index_default_name(const char *table_name, buf *out)
 {
-    size_t start = out->len;
+    buf_clear(out);
     buf_printf(out, "uk_%s_biz_active", table_name);
-    if (out->len - start > 63) {
-        /* PostgreSQL truncates names at 63 bytes, never inside a UTF-8
-         * character; do the same so the name we look for is the one that
-         * exists. */
-        size_t n = 63;
-        while (n > 0 && ((unsigned char)out->data[start + n] & 0xC0) == 0x80)
-            n--;
-        out->len = start + n;
-        out->data[out->len] = '\0';
-    }
+    identifier_clip(out);
 }
 
 void target_default_index_name(const target *t, buf *out)

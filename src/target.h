@@ -50,8 +50,13 @@ void target_fix_hint(const target *t, buf *out);
 
 /* Default index name: uk_<table>_biz_active, cut as PostgreSQL would. */
 void target_default_index_name(const target *t, buf *out);
-/* The same for a bare table name (before the table exists). */
+/* The same for a bare table name (before the table exists); replaces
+ * the content of *out. */
 void index_default_name(const char *table_name, buf *out);
+
+/* Cuts a name to PostgreSQL's 63 bytes at a character boundary, as the
+ * server does, so the name we look for is the name that exists. */
+void identifier_clip(buf *name);
 
 /*
  * Appends --table's [schema.]name quoted for SQL: each part through

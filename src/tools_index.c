@@ -34,28 +34,6 @@
 #include "sql.h"
 #include "tools_shared.h"
 
-/* PostgreSQL keeps at most 63 bytes of a name (NAMEDATALEN - 1), cut on a
- * character boundary; cut the same way so we look for the name that will
- * exist.  Also drops a character already cut in half at the end (the
- * default name is truncated by bytes). */
-static void clip_name(buf *name)
-{
-    size_t n = name->len > 63 ? 63 : name->len;
-    size_t start = n; /* just past the lead byte of the last character */
-    while (start > 0 && ((unsigned char)name->data[start - 1] & 0xC0) == 0x80)
-        start--;
-    if (start > 0) {
-        unsigned char lead = (unsigned char)name->data[start - 1];
-        size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-        if (n - (start - 1) < need)
-            n = start - 1;
-    }
-    if (n < name->len) {
-        name->len = n;
-        name->data[n] = '\0';
-    }
-}
-
 /* What the catalog holds under the index name (SQL_INDEX_STATE). */
 typedef struct index_state {
     bool exists;
@@ -307,7 +285,7 @@ int tools_create_index(const config *cfg)
         buf_append_str(&in.bare, cfg->index_name);
     else
         target_default_index_name(t, &in.bare);
-    clip_name(&in.bare);
+    identifier_clip(&in.bare);
     if (!db_append_ident(c.d, &in.quoted, buf_cstr(&in.bare)) ||
         !db_append_ident(c.d, &in.schema, t->schema)) {
         code = tool_db_failure(c.d, "cannot quote the index name");
