@@ -42,7 +42,7 @@ static int run_pipeline(const config *cfg)
             }
         }
     }
-    if (ld)
+    if (ld || cfg->cmd == CMD_VALIDATE)
         code = pipeline_run(cfg, ld, &rep);
     report_print_summary(&rep, stderr);
     if (cfg->report_path) {
