@@ -34,10 +34,12 @@ struct chunk {
     chunk_counts counts;
 };
 
-static uint32_t key_hash(const row *r)
+uint32_t row_key_hash(const row *r)
 {
     /* FNV-1a over the key parts, each followed by a separator byte that
-     * cannot make two different keys collide structurally (lengths mix in). */
+     * cannot make two different keys collide structurally (lengths mix in).
+     * The tenant id is taken byte by byte, so the value is the same on
+     * every platform: the ledger relies on it across runs. */
     uint64_t h = 1469598103934665603ULL;
     uint64_t t = (uint64_t)r->tenant_id;
     for (int i = 0; i < 8; i++) {
@@ -123,6 +125,11 @@ chunk_counts *chunk_counts_of(chunk *ch)
     return &ch->counts;
 }
 
+uint32_t chunk_key_hash(const chunk *ch, size_t i)
+{
+    return ch->rows[i].hash;
+}
+
 void chunk_get(const chunk *ch, size_t i, row *out)
 {
     const slot_row *s = &ch->rows[i];
@@ -190,7 +197,7 @@ static bool store(chunk *ch, slot_row *s, const row *r, uint32_t hash)
 
 bool chunk_add(chunk *ch, const row *r)
 {
-    uint32_t h = key_hash(r);
+    uint32_t h = row_key_hash(r);
     size_t mask = ch->table_cap - 1;
     size_t j = h & mask;
     while (ch->table[j]) {

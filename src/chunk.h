@@ -70,4 +70,11 @@ chunk_counts *chunk_counts_of(chunk *ch);
 /* Same business key? */
 bool row_same_key(const row *a, const row *b);
 
+/* A hash of the business key that never changes between versions or
+ * platforms: an import splits keys over its connections by it, and the
+ * ledger remembers that split to resume a file.  chunk_key_hash() returns
+ * it for row i without recomputing. */
+uint32_t row_key_hash(const row *r);
+uint32_t chunk_key_hash(const chunk *ch, size_t i);
+
 #endif

@@ -38,7 +38,7 @@ static const command_def commands[] = {
 typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
-    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_APPLY,
+    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
     OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME
 } opt_id;
 
@@ -78,6 +78,9 @@ static const option_def options[] = {
      "load files the ledger holds as completed again"},
     {OPT_RETRIES, 0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)"},
+    {OPT_JOBS, 'j', "jobs", "N", CMDBIT(CMD_IMPORT),
+     "database connections merging at once, each its own share of the keys (default 2; "
+     "a dry run uses 1)"},
     {OPT_APPLY, 0, "apply", NULL, CMDBIT(CMD_DEDUPE),
      "soft-delete all but the earliest row of each duplicate key"},
     {OPT_INCLUDE_FINAL, 0, "include-final", NULL, CMDBIT(CMD_DEDUPE),
@@ -108,6 +111,7 @@ void config_defaults(config *cfg)
     cfg->final_status[0] = 2;
     cfg->n_final_status = 1;
     cfg->retries = 5;
+    cfg->jobs = DEFAULT_JOBS;
     cfg->batch_size = 1000;
     cfg->limit = 20;
 }
@@ -256,6 +260,13 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
             return CLI_ERROR;
         }
         cfg->retries = (int)v;
+        break;
+    case OPT_JOBS:
+        if (!parse_count(arg, 1, MAX_JOBS, &v)) {
+            buf_printf(err, "--jobs needs a count from 1 to %d, not '%s'", MAX_JOBS, arg);
+            return CLI_ERROR;
+        }
+        cfg->jobs = (int)v;
         break;
     case OPT_APPLY:
         cfg->apply = true;

@@ -30,6 +30,10 @@ typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
 
 #define MAX_FINAL_STATUSES 32
 #define DEFAULT_CHUNK_ROWS 20000
+/* Connections of one import: each merges the keys whose hash falls in its
+ * lane, so two connections never touch one key (BENCHMARKS.md). */
+#define DEFAULT_JOBS 2
+#define MAX_JOBS 16
 
 typedef struct config {
     command cmd;
@@ -49,6 +53,7 @@ typedef struct config {
     bool force;
     const char *report_path;     /* NULL: none; "-": stdout */
     int retries;
+    int jobs;                    /* connections merging at once (--jobs) */
     bool apply;
     bool include_final;
     size_t batch_size;

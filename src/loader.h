@@ -33,6 +33,7 @@ typedef struct file_identity {
 typedef struct file_plan {
     bool skip;              /* completed before: skip (unless --force) */
     uint64_t resume_after;  /* chunks already committed by an earlier run */
+    bool next_partial;      /* ... and some lanes of the chunk after them */
     load_counts previous;   /* their figures */
 } file_plan;
 

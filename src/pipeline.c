@@ -280,10 +280,15 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                      path);
             goto out;
         }
-        if (plan.resume_after > 0) {
-            char note[128];
-            snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run",
-                     (unsigned long long)plan.resume_after);
+        if (plan.resume_after > 0 || plan.next_partial) {
+            char note[160];
+            if (plan.resume_after > 0)
+                snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run%s",
+                         (unsigned long long)plan.resume_after,
+                         plan.next_partial ? " (and some lanes of the next chunk)" : "");
+            else
+                snprintf(note, sizeof note, "resumed: some lanes of chunk 1 were committed by an "
+                         "earlier run");
             file_report_set_note(rep, note);
             log_info("%s: %s", path, note);
             *counts = plan.previous;

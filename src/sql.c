@@ -81,7 +81,7 @@ const char SQL_CONFLICT_UPDATE[] =
     "     AND (t.payload, t.received_at, t.status) IS DISTINCT FROM"
     "         (EXCLUDED.payload, EXCLUDED.received_at,"
     "          CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status ELSE EXCLUDED.status END)"
-    "  RETURNING (t.xmax = 0) AS inserted";
+    "  RETURNING (t.xmax = 0) AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
 
 /*
  * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
@@ -96,7 +96,8 @@ const char SQL_CONFLICT_UPDATE[] =
  * session changed meanwhile still obeys the same rules there.
  * Rows come in business-key order (the client sorts them), so concurrent
  * loaders lock keys in the same order.
- * Columns: inserted, updated, stale, unchanged.
+ * Columns: inserted, updated, stale, unchanged, and the ords of the rows
+ * sent to the INSERT that it did not write (SQL_MISSED_*), or NULL.
  */
 const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
@@ -127,13 +128,14 @@ const char SQL_MERGE_PROBE[] =
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
-    "       (SELECT count(*) FILTER (WHERE verdict = 2) FROM verdicts)";
+    "       (SELECT count(*) FILTER (WHERE verdict = 2) FROM verdicts),"
+    "       {missed_probe}";
 
 /*
  * The same merge when most keys are expected to be new (a first load): no
- * probe, every row goes straight to the INSERT; the few conflicting rows are
- * classified afterwards by SQL_COUNT_STALE.  Columns as above, with stale
- * and unchanged left for that count (-1).
+ * probe, every row goes straight to the INSERT; the few rows it does not
+ * write are classified afterwards by SQL_COUNT_STALE.  Columns as above,
+ * with stale and unchanged left for that count (-1).
  */
 const char SQL_MERGE_DIRECT[] =
     "WITH merged AS ("
@@ -145,31 +147,65 @@ const char SQL_MERGE_DIRECT[] =
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
     "{do_update}"
     ") "
-    "SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted), -1, -1 "
-    "FROM merged";
+    "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), -1, -1,"
+    "       {missed_direct}";
 
 /* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
- * wins, an active row is never touched. */
+ * wins, an active row is never touched.  Rows not written are simply
+ * existing, so no {missed_*} list is needed (SQL_MISSED_NONE). */
 const char SQL_CONFLICT_NOTHING[] =
     "  ON CONFLICT {conflict} DO NOTHING"
     "  RETURNING true AS inserted";
 
 /*
- * After a merge in which some rows to write were not written (another
- * session changed their key meanwhile): staged rows $1..$2 whose active row
- * is now newer are stale; the others not written are unchanged.  The merge
- * has locked every row it conflicted with, so this count is exact.
+ * {missed_probe} / {missed_direct}: the staged rows the merge sent to the
+ * INSERT but did not write (the conflict action turned them away), as an
+ * int[] of ords, NULL when there are none.  NOT IN over the written keys
+ * runs as one hashed subplan (the staging table has no statistics, so a
+ * NOT EXISTS would be planned as a nested loop over the CTE); it spares
+ * SQL_COUNT_STALE an index probe for every staged row when only a few need
+ * classifying.  The key columns are never NULL here.
+ */
+const char SQL_MISSED_PROBE[] =
+    "(SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0"
+    "    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN ("
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+
+const char SQL_MISSED_DIRECT[] =
+    "(SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int"
+    "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN ("
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+
+const char SQL_MISSED_NONE[] = "NULL::int[]";
+
+/*
+ * After a merge that did not write some of the rows it sent to the INSERT
+ * ($1, their ords): those whose active row is newer are stale, the others
+ * unchanged.  The merge has locked every row it conflicted with, and this
+ * statement's snapshot is newer than the merge's, so the count is exact
+ * even when another session changed the key meanwhile.
  */
 const char SQL_COUNT_STALE[] =
     "SELECT count(*) FROM idemload_stage s JOIN {table} t"
     "  ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
     " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
     " AND {active}"
-    " WHERE s.ord BETWEEN $1::int AND $2::int AND t.received_at > s.received_at";
+    " WHERE s.ord = ANY ($1::int[]) AND t.received_at > s.received_at";
 
-/* The ledger: files by content digest, and their committed chunks. */
+/*
+ * The ledger: files by content digest, and their committed chunks.  An
+ * import loads each chunk over `lanes` connections, lane k taking the keys
+ * whose hash is k modulo lanes, each lane in its own transaction; so the
+ * ledger has one row per chunk and lane.  The reading figures of a chunk
+ * (rows read, rejected while reading, deduplicated) are on its lane 0 row.
+ * {lane} and {lanes} are the column names, or 0 and 1 when a dry run reads
+ * a ledger written before lanes existed (which it must not alter).
+ */
 const char SQL_LEDGER_EXISTS[] =
-    "SELECT to_regclass($1) IS NOT NULL";
+    "SELECT to_regclass($1) IS NOT NULL,"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
+    "                  AND attname = 'lane' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(7350323339418284032);"
@@ -179,6 +215,7 @@ const char SQL_LEDGER_CREATE[] =
     "  size_bytes   bigint      NOT NULL,"
     "  file_name    text        NOT NULL,"
     "  chunk_rows   integer     NOT NULL,"
+    "  lanes        integer     NOT NULL DEFAULT 1,"
     "  status       text        NOT NULL CHECK (status IN ('loading', 'completed')),"
     "  chunks       bigint      NOT NULL DEFAULT 0,"
     "  started_at   timestamptz NOT NULL DEFAULT now(),"
@@ -190,6 +227,7 @@ const char SQL_LEDGER_CREATE[] =
     "  target            text        NOT NULL,"
     "  digest            text        NOT NULL,"
     "  chunk_no          bigint      NOT NULL,"
+    "  lane              integer     NOT NULL DEFAULT 0,"
     "  rows_read         bigint      NOT NULL,"
     "  rows_rejected     bigint      NOT NULL,"
     "  rows_deduplicated bigint      NOT NULL,"
@@ -199,46 +237,66 @@ const char SQL_LEDGER_CREATE[] =
     "  stale             bigint      NOT NULL,"
     "  existing          bigint      NOT NULL,"
     "  committed_at      timestamptz NOT NULL DEFAULT now(),"
-    "  PRIMARY KEY (target, digest, chunk_no),"
+    "  CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane),"
     "  FOREIGN KEY (target, digest) REFERENCES {ledger} ON DELETE CASCADE"
     ")";
 
+/* A ledger written before lanes: every chunk was one lane (run in the
+ * transaction of SQL_LEDGER_CREATE, only when the lane column is missing). */
+const char SQL_LEDGER_ADD_LANES[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS lanes integer NOT NULL DEFAULT 1;"
+    "ALTER TABLE {ledger_chunk} ADD COLUMN IF NOT EXISTS lane integer NOT NULL DEFAULT 0,"
+    "  DROP CONSTRAINT IF EXISTS idemload_ledger_chunk_pkey,"
+    "  ADD CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane)";
+
 /* $1 target, $2 digest. */
 const char SQL_LEDGER_LOOKUP[] =
-    "SELECT status, chunks, chunk_rows FROM {ledger} WHERE target = $1 AND digest = $2";
+    "SELECT status, chunks, chunk_rows, {lanes} FROM {ledger} WHERE target = $1 AND digest = $2";
 
-/* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows.  Starts (or
- * restarts from zero) a file's entry. */
+/* $1 target, $2 digest: how far each lane got. */
+const char SQL_LEDGER_LANES[] =
+    "SELECT {lane}, max(chunk_no) FROM {ledger_chunk} WHERE target = $1 AND digest = $2 "
+    "GROUP BY 1";
+
+/* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes.  Starts
+ * (or restarts from zero) a file's entry. */
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
-    "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, status, chunks) "
-    "VALUES ($1, $2, $3, $4, $5, 'loading', 0) "
+    "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
+    "                      chunks) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
-    "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows, status = 'loading',"
+    "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
+    "  lanes = EXCLUDED.lanes, status = 'loading',"
     "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL";
 
-/* $1 target, $2 digest, $3 chunk_no, $4.. the chunk's figures. */
+/* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
+ * also moves the file's progress (the other lanes leave the file row alone,
+ * so lanes never wait for each other's locks). */
 const char SQL_LEDGER_CHUNK[] =
-    "WITH f AS (UPDATE {ledger} SET chunks = $3, updated_at = now() "
-    "            WHERE target = $1 AND digest = $2) "
-    "INSERT INTO {ledger_chunk} (target, digest, chunk_no, rows_read, rows_rejected, "
+    "WITH f AS (UPDATE {ledger} SET chunks = greatest(chunks, $3), updated_at = now() "
+    "            WHERE target = $1 AND digest = $2 AND $4::int = 0) "
+    "INSERT INTO {ledger_chunk} (target, digest, chunk_no, lane, rows_read, rows_rejected, "
     "  rows_deduplicated, inserted, updated, unchanged, stale, existing) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 
-const char SQL_LEDGER_FILE_PROGRESS[] =
-    "UPDATE {ledger} SET updated_at = now() WHERE target = $1 AND digest = $2";
+/* $1 target, $2 digest, $3 chunk_no, $4 lane: that lane's committed figures. */
+const char SQL_LEDGER_LANE_FIGURES[] =
+    "SELECT rows_read, rows_rejected, rows_deduplicated, inserted, updated, unchanged, stale,"
+    "       existing FROM {ledger_chunk}"
+    " WHERE target = $1 AND digest = $2 AND chunk_no = $3 AND {lane} = $4";
 
-/* $1 target, $2 digest. */
+/* $1 target, $2 digest, $3 the number of chunks. */
 const char SQL_LEDGER_COMPLETE[] =
-    "UPDATE {ledger} SET status = 'completed', completed_at = now(), updated_at = now() "
-    "WHERE target = $1 AND digest = $2";
+    "UPDATE {ledger} SET status = 'completed', chunks = $3, completed_at = now(), "
+    "updated_at = now() WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest, $3 up to chunk: the figures committed so far. */
 const char SQL_LEDGER_SUMS[] =
     "SELECT coalesce(sum(rows_read), 0), coalesce(sum(rows_rejected), 0),"
     "       coalesce(sum(rows_deduplicated), 0), coalesce(sum(inserted), 0),"
     "       coalesce(sum(updated), 0), coalesce(sum(unchanged), 0), coalesce(sum(stale), 0),"
-    "       coalesce(sum(existing), 0), count(*) "
+    "       coalesce(sum(existing), 0), count(DISTINCT chunk_no) "
     "FROM {ledger_chunk} WHERE target = $1 AND digest = $2 AND chunk_no <= $3";
 
 /* One file at a time per target: an advisory lock on (target, digest). */
