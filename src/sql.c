@@ -63,7 +63,7 @@ const char SQL_TRUNCATE_STAGE[] = "TRUNCATE idemload_stage";
 
 const char SQL_COPY_STAGE[] =
     "COPY idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type, status, "
-    "payload, received_at) FROM STDIN";
+    "payload, received_at) FROM STDIN (FORMAT binary)";
 
 /*
  * The conflict action of SPEC.md, shared by both merges: the incoming row
@@ -186,12 +186,17 @@ const char SQL_MISSED_NONE[] = "NULL::int[]";
  * statement's snapshot is newer than the merge's, so the count is exact
  * even when another session changed the key meanwhile.
  */
+/* (LATERAL ... LIMIT 1: one index probe per listed row, whatever the
+ * statistics say; a plain join was planned as a merge join over the whole
+ * unique index once autovacuum had analyzed a growing table, 1 s a chunk.) */
 const char SQL_COUNT_STALE[] =
-    "SELECT count(*) FROM idemload_stage s JOIN {table} t"
-    "  ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
-    " AND {active}"
-    " WHERE s.ord = ANY ($1::int[]) AND t.received_at > s.received_at";
+    "SELECT count(*) FROM idemload_stage s CROSS JOIN LATERAL ("
+    "  SELECT 1 FROM {table} t"
+    "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "     AND {active} AND t.received_at > s.received_at"
+    "   LIMIT 1) newer"
+    " WHERE s.ord = ANY ($1::int[])";
 
 /*
  * The ledger: files by content digest, and their committed chunks.  An

@@ -1,8 +1,9 @@
 /*
- * test_copy_encode.c - COPY text format: backslash, tab, LF and CR escaped
- * in every text value and nothing else; a text "\N" must not come out as
- * the NULL marker; whole rows with their eight columns; and random texts
- * decoded back the way PostgreSQL's COPY FROM reads them.
+ * test_copy_encode.c - COPY binary format: the header and trailer bytes of
+ * PostgreSQL's documentation, one tuple byte for byte, and random rows
+ * decoded back the way COPY FROM reads them (field count, big-endian
+ * lengths and values, texts untouched whatever bytes they hold,
+ * received_at on PostgreSQL's 2000-01-01 epoch).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,84 +11,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "copy_encode.h"
-#include "timestamp.h"
 
-typedef struct esc_case {
-    const char *in;
-    size_t in_len;
-    const char *out;
-} esc_case;
-
-#define E(i, o) {i, sizeof(i) - 1, o}
-
-static const esc_case esc_cases[] = {
-    E("", ""),
-    E("plain", "plain"),
-    E("\\", "\\\\"),
-    E("\\N", "\\\\N"),               /* the text \N, not NULL */
-    E("\t", "\\t"),
-    E("\n", "\\n"),
-    E("\r", "\\r"),
-    E("\r\n", "\\r\\n"),
-    E("a\tb\nc\rd\\e", "a\\tb\\nc\\rd\\\\e"),
-    E("\\\\\\", "\\\\\\\\\\\\"),
-    E("{\"a\":\"x\\ny\"}", "{\"a\":\"x\\\\ny\"}"), /* a JSON escape stays an escape */
-    E("\x01\x08\x0b\x0c\x1f\x7f", "\x01\x08\x0b\x0c\x1f\x7f"), /* other controls pass */
-    E("caf\xc3\xa9 \xe5\xbe\xae\xe4\xbf\xa1", "caf\xc3\xa9 \xe5\xbe\xae\xe4\xbf\xa1"),
-    E(".", "."),
-    E("\\.", "\\\\."),               /* never the end-of-data marker */
-};
-
-static void test_escape_table(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof esc_cases / sizeof esc_cases[0]; i++) {
-        buf out = BUF_INIT;
-
-        assert_true(copy_escape(&out, esc_cases[i].in, esc_cases[i].in_len));
-        if (out.len != strlen(esc_cases[i].out) ||
-            memcmp(out.data, esc_cases[i].out, out.len) != 0)
-            fail_msg("case %zu: \"%s\"", i, buf_cstr(&out));
-        assert_int_equal(out.data[out.len], '\0');
-        /* appending keeps what was there */
-        assert_true(copy_escape(&out, "\t", 1));
-        assert_int_equal(out.len, strlen(esc_cases[i].out) + 2);
-        assert_memory_equal(out.data + out.len - 2, "\\t", 2);
-        buf_free(&out);
-    }
-}
-
-/* Worst case (every byte escaped) on a buffer that must grow a lot. */
-static void test_escape_growth(void **state)
-{
-    size_t n = 1 << 20;
-    char *in = malloc(n);
-    buf out = BUF_INIT;
-
-    (void)state;
-    assert_non_null(in);
-    for (size_t i = 0; i < n; i++)
-        in[i] = "\\\t\n\r"[i % 4];
-    assert_true(buf_append_str(&out, "prefix"));
-    assert_true(copy_escape(&out, in, n));
-    assert_int_equal(out.len, 6 + 2 * n);
-    for (size_t i = 0; i < n; i++) {
-        const char *two = out.data + 6 + 2 * i;
-
-        assert_int_equal(two[0], '\\');
-        assert_int_equal(two[1], "\\tnr"[i % 4]);
-    }
-    buf_free(&out);
-    free(in);
-}
-
-static row mkrow(int64_t tenant, const char *ch, const char *otn, const char *cb, int16_t status,
-                 const char *payload, int64_t us)
+static row mkrow(int64_t tenant, const char *ch, const char *otn, const char *cb,
+                 int16_t status, const char *payload, int64_t us)
 {
     row r;
 
@@ -106,100 +36,79 @@ static row mkrow(int64_t tenant, const char *ch, const char *otn, const char *cb
     return r;
 }
 
-static void test_rows(void **state)
+static void test_header_and_trailer(void **state)
 {
-    static const struct {
-        int ord;
-        int64_t tenant;
-        const char *ch, *otn, *cb;
-        int16_t status;
-        const char *payload;
-        int64_t us;
-        const char *line;
-    } cases[] = {
-        {0, 42, "wechat", "T1", "pay", 2, "{\"a\":1}", INT64_C(1772330400000000),
-         "0\t42\twechat\tT1\tpay\t2\t{\"a\":1}\t2026-03-01 02:00:00.000000+00\n"},
-        {7, -1, "a\tb", "x\ny", "c\\d", -32768, "\"s\\n\"", 1,
-         "7\t-1\ta\\tb\tx\\ny\tc\\\\d\t-32768\t\"s\\\\n\"\t1970-01-01 00:00:00.000001+00\n"},
-        {2147483647, INT64_MIN, "\\N", "\r", ".", 32767, "123456789012345678901234567890", -1,
-         "2147483647\t-9223372036854775808\t\\\\N\t\\r\t.\t32767\t"
-         "123456789012345678901234567890\t1969-12-31 23:59:59.999999+00\n"},
-        {1, INT64_MAX, "\xe5\xbe\xae", "o", "t", 0, "1e400", INT64_C(253402300799999999),
-         "1\t9223372036854775807\t\xe5\xbe\xae\to\tt\t0\t1e400\t9999-12-31 23:59:59.999999+00\n"},
-    };
+    buf out = BUF_INIT;
 
     (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        row r = mkrow(cases[i].tenant, cases[i].ch, cases[i].otn, cases[i].cb, cases[i].status,
-                      cases[i].payload, cases[i].us);
-        buf out = BUF_INIT;
-
-        assert_true(copy_encode_row(&out, cases[i].ord, &r));
-        if (strcmp(buf_cstr(&out), cases[i].line) != 0)
-            fail_msg("row %zu: \"%s\"", i, buf_cstr(&out));
-        /* rows append one after another */
-        assert_true(copy_encode_row(&out, cases[i].ord, &r));
-        assert_int_equal(out.len, 2 * strlen(cases[i].line));
-        buf_free(&out);
-    }
+    assert_true(copy_binary_header(&out));
+    assert_int_equal(out.len, 19);
+    assert_memory_equal(out.data, "PGCOPY\n\377\r\n\0", 11);
+    assert_memory_equal(out.data + 11, "\0\0\0\0\0\0\0\0", 8); /* flags, extension */
+    assert_true(copy_binary_trailer(&out));
+    assert_int_equal(out.len, 21);
+    assert_memory_equal(out.data + 19, "\377\377", 2);
+    buf_free(&out);
 }
 
-/* ---- round trip ----------------------------------------------------------- */
-
-/* Splits one COPY text line into fields and undoes the escapes, as
- * PostgreSQL's CopyReadAttributesText does; fails on a bare "\N". */
-static size_t decode_line(const char *line, size_t len, char **fields, size_t *lens, size_t max)
+static void test_one_row_bytes(void **state)
 {
-    size_t nf = 0, i = 0;
+    /* 2026-03-01 02:00:00 UTC = 825645600 s after 2000-01-01 */
+    row r = mkrow(42, "wx", "T1", "pay", 2, "{\"a\":1}", INT64_C(1772330400000000));
+    static const unsigned char want[] = {
+        0, 8,                                           /* fields */
+        0, 0, 0, 4, 0, 0, 0, 7,                         /* ord 7 */
+        0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 42,            /* tenant 42 */
+        0, 0, 0, 2, 'w', 'x',                           /* channel */
+        0, 0, 0, 2, 'T', '1',                           /* out_trade_no */
+        0, 0, 0, 3, 'p', 'a', 'y',                      /* callback_type */
+        0, 0, 0, 2, 0, 2,                               /* status 2 */
+        0, 0, 0, 7, '{', '"', 'a', '"', ':', '1', '}',  /* payload as written */
+        0, 0, 0, 8, 0, 0x02, 0xee, 0xeb, 0x98, 0xb2, 0xc8, 0x00, /* 825645600000000 us */
+    };
+    buf out = BUF_INIT;
 
-    assert_true(len > 0 && line[len - 1] == '\n');
-    len--;
-    while (nf < max) {
-        size_t k = 0;
-        char *f = malloc(len + 1);
+    (void)state;
+    assert_true(copy_binary_row(&out, 7, &r));
+    assert_int_equal(out.len, sizeof want);
+    assert_memory_equal(out.data, want, sizeof want);
+    /* rows append one after another */
+    assert_true(copy_binary_row(&out, 7, &r));
+    assert_int_equal(out.len, 2 * sizeof want);
+    assert_memory_equal(out.data + sizeof want, want, sizeof want);
+    buf_free(&out);
+}
 
-        assert_non_null(f);
-        if (len - i >= 2 && line[i] == '\\' && line[i + 1] == 'N' &&
-            (i + 2 == len || line[i + 2] == '\t'))
-            fail_msg("field %zu would read as NULL", nf);
-        while (i < len && line[i] != '\t') {
-            char c = line[i++];
+/* ---- decoding, as COPY FROM (FORMAT binary) reads a tuple ---- */
 
-            assert_true(c != '\n' && c != '\r'); /* never raw in a line */
-            if (c == '\\') {
-                assert_true(i < len);
-                c = line[i++];
-                switch (c) {
-                case 't':
-                    c = '\t';
-                    break;
-                case 'n':
-                    c = '\n';
-                    break;
-                case 'r':
-                    c = '\r';
-                    break;
-                case '\\':
-                    break;
-                default:
-                    fail_msg("unexpected escape \\%c", c);
-                }
-            }
-            f[k++] = c;
-        }
-        fields[nf] = f;
-        lens[nf] = k;
-        nf++;
-        if (i == len)
-            break;
-        i++; /* the tab */
-    }
-    return nf;
+static uint64_t get(const unsigned char **p, int bytes)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < bytes; i++)
+        v = (v << 8) | (*p)[i];
+    *p += bytes;
+    return v;
+}
+
+/* The next field: returns its bytes and length (asserting it is not NULL). */
+static const unsigned char *field(const unsigned char **p, size_t *len)
+{
+    uint64_t n = get(p, 4);
+    const unsigned char *f = *p;
+
+    assert_true(n != 0xffffffffu);
+    *len = (size_t)n;
+    *p += n;
+    return f;
 }
 
 static void test_round_trip(void **state)
 {
-    static const char alphabet[] = "\\\t\n\rNa.\"{}\xc3\xa9 ";
+    static const char alphabet[] = "\\\t\n\r\0N.\"{}\xc3\xa9 \xff";
+    static const int64_t tenants[] = {0, -1, INT64_MIN, INT64_MAX, 42};
+    static const int64_t instants[] = {0, 1, -1, PG_EPOCH_OFFSET_US, INT64_C(253402300799999999),
+                                       INT64_C(-62135596800000000)};
     uint32_t x = 99;
     buf out = BUF_INIT;
 
@@ -208,10 +117,6 @@ static void test_round_trip(void **state)
         char texts[4][40];
         size_t lens[4];
         row r;
-        char *fields[10];
-        size_t flens[10];
-        size_t nf;
-        char ts[TS_FORMAT_MAX];
 
         for (int t = 0; t < 4; t++) {
             x = x * 1103515245u + 12345u;
@@ -220,39 +125,48 @@ static void test_round_trip(void **state)
                 x = x * 1103515245u + 12345u;
                 texts[t][k] = alphabet[(x >> 16) % (sizeof alphabet - 1)];
             }
-            texts[t][lens[t]] = '\0';
         }
-        r = mkrow(iter * 7919 - 1000000, texts[0], texts[1], texts[2], (int16_t)(iter - 1500),
-                  texts[3], (int64_t)iter * 1000003);
-        /* mkrow used strlen; the texts hold no NUL */
+        r = mkrow(tenants[iter % 5], "", "", "", (int16_t)(iter * 37 - 32768), "",
+                  instants[iter % 6] + iter);
+        r.channel = texts[0];
+        r.channel_len = lens[0];
+        r.out_trade_no = texts[1];
+        r.out_trade_no_len = lens[1];
+        r.callback_type = texts[2];
+        r.callback_type_len = lens[2];
+        r.payload = texts[3];
+        r.payload_len = lens[3];
         buf_clear(&out);
-        assert_true(copy_encode_row(&out, iter, &r));
-        nf = decode_line(out.data, out.len, fields, flens, 10);
-        assert_int_equal(nf, 8);
-        {
-            char num[32];
+        assert_true(copy_binary_row(&out, iter - 1500, &r));
 
-            snprintf(num, sizeof num, "%d", iter);
-            assert_int_equal(flens[0], strlen(num));
-            assert_memory_equal(fields[0], num, flens[0]);
-            snprintf(num, sizeof num, "%d", iter * 7919 - 1000000);
-            assert_memory_equal(fields[1], num, flens[1]);
-            snprintf(num, sizeof num, "%d", iter - 1500);
-            assert_memory_equal(fields[5], num, flens[5]);
+        const unsigned char *p = (const unsigned char *)out.data;
+        const unsigned char *f;
+        size_t n;
+
+        assert_int_equal(get(&p, 2), 8);
+        f = field(&p, &n);
+        assert_int_equal(n, 4);
+        assert_int_equal((int32_t)get(&f, 4), iter - 1500);
+        f = field(&p, &n);
+        assert_int_equal(n, 8);
+        assert_true((int64_t)get(&f, 8) == r.tenant_id);
+        for (int t = 0; t < 3; t++) {
+            f = field(&p, &n);
+            assert_int_equal(n, lens[t]);
+            if (n)
+                assert_memory_equal(f, texts[t], n);
         }
-        assert_int_equal(flens[2], lens[0]);
-        assert_memory_equal(fields[2], texts[0], lens[0]);
-        assert_int_equal(flens[3], lens[1]);
-        assert_memory_equal(fields[3], texts[1], lens[1]);
-        assert_int_equal(flens[4], lens[2]);
-        assert_memory_equal(fields[4], texts[2], lens[2]);
-        assert_int_equal(flens[6], lens[3]);
-        assert_memory_equal(fields[6], texts[3], lens[3]);
-        ts_format(r.received_us, ts);
-        assert_int_equal(flens[7], strlen(ts));
-        assert_memory_equal(fields[7], ts, flens[7]);
-        for (size_t f = 0; f < nf; f++)
-            free(fields[f]);
+        f = field(&p, &n);
+        assert_int_equal(n, 2);
+        assert_int_equal((int16_t)get(&f, 2), r.status);
+        f = field(&p, &n);
+        assert_int_equal(n, lens[3]);
+        if (n)
+            assert_memory_equal(f, texts[3], n);
+        f = field(&p, &n);
+        assert_int_equal(n, 8);
+        assert_true((int64_t)get(&f, 8) == r.received_us - PG_EPOCH_OFFSET_US);
+        assert_ptr_equal(p, (const unsigned char *)out.data + out.len);
     }
     buf_free(&out);
 }
@@ -260,11 +174,9 @@ static void test_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escape_table),
-        cmocka_unit_test(test_escape_growth),
-        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_header_and_trailer),
+        cmocka_unit_test(test_one_row_bytes),
         cmocka_unit_test(test_round_trip),
     };
-
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
