@@ -63,6 +63,36 @@ eq "CHECK: the other rows load" "$(q "SELECT count(*) FROM payment_callback")" "
 eq "CHECK: rejected = read - merged - deduplicated" "$(json chk.json 'r["totals"]["rows_rejected"]')" \
     "$(json chk.json '(t := r["totals"]) and t["rows_read"] - t["rows_deduplicated"] - t["inserted"] - t["updated"] - t["unchanged"] - t["stale"] - t["existing"]')"
 
+# An interrupt leaves whole chunks over several connections too: before a
+# lane commits, every lane rolls back; once one has begun, all commit.
+$GEN --rows 60000 --seed 63 --dup-rate 0 --format csv --out i.csv --quiet
+for k in 1 2 3; do
+    new_db ln_int$k; run init -d "$DB"
+    "$IDEMLOAD" import -d "$DB" -j 3 --chunk-rows 1000 --report int$k.json i.csv >/dev/null 2>int$k.err &
+    pid=$!
+    for _ in $(seq 1 200); do
+        [ "$(q "SELECT count(*) FROM payment_callback")" -gt $((k * 3000)) ] && break; sleep 0.05
+    done
+    sleep "0.0$((RANDOM % 10))"
+    kill -INT $pid; wait $pid; rc=$?
+    n=$(q "SELECT count(*) FROM payment_callback")
+    eq "SIGINT $k, -j 3: exit 130" 130 $rc
+    check "SIGINT $k, -j 3: only whole chunks committed ($n rows)" test $((n % 1000)) -eq 0
+    eq "SIGINT $k, -j 3: report counts match the table" "$n" "$(json int$k.json 'r["totals"]["inserted"]')"
+    eq "SIGINT $k, -j 3: every chunk in the ledger has its 3 lanes" 0 \
+        "$(q "SELECT count(*) FROM (SELECT chunk_no FROM idemload_ledger_chunk GROUP BY chunk_no HAVING count(*) <> 3) c")"
+done
+
+# A role allowed one connection: the import warns and loads over one.
+new_db ln_limit; run init -d "$DB"
+q "DROP ROLE IF EXISTS idemload_one; CREATE ROLE idemload_one LOGIN CONNECTION LIMIT 1"
+q "GRANT ALL ON payment_callback, payment_callback_id_seq TO idemload_one; GRANT CREATE ON SCHEMA public TO idemload_one"
+run import -d "postgresql:///ln_limit?host=$PGHOST&port=$PGPORT&user=idemload_one" -j 2 --chunk-rows 4000 --report lim.json a.csv
+eq "one connection allowed: exit 1 (its bad rows), figures of -j 1" "1 $(totals j1.a.json)" "$RC $(totals lim.json)"
+check "one connection allowed: warns and loads over one" grep -q "cannot open connection 2 of 2.*loading over 1" "$ERR"
+eq "one connection allowed: table as -j 1 after its first file" "$(q "SELECT count(*) FROM payment_callback")" "$(json j1.a.json 'r["totals"]["inserted"]')"
+q "DROP OWNED BY idemload_one; DROP ROLE idemload_one"
+
 # =====================================================================
 # 2. A lane fails while the other lane of its chunk commits
 # =====================================================================
