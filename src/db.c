@@ -93,7 +93,11 @@ static void set_error(db *d, const PGresult *res)
         if (d->message.data[i] == '\n' || d->message.data[i] == '\t')
             d->message.data[i] = ' ';
     mask_password(d, &d->message);
-    if (PQstatus(d->conn) != CONNECTION_OK || strncmp(d->sqlstate, "08", 2) == 0 ||
+    /* No SQLSTATE: the server never answered (libpq's own error, e.g. the
+     * connection of an idle worker died with its server; PQstatus may not
+     * say so yet): reconnect and retry. */
+    if (PQstatus(d->conn) != CONNECTION_OK || d->sqlstate[0] == '\0' ||
+        strncmp(d->sqlstate, "08", 2) == 0 ||
         strcmp(d->sqlstate, "57P01") == 0 || strcmp(d->sqlstate, "57P02") == 0 ||
         strcmp(d->sqlstate, "57P03") == 0)
         d->cls = DBE_CONNECTION;
