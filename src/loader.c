@@ -408,8 +408,11 @@ static bool partition(loader *ld, chunk *ch)
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
                       load_counts *counts)
 {
-    if (ld_cancelled(ld) || signals_interrupted())
+    if (ld_cancelled(ld) || signals_interrupted()) {
+        log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
+                  (unsigned long long)chunk_no, (unsigned long long)ld->last_committed);
         return EXIT_INTERRUPTED;
+    }
     ld->ch = ch;
     ld->chunk_no = chunk_no;
     ld->path = file;
