@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "exitcodes.h"
 #include "log.h"
@@ -82,6 +83,33 @@ bool ld_may_commit(loader *ld)
 static db *conn_of(worker *w)
 {
     return __atomic_load_n(&w->conn, __ATOMIC_ACQUIRE);
+}
+
+void ld_arrive(loader *ld, int lane, bool wait)
+{
+    part *pt = &ld->parts[lane];
+    if (!ld->barrier || pt->arrived)
+        return;
+    pthread_mutex_lock(&ld->mu);
+    pt->arrived = true;
+    ld->arrived++;
+    pthread_cond_broadcast(&ld->cv);
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    long long end_ns = (long long)end.tv_sec * 1000000000LL + end.tv_nsec +
+                       (long long)BARRIER_MS * 1000000LL;
+    /* Short naps: the signal handler cannot wake a condition variable. */
+    while (wait && ld->arrived < ld->expected && !ld_cancelled(ld)) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        long long now_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+        if (now_ns >= end_ns)
+            break;
+        long long until_ns = now_ns + 50000000LL < end_ns ? now_ns + 50000000LL : end_ns;
+        struct timespec until = {(time_t)(until_ns / 1000000000LL), (long)(until_ns % 1000000000LL)};
+        pthread_cond_timedwait(&ld->cv, &ld->mu, &until);
+    }
+    pthread_mutex_unlock(&ld->mu);
 }
 
 /* The signal hook: unless a lane of the chunk in flight has begun to
@@ -353,6 +381,7 @@ static void run_parts(worker *w)
             continue;
         }
         pt->code = ld_load_part(w, lane);
+        ld_arrive(ld, lane, false);     /* given up: the others need not wait */
         failed = pt->code != EXIT_OK;
     }
 }
@@ -436,6 +465,11 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         }
         pt->done = true;
     }
+    ld->barrier = ld->n_workers > 1 && ld->lanes <= ld->n_workers && !ld->cfg->dry_run;
+    ld->arrived = 0;
+    ld->expected = 0;
+    for (int lane = 0; lane < ld->lanes; lane++)
+        ld->expected += !ld->parts[lane].done;
     if (ld->n_workers > 1) {
         pthread_mutex_lock(&ld->mu);
         ld->job++;

@@ -53,6 +53,7 @@ typedef struct part {
     size_t n;
     bool done;              /* committed by an earlier run (resume) */
     load_counts counts;     /* as in its ledger row (lane 0: with the reading figures) */
+    bool arrived;           /* at the commit barrier (or given up) */
     int code;               /* exit code, or PART_NOT_RUN */
 } part;
 
@@ -110,6 +111,9 @@ struct loader {
     int pending;
     bool quit;
     int gate;               /* GATE_*, atomic */
+    /* the commit barrier of the chunk in flight (under mu) */
+    bool barrier;
+    int arrived, expected;
 };
 
 /* SQL of sql.c with the loader's names ({table}, {ledger}, ...) filled in. */
@@ -120,6 +124,18 @@ bool ld_render(const loader *ld, buf *out, const char *tmpl);
  * to cancelling)? */
 bool ld_cancelled(const loader *ld);
 bool ld_may_commit(loader *ld);
+
+/*
+ * The commit barrier: a lane ready to commit waits (wait = true) until
+ * every lane of the chunk is ready, so their COMMITs go out together and a
+ * crash can hardly fall between them; a lane that gives up arrives without
+ * waiting.  The wait ends after BARRIER_MS whatever happens: a waiting lane
+ * holds its row locks, and two imports waiting at their barriers for lanes
+ * blocked by each other's locks would otherwise never end.  No barrier in
+ * a dry run, with one connection, or when a connection runs several lanes.
+ */
+#define BARRIER_MS 2000
+void ld_arrive(loader *ld, int lane, bool wait);
 
 /* "chunk 7" or "chunk 7, lane 2 of 2", for messages; returns out. */
 const char *ld_where(const loader *ld, uint64_t chunk_no, int lane, char *out, size_t size);

@@ -247,6 +247,8 @@ static attempt_result attempt_part(worker *w, int lane, bool isolated, load_coun
         if (ld->use_ledger && !dry && !ledger_chunk(w, lane, c))
             ar = classify(w->ld, d);
     }
+    if (ar == ATTEMPT_OK)
+        ld_arrive(ld, lane, true);
     if (ar == ATTEMPT_OK && !ld_may_commit(ld))
         ar = ATTEMPT_CANCELED;
     if (ar == ATTEMPT_OK) {
