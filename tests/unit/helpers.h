@@ -282,6 +282,43 @@ typedef struct read_all_result {
     char *error;        /* reader_error() after READ_FAILED */
 } read_all_result;
 
+/* The reader reached the end and returned n_want records (else fails). */
+static inline void check_record_count(const char *name, const char *how,
+                                      const read_all_result *res, size_t n_want)
+{
+    if (res->last != READ_EOF)
+        fail_msg("%s (%s): reader failed: %s", name, how, res->error);
+    if (res->n != n_want)
+        fail_msg("%s (%s): %zu records, want %zu", name, how, res->n, n_want);
+}
+
+/*
+ * Record i starts on `line`, has the raw text `raw` (NULL: unchecked) and
+ * the error containing `error` (NULL: no error; then no field may be set).
+ * Returns true when its fields are still to be checked (no error wanted).
+ */
+static inline bool check_record_head(const char *name, const char *how, size_t i,
+                                     const rec_copy *g, uint64_t line, const char *raw,
+                                     const char *error)
+{
+    if (g->line != line)
+        fail_msg("%s (%s): record %zu on line %llu, want %llu", name, how, i,
+                 (unsigned long long)g->line, (unsigned long long)line);
+    if (raw != NULL && (g->raw_len != strlen(raw) || memcmp(g->raw, raw, g->raw_len)))
+        fail_msg("%s (%s): record %zu raw \"%s\", want \"%s\"", name, how, i, g->raw, raw);
+    if (error == NULL && g->error != NULL)
+        fail_msg("%s (%s): record %zu: unexpected error \"%s\"", name, how, i, g->error);
+    if (error == NULL)
+        return true;
+    if (g->error == NULL || strstr(g->error, error) == NULL)
+        fail_msg("%s (%s): record %zu: error \"%s\", want \"%s\"", name, how, i,
+                 g->error ? g->error : "(none)", error);
+    for (int col = 0; col < COL_COUNT; col++)
+        if (g->f[col].kind != FIELD_ABSENT)
+            fail_msg("%s: record %zu has an error and fields", name, i);
+    return false;
+}
+
 static inline char *dup_bytes(const char *p, size_t n)
 {
     char *d = malloc(n + 1);

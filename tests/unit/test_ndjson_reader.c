@@ -226,31 +226,13 @@ static void check_records(const nd_case *c, const char *how, const read_all_resu
 
     while (n_want < 8 && c->want[n_want].line != 0)
         n_want++;
-    if (res->last != READ_EOF)
-        fail_msg("%s (%s): reader failed: %s", c->name, how, res->error);
-    if (res->n != n_want)
-        fail_msg("%s (%s): %zu records, want %zu", c->name, how, res->n, n_want);
+    check_record_count(c->name, how, res, n_want);
     for (size_t i = 0; i < n_want; i++) {
         const want_rec *w = &c->want[i];
         const rec_copy *g = &res->recs[i];
 
-        if (g->line != w->line)
-            fail_msg("%s (%s): record %zu on line %llu, want %llu", c->name, how, i,
-                     (unsigned long long)g->line, (unsigned long long)w->line);
-        if (w->raw != NULL && (g->raw_len != strlen(w->raw) || memcmp(g->raw, w->raw, g->raw_len)))
-            fail_msg("%s (%s): record %zu raw \"%s\", want \"%s\"", c->name, how, i, g->raw,
-                     w->raw);
-        if (w->error == NULL && g->error != NULL)
-            fail_msg("%s (%s): record %zu: unexpected error \"%s\"", c->name, how, i, g->error);
-        if (w->error != NULL) {
-            if (g->error == NULL || strstr(g->error, w->error) == NULL)
-                fail_msg("%s (%s): record %zu: error \"%s\", want \"%s\"", c->name, how, i,
-                         g->error ? g->error : "(none)", w->error);
-            for (int col = 0; col < COL_COUNT; col++)
-                if (g->f[col].kind != FIELD_ABSENT)
-                    fail_msg("%s: record %zu has an error and fields", c->name, i);
+        if (!check_record_head(c->name, how, i, g, w->line, w->raw, w->error))
             continue;
-        }
         for (int col = 0; col < COL_COUNT; col++)
             check_field(c->name, i, col, g, w->f[col]);
         if (w->payload_json != NULL) {
