@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,27 @@ static inline void tmpdir_remove(char *dir)
     }
     rmdir(dir);
     free(dir);
+}
+
+/* The temporary directory of a test file: made by the group setup below,
+ * removed with its contents by the teardown. */
+static char *test_dir __attribute__((unused));
+
+static inline int tmpdir_setup(void **state)
+{
+    (void)state;
+    test_dir = tmpdir_make();
+    /* a closed pipe must be an error in the code under test, not death */
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+static inline int tmpdir_teardown(void **state)
+{
+    (void)state;
+    tmpdir_remove(test_dir);
+    test_dir = NULL;
+    return 0;
 }
 
 static inline char *path_in(const char *dir, const char *name)

@@ -192,24 +192,6 @@ static const csv_case cases[] = {
      {{3, "\t\t", "expected 7 fields as in the header, found 3", {0}}}},
 };
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = tmpdir_make();
-    signal(SIGPIPE, SIG_IGN);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tmpdir_remove(dir);
-    dir = NULL;
-    return 0;
-}
-
 static void check_field(const csv_case *c, size_t r, int col, const rec_copy *got, const char *want)
 {
     if (want == NULL)
@@ -252,7 +234,7 @@ static void check_records(const csv_case *c, const char *how, const read_all_res
 
 static void run_case_file(const csv_case *c, size_t len, bool gz)
 {
-    char *p = path_in(dir, gz ? "case.csv.gz" : "case.csv");
+    char *p = path_in(test_dir, gz ? "case.csv.gz" : "case.csv");
     read_all_result res;
     char *err;
 
@@ -330,7 +312,7 @@ static void test_header_faults(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof hcases / sizeof hcases[0]; i++) {
-        char *p = path_in(dir, "case.csv");
+        char *p = path_in(test_dir, "case.csv");
         bool preset[COL_COUNT] = {false};
         read_all_result res;
         char *err = NULL;
@@ -359,7 +341,7 @@ static void test_header_faults(void **state)
 
 static void test_unknown_format(void **state)
 {
-    char *p = path_in(dir, "data.txt");
+    char *p = path_in(test_dir, "data.txt");
     buf err = BUF_INIT;
     source *src;
     reader_options opt;
@@ -440,7 +422,7 @@ static void test_crlf_across_window(void **state)
         for (int gz = 0; gz <= 1; gz++) {
             size_t len;
             char *input = window_input(cr_at, &len);
-            char *p = path_in(dir, gz ? "w.csv.gz" : "w.csv");
+            char *p = path_in(test_dir, gz ? "w.csv.gz" : "w.csv");
             read_all_result res;
             char *err;
 
@@ -478,7 +460,7 @@ static void test_quoted_crlf_across_window(void **state)
         const char *head = HDR "\n1,wechat,\"";
         size_t hl = strlen(head), len, p;
         char *input = malloc(WINDOW + 4096);
-        char *path = path_in(dir, "q.csv");
+        char *path = path_in(test_dir, "q.csv");
         read_all_result res;
         char *err;
 
@@ -539,7 +521,7 @@ static void test_megabyte_payloads(void **state)
         char *r1 = big_row(1 << 20, 1, &l1, &pl1);
         char *r2 = big_row((1 << 20) + 12345, 2, &l2, &pl2);
         char *input = malloc(l1 + l2 + 512);
-        char *p = path_in(dir, gz ? "big.csv.gz" : "big.csv");
+        char *p = path_in(test_dir, gz ? "big.csv.gz" : "big.csv");
         read_all_result res;
         char *err;
 
@@ -581,7 +563,7 @@ static void test_megabyte_payloads(void **state)
  * size limit, naming the line where the record started. */
 static void test_record_limit(void **state)
 {
-    char *p = path_in(dir, "huge.csv.gz");
+    char *p = path_in(test_dir, "huge.csv.gz");
     size_t n = READER_MAX_RECORD + (1 << 20);
     char *input = malloc(n);
     size_t hl;
@@ -609,7 +591,7 @@ static void test_record_limit(void **state)
  * reader fails with the source's message. */
 static void test_truncated_gzip(void **state)
 {
-    char *p = path_in(dir, "cut.csv.gz");
+    char *p = path_in(test_dir, "cut.csv.gz");
     size_t cap = 600000, len = 0, gzlen;
     char *input = malloc(cap);
     unsigned char *gz;
@@ -648,7 +630,7 @@ static void test_truncated_gzip(void **state)
  * numbers stay exact throughout. */
 static void test_line_numbers_at_scale(void **state)
 {
-    char *p = path_in(dir, "lines.csv");
+    char *p = path_in(test_dir, "lines.csv");
     size_t cap = 3 * WINDOW, len;
     char *input = malloc(cap);
     read_all_result res;
@@ -701,7 +683,7 @@ static void test_line_numbers_at_scale(void **state)
  * quickly (a search for LF must not rescan the window for every line). */
 static void test_cr_only_lines(void **state)
 {
-    char *p = path_in(dir, "mac.csv");
+    char *p = path_in(test_dir, "mac.csv");
     size_t rows = 300000, cap = rows * 64 + 256, len;
     char *input = malloc(cap);
     read_all_result res;
@@ -745,5 +727,5 @@ int main(void)
         cmocka_unit_test(test_cr_only_lines),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

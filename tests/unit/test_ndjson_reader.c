@@ -162,24 +162,6 @@ static const nd_case cases[] = {
     {"only blank lines", "\n\r\n   \n\t", 0, {{0}}},
 };
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = tmpdir_make();
-    signal(SIGPIPE, SIG_IGN);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tmpdir_remove(dir);
-    dir = NULL;
-    return 0;
-}
-
 static void check_field(const char *name, size_t r, int col, const rec_copy *g, const char *want)
 {
     field_kind kind = FIELD_TEXT;
@@ -253,7 +235,7 @@ static void test_table(void **state)
         char *err;
 
         for (int gz = 0; gz <= 1; gz++) {
-            char *p = path_in(dir, gz ? "case.ndjson.gz" : "case.ndjson");
+            char *p = path_in(test_dir, gz ? "case.ndjson.gz" : "case.ndjson");
 
             if (gz)
                 write_gzip_file(p, c->input, len, 6);
@@ -290,7 +272,7 @@ static void test_crlf_across_window(void **state)
             const char *tail = "\"}";
             size_t hl = strlen(head), len;
             char *input = malloc(WINDOW + 4096);
-            char *p = path_in(dir, gz ? "w.ndjson.gz" : "w.ndjson");
+            char *p = path_in(test_dir, gz ? "w.ndjson.gz" : "w.ndjson");
             read_all_result res;
             char *err;
 
@@ -330,7 +312,7 @@ static void test_lone_cr_at_window_edge(void **state)
         const char *head = "{\"payload\":\"";
         size_t hl = strlen(head), len;
         char *input = malloc(WINDOW + 4096);
-        char *p = path_in(dir, "cr.ndjson");
+        char *p = path_in(test_dir, "cr.ndjson");
         read_all_result res;
         char *err;
 
@@ -363,7 +345,7 @@ static void test_megabyte_payloads(void **state)
     for (int gz = 0; gz <= 1; gz++) {
         size_t n = (1 << 20) + 777, len = 0;
         char *input = malloc(3 * n + 1024);
-        char *pl_obj = malloc(n + 64), *p = path_in(dir, gz ? "big.ndjson.gz" : "big.ndjson");
+        char *pl_obj = malloc(n + 64), *p = path_in(test_dir, gz ? "big.ndjson.gz" : "big.ndjson");
         size_t ol;
         read_all_result res;
         char *err;
@@ -418,7 +400,7 @@ static void test_megabyte_payloads(void **state)
 
 static void test_record_limit(void **state)
 {
-    char *p = path_in(dir, "huge.ndjson.gz");
+    char *p = path_in(test_dir, "huge.ndjson.gz");
     size_t n = READER_MAX_RECORD + 4096;
     char *input = malloc(n);
     size_t hl;
@@ -443,7 +425,7 @@ static void test_record_limit(void **state)
 
 static void test_truncated_gzip(void **state)
 {
-    char *p = path_in(dir, "cut.ndjson.gz");
+    char *p = path_in(test_dir, "cut.ndjson.gz");
     size_t cap = 500000, len = 0, gzlen;
     char *input = malloc(cap);
     unsigned char *gz;
@@ -491,5 +473,5 @@ int main(void)
         cmocka_unit_test(test_truncated_gzip),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -23,23 +23,6 @@
 #include "helpers.h"
 #include "rejects.h"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = tmpdir_make();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tmpdir_remove(dir);
-    dir = NULL;
-    return 0;
-}
-
 static bool exists(const char *p)
 {
     struct stat st;
@@ -137,7 +120,7 @@ static unsigned char *unbase64(const char *s, size_t *out_len)
 
 static void test_lazy_and_append(void **state)
 {
-    char *p = path_in(dir, "rejects.ndjson");
+    char *p = path_in(test_dir, "rejects.ndjson");
     rejects *rj;
     buf err = BUF_INIT;
     json_t **objs;
@@ -222,7 +205,7 @@ static const raw_case raw_cases[] = {
 
 static void test_raw_texts(void **state)
 {
-    char *p = path_in(dir, "raw.ndjson");
+    char *p = path_in(test_dir, "raw.ndjson");
     rejects *rj = rejects_open(p);
     buf err = BUF_INIT;
     json_t **objs;
@@ -271,7 +254,7 @@ static void test_raw_texts(void **state)
 /* base64 of every length 0..7 (padding 0, 1 and 2) and every byte value. */
 static void test_base64_lengths(void **state)
 {
-    char *p = path_in(dir, "b64.ndjson");
+    char *p = path_in(test_dir, "b64.ndjson");
     rejects *rj = rejects_open(p);
     buf err = BUF_INIT;
     unsigned char all[256 + 8];
@@ -310,7 +293,7 @@ static void test_base64_lengths(void **state)
 /* Reasons and file names that are not valid UTF-8 still give valid JSON. */
 static void test_reason_and_file_not_utf8(void **state)
 {
-    char *p = path_in(dir, "names.ndjson");
+    char *p = path_in(test_dir, "names.ndjson");
     rejects *rj = rejects_open(p);
     buf err = BUF_INIT;
     json_t **objs;
@@ -336,7 +319,7 @@ static void test_reason_and_file_not_utf8(void **state)
 
 static void test_big_raw(void **state)
 {
-    char *p = path_in(dir, "big.ndjson");
+    char *p = path_in(test_dir, "big.ndjson");
     rejects *rj = rejects_open(p);
     buf err = BUF_INIT;
     size_t len = (1 << 20) + 3, got;
@@ -368,7 +351,7 @@ static void test_big_raw(void **state)
 
 static void test_write_errors(void **state)
 {
-    char *p = path_in(dir, "no/such/dir/rejects.ndjson");
+    char *p = path_in(test_dir, "no/such/dir/rejects.ndjson");
     rejects *rj = rejects_open(p);
     buf err = BUF_INIT;
 
@@ -423,7 +406,7 @@ static void *writer(void *p)
 
 static void test_threads(void **state)
 {
-    char *p = path_in(dir, "threads.ndjson");
+    char *p = path_in(test_dir, "threads.ndjson");
     rejects *rj = rejects_open(p);
     pthread_t t[4];
     writer_arg args[4];
@@ -476,5 +459,5 @@ int main(void)
         cmocka_unit_test(test_threads),
     };
 
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -27,23 +27,6 @@
 
 #define RAW_CHUNK (256 * 1024) /* source.c's raw buffer */
 
-static char *dir;
-
-static int setup(void **state)
-{
-    (void)state;
-    dir = tmpdir_make();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tmpdir_remove(dir);
-    dir = NULL;
-    return 0;
-}
-
 /* Deterministic, poorly compressible bytes. */
 static unsigned char *noise(size_t n, uint32_t seed)
 {
@@ -149,7 +132,7 @@ static void drain_path(const char *path, size_t cap, drained *d)
 
 static void drain_bytes(const char *name, const void *bytes, size_t n, size_t cap, drained *d)
 {
-    char *p = path_in(dir, name);
+    char *p = path_in(test_dir, name);
 
     write_bytes(p, bytes, n);
     drain_path(p, cap, d);
@@ -221,7 +204,7 @@ static void test_plain_near_magic(void **state)
 static void test_open_errors(void **state)
 {
     buf err = BUF_INIT;
-    char *missing = path_in(dir, "no-such-file.csv");
+    char *missing = path_in(test_dir, "no-such-file.csv");
     source *src;
 
     (void)state;
@@ -231,9 +214,9 @@ static void test_open_errors(void **state)
     assert_contains(buf_cstr(&err), "cannot open");
     buf_clear(&err);
 
-    src = source_open(dir, &err);
+    src = source_open(test_dir, &err);
     assert_null(src);
-    assert_contains(buf_cstr(&err), dir);
+    assert_contains(buf_cstr(&err), test_dir);
     assert_contains(buf_cstr(&err), "directory");
     buf_free(&err);
     free(missing);
@@ -250,7 +233,7 @@ static void test_gzip_single_member(void **state)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
             char *text = text_lines(sizes[i]);
-            char *p = path_in(dir, "one.csv.gz");
+            char *p = path_in(test_dir, "one.csv.gz");
             drained d;
             int64_t size;
 
@@ -302,7 +285,7 @@ static void test_gzip_members(void **state)
 
         for (size_t k = 0; cases[i].parts[k] != NULL; k++) {
             size_t n;
-            unsigned char *m = gzip_member(dir, cases[i].parts[k], strlen(cases[i].parts[k]), &n);
+            unsigned char *m = gzip_member(test_dir, cases[i].parts[k], strlen(cases[i].parts[k]), &n);
 
             all = realloc(all, all_len + n);
             assert_non_null(all);
@@ -337,7 +320,7 @@ static void test_gzip_many_members(void **state)
         size_t n = (k * 7919) % 50000;
         unsigned char *data = noise(n, (uint32_t)k + 100);
         size_t mlen;
-        unsigned char *m = (k % 2) ? gzip_member(dir, data, n, &mlen)
+        unsigned char *m = (k % 2) ? gzip_member(test_dir, data, n, &mlen)
                                    : stored_member(data, n, 1 + (k * 131) % 65535, &mlen);
 
         all = realloc(all, all_len + mlen);
@@ -386,7 +369,7 @@ static void test_member_boundary_at_raw_chunk(void **state)
         assert_int_equal(stored_member_size(n1, block), end);
         d1 = noise(n1, 7);
         m1 = stored_member(d1, n1, block, &l1);
-        m2 = gzip_member(dir, second, strlen(second), &l2);
+        m2 = gzip_member(test_dir, second, strlen(second), &l2);
         assert_int_equal(l1, end);
         all = malloc(l1 + l2);
         assert_non_null(all);
@@ -428,7 +411,7 @@ static void test_truncated_every_length(void **state)
     unsigned char *m;
 
     (void)state;
-    m = gzip_member(dir, text, strlen(text), &n);
+    m = gzip_member(test_dir, text, strlen(text), &n);
     for (size_t cut = 2; cut < n; cut++) {
         drained d;
 
@@ -454,8 +437,8 @@ static void test_truncated_big(void **state)
     size_t n1, n2, len = 3 * RAW_CHUNK;
     char *t1 = text_lines(len);
     unsigned char *d2 = noise(len, 3);
-    unsigned char *m1 = gzip_member(dir, t1, len, &n1);
-    unsigned char *m2 = gzip_member(dir, d2, len, &n2);
+    unsigned char *m1 = gzip_member(test_dir, t1, len, &n1);
+    unsigned char *m2 = gzip_member(test_dir, d2, len, &n2);
     unsigned char *all = malloc(n1 + n2);
     drained d;
     char want[128];
@@ -512,7 +495,7 @@ static void test_trailing_garbage(void **state)
     unsigned char *m;
 
     (void)state;
-    m = gzip_member(dir, text, strlen(text), &n);
+    m = gzip_member(test_dir, text, strlen(text), &n);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unsigned char *all = malloc(n + cases[i].n);
         drained d;
@@ -556,7 +539,7 @@ static void test_corrupt_member(void **state)
 {
     size_t len = 20000, n;
     char *text = text_lines(len);
-    unsigned char *m = gzip_member(dir, text, len, &n);
+    unsigned char *m = gzip_member(test_dir, text, len, &n);
     const size_t spots[] = {n - 1, n - 5, n - 8, n / 2, 12};
 
     (void)state;
@@ -601,7 +584,7 @@ static void test_stdin(void **state)
 {
     const char *text = "tenant_id,channel\n1,wechat\n";
     size_t n;
-    unsigned char *m = gzip_member(dir, text, strlen(text), &n);
+    unsigned char *m = gzip_member(test_dir, text, strlen(text), &n);
     unsigned char *two = malloc(2 * n + 1);
     drained d;
 
@@ -662,5 +645,5 @@ int main(void)
     };
 
     signal(SIGPIPE, SIG_IGN);
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
