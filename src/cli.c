@@ -79,8 +79,8 @@ static const option_def options[] = {
     {OPT_RETRIES, 0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)"},
     {OPT_JOBS, 'j', "jobs", "N", CMDBIT(CMD_IMPORT),
-     "database connections merging at once, each its own share of the keys (default 2; "
-     "a dry run uses 1)"},
+     "connections merging at once, each with its share of a chunk's keys (default 2; "
+     "1: one transaction per chunk; a dry run uses 1)"},
     {OPT_APPLY, 0, "apply", NULL, CMDBIT(CMD_DEDUPE),
      "soft-delete all but the earliest row of each duplicate key"},
     {OPT_INCLUDE_FINAL, 0, "include-final", NULL, CMDBIT(CMD_DEDUPE),
