@@ -36,6 +36,7 @@
 
 #include "exitcodes.h"
 #include "log.h"
+#include "progress.h"
 #include "signals.h"
 #include "sql.h"
 
@@ -85,29 +86,33 @@ static db *conn_of(worker *w)
     return __atomic_load_n(&w->conn, __ATOMIC_ACQUIRE);
 }
 
+/* The barrier applies when every lane has a connection of its own (not in a
+ * dry run, not when resuming more lanes than there are connections). */
+static bool barrier_applies(const loader *ld)
+{
+    return ld->n_workers > 1 && ld->lanes <= ld->n_workers;
+}
+
 void ld_arrive(loader *ld, int lane, bool wait)
 {
     part *pt = &ld->parts[lane];
-    if (!ld->barrier || pt->arrived)
+    if (!barrier_applies(ld) || pt->arrived)
         return;
     pthread_mutex_lock(&ld->mu);
     pt->arrived = true;
     ld->arrived++;
     pthread_cond_broadcast(&ld->cv);
-    struct timespec end;
-    clock_gettime(CLOCK_REALTIME, &end);
-    long long end_ns = (long long)end.tv_sec * 1000000000LL + end.tv_nsec +
-                       (long long)BARRIER_MS * 1000000LL;
-    /* Short naps: the signal handler cannot wake a condition variable. */
-    while (wait && ld->arrived < ld->expected && !ld_cancelled(ld)) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        long long now_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-        if (now_ns >= end_ns)
-            break;
-        long long until_ns = now_ns + 50000000LL < end_ns ? now_ns + 50000000LL : end_ns;
-        struct timespec until = {(time_t)(until_ns / 1000000000LL), (long)(until_ns % 1000000000LL)};
-        pthread_cond_timedwait(&ld->cv, &ld->mu, &until);
+    double end = now_seconds() + BARRIER_MS / 1000.0;
+    /* Naps of 50 ms: the signal handler cannot wake a condition variable. */
+    while (wait && ld->arrived < ld->expected && !ld_cancelled(ld) && now_seconds() < end) {
+        struct timespec nap;
+        clock_gettime(CLOCK_REALTIME, &nap);
+        nap.tv_nsec += 50000000L;
+        if (nap.tv_nsec >= 1000000000L) {
+            nap.tv_sec++;
+            nap.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&ld->cv, &ld->mu, &nap);
     }
     pthread_mutex_unlock(&ld->mu);
 }
@@ -465,7 +470,6 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         }
         pt->done = true;
     }
-    ld->barrier = ld->n_workers > 1 && ld->lanes <= ld->n_workers && !ld->cfg->dry_run;
     ld->arrived = 0;
     ld->expected = 0;
     for (int lane = 0; lane < ld->lanes; lane++)

@@ -112,7 +112,6 @@ struct loader {
     bool quit;
     int gate;               /* GATE_*, atomic */
     /* the commit barrier of the chunk in flight (under mu) */
-    bool barrier;
     int arrived, expected;
 };
 

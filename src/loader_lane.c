@@ -125,22 +125,18 @@ static bool merge_rows(worker *w, size_t lo, size_t hi, load_counts *c)
     uint64_t n = hi - lo + 1;
     uint64_t inserted = (uint64_t)db_int(r, 0, 0);
     uint64_t updated = (uint64_t)db_int(r, 0, 1);
-    int64_t stale_in = db_int(r, 0, 2), unchanged_in = db_int(r, 0, 3);
-    bool missed = !db_is_null(r, 0, 4);
+    uint64_t stale = (uint64_t)db_int(r, 0, 2);
     if (!update) {
         db_result_free(&r);
         c->inserted += inserted;
         c->existing += n - inserted;
         return true;
     }
-    /* -1: the direct merge leaves the rows it did not write unclassified. */
-    uint64_t stale = stale_in > 0 ? (uint64_t)stale_in : 0;
-    uint64_t unchanged = unchanged_in > 0 ? (uint64_t)unchanged_in : 0;
-    if (missed) {
+    if (!db_is_null(r, 0, 3)) {
         /* Rows sent to the INSERT but not written: those the direct merge
          * turned away, or a concurrent load got to first.  Classify them
          * now; the merge has locked their active rows, so this is exact. */
-        const char *ps[] = {db_value(r, 0, 4)};
+        const char *ps[] = {db_value(r, 0, 3)};
         db_result *s = db_query(w->conn, buf_cstr(&ld->stale_sql), 1, ps);
         db_result_free(&r);
         if (!s)
@@ -150,7 +146,7 @@ static bool merge_rows(worker *w, size_t lo, size_t hi, load_counts *c)
     } else {
         db_result_free(&r);
     }
-    unchanged = n - inserted - updated - stale;
+    uint64_t unchanged = n - inserted - updated - stale;
     c->inserted += inserted;
     c->updated += updated;
     c->stale += stale;

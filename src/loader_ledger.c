@@ -82,16 +82,24 @@ static void file_unlock(loader *ld)
     ld->locked = false;
 }
 
-static void read_figures(const db_result *r, int first, load_counts *c)
+/* The eight figures of a ledger row, in the column order of SQL_LEDGER_*. */
+static void read_figures(const db_result *r, load_counts *c)
 {
-    c->rows_read = (uint64_t)db_int(r, 0, first);
-    c->rows_rejected = (uint64_t)db_int(r, 0, first + 1);
-    c->rows_deduplicated = (uint64_t)db_int(r, 0, first + 2);
-    c->inserted = (uint64_t)db_int(r, 0, first + 3);
-    c->updated = (uint64_t)db_int(r, 0, first + 4);
-    c->unchanged = (uint64_t)db_int(r, 0, first + 5);
-    c->stale = (uint64_t)db_int(r, 0, first + 6);
-    c->existing = (uint64_t)db_int(r, 0, first + 7);
+    c->rows_read = (uint64_t)db_int(r, 0, 0);
+    c->rows_rejected = (uint64_t)db_int(r, 0, 1);
+    c->rows_deduplicated = (uint64_t)db_int(r, 0, 2);
+    c->inserted = (uint64_t)db_int(r, 0, 3);
+    c->updated = (uint64_t)db_int(r, 0, 4);
+    c->unchanged = (uint64_t)db_int(r, 0, 5);
+    c->stale = (uint64_t)db_int(r, 0, 6);
+    c->existing = (uint64_t)db_int(r, 0, 7);
+}
+
+/* Renders a ledger statement into sql and runs it on d (NULL on error). */
+static db_result *ledger_query(loader *ld, db *d, buf *sql, const char *tmpl, int n,
+                               const char *const *p)
+{
+    return ld_render(ld, sql, tmpl) ? db_query(d, buf_cstr(sql), n, p) : NULL;
 }
 
 static bool ledger_sums(loader *ld, uint64_t upto, load_counts *c)
@@ -99,13 +107,10 @@ static bool ledger_sums(loader *ld, uint64_t upto, load_counts *c)
     char upto_s[24];
     snprintf(upto_s, sizeof upto_s, "%llu", (unsigned long long)upto);
     const char *p[] = {ld->t.display, ld->file.digest, upto_s};
-    buf *sql = &ld->workers[0].sql;
-    if (!ld_render(ld, sql, SQL_LEDGER_SUMS))
-        return false;
-    db_result *r = db_query(ld_control(ld), buf_cstr(sql), 3, p);
+    db_result *r = ledger_query(ld, ld_control(ld), &ld->workers[0].sql, SQL_LEDGER_SUMS, 3, p);
     if (!r)
         return false;
-    read_figures(r, 0, c);
+    read_figures(r, c);
     c->chunks = (uint64_t)db_int(r, 0, 8);
     db_result_free(&r);
     return true;
@@ -113,21 +118,18 @@ static bool ledger_sums(loader *ld, uint64_t upto, load_counts *c)
 
 /* The figures a lane of a chunk committed, from connection d; false when
  * that lane has no ledger row (or the query failed: see db_ok). */
-bool ld_lane_figures(loader *ld, db *d, buf *sql, uint64_t chunk_no, int lane,
-                           load_counts *c)
+bool ld_lane_figures(loader *ld, db *d, buf *sql, uint64_t chunk_no, int lane, load_counts *c)
 {
     char chunk_s[24], lane_s[16];
     snprintf(chunk_s, sizeof chunk_s, "%llu", (unsigned long long)chunk_no);
     snprintf(lane_s, sizeof lane_s, "%d", lane);
     const char *p[] = {ld->t.display, ld->file.digest, chunk_s, lane_s};
-    if (!ld_render(ld, sql, SQL_LEDGER_LANE_FIGURES))
-        return false;
-    db_result *r = db_query(d, buf_cstr(sql), 4, p);
+    db_result *r = ledger_query(ld, d, sql, SQL_LEDGER_LANE_FIGURES, 4, p);
     if (!r)
         return false;
     bool found = db_nrows(r) > 0;
     if (found)
-        read_figures(r, 0, c);
+        read_figures(r, c);
     db_result_free(&r);
     return found;
 }
@@ -137,10 +139,7 @@ static bool read_lanes(loader *ld, int lanes)
 {
     memset(ld->lane_done, 0, sizeof ld->lane_done);
     const char *p[] = {ld->t.display, ld->file.digest};
-    buf *sql = &ld->workers[0].sql;
-    if (!ld_render(ld, sql, SQL_LEDGER_LANES))
-        return false;
-    db_result *r = db_query(ld_control(ld), buf_cstr(sql), 2, p);
+    db_result *r = ledger_query(ld, ld_control(ld), &ld->workers[0].sql, SQL_LEDGER_LANES, 2, p);
     if (!r)
         return false;
     for (int i = 0; i < db_nrows(r); i++) {
@@ -183,10 +182,8 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
             return ledger_failed(ld, "ledger");
     }
     buf *sql = &ld->workers[0].sql;
-    if (!ld_render(ld, sql, SQL_LEDGER_LOOKUP))
-        return EXIT_DATABASE;
     const char *p[] = {ld->t.display, id->digest};
-    db_result *r = db_query(ld_control(ld), buf_cstr(sql), 2, p);
+    db_result *r = ledger_query(ld, ld_control(ld), sql, SQL_LEDGER_LOOKUP, 2, p);
     if (!r)
         return ledger_failed(ld, "cannot read the ledger");
     bool known = db_nrows(r) > 0;

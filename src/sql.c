@@ -96,8 +96,9 @@ const char SQL_CONFLICT_UPDATE[] =
  * session changed meanwhile still obeys the same rules there.
  * Rows come in business-key order (the client sorts them), so concurrent
  * loaders lock keys in the same order.
- * Columns: inserted, updated, stale, unchanged, and the ords of the rows
- * sent to the INSERT that it did not write (SQL_MISSED_*), or NULL.
+ * Columns: inserted, updated, stale, and the ords of the rows sent to the
+ * INSERT that it did not write (SQL_MISSED_*), or NULL.  The loader derives
+ * unchanged: the rows that are none of these.
  */
 const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
@@ -128,14 +129,13 @@ const char SQL_MERGE_PROBE[] =
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
-    "       (SELECT count(*) FILTER (WHERE verdict = 2) FROM verdicts),"
     "       {missed_probe}";
 
 /*
  * The same merge when most keys are expected to be new (a first load): no
  * probe, every row goes straight to the INSERT; the few rows it does not
  * write are classified afterwards by SQL_COUNT_STALE.  Columns as above,
- * with stale and unchanged left for that count (-1).
+ * stale 0 (all left for that count).
  */
 const char SQL_MERGE_DIRECT[] =
     "WITH merged AS ("
@@ -148,7 +148,7 @@ const char SQL_MERGE_DIRECT[] =
     "{do_update}"
     ") "
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
-    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), -1, -1,"
+    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), 0,"
     "       {missed_direct}";
 
 /* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
