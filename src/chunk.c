@@ -32,6 +32,9 @@ struct chunk {
     uint32_t *table;        /* row index + 1, 0 = empty */
     size_t table_cap;       /* power of two, > 2 * rows */
     chunk_counts counts;
+    bool keep_first;
+    int16_t final_status[CHUNK_MAX_FINAL];
+    size_t n_final;
 };
 
 uint32_t row_key_hash(const row *r)
@@ -113,6 +116,22 @@ void chunk_reset(chunk *ch)
     buf_clear(&ch->arena);
     memset(ch->table, 0, ch->table_cap * sizeof *ch->table);
     memset(&ch->counts, 0, sizeof ch->counts);
+}
+
+void chunk_set_policy(chunk *ch, const chunk_policy *p)
+{
+    ch->keep_first = p->keep_first;
+    ch->n_final = p->n_final_status < CHUNK_MAX_FINAL ? p->n_final_status : CHUNK_MAX_FINAL;
+    for (size_t i = 0; i < ch->n_final; i++)
+        ch->final_status[i] = p->final_status[i];
+}
+
+static bool is_final(const chunk *ch, int16_t status)
+{
+    for (size_t i = 0; i < ch->n_final; i++)
+        if (ch->final_status[i] == status)
+            return true;
+    return false;
 }
 
 size_t chunk_size(const chunk *ch)
@@ -207,8 +226,21 @@ bool chunk_add(chunk *ch, const row *r)
             chunk_get(ch, i, &old);
             if (row_same_key(&old, r)) {
                 ch->counts.rows_deduplicated++;
-                if (r->received_us < old.received_us)
-                    return true;    /* the row already held is newer */
+                if (ch->keep_first)
+                    return true;    /* the first write wins */
+                /* The status a row-by-row load would leave: a final one,
+                 * once some row held it, stays (the first in file order;
+                 * the kept row already carries it). */
+                int16_t status = r->status;
+                if (is_final(ch, old.status))
+                    status = old.status;
+                if (r->received_us < old.received_us) {
+                    /* The row already held is newer: it stays, taking the
+                     * new row's status only when that one is final. */
+                    if (status != old.status && is_final(ch, status))
+                        ch->rows[i].status = status;
+                    return true;
+                }
                 /* The new row wins (later instant, or a tie read later).
                  * Its texts go to fresh arena space; the old ones stay as
                  * dead bytes until the chunk is reset. */
@@ -217,6 +249,7 @@ bool chunk_add(chunk *ch, const row *r)
                     ch->counts.rows_deduplicated--;
                     return false;
                 }
+                s.status = status;
                 ch->rows[i] = s;
                 return true;
             }

@@ -1,9 +1,16 @@
 /*
  * chunk.h - a chunk of validated rows, deduplicated by business key.
  *
- * Inside a chunk each business key keeps the row with the latest
- * received_at instant; on a tie the row read later wins.  The loser is
- * counted as deduplicated.  A chunk owns copies of all its texts, so it
+ * Inside a chunk each business key keeps one row; the others are counted
+ * as deduplicated.  Which one is the chunk's policy (chunk_set_policy):
+ * - latest (the default, --on-conflict update): the row with the latest
+ *   received_at instant, on a tie the row read later; but when any row of
+ *   the key holds a final status, the kept row takes the first such status
+ *   in file order (SPEC.md: final statuses do not depend on order), as a
+ *   row-by-row load in file order would end;
+ * - first (--on-conflict nothing): the first row in file order, what a
+ *   row-by-row load under "the first write wins" keeps.
+ * So the chunk size never changes the table a file leaves.  A chunk owns copies of all its texts, so it
  * outlives the reader's buffers and can be handed to another thread.
  * Ownership: chunk_new() returns a chunk freed with chunk_free(), which sets
  * the caller's pointer to NULL.  Views returned by chunk_get() point into the
@@ -43,11 +50,24 @@ typedef struct chunk_counts {
 
 typedef struct chunk chunk;
 
+/* How chunk_add() picks the row a key keeps (see above).  The statuses are
+ * copied by chunk_set_policy(). */
+typedef struct chunk_policy {
+    bool keep_first;
+    const int16_t *final_status;
+    size_t n_final_status;
+} chunk_policy;
+
+#define CHUNK_MAX_FINAL 32
+
 /* A chunk with room for max_rows distinct rows (it grows if needed). */
 chunk *chunk_new(size_t max_rows);
 void chunk_free(chunk **ch);
 /* Empties the chunk (keeping its memory) and zeroes its counts. */
 void chunk_reset(chunk *ch);
+/* Sets the deduplication policy; call on an empty chunk.  At most
+ * CHUNK_MAX_FINAL final statuses are taken. */
+void chunk_set_policy(chunk *ch, const chunk_policy *p);
 
 /*
  * Adds a copy of *r, deduplicating against the rows already in the chunk.

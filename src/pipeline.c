@@ -19,6 +19,8 @@
 #include "signals.h"
 #include "validate.h"
 
+_Static_assert(CHUNK_MAX_FINAL >= MAX_FINAL_STATUSES, "a chunk keeps every final status");
+
 typedef enum fill_result {
     FILL_FULL,          /* chunk_rows records read */
     FILL_EOF,           /* input ended (the chunk may hold rows) */
@@ -152,10 +154,15 @@ static bool feed_start(chunk_feed *f, file_run *fr, size_t chunk_rows, uint64_t 
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
     f->inited = true;
+    const config *cfg = fr->cfg;
+    chunk_policy pol = {.keep_first = cfg->conflict == CONFLICT_NOTHING,
+                        .final_status = cfg->final_status,
+                        .n_final_status = cfg->n_final_status};
     for (int i = 0; i < 2; i++) {
         f->spare[i] = chunk_new(chunk_rows);
         if (!f->spare[i])
             return false;
+        chunk_set_policy(f->spare[i], &pol);
         f->n_spare++;
     }
     return pthread_create(&f->thread, NULL, feed_main, f) == 0;

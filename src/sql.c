@@ -66,21 +66,31 @@ const char SQL_COPY_STAGE[] =
     "payload, received_at) FROM STDIN (FORMAT binary)";
 
 /*
- * The conflict action of SPEC.md, shared by both merges: the incoming row
- * replaces the active one only when it is not older and changes something,
- * and a final status ($3) is kept.  Rows it turns away are locked, not
- * written.  xmax = 0 tells an inserted row from an updated one.
+ * The conflict action of SPEC.md, shared by both merges, for the incoming
+ * row against the active row of its key ($3: the final statuses):
+ * - not older: it replaces payload, received_at and status when it changes
+ *   something, but a final status of the active row stays;
+ * - older: it is stale, unless it holds a final status the active row
+ *   lacks: then only the status becomes that final one (payload and
+ *   received_at stay the newer version's), so the order in which versions
+ *   arrive never decides a key's final status.
+ * Rows it turns away are locked, not written.  xmax = 0 tells an inserted
+ * row from an updated one.
  */
 const char SQL_CONFLICT_UPDATE[] =
     "  ON CONFLICT {conflict}"
-    "  DO UPDATE SET payload = EXCLUDED.payload,"
-    "                received_at = EXCLUDED.received_at,"
+    "  DO UPDATE SET payload = CASE WHEN t.received_at <= EXCLUDED.received_at"
+    "                               THEN EXCLUDED.payload ELSE t.payload END,"
+    "                received_at = greatest(t.received_at, EXCLUDED.received_at),"
     "                status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
     "                              ELSE EXCLUDED.status END"
-    "   WHERE t.received_at <= EXCLUDED.received_at"
-    "     AND (t.payload, t.received_at, t.status) IS DISTINCT FROM"
-    "         (EXCLUDED.payload, EXCLUDED.received_at,"
-    "          CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status ELSE EXCLUDED.status END)"
+    "   WHERE CASE WHEN t.received_at <= EXCLUDED.received_at"
+    "              THEN (t.payload, t.received_at, t.status) IS DISTINCT FROM"
+    "                   (EXCLUDED.payload, EXCLUDED.received_at,"
+    "                    CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                         ELSE EXCLUDED.status END)"
+    "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
+    "                   AND NOT t.status = ANY ($3::smallint[]) END"
     "  RETURNING (t.xmax = 0) AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
 
 /*
@@ -89,7 +99,8 @@ const char SQL_CONFLICT_UPDATE[] =
  *
  * verdicts: each staged row is first compared with the active row of its key
  * (one index probe): no row or an older/different one -> 0, to write; a
- * newer one -> 1, stale; the same version -> 2, unchanged.  Only rows to
+ * newer one -> 1, stale (but 0 when the staged row brings a final status
+ * the newer one lacks); the same version -> 2, unchanged.  Only rows to
  * write reach the INSERT, so stale and unchanged rows are never locked and
  * never written: a re-import costs one probe per row.  The INSERT's own
  * conflict action stays the guard against concurrent loaders: a row another
@@ -104,7 +115,9 @@ const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
     "  SELECT s.*,"
     "         CASE WHEN cur.received_at IS NULL THEN 0"
-    "              WHEN cur.received_at > s.received_at THEN 1"
+    "              WHEN cur.received_at > s.received_at THEN"
+    "                   CASE WHEN s.status = ANY ($3::smallint[])"
+    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
     "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
     "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
     "                                     ELSE s.status END THEN 2"

@@ -3,7 +3,8 @@
  * received_at instant wins, a tie goes to the row read later, each loser
  * is counted once; keys compared exactly (no structural collisions between
  * "ab"+"c" and "a"+"bc"); growth far beyond the initial capacity; sorting by
- * key (bytewise, unsigned); reset and reuse.  A randomised run is checked
+ * key (bytewise, unsigned); reset and reuse; the final-status and
+ * keep-first policies.  A randomised run is checked
  * against a plain reference computed without the hash table.
  */
 #include <stdarg.h>
@@ -446,6 +447,62 @@ static void test_key_hash_is_stable(void **state)
     chunk_free(&ch);
 }
 
+/* The dedup policies: a final status of any row of the key reaches the
+ * kept (latest) row, the first final status in file order staying; with
+ * keep_first the first row in file order is kept whatever its instant. */
+static void test_policies(void **state)
+{
+    static const int16_t finals[] = {2, 3};
+    static const struct {
+        bool keep_first;
+        int16_t status[3];
+        int64_t us[3];
+        int n;
+        int16_t want_status;
+        const char *want_payload;
+    } policy_cases[] = {
+        /* latest: the newer row keeps its payload, takes the older final status */
+        {false, {2, 1}, {10, 11}, 2, 2, "p1"},
+        {false, {1, 2}, {11, 10}, 2, 2, "p0"},
+        /* no final status: the latest row, its own status */
+        {false, {1, 0}, {10, 11}, 2, 0, "p1"},
+        {false, {0, 1}, {11, 10}, 2, 0, "p0"},
+        /* a tie goes to the row read later; a final one reaches it */
+        {false, {2, 0}, {10, 10}, 2, 2, "p1"},
+        /* two final statuses: the first in file order stays */
+        {false, {3, 2, 1}, {10, 11, 12}, 3, 3, "p2"},
+        {false, {1, 2, 3}, {12, 11, 10}, 3, 2, "p0"},
+        /* keep_first: the first row, whatever its instant or status */
+        {true, {0, 2}, {10, 11}, 2, 0, "p0"},
+        {true, {1, 2}, {11, 10}, 2, 1, "p0"},
+    };
+    static const char *const payloads[] = {"p0", "p1", "p2"};
+
+    (void)state;
+    for (size_t c = 0; c < sizeof policy_cases / sizeof policy_cases[0]; c++) {
+        chunk *ch = chunk_new(2);
+        chunk_policy pol = {policy_cases[c].keep_first, finals, 2};
+        row got;
+
+        chunk_set_policy(ch, &pol);
+        for (int i = 0; i < policy_cases[c].n; i++) {
+            row r = mk(1, "wx", "K", "pay", policy_cases[c].us[i], payloads[i], (uint64_t)i + 1);
+
+            r.status = policy_cases[c].status[i];
+            assert_true(chunk_add(ch, &r));
+        }
+        assert_int_equal(chunk_size(ch), 1);
+        assert_int_equal(chunk_counts_of(ch)->rows_deduplicated, policy_cases[c].n - 1);
+        chunk_get(ch, 0, &got);
+        if (got.status != policy_cases[c].want_status ||
+            !text_is(got.payload, got.payload_len, policy_cases[c].want_payload))
+            fail_msg("case %zu: status %d payload %.*s, want %d %s", c, got.status,
+                     (int)got.payload_len, got.payload, policy_cases[c].want_status,
+                     policy_cases[c].want_payload);
+        chunk_free(&ch);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_reset_and_counts),
         cmocka_unit_test(test_row_same_key),
         cmocka_unit_test(test_key_hash_is_stable),
+        cmocka_unit_test(test_policies),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
