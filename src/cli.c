@@ -59,7 +59,8 @@ static const option_def options[] = {
      "input format (default: from the name: .csv, .ndjson, .jsonl, optionally .gz)"},
     {OPT_DELIMITER, 0, "delimiter", "C", READING, "CSV field delimiter (default ,)"},
     {OPT_SET, 0, "set", "COLUMN=VALUE", READING,
-     "supply a column the file does not have (repeatable)"},
+     "supply a column the file does not have, or a constant for another column of the "
+     "table, set on the rows it inserts (repeatable)"},
     {OPT_REJECTS, 0, "rejects", "PATH", READING,
      "append rejected rows here (default idemload-rejects.ndjson)"},
     {OPT_MAX_REJECTS, 0, "max-rejects", "N", READING,
@@ -188,16 +189,38 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
         break;
     case OPT_SET: {
         const char *eq = strchr(arg, '=');
-        int col = eq ? column_lookup(arg, (size_t)(eq - arg)) : -1;
-        if (col < 0) {
-            buf_printf(err, "--set takes COLUMN=VALUE with COLUMN one of tenant_id, channel, "
-                            "out_trade_no, callback_type, status, payload, received_at; got '%s'",
-                       arg);
+        if (!eq || eq == arg) {
+            buf_printf(err, "--set takes COLUMN=VALUE; got '%s'", arg);
             return CLI_ERROR;
         }
-        if (!validate_preset((column)col, eq + 1, err))
+        size_t name_len = (size_t)(eq - arg);
+        int col = column_lookup(arg, name_len);
+        if (col >= 0) {
+            if (!validate_preset((column)col, eq + 1, err))
+                return CLI_ERROR;
+            cfg->presets.value[col] = eq + 1;
+            break;
+        }
+        /* Another column of the target: checked against the catalog (its
+         * existence, type and constraints) once connected. */
+        if (name_len >= sizeof cfg->extra_set[0].name) {
+            buf_printf(err, "--set %.*s: a column name has at most 63 bytes", (int)name_len, arg);
             return CLI_ERROR;
-        cfg->presets.value[col] = eq + 1;
+        }
+        for (size_t i = 0; i < cfg->n_extra_set; i++)
+            if (strlen(cfg->extra_set[i].name) == name_len &&
+                memcmp(cfg->extra_set[i].name, arg, name_len) == 0) {
+                buf_printf(err, "--set %.*s is given twice", (int)name_len, arg);
+                return CLI_ERROR;
+            }
+        if (cfg->n_extra_set == MAX_EXTRA_SETS) {
+            buf_printf(err, "--set: at most %d columns beyond idemload's own", MAX_EXTRA_SETS);
+            return CLI_ERROR;
+        }
+        column_set *cs = &cfg->extra_set[cfg->n_extra_set++];
+        memcpy(cs->name, arg, name_len);
+        cs->name[name_len] = '\0';
+        cs->value = eq + 1;
         break;
     }
     case OPT_REJECTS:

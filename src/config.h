@@ -34,6 +34,15 @@ typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
  * lane, so two connections never touch one key (BENCHMARKS.md). */
 #define DEFAULT_JOBS 2
 #define MAX_JOBS 16
+/* --set for columns of the target beyond idemload's own. */
+#define MAX_EXTRA_SETS 32
+
+/* One --set COLUMN=VALUE for a column idemload does not write itself: a
+ * constant for every row it inserts (name copied: argv holds "COLUMN=VALUE"). */
+typedef struct column_set {
+    char name[64];          /* PostgreSQL names have at most 63 bytes */
+    const char *value;
+} column_set;
 
 typedef struct config {
     command cmd;
@@ -42,6 +51,8 @@ typedef struct config {
     input_format format;         /* FORMAT_AUTO: from each file's name */
     char delimiter;
     presets presets;
+    column_set extra_set[MAX_EXTRA_SETS];
+    size_t n_extra_set;
     const char *rejects_path;
     int64_t max_rejects;         /* -1: no limit */
     size_t chunk_rows;

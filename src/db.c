@@ -54,19 +54,21 @@ static void clear_error(db *d)
 }
 
 /*
- * Errors about the environment rather than one row: no privilege, a missing
- * object, a full disk, a lock that cannot be had, the server itself.  They
- * would fail every row alike, so isolating rows would only reject the whole
- * file row by row.
+ * Is the error about one row's data (SPEC.md, "A row's fault or the load's
+ * fault")?  Only a data exception (22), an integrity constraint violation
+ * (23), a value too large (54, a key beyond the index's row size) or an
+ * error raised by a trigger or function (P0) can be one row's fault; every
+ * other class (feature not supported, undefined objects, privileges, disk,
+ * internal errors, ...) would fail every row alike, so isolating rows would
+ * only reject a whole file row by row.
  */
-static bool is_environment_error(const char *state)
+static bool is_row_error(const char *state)
 {
-    static const char *const classes[] = {"25", "28", "3D", "3F", "42", "53", "55", "57", "58",
-                                          "F0", "XX"};
+    static const char *const classes[] = {"22", "23", "54", "P0"};
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         if (strncmp(state, classes[i], 2) == 0)
             return true;
-    return state[0] == '\0';
+    return false;
 }
 
 /* Records the error of res (may be NULL: a connection-level failure). */
@@ -105,10 +107,10 @@ static void set_error(db *d, const PGresult *res)
         d->cls = DBE_RETRY;
     else if (strcmp(d->sqlstate, "57014") == 0)
         d->cls = DBE_CANCELED;
-    else if (is_environment_error(d->sqlstate))
-        d->cls = DBE_FATAL;
-    else
+    else if (is_row_error(d->sqlstate))
         d->cls = DBE_DATA;
+    else
+        d->cls = DBE_FATAL;
 }
 
 static void on_notice(void *arg, const PGresult *res)
@@ -210,8 +212,8 @@ db_result *db_query(db *d, const char *sql, int nparams, const char *const *para
         PQclear(res);
         snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
         buf_clear(&d->message);
-        buf_append_str(&d->message, "out of memory");
-        d->cls = DBE_DATA;
+        buf_append_str(&d->message, "out of memory (client)");
+        d->cls = DBE_FATAL;
         return NULL;
     }
     r->res = res;

@@ -27,10 +27,10 @@ typedef enum db_error_class {
     DBE_CONNECTION,   /* class 08 or the connection is gone: reconnect, retry */
     DBE_RETRY,        /* 40P01 deadlock, 40001 serialization: retry */
     DBE_CANCELED,     /* 57014: our own cancel (an interrupt) */
-    DBE_FATAL,        /* the environment: privileges, missing objects, disk
-                         full, lock not available (classes 25 28 3D 3F 42 53
-                         55 57 58 F0 XX): no row would load */
-    DBE_DATA          /* anything else: a value of some row */
+    DBE_FATAL,        /* anything not listed here: the load's failure
+                         (privileges, missing objects, feature not supported,
+                         disk full, ...): no row would load */
+    DBE_DATA          /* classes 22, 23, 54, P0: one row's fault */
 } db_error_class;
 
 /*

@@ -42,7 +42,8 @@
 
 static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger",
                                          "ledger_chunk", "do_update", "missed_probe",
-                                         "missed_direct", "lane", "lanes"};
+                                         "missed_direct", "lane", "lanes", "extra_cols",
+                                         "extra_vals"};
 
 static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
 {
@@ -56,7 +57,9 @@ static bool render_with(const loader *ld, buf *out, const char *tmpl, const char
                           update ? SQL_MISSED_PROBE : SQL_MISSED_NONE,
                           update ? SQL_MISSED_DIRECT : SQL_MISSED_NONE,
                           ld->ledger_lanes ? "lane" : "0",
-                          ld->ledger_lanes ? "lanes" : "1"};
+                          ld->ledger_lanes ? "lanes" : "1",
+                          buf_cstr(&ld->extra_cols),
+                          buf_cstr(&ld->extra_vals)};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
 }
@@ -280,6 +283,17 @@ loader *loader_open(const config *cfg, int *code)
         *code = EXIT_USAGE;
         goto fail;
     }
+    /* Columns beyond idemload's own: --set constants, NOT NULL columns
+     * nothing would fill; before any row is read.  Their parameters follow
+     * the merge's own ($1, $2 and, updating, $3). */
+    bool db_failed;
+    if (!target_check_columns(w0->conn, &ld->t, cfg->extra_set, cfg->n_extra_set,
+                              cfg->conflict == CONFLICT_UPDATE ? 4 : 3, &ld->extra_cols,
+                              &ld->extra_vals, &db_failed, &err)) {
+        log_error("%s", buf_cstr(&err));
+        *code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
+        goto fail;
+    }
     /* {2,3}: the final statuses as a smallint[] literal parameter. */
     size_t pos = 0;
     ld->final_array[pos++] = '{';
@@ -353,6 +367,7 @@ void loader_close(loader **ldp)
         db_close(&w->conn);
         buf_free(&w->sql);
         buf_free(&w->copybuf);
+        buf_free(&w->err_msg);
         ld_clear_refused(w);
         free(w->refused);
     }
@@ -360,6 +375,8 @@ void loader_close(loader **ldp)
     buf_free(&ld->merge_sql);
     buf_free(&ld->merge_direct_sql);
     buf_free(&ld->stale_sql);
+    buf_free(&ld->extra_cols);
+    buf_free(&ld->extra_vals);
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
     free(ld->idx);

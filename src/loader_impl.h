@@ -70,6 +70,8 @@ typedef struct worker {
     pthread_t thread;
     bool started;
     uint64_t seen;          /* the last job taken */
+    char err_state[6];      /* the last error's SQLSTATE and message, kept */
+    buf err_msg;            /* past the ROLLBACK that clears the connection's */
 } worker;
 
 struct loader {
@@ -78,6 +80,8 @@ struct loader {
     buf merge_sql;          /* the probing merge */
     buf merge_direct_sql;   /* the merge without the probe */
     buf stale_sql;
+    buf extra_cols;         /* ", col, ..." of --set beyond idemload's columns */
+    buf extra_vals;         /* ", $4::type, ..." their parameters */
     buf ledger_name;        /* quoted, schema-qualified */
     buf ledger_chunk_name;
     char final_array[16 * MAX_FINAL_STATUSES];

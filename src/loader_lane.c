@@ -56,9 +56,19 @@ static bool add_refused(worker *w, size_t index, const char *msg)
     return true;
 }
 
-static attempt_result classify(const loader *ld, const db *d)
+/*
+ * Classifies the error the worker's connection just returned, and keeps its
+ * SQLSTATE and message on the worker: the ROLLBACK that follows a failure
+ * clears the connection's own copy, and the user must still read the
+ * server's words.
+ */
+static attempt_result classify(worker *w)
 {
-    if (ld_cancelled(ld))
+    const db *d = w->conn;
+    snprintf(w->err_state, sizeof w->err_state, "%s", db_sqlstate(d));
+    buf_clear(&w->err_msg);
+    buf_append_str(&w->err_msg, db_message(d));
+    if (ld_cancelled(w->ld))
         return ATTEMPT_CANCELED;
     switch (db_error_class_of(d)) {
     case DBE_CONNECTION:
@@ -72,6 +82,33 @@ static attempt_result classify(const loader *ld, const db *d)
     default:
         return ATTEMPT_FAILED;
     }
+}
+
+/*
+ * What a failure of the whole load most likely means, for the message that
+ * stops it (SQLSTATE state); "" when there is nothing useful to add.
+ */
+static const char *failure_hint(const loader *ld, const char *state)
+{
+    if (strcmp(state, "0A000") == 0 && ld->t.distributed)
+        return "; the target is a Citus distributed table, and idemload's merge joins it with a "
+               "temporary staging table, which Citus cannot run: load into a local "
+               "(not distributed) table";
+    if (strncmp(state, "0A", 2) == 0)
+        return "; the server (or a trigger, rule or extension on the table) does not support a "
+               "statement idemload needs: nothing was rejected, fix the cause and run the same "
+               "command again";
+    if (strcmp(state, "42501") == 0)
+        return "; the role needs SELECT, INSERT and UPDATE on the table, CREATE on its schema "
+               "(for the ledger) and TEMP on the database";
+    if (strncmp(state, "42", 2) == 0)
+        return "; an object the merge or a trigger on the table needs is missing or wrong: "
+               "nothing was rejected, fix it and run the same command again";
+    if (strncmp(state, "53", 2) == 0)
+        return "; the server is out of a resource (disk, memory, connections)";
+    if (strcmp(state, "25006") == 0)
+        return "; the server is read-only (a standby?)";
+    return "";
 }
 
 /* COPYs the part's rows [lo, hi] into the staging table, ord = position + 1
@@ -113,13 +150,19 @@ static bool copy_rows(worker *w, const part *pt, size_t lo, size_t hi)
 static bool merge_rows(worker *w, size_t lo, size_t hi, load_counts *c)
 {
     loader *ld = w->ld;
+    const config *cfg = ld->cfg;
     char a[24], b[24];
     snprintf(a, sizeof a, "%zu", lo + 1);
     snprintf(b, sizeof b, "%zu", hi + 1);
-    const char *p[] = {a, b, ld->final_array};
-    bool update = ld->cfg->conflict == CONFLICT_UPDATE;
+    bool update = cfg->conflict == CONFLICT_UPDATE;
+    /* $1, $2 the ords, $3 the final statuses (updating), then the --set
+     * constants of other columns (target_check_columns). */
+    const char *p[3 + MAX_EXTRA_SETS] = {a, b, ld->final_array};
+    int np = update ? 3 : 2;
+    for (size_t i = 0; i < cfg->n_extra_set; i++)
+        p[np++] = cfg->extra_set[i].value;
     const buf *sql = w->probe ? &ld->merge_sql : &ld->merge_direct_sql;
-    db_result *r = db_query(w->conn, buf_cstr(sql), update ? 3 : 2, p);
+    db_result *r = db_query(w->conn, buf_cstr(sql), np, p);
     if (!r)
         return false;
     uint64_t n = hi - lo + 1;
@@ -167,15 +210,15 @@ static attempt_result isolate(worker *w, const part *pt, size_t lo, size_t hi, l
 {
     db *d = w->conn;
     if (!db_exec(d, "SAVEPOINT idemload_part"))
-        return classify(w->ld, d);
+        return classify(w);
     load_counts got = {0};
     if (copy_rows(w, pt, lo, hi) && merge_rows(w, lo, hi, &got)) {
         if (!db_exec(d, "RELEASE SAVEPOINT idemload_part"))
-            return classify(w->ld, d);
+            return classify(w);
         load_counts_add(c, &got);
         return ATTEMPT_OK;
     }
-    attempt_result ar = classify(w->ld, d);
+    attempt_result ar = classify(w);
     if (ar != ATTEMPT_DATA)
         return ar;
     buf msg = BUF_INIT;
@@ -183,7 +226,7 @@ static attempt_result isolate(worker *w, const part *pt, size_t lo, size_t hi, l
     if (!db_exec(d, "ROLLBACK TO SAVEPOINT idemload_part") ||
         !db_exec(d, "RELEASE SAVEPOINT idemload_part")) {
         buf_free(&msg);
-        return classify(w->ld, d);
+        return classify(w);
     }
     if (lo == hi) {
         bool ok = add_refused(w, pt->idx[lo], buf_cstr(&msg));
@@ -229,19 +272,19 @@ static attempt_result attempt_part(worker *w, int lane, bool isolated, load_coun
     ld_clear_refused(w);
     if (!db_exec(d, dry ? "SAVEPOINT idemload_chunk" : "BEGIN") ||
         !db_exec(d, SQL_TRUNCATE_STAGE))
-        return classify(w->ld, d);
+        return classify(w);
     attempt_result ar = ATTEMPT_OK;
     if (pt->n > 0) {
         if (isolated) {
             ar = isolate(w, pt, 0, pt->n - 1, c);
         } else if (!copy_rows(w, pt, 0, pt->n - 1) || !merge_rows(w, 0, pt->n - 1, c)) {
-            ar = classify(w->ld, d);
+            ar = classify(w);
         }
     }
     if (ar == ATTEMPT_OK) {
         c->rows_rejected += w->n_refused;
         if (ld->use_ledger && !dry && !ledger_chunk(w, lane, c))
-            ar = classify(w->ld, d);
+            ar = classify(w);
     }
     if (ar == ATTEMPT_OK)
         ld_arrive(ld, lane, true);
@@ -250,7 +293,7 @@ static attempt_result attempt_part(worker *w, int lane, bool isolated, load_coun
     if (ar == ATTEMPT_OK) {
         if (db_exec(d, dry ? "RELEASE SAVEPOINT idemload_chunk" : "COMMIT"))
             return ATTEMPT_OK;
-        ar = classify(w->ld, d);
+        ar = classify(w);
     }
     if (db_ok(d)) {
         if (dry) {
@@ -340,12 +383,14 @@ int ld_load_part(worker *w, int lane)
             pt->counts = c;
             return write_refused(w);
         }
-        db *d = w->conn;
+        const char *msg = buf_cstr(&w->err_msg), *state = w->err_state;
         switch (ar) {
         case ATTEMPT_DATA:
             if (isolated) {
-                log_error("%s: %s: %s (SQLSTATE %s)", ld->path, at, db_message(d),
-                          db_sqlstate(d));
+                /* Refused again with every refused row left out: at
+                 * COMMIT (a deferred constraint), or by the ledger. */
+                log_error("%s: %s: %s (SQLSTATE %s); nothing of this chunk was loaded", ld->path,
+                          at, msg, state);
                 return EXIT_DATABASE;
             }
             /* Some row is refused: find it, load the others. */
@@ -356,7 +401,10 @@ int ld_load_part(worker *w, int lane)
                       (unsigned long long)ld->last_committed);
             return EXIT_INTERRUPTED;
         case ATTEMPT_FAILED:
-            log_error("%s: %s: %s (SQLSTATE %s)", ld->path, at, db_message(d), db_sqlstate(d));
+            log_error("%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
+                      "rolled back, nothing rejected; last committed chunk: %llu", ld->path, at,
+                      msg, state, failure_hint(ld, state),
+                      (unsigned long long)ld->last_committed);
             return EXIT_DATABASE;
         default:
             break;
@@ -365,18 +413,18 @@ int ld_load_part(worker *w, int lane)
         if (++attempts > ld->cfg->retries || (ar == ATTEMPT_CONNECTION && ld->cfg->dry_run)) {
             log_error("%s: %s failed after %d retr%s: %s (SQLSTATE %s); last committed "
                       "chunk: %llu; run the same command again to resume after it",
-                      ld->path, at, attempts - 1, attempts - 1 == 1 ? "y" : "ies",
-                      db_message(d), db_sqlstate(d), (unsigned long long)ld->last_committed);
+                      ld->path, at, attempts - 1, attempts - 1 == 1 ? "y" : "ies", msg, state,
+                      (unsigned long long)ld->last_committed);
             return EXIT_DATABASE;
         }
-        log_warn("%s: %s: %s (SQLSTATE %s); retry %d of %d in %.1f s", ld->path, at,
-                 db_message(d), db_sqlstate(d), attempts, ld->cfg->retries,
+        log_warn("%s: %s: %s (SQLSTATE %s); retry %d of %d in %.1f s", ld->path, at, msg,
+                 state, attempts, ld->cfg->retries,
                  (double)backoff / 1000.0);
         sleep_ms(ld, backoff + rand() % 100);
         backoff = next_backoff(backoff);
         if (ld_cancelled(ld))
             return EXIT_INTERRUPTED;
-        if (ar == ATTEMPT_CONNECTION || !db_ok(d)) {
+        if (ar == ATTEMPT_CONNECTION || !db_ok(w->conn)) {
             if (!reconnect(w, at, &attempts, &backoff))
                 return ld_cancelled(ld) ? EXIT_INTERRUPTED : EXIT_DATABASE;
             if (ld->use_ledger) {

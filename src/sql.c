@@ -11,11 +11,23 @@ const char SQL_RESOLVE_TABLE[] =
     "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
     "WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p')";
 
-/* $1: table oid. */
+/* $1: table oid.  Name, NOT NULL, type, has a default (or identity),
+ * generated. */
 const char SQL_TABLE_COLUMNS[] =
-    "SELECT a.attname, a.attnotnull, format_type(a.atttypid, a.atttypmod) "
+    "SELECT a.attname, a.attnotnull, format_type(a.atttypid, a.atttypmod),"
+    "       a.atthasdef OR a.attidentity <> '', a.attgenerated <> '' "
     "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
     "ORDER BY a.attnum";
+
+/* Is Citus installed here?  Then $1 (table oid): is the table one of its
+ * distributed (or reference) tables? */
+const char SQL_HAS_CITUS[] = "SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL";
+const char SQL_TABLE_DISTRIBUTED[] =
+    "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::oid)";
+
+/* $1: a --set value, cast to its column's type ({type}, from format_type):
+ * does the server accept it? */
+const char SQL_CHECK_VALUE[] = "SELECT $1::{type}";
 
 /* $1: table oid.  One row per unique index, with its key columns in order. */
 const char SQL_UNIQUE_INDEXES[] =
@@ -107,6 +119,9 @@ const char SQL_CONFLICT_UPDATE[] =
  * session changed meanwhile still obeys the same rules there.
  * Rows come in business-key order (the client sorts them), so concurrent
  * loaders lock keys in the same order.
+ * {extra_cols}/{extra_vals}: columns beyond idemload's own and their --set
+ * constants ($4..), set on inserted rows only (an update changes payload,
+ * received_at and status, nothing else).
  * Columns: inserted, updated, stale, and the ords of the rows sent to the
  * INSERT that it did not write (SQL_MISSED_*), or NULL.  The loader derives
  * unchanged: the rows that are none of these.
@@ -132,9 +147,9 @@ const char SQL_MERGE_PROBE[] =
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
     "), merged AS ("
     "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at)"
+    "                            payload, received_at{extra_cols})"
     "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
-    "         v.payload::jsonb, v.received_at"
+    "         v.payload::jsonb, v.received_at{extra_vals}"
     "    FROM verdicts v"
     "   WHERE v.verdict = 0"
     "{do_update}"
@@ -153,9 +168,9 @@ const char SQL_MERGE_PROBE[] =
 const char SQL_MERGE_DIRECT[] =
     "WITH merged AS ("
     "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at)"
+    "                            payload, received_at{extra_cols})"
     "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "         s.payload::jsonb, s.received_at"
+    "         s.payload::jsonb, s.received_at{extra_vals}"
     "    FROM idemload_stage s"
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
     "{do_update}"

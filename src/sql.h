@@ -14,6 +14,9 @@
 
 extern const char SQL_RESOLVE_TABLE[];
 extern const char SQL_TABLE_COLUMNS[];
+extern const char SQL_HAS_CITUS[];
+extern const char SQL_TABLE_DISTRIBUTED[];
+extern const char SQL_CHECK_VALUE[];
 extern const char SQL_UNIQUE_INDEXES[];
 extern const char SQL_SESSION_SETTINGS[];
 extern const char SQL_CREATE_STAGE[];

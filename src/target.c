@@ -52,9 +52,9 @@ static bool predicate_ok(const char *pred, bool has_deleted_at)
                     strcmp(pred, "deleted_at IS NULL") == 0);
 }
 
-static char *dup_or_null(const db_result *r, int row, int col)
+static char *dup_or_null(const db_result *r, int ri, int col)
 {
-    return db_is_null(r, row, col) ? NULL : strdup(db_value(r, row, col));
+    return db_is_null(r, ri, col) ? NULL : strdup(db_value(r, ri, col));
 }
 
 bool target_quote_arg(db *d, const char *arg, buf *out)
@@ -115,13 +115,38 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
         buf_printf(err, "cannot read the columns of %s: %s", t->display, db_message(d));
         goto out;
     }
-    for (int i = 0; i < db_nrows(r); i++) {
-        if (strcmp(db_value(r, i, 0), "deleted_at") == 0)
+    t->n_columns = db_nrows(r);
+    t->columns = calloc((size_t)(t->n_columns ? t->n_columns : 1), sizeof *t->columns);
+    if (!t->columns) {
+        buf_printf(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < t->n_columns; i++) {
+        target_column *c = &t->columns[i];
+        c->name = strdup(db_value(r, i, 0));
+        c->type = strdup(db_value(r, i, 2));
+        if (!c->name || !c->type) {
+            buf_printf(err, "out of memory");
+            goto out;
+        }
+        c->not_null = strcmp(db_value(r, i, 1), "t") == 0;
+        c->has_default = strcmp(db_value(r, i, 3), "t") == 0;
+        c->generated = strcmp(db_value(r, i, 4), "t") == 0;
+        if (strcmp(c->name, "deleted_at") == 0)
             t->has_deleted_at = true;
-        if (strcmp(db_value(r, i, 0), "id") == 0)
+        if (strcmp(c->name, "id") == 0)
             t->has_id = true;
     }
     db_result_free(&r);
+
+    r = db_query(d, SQL_HAS_CITUS, 0, NULL);
+    bool citus = r && strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (citus) {
+        r = db_query(d, SQL_TABLE_DISTRIBUTED, 1, p2);
+        t->distributed = r && strcmp(db_value(r, 0, 0), "t") == 0;
+        db_result_free(&r);
+    }
 
     r = db_query(d, SQL_UNIQUE_INDEXES, 1, p2);
     if (!r) {
@@ -130,6 +155,11 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
     }
     t->n_indexes = db_nrows(r);
     t->indexes = calloc((size_t)(t->n_indexes ? t->n_indexes : 1), sizeof *t->indexes);
+    if (!t->indexes) {
+        t->n_indexes = 0;
+        buf_printf(err, "out of memory");
+        goto out;
+    }
     for (int i = 0; i < t->n_indexes; i++) {
         unique_index *ix = &t->indexes[i];
         ix->name = strdup(db_value(r, i, 0));
@@ -196,8 +226,138 @@ void target_fix_hint(const target *t, buf *out)
     buf_free(&name);
 }
 
+/* The columns idemload writes itself, in every row. */
+static bool written_by_idemload(const char *name)
+{
+    static const char *const own[] = {"tenant_id", "channel", "out_trade_no", "callback_type",
+                                      "status", "payload", "received_at"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(own[i], name) == 0)
+            return true;
+    return false;
+}
+
+static const target_column *find_column(const target *t, const char *name)
+{
+    for (int i = 0; i < t->n_columns; i++)
+        if (strcmp(t->columns[i].name, name) == 0)
+            return &t->columns[i];
+    return NULL;
+}
+
+/* Is name a key column of some unique index (the primary key included)? */
+static bool in_unique_key(const target *t, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < t->n_indexes; i++) {
+        const char *p = t->indexes[i].columns;
+        while (p && *p) {
+            const char *comma = strchr(p, ',');
+            size_t n = comma ? (size_t)(comma - p) : strlen(p);
+            if (n == len && strncmp(p, name, n) == 0)
+                return true;
+            p = comma ? comma + 1 : NULL;
+        }
+    }
+    return false;
+}
+
+/* One --set: the column and its value.  False with *err (and *db_failed
+ * when the server could not answer). */
+static bool check_set(db *d, const target *t, const column_set *cs, bool *db_failed, buf *err)
+{
+    const target_column *c = find_column(t, cs->name);
+    if (!c) {
+        buf_printf(err, "--set %s: table %s has no column %s", cs->name, t->display, cs->name);
+        return false;
+    }
+    if (c->generated) {
+        buf_printf(err, "--set %s: column %s of %s is generated; it cannot be set", cs->name,
+                   c->name, t->display);
+        return false;
+    }
+    if (strcmp(c->name, "deleted_at") == 0) {
+        buf_printf(err, "--set %s: idemload loads active rows; setting the soft-delete marker "
+                        "would insert every row already deleted", cs->name);
+        return false;
+    }
+    if (in_unique_key(t, c->name)) {
+        buf_printf(err, "--set %s: column %s is in a unique index of %s; one constant there "
+                        "would collide for every row but the first", cs->name, c->name,
+                   t->display);
+        return false;
+    }
+    buf sql = BUF_INIT;
+    const char *names[] = {"type"};
+    const char *values[] = {c->type};
+    const char *params[] = {cs->value};
+    bool ok = sql_render(&sql, SQL_CHECK_VALUE, 1, names, values);
+    db_result *r = ok ? db_query(d, buf_cstr(&sql), 1, params) : NULL;
+    buf_free(&sql);
+    if (r) {
+        db_result_free(&r);
+        return true;
+    }
+    if (!ok) {
+        buf_printf(err, "out of memory");
+    } else if (db_error_class_of(d) == DBE_DATA) {
+        buf_printf(err, "--set %s=%s: not a valid %s: %s", cs->name, cs->value, c->type,
+                   db_message(d));
+    } else {
+        *db_failed = true;
+        buf_printf(err, "--set %s: cannot check the value: %s (SQLSTATE %s)", cs->name,
+                   db_message(d), db_sqlstate(d));
+    }
+    return false;
+}
+
+bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
+                          int first_param, buf *cols, buf *vals, bool *db_failed, buf *err)
+{
+    *db_failed = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!check_set(d, t, &sets[i], db_failed, err))
+            return false;
+        const target_column *c = find_column(t, sets[i].name);
+        if (!buf_append_str(cols, ", ") || !db_append_ident(d, cols, c->name) ||
+            !buf_printf(vals, ", $%d::%s", first_param + (int)i, c->type)) {
+            buf_printf(err, "out of memory");
+            return false;
+        }
+    }
+    /* NOT NULL columns nothing fills: all of them in one message. */
+    buf missing = BUF_INIT, fix = BUF_INIT;
+    for (int i = 0; i < t->n_columns; i++) {
+        const target_column *c = &t->columns[i];
+        if (!c->not_null || c->has_default || c->generated || written_by_idemload(c->name))
+            continue;
+        bool set = false;
+        for (size_t k = 0; k < n && !set; k++)
+            set = strcmp(sets[k].name, c->name) == 0;
+        if (set)
+            continue;
+        buf_printf(&missing, "%s%s (%s)", missing.len ? ", " : "", c->name, c->type);
+        buf_printf(&fix, "%s--set %s=VALUE", fix.len ? " " : "", c->name);
+    }
+    bool ok = missing.len == 0;
+    if (!ok)
+        buf_printf(err, "table %s has NOT NULL column%s without a default that idemload does "
+                        "not write: %s; give %s a value for every inserted row with %s, or give "
+                        "it a default",
+                   t->display, strchr(buf_cstr(&missing), ',') ? "s" : "", buf_cstr(&missing),
+                   strchr(buf_cstr(&missing), ',') ? "them" : "it", buf_cstr(&fix));
+    buf_free(&missing);
+    buf_free(&fix);
+    return ok;
+}
+
 void target_free(target *t)
 {
+    for (int i = 0; i < t->n_columns; i++) {
+        free(t->columns[i].name);
+        free(t->columns[i].type);
+    }
+    free(t->columns);
     for (int i = 0; i < t->n_indexes; i++) {
         free(t->indexes[i].name);
         free(t->indexes[i].predicate);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "buf.h"
+#include "config.h"
 #include "db.h"
 
 typedef struct unique_index {
@@ -23,6 +24,14 @@ typedef struct unique_index {
     bool covers_key;        /* exactly the business key columns, no expressions */
 } unique_index;
 
+typedef struct target_column {
+    char *name;
+    char *type;             /* format_type(): a valid type name for a cast */
+    bool not_null;
+    bool has_default;       /* a default or an identity */
+    bool generated;
+} target_column;
+
 typedef struct target {
     char *schema;           /* as in the catalog */
     char *name;
@@ -31,6 +40,9 @@ typedef struct target {
     char *display;          /* schema.name for messages */
     bool has_deleted_at;
     bool has_id;
+    bool distributed;       /* a Citus distributed or reference table */
+    target_column *columns;
+    int n_columns;
     unique_index *indexes;
     int n_indexes;
     const unique_index *key_index;  /* the usable one, or NULL */
@@ -44,6 +56,21 @@ typedef struct target {
  * *err, *missing set) or on a database error (*missing false).
  */
 bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
+
+/*
+ * Checks the columns an import writes against the table, before any row is
+ * read: every --set beyond idemload's own columns (sets[0..n)) names a
+ * column that exists, is not generated, not the soft-delete marker and not
+ * a key column of a unique index (a constant there would collide for every
+ * row but one), and holds a value of its type; and every NOT NULL column
+ * without a default is written by idemload or by a --set.  Returns true when
+ * the import can go on; otherwise the message is in *err and *db_failed
+ * says whether it was the database (exit 4) rather than the configuration
+ * (exit 2).  Appends to *cols ", col, ..." and to *vals ", $k::type, ..."
+ * with k counting from first_param, for the merge's INSERT.
+ */
+bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
+                          int first_param, buf *cols, buf *vals, bool *db_failed, buf *err);
 
 /* The CREATE UNIQUE INDEX statement that would make the table usable. */
 void target_fix_hint(const target *t, buf *out);

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# A failure of the load is not a failure of every row (SPEC.md, "A row's
+# fault or the load's fault"): only SQLSTATE classes 22, 23, 54 and P0 are
+# one row's refusal; anything else stops the load with exit 4, rejects
+# nothing, leaves the file to the same command once the cause is fixed, and
+# says the server's words and SQLSTATE.  Columns of the table idemload does
+# not write keep their defaults or take a --set constant; a NOT NULL column
+# nothing fills is a configuration error before any row is read.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+
+$GEN --rows 3000 --seed 5 --dup-rate 0 --format csv --out rows.csv --quiet
+$GEN --rows 3000 --seed 5 --dup-rate 0 --format csv --expected rows.expected.csv --out /dev/null --quiet
+NROWS=$(python3 -c 'import csv,sys; print(sum(1 for _ in csv.DictReader(open(sys.argv[1]))))' rows.expected.csv)
+check "the generator wrote 3000 keys" test "$NROWS" -eq 3000
+count() { q "SELECT count(*) FROM payment_callback"; }
+rejects() { if [ -f rj.ndjson ]; then wc -l <rj.ndjson; else echo 0; fi; }
+completed() { q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'" 2>/dev/null || echo none; }
+
+# A load-level failure, then the fix, then the same command.
+# usage: load_failure NAME SQLSTATE MESSAGE SETUP_SQL FIX_SQL
+load_failure() {
+    local name=$1 state=$2 message=$3 setup=$4 fix=$5
+    new_db lf_$name; run init -d "$DB"; eq "$name: init" 0 $RC
+    q "CREATE SEQUENCE calls; $setup" >/dev/null || fail "$name: setup SQL"
+    rm -f rj.ndjson
+    run import -d "$DB" --rejects rj.ndjson --chunk-rows 1000 --report $name.json rows.csv
+    eq "$name: exit 4" 4 $RC
+    check "$name: stderr names the SQLSTATE" contains "$ERR" "SQLSTATE $state"
+    check "$name: stderr holds the server's message" contains "$ERR" "$message"
+    check "$name: stderr says it is the load, not a row" contains "$ERR" "the load failed, not a row"
+    eq "$name: nothing rejected" 0 "$(rejects)"
+    eq "$name: nothing in the table" 0 "$(count)"
+    eq "$name: the file is not completed in the ledger" 0 "$(completed)"
+    check "$name: the report says failed, no row rejected" \
+        jtrue $name.json 'r["files"][0]["status"] == "failed" and r["totals"]["rows_rejected"] == 0'
+    # A dry run meets the same failure: the same exit status, nothing rejected.
+    run import -d "$DB" --dry-run --rejects rj.ndjson --chunk-rows 1000 rows.csv
+    eq "$name: dry run exit 4" 4 $RC
+    eq "$name: dry run rejects nothing" 0 "$(rejects)"
+    # No isolation: the trigger ran a handful of times, not once per row
+    # of a halving search (about 2 x 3000 calls).
+    local calls
+    calls=$(q "SELECT last_value FROM calls")
+    check "$name: no row-by-row isolation ($calls trigger calls)" test "$calls" -le 20
+    q "$fix" >/dev/null || fail "$name: fix SQL"
+    run import -d "$DB" --rejects rj.ndjson --chunk-rows 1000 rows.csv
+    eq "$name: fixed, the same command (no --force) loads it: exit 0" 0 $RC
+    eq "$name: every row loaded" "$NROWS" "$(count)"
+    eq "$name: completed in the ledger" 1 "$(completed)"
+}
+
+load_failure unsupported 0A000 "cannot perform a lateral outer join (simulated)" \
+    "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERFORM nextval('calls'); RAISE EXCEPTION 'cannot perform a lateral outer join (simulated)' USING ERRCODE = '0A000'; END \$\$;
+     CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON payment_callback FOR EACH ROW EXECUTE FUNCTION refuse();" \
+    "DROP TRIGGER refuse ON payment_callback"
+run import -d "$DB" --force --rejects rj.ndjson rows.csv   # (table already loaded: all unchanged)
+eq "unsupported: a re-import after the fix exits 0" 0 $RC
+
+load_failure dropped_function 42883 "function helper() does not exist" \
+    "CREATE FUNCTION helper() RETURNS void LANGUAGE sql AS 'SELECT 1';
+     CREATE FUNCTION calls_helper() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERFORM nextval('calls'); PERFORM helper(); RETURN NEW; END \$\$;
+     CREATE TRIGGER calls_helper BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION calls_helper();
+     DROP FUNCTION helper();" \
+    "CREATE FUNCTION helper() RETURNS void LANGUAGE sql AS 'SELECT 1'"
+
+# The server's message reaches the user (it was lost on ROLLBACK once).
+new_db lf_msg; run init -d "$DB"
+q "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN RAISE EXCEPTION 'distributed subquery (simulated)' USING ERRCODE = '0A000'; END \$\$;
+   CREATE TRIGGER refuse BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION refuse();" >/dev/null
+run import -d "$DB" -j 1 --rejects rj.ndjson rows.csv
+eq "message: exit 4" 4 $RC
+check "message: the server's words and SQLSTATE on stderr" contains "$ERR" "distributed subquery (simulated) (SQLSTATE 0A000)"
+check "message: never an empty SQLSTATE" bash -c "! grep -q 'SQLSTATE )' '$ERR'"
+
+# One row raised against by a trigger (P0001): that row only.
+new_db lf_p0; run init -d "$DB"
+q "CREATE FUNCTION one() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN IF NEW.out_trade_no = '$(python3 -c 'import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[99]["out_trade_no"])' rows.expected.csv)' THEN RAISE EXCEPTION 'merchant blocked this order'; END IF; RETURN NEW; END \$\$;
+   CREATE TRIGGER one BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION one();" >/dev/null
+rm -f rj.ndjson
+run import -d "$DB" --rejects rj.ndjson rows.csv
+eq "P0001 for one row: exit 1" 1 $RC
+eq "P0001 for one row: one row rejected" 1 "$(rejects)"
+check "P0001 for one row: with the trigger's message and SQLSTATE" \
+    grep -q "merchant blocked this order (SQLSTATE P0001)" rj.ndjson
+eq "P0001 for one row: the others loaded" $((NROWS - 1)) "$(count)"
+
+# A CHECK constraint refusing one row (class 23): that row only.
+new_db lf_check; run init -d "$DB"
+bad=$(python3 -c 'import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[199]["out_trade_no"])' rows.expected.csv)
+q "ALTER TABLE payment_callback ADD CONSTRAINT no_bad CHECK (out_trade_no <> '$bad')" >/dev/null
+rm -f rj.ndjson
+run import -d "$DB" --rejects rj.ndjson rows.csv
+eq "CHECK for one row: exit 1" 1 $RC
+eq "CHECK for one row: one row rejected" 1 "$(rejects)"
+check "CHECK for one row: rejected for the constraint (23514)" grep -q "no_bad.*SQLSTATE 23514" rj.ndjson
+eq "CHECK for one row: the others loaded" $((NROWS - 1)) "$(count)"
+
+# =====================================================================
+# Columns idemload does not write
+# =====================================================================
+new_db lf_cols; run init -d "$DB"; eq "cols: init" 0 $RC
+q "ALTER TABLE payment_callback ADD COLUMN merchant_id bigint NOT NULL, ADD COLUMN created_at timestamptz NOT NULL DEFAULT '2020-01-01Z', ADD COLUMN note text" >/dev/null
+rm -f rj.ndjson
+run import -d "$DB" --rejects rj.ndjson rows.csv
+eq "NOT NULL column without default: exit 2" 2 $RC
+check "NOT NULL column without default: named, with the --set that fills it" \
+    contains "$ERR" "merchant_id (bigint).*--set merchant_id=VALUE"
+check "NOT NULL column without default: the column with a default is not named" \
+    bash -c "! grep -q created_at '$ERR'"
+eq "NOT NULL column without default: nothing rejected" 0 "$(rejects)"
+eq "NOT NULL column without default: no ledger written" "none" "$(completed)"
+run import -d "$DB" --dry-run rows.csv
+eq "NOT NULL column without default: dry run exit 2 too" 2 $RC
+run validate --set merchant_id=7 --rejects rj.ndjson rows.csv
+eq "validate accepts --set of a table column (it needs no table)" 0 $RC
+for bad in "merchant_id=abc" "merchant_id=" "nosuch=1" "id=5" "deleted_at=2026-01-01Z"; do
+    run import -d "$DB" --set "$bad" rows.csv
+    eq "--set $bad: exit 2" 2 $RC
+    eq "--set $bad: nothing loaded" 0 "$(count)"
+done
+run import -d "$DB" --set merchant_id=abc rows.csv
+check "--set merchant_id=abc: says it is not a valid bigint" contains "$ERR" "not a valid bigint"
+run import -d "$DB" --set nosuch=1 rows.csv
+check "--set nosuch=1: says the column does not exist" contains "$ERR" "has no column nosuch"
+run import -d "$DB" --set merchant_id=7 --set merchant_id=8 rows.csv
+eq "--set twice for one column: exit 2" 2 $RC
+run import -d "$DB" --set merchant_id=77 --set "note=it's \"quoted\"" --rejects rj.ndjson rows.csv
+eq "--set merchant_id=77: exit 0" 0 $RC
+eq "--set merchant_id=77: every row loaded with it, the default and the note" \
+    "$NROWS|$NROWS|$NROWS" \
+    "$(q "SELECT count(*) FILTER (WHERE merchant_id = 77) || '|' || count(*) FILTER (WHERE created_at = '2020-01-01Z') || '|' || count(*) FILTER (WHERE note = 'it''s \"quoted\"') FROM payment_callback")"
+# An update leaves the other columns alone (they describe the row's
+# creation): a newer version of every key with another --set.
+sed 's/2026-/2027-/g' rows.csv >rows_newer.csv
+run import -d "$DB" --set merchant_id=88 --report newer.json rows_newer.csv
+eq "newer versions with another --set: exit 0" 0 $RC
+check "newer versions: all updated" jtrue newer.json "r['totals']['updated'] == $NROWS"
+eq "newer versions: merchant_id kept from the insert" "$NROWS" "$(q "SELECT count(*) FROM payment_callback WHERE merchant_id = 77")"
+# With --on-conflict nothing the constants follow the merge's own parameters.
+new_db lf_cols2; run init -d "$DB"
+q "ALTER TABLE payment_callback ADD COLUMN merchant_id bigint NOT NULL" >/dev/null
+run import -d "$DB" --on-conflict nothing --set merchant_id=5 rows.csv
+eq "--on-conflict nothing with --set: exit 0" 0 $RC
+eq "--on-conflict nothing with --set: the value in every row" "$NROWS" "$(q "SELECT count(*) FROM payment_callback WHERE merchant_id = 5")"
+
+finish
