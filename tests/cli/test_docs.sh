@@ -92,6 +92,10 @@ sed -n '/^EXIT STATUS/,/^[A-Z]/p' man.txt >exit.txt
 for code in $(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/exitcodes.h"); do
     check "EXIT STATUS explains $code" grep -qE "^ {7}$code +[A-Z]" exit.txt
 done
+# --help's own line about exit statuses names the same numbers.
+eq "idemload --help names the statuses of exitcodes.h" \
+    "$(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/exitcodes.h" | sort -n | tr '\n' ' ')" \
+    "$(sed -n '/^Exit status:/,/^$/p' help.txt | grep -oE '(^|[ :,] ?)[0-9]+ [a-z]' | grep -oE '[0-9]+' | sort -n | tr '\n' ' ')"
 check "exitcodes.h has the six statuses" test "$(grep -c '^ *EXIT_[A-Z_]* = ' "$SRC/src/exitcodes.h")" -eq 6
 
 # FILES, ENVIRONMENT, EXAMPLES.
