@@ -8,7 +8,8 @@ build=${1:-build}
 shift || true
 
 packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev zlib1g-dev
-          libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev)
+          libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev
+          lintian man-db file)   # the last three: the package and man page tests
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -125,6 +125,29 @@ const char *cli_command_name(command cmd)
     return "";
 }
 
+bool cli_command_at(size_t i, cli_command_info *out)
+{
+    if (i >= N_COMMANDS)
+        return false;
+    *out = (cli_command_info){commands[i].cmd, commands[i].name, commands[i].args,
+                              commands[i].summary};
+    return true;
+}
+
+bool cli_option_at(size_t i, cli_option_info *out)
+{
+    if (i >= N_OPTIONS)
+        return false;
+    *out = (cli_option_info){options[i].short_name, options[i].long_name, options[i].arg,
+                             options[i].help};
+    return true;
+}
+
+bool cli_option_applies(size_t i, command cmd)
+{
+    return i < N_OPTIONS && (options[i].commands & CMDBIT(cmd)) != 0;
+}
+
 static bool parse_count(const char *s, int64_t min, int64_t max, int64_t *out)
 {
     return parse_int_in_range(s, strlen(s), min, max, out);

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The nightly example (doc/examples/idemload-nightly and its systemd units):
+# run by sh with a stand-in idemload that exits with a chosen status, it
+# loads yesterday's (or the given day's) files with the report and rejects
+# in a dated directory, treats status 1 (rows rejected: notify, unit
+# succeeds) and 4 (database: page, unit fails) differently, and never starts
+# while another nightly job holds the lock.  tests/db/test_nightly.sh runs
+# it with the real idemload.
+. "$(dirname "$0")/../lib.sh"
+NIGHTLY=$SRC/doc/examples/idemload-nightly
+check "the wrapper is valid sh" sh -n "$NIGHTLY"
+
+cat >fake <<'SH'
+#!/bin/sh
+# Stand-in idemload: records its arguments, exits with the status in ./rc.
+printf '%s\n' "$@" >"$FAKE_DIR/args"
+exit "$(cat "$FAKE_DIR/rc")"
+SH
+cat >alert <<'SH'
+#!/bin/sh
+echo "$1: $2" >>"$FAKE_DIR/alerts"
+SH
+chmod +x fake alert
+export FAKE_DIR=$WORK IDEMLOAD_BIN=$WORK/fake IDEMLOAD_INBOX=$WORK/inbox IDEMLOAD_OUT=$WORK/out
+export IDEMLOAD_LOCK=$WORK/nightly.lock IDEMLOAD_PAGE="$WORK/alert page" IDEMLOAD_NOTIFY="$WORK/alert notify"
+yesterday=$(date -d yesterday +%F)
+mkdir -p "inbox/$yesterday" inbox/2026-11-28
+touch "inbox/$yesterday/wechat.csv.gz" "inbox/$yesterday/mixed.ndjson.gz" "inbox/$yesterday/notes.txt"
+touch inbox/2026-11-28/alipay.ndjson.gz
+
+# nightly STATUS [ARGS]: runs the wrapper with idemload exiting STATUS; sets
+# RC, and ALERTS (what was paged or notified, one line each).
+nightly() {
+    echo "$1" >rc
+    shift
+    rm -f args alerts
+    sh "$NIGHTLY" "$@" >/dev/null 2>nightly.err
+    RC=$?
+    ALERTS=$(cat alerts 2>/dev/null)
+}
+
+nightly 0
+eq "all loaded: exit 0" 0 $RC
+eq "all loaded: nobody alerted" "" "$ALERTS"
+eq "idemload import with yesterday's .gz files, report and rejects in a dated directory" \
+"import
+--quiet
+-d
+service=payments
+--report
+$WORK/out/$yesterday/report.json
+--rejects
+$WORK/out/$yesterday/rejects.ndjson
+$WORK/inbox/$yesterday/mixed.ndjson.gz
+$WORK/inbox/$yesterday/wechat.csv.gz" "$(cat args)"
+check "the dated directory exists" test -d "out/$yesterday"
+
+printf '{"reason":"x"}\n{"reason":"y"}\n' >"out/$yesterday/rejects.ndjson"
+nightly 1
+eq "rows rejected: the unit succeeds (exit 0)" 0 $RC
+check "rows rejected: notified, with the rejects file" grep -q "^notify: .*rejected.*out/$yesterday/rejects.ndjson (2 lines)" <<<"$ALERTS"
+check "rows rejected: nobody paged" test -z "$(grep '^page' <<<"$ALERTS")"
+
+nightly 4
+eq "database error: exit 4 (the unit fails)" 4 $RC
+check "database error: paged" grep -q "^page: .*database error.*resumes" <<<"$ALERTS"
+eq "database error: one alert" 1 "$(grep -c . <<<"$ALERTS")"
+
+nightly 2
+eq "configuration error: exit 2" 2 $RC
+check "configuration error: paged" grep -q "^page: .*configuration" <<<"$ALERTS"
+nightly 3
+eq "corrupt input: exit 3" 3 $RC
+check "corrupt input: notified, not paged" grep -q "^notify: .*corrupt" <<<"$ALERTS"
+nightly 130
+eq "interrupted: exit 130" 130 $RC
+check "interrupted: notified" grep -q "^notify: .*interrupted" <<<"$ALERTS"
+
+IDEMLOAD_DB="host=/tmp dbname=pay" nightly 0 2026-11-28
+eq "a given day: its files, IDEMLOAD_DB as -d" \
+"import
+--quiet
+-d
+host=/tmp dbname=pay
+--report
+$WORK/out/2026-11-28/report.json
+--rejects
+$WORK/out/2026-11-28/rejects.ndjson
+$WORK/inbox/2026-11-28/alipay.ndjson.gz" "$(cat args)"
+
+nightly 0 2026-11-01
+eq "no files for the day: exit 3" 3 $RC
+check "no files for the day: idemload not run" test ! -e args
+check "no files for the day: notified" grep -q "^notify: .*no statement files" <<<"$ALERTS"
+
+# Another nightly job holds the lock (this shell, on its own descriptor).
+exec 8>>"$IDEMLOAD_LOCK"
+flock -n 8 || fail "could not take the lock for the test"
+nightly 0
+eq "lock held: exit 75" 75 $RC
+check "lock held: idemload not run" test ! -e args
+check "lock held: notified" grep -q "^notify: .*still holds" <<<"$ALERTS"
+exec 8>&-
+nightly 0
+eq "lock released: runs again" 0 $RC
+check "lock released: idemload ran" test -s args
+
+# The systemd units, with systemd's own checker when it is installed.
+if command -v systemd-analyze >/dev/null; then
+    mkdir -p units man/man1
+    cp "$SRC/doc/examples/idemload-nightly.service" "$SRC/doc/examples/idemload-nightly.timer" units/
+    install -m 755 "$NIGHTLY" units/idemload-nightly
+    sed -i "s|/usr/local/bin/idemload-nightly|$WORK/units/idemload-nightly|" units/idemload-nightly.service
+    cp "$(dirname "$IDEMLOAD")/doc/idemload.1" man/man1/
+    MANPATH=$WORK/man timeout 60 systemd-analyze verify units/idemload-nightly.timer \
+        units/idemload-nightly.service >verify.txt 2>&1
+    eq "systemd-analyze verify: nothing to say about the units" "" "$(cat verify.txt)"
+else
+    echo "skip - systemd-analyze is not installed: units not verified"
+fi
+finish
