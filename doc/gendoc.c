@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "buf.h"
-#include "cli_doc.h"
+#include "util/buf.h"
+#include "cli/cli_doc.h"
 
 static bool read_all(const char *path, buf *b)
 {

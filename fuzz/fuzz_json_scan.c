@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "json_scan.h"
+#include "rules/json_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,14 +18,14 @@
 
 #include <jansson.h>
 
-#include "chunk.h"
-#include "copy_encode.h"
+#include "chunk/chunk.h"
+#include "load/copy_encode.h"
 #include "fuzz_input.h"
-#include "json_scan.h"
-#include "reader.h"
-#include "rejects.h"
-#include "source.h"
-#include "validate.h"
+#include "rules/json_scan.h"
+#include "input/reader.h"
+#include "output/rejects.h"
+#include "input/source.h"
+#include "rules/validate.h"
 
 /* --set values for the columns the option byte marks as preset. */
 static const char *const preset_values[COL_COUNT] = {

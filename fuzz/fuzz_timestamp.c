@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz_input.h"
-#include "timestamp.h"
+#include "rules/timestamp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

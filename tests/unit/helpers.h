@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "reader.h"
-#include "source.h"
+#include "input/reader.h"
+#include "input/source.h"
 
 /* ---- temporary directory -------------------------------------------------- */
 

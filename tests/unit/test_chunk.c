@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chunk.h"
+#include "chunk/chunk.h"
 
 static row mk(int64_t tenant, const char *channel, const char *otn, const char *cb,
               int64_t us, const char *payload, uint64_t line)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_encode.h"
+#include "load/copy_encode.h"
 
 static row mkrow(int64_t tenant, const char *ch, const char *otn, const char *cb,
                  int16_t status, const char *payload, int64_t us)

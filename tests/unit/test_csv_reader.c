@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "reader.h"
+#include "input/reader.h"
 
 #define WINDOW (256 * 1024) /* reader.c's read window */
 

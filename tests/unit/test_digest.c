@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "digest.h"
+#include "util/digest.h"
 #include "helpers.h"
 
 #define MSG448 "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include "rules/json_scan.h"
 
 /* Copies [text, text+len) into a buffer of exactly len bytes. */
 static char *exact_copy(const char *text, size_t len)

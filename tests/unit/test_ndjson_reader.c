@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "reader.h"
+#include "input/reader.h"
 
 #define WINDOW (256 * 1024) /* reader.c's read window */
 #define TS "2026-03-01T10:00:00+08:00"

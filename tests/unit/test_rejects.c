@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "rejects.h"
+#include "output/rejects.h"
 
 static bool exists(const char *p)
 {

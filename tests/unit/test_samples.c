@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chunk.h"
-#include "reader.h"
-#include "source.h"
-#include "validate.h"
+#include "chunk/chunk.h"
+#include "input/reader.h"
+#include "input/source.h"
+#include "rules/validate.h"
 
 typedef struct sample {
     const char *name;

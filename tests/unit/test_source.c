@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "source.h"
+#include "input/source.h"
 
 #define RAW_CHUNK (256 * 1024) /* source.c's raw buffer */
 

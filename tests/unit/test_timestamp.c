@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timestamp.h"
+#include "rules/timestamp.h"
 
 #define S INT64_C(1000000)
 

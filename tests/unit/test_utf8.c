@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "rules/utf8.h"
 
 /*
  * Checks s[0..len) from an exact-size heap copy, so that ASan reports any

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate.h"
+#include "rules/validate.h"
 
 #define ABSENT "\x01" "absent"
 #define NUL_ "\x01" "null"

@@ -1,0 +1,80 @@
+/*
+ * config.h - everything the command line says, as one struct.
+ *
+ * cli.c fills it; nothing below main() reads the command line or any
+ * global option state.  Strings point into argv (which outlives the run)
+ * except where noted.
+ */
+#ifndef IDEMLOAD_CONFIG_H
+#define IDEMLOAD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input/reader.h"
+#include "rules/validate.h"
+
+typedef enum command {
+    CMD_NONE,
+    CMD_IMPORT,
+    CMD_VALIDATE,
+    CMD_CHECK,
+    CMD_DEDUPE,
+    CMD_CREATE_INDEX,
+    CMD_INIT,
+    CMD_COUNT
+} command;
+
+typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
+
+#define MAX_FINAL_STATUSES 32
+#define DEFAULT_CHUNK_ROWS 20000
+/* Connections of one import: each merges the keys whose hash falls in its
+ * lane, so two connections never touch one key (BENCHMARKS.md). */
+#define DEFAULT_JOBS 2
+#define MAX_JOBS 16
+/* --set for columns of the target beyond idemload's own. */
+#define MAX_EXTRA_SETS 32
+
+/* One --set COLUMN=VALUE for a column idemload does not write itself: a
+ * constant for every row it inserts (name copied: argv holds "COLUMN=VALUE"). */
+typedef struct column_set {
+    char name[64];          /* PostgreSQL names have at most 63 bytes */
+    const char *value;
+} column_set;
+
+typedef struct config {
+    command cmd;
+    const char *dbname;          /* -d: name, conninfo or URI; NULL: PG* env */
+    const char *table;           /* [schema.]name */
+    input_format format;         /* FORMAT_AUTO: from each file's name */
+    char delimiter;
+    presets presets;
+    column_set extra_set[MAX_EXTRA_SETS];
+    size_t n_extra_set;
+    const char *rejects_path;
+    int64_t max_rejects;         /* -1: no limit */
+    size_t chunk_rows;
+    on_conflict conflict;
+    int16_t final_status[MAX_FINAL_STATUSES];
+    size_t n_final_status;
+    bool dry_run;
+    bool quiet;
+    bool force;
+    const char *report_path;     /* NULL: none; "-": stdout */
+    int retries;
+    int jobs;                    /* connections merging at once (--jobs) */
+    bool apply;
+    bool include_final;
+    size_t batch_size;
+    size_t limit;                /* rows of a listing to show */
+    const char *index_name;      /* NULL: the default name */
+    char **files;
+    size_t n_files;
+} config;
+
+/* Fills cfg with the defaults of every option. */
+void config_defaults(config *cfg);
+
+#endif

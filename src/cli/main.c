@@ -1,0 +1,112 @@
+/*
+ * main.c - parses the command line into a config, dispatches to the
+ * command, prints the summary and report, and is the only place that exits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/exitcodes.h"
+#include "load/loader.h"
+#include "output/log.h"
+#include "pipeline/pipeline.h"
+#include "output/report.h"
+#include "util/signals.h"
+#include "tools/tools.h"
+
+/* validate and import: run the pipeline, then summary and report. */
+static int run_pipeline(const config *cfg)
+{
+    run_report rep;
+    if (!run_report_init(&rep, cfg->n_files)) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    rep.validate_only = cfg->cmd == CMD_VALIDATE;
+    rep.dry_run = cfg->dry_run;
+    int code = EXIT_OK;
+    loader *ld = NULL;
+    if (cfg->cmd == CMD_IMPORT) {
+        ld = loader_open(cfg, &code);
+        if (!ld) {
+            /* No file was touched; the report still says so, file by file. */
+            for (size_t i = 0; i < cfg->n_files; i++) {
+                file_report *fr = &rep.files[i];
+                fr->path = strdup(cfg->files[i]);
+                fr->format = format_name(cfg->format != FORMAT_AUTO ? cfg->format
+                                                                    : format_from_name(cfg->files[i]));
+                fr->status = FILE_FAILED;
+                file_report_set_error(fr, "not loaded: the database or the target table could not be used "
+                                          "(see the error above)");
+            }
+        }
+    }
+    if (ld || cfg->cmd == CMD_VALIDATE)
+        code = pipeline_run(cfg, ld, &rep);
+    report_print_summary(&rep, stderr);
+    if (cfg->report_path) {
+        buf err = BUF_INIT;
+        if (!report_write_json(&rep, cfg->report_path, &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = exit_worst(code, EXIT_INPUT);
+        }
+        buf_free(&err);
+    }
+    loader_close(&ld);
+    run_report_free(&rep);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    config cfg;
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    cli_result r = cli_parse(argc, argv, &cfg, &err);
+    switch (r) {
+    case CLI_ERROR:
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_USAGE;
+        goto out;
+    case CLI_HELP:
+        cli_print_help(stdout, cfg.cmd);
+        goto out;
+    case CLI_VERSION:
+        printf("idemload %s\n", IDEMLOAD_VERSION);
+        goto out;
+    case CLI_RUN:
+        break;
+    }
+    log_set_quiet(cfg.quiet);
+    signals_install();
+    switch (cfg.cmd) {
+    case CMD_IMPORT:
+    case CMD_VALIDATE:
+        code = run_pipeline(&cfg);
+        break;
+    case CMD_INIT:
+        code = tools_init(&cfg);
+        break;
+    case CMD_CHECK:
+        code = tools_check(&cfg);
+        break;
+    case CMD_DEDUPE:
+        code = tools_dedupe(&cfg);
+        break;
+    case CMD_CREATE_INDEX:
+        code = tools_create_index(&cfg);
+        break;
+    default:
+        code = EXIT_USAGE;
+        break;
+    }
+out:
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        log_error("cannot write to standard output");
+        code = exit_worst(code, EXIT_INPUT);
+    }
+    free(cfg.files);
+    buf_free(&err);
+    return code;
+}

@@ -1,0 +1,365 @@
+/*
+ * db.c - the only file that includes libpq-fe.h (see db.h).
+ */
+#include "db/db.h"
+
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct db {
+    PGconn *conn;
+    PGcancel *cancel;       /* prepared at connect, so a signal handler can use it */
+    char *password;         /* to mask in messages; NULL when none was given */
+    char sqlstate[6];
+    buf message;
+    buf describe;
+    buf notice;
+    db_error_class cls;
+};
+
+struct db_result {
+    PGresult *res;
+};
+
+/* Replaces every occurrence of the password in text with "****". */
+static void mask_password(const db *d, buf *text)
+{
+    if (!d || !d->password || !*d->password || !text->data)
+        return;
+    size_t plen = strlen(d->password);
+    char *p;
+    while ((p = strstr(text->data, d->password)) != NULL) {
+        size_t at = (size_t)(p - text->data);
+        buf out = BUF_INIT;
+        buf_append(&out, text->data, at);
+        buf_append_str(&out, "****");
+        buf_append_str(&out, text->data + at + plen);
+        buf_free(text);
+        *text = out;
+    }
+}
+
+static void trim_newline(buf *b)
+{
+    while (b->len > 0 && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
+        b->data[--b->len] = '\0';
+}
+
+static void clear_error(db *d)
+{
+    d->sqlstate[0] = '\0';
+    buf_clear(&d->message);
+    d->cls = DBE_NONE;
+}
+
+/*
+ * Is the error about one row's data (SPEC.md, "A row's fault or the load's
+ * fault")?  Only a data exception (22), an integrity constraint violation
+ * (23), a value too large (54, a key beyond the index's row size) or an
+ * error raised by a trigger or function (P0) can be one row's fault; every
+ * other class (feature not supported, undefined objects, privileges, disk,
+ * internal errors, ...) would fail every row alike, so isolating rows would
+ * only reject a whole file row by row.
+ */
+static bool is_row_error(const char *state)
+{
+    static const char *const classes[] = {"22", "23", "54", "P0"};
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+        if (strncmp(state, classes[i], 2) == 0)
+            return true;
+    return false;
+}
+
+/* Records the error of res (may be NULL: a connection-level failure). */
+static void set_error(db *d, const PGresult *res)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    snprintf(d->sqlstate, sizeof d->sqlstate, "%s", state ? state : "");
+    buf_clear(&d->message);
+    if (primary) {
+        /* The server's own words, without libpq's "ERROR:" and the
+         * "LINE 1: ..." excerpt of our SQL. */
+        buf_append_str(&d->message, primary);
+        if (detail)
+            buf_printf(&d->message, " (%s)", detail);
+    } else {
+        const char *msg = PQerrorMessage(d->conn);
+        buf_append_str(&d->message, msg && *msg ? msg : "unknown error");
+    }
+    trim_newline(&d->message);
+    /* Keep the message on one line. */
+    for (size_t i = 0; i < d->message.len; i++)
+        if (d->message.data[i] == '\n' || d->message.data[i] == '\t')
+            d->message.data[i] = ' ';
+    mask_password(d, &d->message);
+    /* No SQLSTATE: the server never answered (libpq's own error, e.g. the
+     * connection of an idle worker died with its server; PQstatus may not
+     * say so yet): reconnect and retry. */
+    if (PQstatus(d->conn) != CONNECTION_OK || d->sqlstate[0] == '\0' ||
+        strncmp(d->sqlstate, "08", 2) == 0 ||
+        strcmp(d->sqlstate, "57P01") == 0 || strcmp(d->sqlstate, "57P02") == 0 ||
+        strcmp(d->sqlstate, "57P03") == 0)
+        d->cls = DBE_CONNECTION;
+    else if (strcmp(d->sqlstate, "40P01") == 0 || strcmp(d->sqlstate, "40001") == 0)
+        d->cls = DBE_RETRY;
+    else if (strcmp(d->sqlstate, "57014") == 0)
+        d->cls = DBE_CANCELED;
+    else if (is_row_error(d->sqlstate))
+        d->cls = DBE_DATA;
+    else
+        d->cls = DBE_FATAL;
+}
+
+static void on_notice(void *arg, const PGresult *res)
+{
+    db *d = arg;
+    buf_clear(&d->notice);
+    buf_append_str(&d->notice, PQresultErrorMessage(res));
+    trim_newline(&d->notice);
+}
+
+db *db_connect(const char *dbname, buf *err)
+{
+    db *d = calloc(1, sizeof *d);
+    if (!d) {
+        buf_append_str(err, "out of memory");
+        return NULL;
+    }
+    if (dbname) {
+        /* Learn the password the user gave, only to mask it in messages. */
+        char *perr = NULL;
+        PQconninfoOption *opts = PQconninfoParse(dbname, &perr);
+        if (opts) {
+            for (PQconninfoOption *o = opts; o->keyword; o++)
+                if (strcmp(o->keyword, "password") == 0 && o->val)
+                    d->password = strdup(o->val);
+            PQconninfoFree(opts);
+        }
+        PQfreemem(perr);
+    }
+    const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
+    const char *vals[] = {dbname, "idemload", "UTF8", NULL};
+    d->conn = PQconnectdbParams(keys, vals, 1);
+    if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
+        buf msg = BUF_INIT;
+        buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
+        trim_newline(&msg);
+        for (size_t i = 0; i < msg.len; i++)
+            if (msg.data[i] == '\n')
+                msg.data[i] = ' ';
+        mask_password(d, &msg);
+        buf_printf(err, "cannot connect to the database: %s", buf_cstr(&msg));
+        buf_free(&msg);
+        db_close(&d);
+        return NULL;
+    }
+    PQsetNoticeReceiver(d->conn, on_notice, d);
+    d->cancel = PQgetCancel(d->conn);
+    buf_printf(&d->describe, "%s@%s:%s/%s", PQuser(d->conn), PQhost(d->conn), PQport(d->conn),
+               PQdb(d->conn));
+    return d;
+}
+
+void db_close(db **dp)
+{
+    db *d = *dp;
+    if (!d)
+        return;
+    if (d->cancel)
+        PQfreeCancel(d->cancel);
+    if (d->conn)
+        PQfinish(d->conn);
+    free(d->password);
+    buf_free(&d->message);
+    buf_free(&d->describe);
+    buf_free(&d->notice);
+    free(d);
+    *dp = NULL;
+}
+
+const char *db_describe(const db *d)
+{
+    return buf_cstr(&d->describe);
+}
+
+bool db_exec(db *d, const char *sql)
+{
+    clear_error(d);
+    PGresult *res = PQexec(d->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok)
+        set_error(d, res);
+    PQclear(res);
+    return ok;
+}
+
+db_result *db_query(db *d, const char *sql, int nparams, const char *const *params)
+{
+    clear_error(d);
+    PGresult *res = PQexecParams(d->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        set_error(d, res);
+        PQclear(res);
+        return NULL;
+    }
+    db_result *r = malloc(sizeof *r);
+    if (!r) {
+        PQclear(res);
+        snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
+        buf_clear(&d->message);
+        buf_append_str(&d->message, "out of memory (client)");
+        d->cls = DBE_FATAL;
+        return NULL;
+    }
+    r->res = res;
+    return r;
+}
+
+bool db_exec_params(db *d, const char *sql, int nparams, const char *const *params)
+{
+    db_result *r = db_query(d, sql, nparams, params);
+    bool ok = r != NULL;
+    db_result_free(&r);
+    return ok;
+}
+
+int db_nrows(const db_result *r)
+{
+    return PQntuples(r->res);
+}
+
+const char *db_value(const db_result *r, int row, int col)
+{
+    return PQgetvalue(r->res, row, col);
+}
+
+bool db_is_null(const db_result *r, int row, int col)
+{
+    return PQgetisnull(r->res, row, col) != 0;
+}
+
+int64_t db_int(const db_result *r, int row, int col)
+{
+    if (PQgetisnull(r->res, row, col))
+        return 0;
+    return strtoll(PQgetvalue(r->res, row, col), NULL, 10);
+}
+
+void db_result_free(db_result **rp)
+{
+    if (*rp) {
+        PQclear((*rp)->res);
+        free(*rp);
+        *rp = NULL;
+    }
+}
+
+bool db_copy_begin(db *d, const char *sql)
+{
+    clear_error(d);
+    PGresult *res = PQexec(d->conn, sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        set_error(d, res);
+        PQclear(res);
+        return false;
+    }
+    PQclear(res);
+    return true;
+}
+
+bool db_copy_send(db *d, const char *data, size_t len)
+{
+    while (len > 0) {
+        int piece = len > (1u << 30) ? (1 << 30) : (int)len;
+        if (PQputCopyData(d->conn, data, piece) != 1) {
+            set_error(d, NULL);
+            return false;
+        }
+        data += piece;
+        len -= (size_t)piece;
+    }
+    return true;
+}
+
+bool db_copy_end(db *d, const char *abort_reason)
+{
+    bool ok = true;
+    if (PQputCopyEnd(d->conn, abort_reason) != 1) {
+        set_error(d, NULL);
+        ok = false;
+    }
+    PGresult *res;
+    bool seen_error = false;
+    while ((res = PQgetResult(d->conn)) != NULL) {
+        ExecStatusType st = PQresultStatus(res);
+        if (st != PGRES_COMMAND_OK && !seen_error) {
+            /* Keep our own error when we aborted. */
+            if (!abort_reason || ok)
+                set_error(d, res);
+            seen_error = true;
+            ok = false;
+        }
+        PQclear(res);
+    }
+    return ok && !abort_reason;
+}
+
+bool db_append_ident(db *d, buf *out, const char *ident)
+{
+    char *q = PQescapeIdentifier(d->conn, ident, strlen(ident));
+    if (!q) {
+        set_error(d, NULL);
+        return false;
+    }
+    bool ok = buf_append_str(out, q);
+    PQfreemem(q);
+    return ok;
+}
+
+const char *db_sqlstate(const db *d)
+{
+    return d->sqlstate;
+}
+
+const char *db_message(const db *d)
+{
+    return buf_cstr(&d->message);
+}
+
+db_error_class db_error_class_of(const db *d)
+{
+    return d->cls;
+}
+
+bool db_ok(const db *d)
+{
+    return d->conn && PQstatus(d->conn) == CONNECTION_OK;
+}
+
+void db_cancel(void *arg)
+{
+    db *d = arg;
+    char errbuf[256];
+    if (d && d->cancel)
+        PQcancel(d->cancel, errbuf, (int)sizeof errbuf);
+}
+
+const char *db_last_notice(const db *d)
+{
+    return buf_cstr(&d->notice);
+}
+
+int db_server_version(const db *d)
+{
+    return PQserverVersion(d->conn);
+}
+
+int db_backend_pid(const db *d)
+{
+    return PQbackendPID(d->conn);
+}

@@ -1,0 +1,100 @@
+/*
+ * db.h - every use of libpq goes through here; no other file sees a
+ * PGconn or a PGresult.
+ *
+ * Errors: a failing call returns false (or NULL) and keeps the server's
+ * SQLSTATE and message on the db handle (db_sqlstate, db_message,
+ * db_error_class); the caller, who knows the context (file, chunk), logs
+ * it once or retries.  Messages never hold the password.
+ * Ownership: db_connect() returns a handle freed by db_close(); query
+ * results are freed by db_result_free(); both set the caller's pointer to
+ * NULL.  Strings returned by db_value() live as long as their result.
+ */
+#ifndef IDEMLOAD_DB_H
+#define IDEMLOAD_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+typedef struct db db;
+typedef struct db_result db_result;
+
+typedef enum db_error_class {
+    DBE_NONE,
+    DBE_CONNECTION,   /* class 08 or the connection is gone: reconnect, retry */
+    DBE_RETRY,        /* 40P01 deadlock, 40001 serialization: retry */
+    DBE_CANCELED,     /* 57014: our own cancel (an interrupt) */
+    DBE_FATAL,        /* anything not listed here: the load's failure
+                         (privileges, missing objects, feature not supported,
+                         disk full, ...): no row would load */
+    DBE_DATA          /* classes 22, 23, 54, P0: one row's fault */
+} db_error_class;
+
+/*
+ * Connects like psql: dbname may be NULL (PG* environment, service file,
+ * .pgpass), a database name, a conninfo string or a URI.  Sets
+ * client_encoding UTF8 and application_name idemload.  On failure returns
+ * NULL with a message (password masked) in *err.
+ */
+db *db_connect(const char *dbname, buf *err);
+void db_close(db **d);
+
+/* "user@host:port/dbname", never the password. */
+const char *db_describe(const db *d);
+
+/* Runs one command (or several separated by ';' without parameters);
+ * true when it succeeded. */
+bool db_exec(db *d, const char *sql);
+
+/* Runs sql with text parameters ($1..$n, NULL entries are SQL NULL) and
+ * returns its rows, or NULL on error. */
+db_result *db_query(db *d, const char *sql, int nparams, const char *const *params);
+/* Same, for a statement whose rows are not needed. */
+bool db_exec_params(db *d, const char *sql, int nparams, const char *const *params);
+
+int db_nrows(const db_result *r);
+const char *db_value(const db_result *r, int row, int col);
+bool db_is_null(const db_result *r, int row, int col);
+/* Column value as an int64 (0 when NULL or not a number). */
+int64_t db_int(const db_result *r, int row, int col);
+void db_result_free(db_result **r);
+
+/*
+ * COPY FROM STDIN in psql's handleCopyIn sequence: db_copy_begin expects
+ * PGRES_COPY_IN; db_copy_send fails when PQputCopyData does not return 1;
+ * db_copy_end(d, NULL) finishes, db_copy_end(d, reason) aborts the COPY so
+ * the server rolls it back; both drain the results and require COMMAND_OK
+ * (for an abort, false is the expected outcome).
+ */
+bool db_copy_begin(db *d, const char *sql);
+bool db_copy_send(db *d, const char *data, size_t len);
+bool db_copy_end(db *d, const char *abort_reason);
+
+/* Quotes an identifier for SQL (PQescapeIdentifier); appends to *out. */
+bool db_append_ident(db *d, buf *out, const char *ident);
+
+const char *db_sqlstate(const db *d);
+const char *db_message(const db *d);
+db_error_class db_error_class_of(const db *d);
+/* Is the connection still usable? */
+bool db_ok(const db *d);
+
+/* Asks the server to cancel the statement in flight.  Async-signal-safe. */
+void db_cancel(void *d);
+
+/* Records a notice or warning the server sent (e.g. from CREATE INDEX);
+ * the last one is kept. */
+const char *db_last_notice(const db *d);
+
+/* Server version as PQserverVersion (150018 for 15.18). */
+int db_server_version(const db *d);
+
+/* The process id of the server backend serving this connection
+ * (PQbackendPID), e.g. to find it in pg_stat_progress_create_index from
+ * another connection. */
+int db_backend_pid(const db *d);
+
+#endif

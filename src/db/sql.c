@@ -1,0 +1,546 @@
+/*
+ * sql.c - the SQL of idemload (see sql.h).
+ */
+#include "db/sql.h"
+
+#include <string.h>
+
+/* $1: the table as typed ([schema.]name, quoted as needed). */
+const char SQL_RESOLVE_TABLE[] =
+    "SELECT n.nspname, c.relname, c.oid::text "
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p')";
+
+/* $1: table oid.  Name, NOT NULL, type, has a default (or identity),
+ * generated. */
+const char SQL_TABLE_COLUMNS[] =
+    "SELECT a.attname, a.attnotnull, format_type(a.atttypid, a.atttypmod),"
+    "       a.atthasdef OR a.attidentity <> '', a.attgenerated <> '' "
+    "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
+    "ORDER BY a.attnum";
+
+/* Is Citus installed here?  Then $1 (table oid): is the table one of its
+ * distributed (or reference) tables? */
+const char SQL_HAS_CITUS[] = "SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL";
+const char SQL_TABLE_DISTRIBUTED[] =
+    "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::oid)";
+
+/* $1: a --set value, cast to its column's type ({type}, from format_type):
+ * does the server accept it? */
+const char SQL_CHECK_VALUE[] = "SELECT $1::{type}";
+
+/* $1: table oid.  One row per unique index, with its key columns in order. */
+const char SQL_UNIQUE_INDEXES[] =
+    "SELECT ci.relname, i.indisvalid, i.indisready, i.indislive, "
+    "       pg_get_expr(i.indpred, i.indrelid), "
+    "       (SELECT string_agg(a.attname, ',' ORDER BY k.n) "
+    "          FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, n) "
+    "          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum), "
+    "       i.indexprs IS NOT NULL, i.indnkeyatts, "
+    "       coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) "
+    "FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid "
+    "WHERE i.indrelid = $1::oid AND i.indisunique "
+    "ORDER BY ci.relname";
+
+/* The staging table: a temporary table of this session.  Types are the
+ * loosest the input can have, so a value the target refuses fails in the
+ * merge, where one row can be isolated, not in COPY. */
+/*
+ * Per session (a session runs only idemload's statements):
+ * work_mem keeps a chunk's verdicts in memory, not on disk;
+ * enable_seqscan off makes the per-row key probe use the unique index even
+ * when statistics say the target is empty (an analyzed empty table), where a
+ * sequential scan per staged row would make the first chunk quadratic.  The
+ * staging table has no index, so its scan is unaffected;
+ * jit off: the cost penalty of enable_seqscan pushes every merge over the
+ * JIT thresholds, and compiling it cost ~100-300 ms per chunk for a
+ * statement that runs in tens of milliseconds.
+ */
+const char SQL_SESSION_SETTINGS[] =
+    "SET work_mem = '64MB'; SET enable_seqscan = off; SET jit = off";
+
+const char SQL_CREATE_STAGE[] =
+    "CREATE TEMP TABLE IF NOT EXISTS idemload_stage ("
+    "  ord integer NOT NULL,"
+    "  tenant_id bigint NOT NULL,"
+    "  channel text NOT NULL,"
+    "  out_trade_no text NOT NULL,"
+    "  callback_type text NOT NULL,"
+    "  status smallint NOT NULL,"
+    "  payload text NOT NULL,"
+    "  received_at timestamptz NOT NULL"
+    ")";
+
+const char SQL_TRUNCATE_STAGE[] = "TRUNCATE idemload_stage";
+
+const char SQL_COPY_STAGE[] =
+    "COPY idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type, status, "
+    "payload, received_at) FROM STDIN (FORMAT binary)";
+
+/*
+ * The conflict action of SPEC.md, shared by both merges, for the incoming
+ * row against the active row of its key ($3: the final statuses):
+ * - not older: it replaces payload, received_at and status when it changes
+ *   something, but a final status of the active row stays;
+ * - older: it is stale, unless it holds a final status the active row
+ *   lacks: then only the status becomes that final one (payload and
+ *   received_at stay the newer version's), so the order in which versions
+ *   arrive never decides a key's final status.
+ * Rows it turns away are locked, not written.  xmax = 0 tells an inserted
+ * row from an updated one.
+ */
+const char SQL_CONFLICT_UPDATE[] =
+    "  ON CONFLICT {conflict}"
+    "  DO UPDATE SET payload = CASE WHEN t.received_at <= EXCLUDED.received_at"
+    "                               THEN EXCLUDED.payload ELSE t.payload END,"
+    "                received_at = greatest(t.received_at, EXCLUDED.received_at),"
+    "                status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                              ELSE EXCLUDED.status END"
+    "   WHERE CASE WHEN t.received_at <= EXCLUDED.received_at"
+    "              THEN (t.payload, t.received_at, t.status) IS DISTINCT FROM"
+    "                   (EXCLUDED.payload, EXCLUDED.received_at,"
+    "                    CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                         ELSE EXCLUDED.status END)"
+    "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
+    "                   AND NOT t.status = ANY ($3::smallint[]) END"
+    "  RETURNING (t.xmax = 0) AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
+
+/*
+ * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
+ * are expected to exist already (re-imports, overlapping files).
+ *
+ * verdicts: each staged row is first compared with the active row of its key
+ * (one index probe): no row or an older/different one -> 0, to write; a
+ * newer one -> 1, stale (but 0 when the staged row brings a final status
+ * the newer one lacks); the same version -> 2, unchanged.  Only rows to
+ * write reach the INSERT, so stale and unchanged rows are never locked and
+ * never written: a re-import costs one probe per row.  The INSERT's own
+ * conflict action stays the guard against concurrent loaders: a row another
+ * session changed meanwhile still obeys the same rules there.
+ * Rows come in business-key order (the client sorts them), so concurrent
+ * loaders lock keys in the same order.
+ * {extra_cols}/{extra_vals}: columns beyond idemload's own and their --set
+ * constants ($4..), set on inserted rows only (an update changes payload,
+ * received_at and status, nothing else).
+ * Columns: inserted, updated, stale, and the ords of the rows sent to the
+ * INSERT that it did not write (SQL_MISSED_*), or NULL.  The loader derives
+ * unchanged: the rows that are none of these.
+ */
+const char SQL_MERGE_PROBE[] =
+    "WITH verdicts AS MATERIALIZED ("
+    "  SELECT s.*,"
+    "         CASE WHEN cur.received_at IS NULL THEN 0"
+    "              WHEN cur.received_at > s.received_at THEN"
+    "                   CASE WHEN s.status = ANY ($3::smallint[])"
+    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
+    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
+    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
+    "                                     ELSE s.status END THEN 2"
+    "              ELSE 0 END AS verdict"
+    "    FROM idemload_stage s"
+    "    LEFT JOIN LATERAL ("
+    "      SELECT t.received_at, t.payload, t.status FROM {table} t"
+    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "         AND {active}"
+    "       LIMIT 1) cur ON true"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "), merged AS ("
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
+    "                            payload, received_at{extra_cols})"
+    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
+    "         v.payload::jsonb, v.received_at{extra_vals}"
+    "    FROM verdicts v"
+    "   WHERE v.verdict = 0"
+    "{do_update}"
+    ") "
+    "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
+    "       {missed_probe}";
+
+/*
+ * The same merge when most keys are expected to be new (a first load): no
+ * probe, every row goes straight to the INSERT; the few rows it does not
+ * write are classified afterwards by SQL_COUNT_STALE.  Columns as above,
+ * stale 0 (all left for that count).
+ */
+const char SQL_MERGE_DIRECT[] =
+    "WITH merged AS ("
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
+    "                            payload, received_at{extra_cols})"
+    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
+    "         s.payload::jsonb, s.received_at{extra_vals}"
+    "    FROM idemload_stage s"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "{do_update}"
+    ") "
+    "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
+    "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), 0,"
+    "       {missed_direct}";
+
+/* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
+ * wins, an active row is never touched.  Rows not written are simply
+ * existing, so no {missed_*} list is needed (SQL_MISSED_NONE). */
+const char SQL_CONFLICT_NOTHING[] =
+    "  ON CONFLICT {conflict} DO NOTHING"
+    "  RETURNING true AS inserted";
+
+/*
+ * {missed_probe} / {missed_direct}: the staged rows the merge sent to the
+ * INSERT but did not write (the conflict action turned them away), as an
+ * int[] of ords, NULL when there are none.  NOT IN over the written keys
+ * runs as one hashed subplan (the staging table has no statistics, so a
+ * NOT EXISTS would be planned as a nested loop over the CTE); it spares
+ * SQL_COUNT_STALE an index probe for every staged row when only a few need
+ * classifying.  The key columns are never NULL here.
+ */
+const char SQL_MISSED_PROBE[] =
+    "(SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0"
+    "    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN ("
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+
+const char SQL_MISSED_DIRECT[] =
+    "(SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int"
+    "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN ("
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+
+const char SQL_MISSED_NONE[] = "NULL::int[]";
+
+/*
+ * After a merge that did not write some of the rows it sent to the INSERT
+ * ($1, their ords): those whose active row is newer are stale, the others
+ * unchanged.  The merge has locked every row it conflicted with, and this
+ * statement's snapshot is newer than the merge's, so the count is exact
+ * even when another session changed the key meanwhile.
+ */
+/* (LATERAL ... LIMIT 1: one index probe per listed row, whatever the
+ * statistics say; a plain join was planned as a merge join over the whole
+ * unique index once autovacuum had analyzed a growing table, 1 s a chunk.) */
+const char SQL_COUNT_STALE[] =
+    "SELECT count(*) FROM idemload_stage s CROSS JOIN LATERAL ("
+    "  SELECT 1 FROM {table} t"
+    "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "     AND {active} AND t.received_at > s.received_at"
+    "   LIMIT 1) newer"
+    " WHERE s.ord = ANY ($1::int[])";
+
+/*
+ * The ledger: files by content digest, and their committed chunks.  An
+ * import loads each chunk over `lanes` connections, lane k taking the keys
+ * whose hash is k modulo lanes, each lane in its own transaction; so the
+ * ledger has one row per chunk and lane.  The reading figures of a chunk
+ * (rows read, rejected while reading, deduplicated) are on its lane 0 row.
+ * {lane} and {lanes} are the column names, or 0 and 1 when a dry run reads
+ * a ledger written before lanes existed (which it must not alter).
+ */
+const char SQL_LEDGER_EXISTS[] =
+    "SELECT to_regclass($1) IS NOT NULL,"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
+    "                  AND attname = 'lane' AND NOT attisdropped)";
+
+const char SQL_LEDGER_CREATE[] =
+    "SELECT pg_advisory_xact_lock(7350323339418284032);"
+    "CREATE TABLE IF NOT EXISTS {ledger} ("
+    "  target       text        NOT NULL,"
+    "  digest       text        NOT NULL,"
+    "  size_bytes   bigint      NOT NULL,"
+    "  file_name    text        NOT NULL,"
+    "  chunk_rows   integer     NOT NULL,"
+    "  lanes        integer     NOT NULL DEFAULT 1,"
+    "  status       text        NOT NULL CHECK (status IN ('loading', 'completed')),"
+    "  chunks       bigint      NOT NULL DEFAULT 0,"
+    "  started_at   timestamptz NOT NULL DEFAULT now(),"
+    "  updated_at   timestamptz NOT NULL DEFAULT now(),"
+    "  completed_at timestamptz,"
+    "  PRIMARY KEY (target, digest)"
+    ");"
+    "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
+    "  target            text        NOT NULL,"
+    "  digest            text        NOT NULL,"
+    "  chunk_no          bigint      NOT NULL,"
+    "  lane              integer     NOT NULL DEFAULT 0,"
+    "  rows_read         bigint      NOT NULL,"
+    "  rows_rejected     bigint      NOT NULL,"
+    "  rows_deduplicated bigint      NOT NULL,"
+    "  inserted          bigint      NOT NULL,"
+    "  updated           bigint      NOT NULL,"
+    "  unchanged         bigint      NOT NULL,"
+    "  stale             bigint      NOT NULL,"
+    "  existing          bigint      NOT NULL,"
+    "  committed_at      timestamptz NOT NULL DEFAULT now(),"
+    "  CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane),"
+    "  FOREIGN KEY (target, digest) REFERENCES {ledger} ON DELETE CASCADE"
+    ")";
+
+/* A ledger written before lanes: every chunk was one lane (run in the
+ * transaction of SQL_LEDGER_CREATE, only when the lane column is missing). */
+const char SQL_LEDGER_ADD_LANES[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS lanes integer NOT NULL DEFAULT 1;"
+    "ALTER TABLE {ledger_chunk} ADD COLUMN IF NOT EXISTS lane integer NOT NULL DEFAULT 0,"
+    "  DROP CONSTRAINT IF EXISTS idemload_ledger_chunk_pkey,"
+    "  ADD CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane)";
+
+/* $1 target, $2 digest. */
+const char SQL_LEDGER_LOOKUP[] =
+    "SELECT status, chunks, chunk_rows, {lanes} FROM {ledger} WHERE target = $1 AND digest = $2";
+
+/* $1 target, $2 digest: how far each lane got. */
+const char SQL_LEDGER_LANES[] =
+    "SELECT {lane}, max(chunk_no) FROM {ledger_chunk} WHERE target = $1 AND digest = $2 "
+    "GROUP BY 1";
+
+/* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes.  Starts
+ * (or restarts from zero) a file's entry. */
+const char SQL_LEDGER_START[] =
+    "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
+    "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
+    "                      chunks) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0) "
+    "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
+    "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
+    "  lanes = EXCLUDED.lanes, status = 'loading',"
+    "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL";
+
+/* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
+ * also moves the file's progress (the other lanes leave the file row alone,
+ * so lanes never wait for each other's locks). */
+const char SQL_LEDGER_CHUNK[] =
+    "WITH f AS (UPDATE {ledger} SET chunks = greatest(chunks, $3), updated_at = now() "
+    "            WHERE target = $1 AND digest = $2 AND $4::int = 0) "
+    "INSERT INTO {ledger_chunk} (target, digest, chunk_no, lane, rows_read, rows_rejected, "
+    "  rows_deduplicated, inserted, updated, unchanged, stale, existing) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+
+/* $1 target, $2 digest, $3 chunk_no, $4 lane: that lane's committed figures. */
+const char SQL_LEDGER_LANE_FIGURES[] =
+    "SELECT rows_read, rows_rejected, rows_deduplicated, inserted, updated, unchanged, stale,"
+    "       existing FROM {ledger_chunk}"
+    " WHERE target = $1 AND digest = $2 AND chunk_no = $3 AND {lane} = $4";
+
+/* $1 target, $2 digest, $3 the number of chunks. */
+const char SQL_LEDGER_COMPLETE[] =
+    "UPDATE {ledger} SET status = 'completed', chunks = $3, completed_at = now(), "
+    "updated_at = now() WHERE target = $1 AND digest = $2";
+
+/* $1 target, $2 digest, $3 up to chunk: the figures committed so far. */
+const char SQL_LEDGER_SUMS[] =
+    "SELECT coalesce(sum(rows_read), 0), coalesce(sum(rows_rejected), 0),"
+    "       coalesce(sum(rows_deduplicated), 0), coalesce(sum(inserted), 0),"
+    "       coalesce(sum(updated), 0), coalesce(sum(unchanged), 0), coalesce(sum(stale), 0),"
+    "       coalesce(sum(existing), 0), count(DISTINCT chunk_no) "
+    "FROM {ledger_chunk} WHERE target = $1 AND digest = $2 AND chunk_no <= $3";
+
+/* One file at a time per target: an advisory lock on (target, digest). */
+const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
+const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
+const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(hashtextextended($1 || ':' || $2, 0))";
+
+/* idemload init: the default profile of SPEC.md. */
+const char SQL_INIT_TABLE[] =
+    "CREATE TABLE IF NOT EXISTS {table} ("
+    "  id             BIGSERIAL PRIMARY KEY,"
+    "  tenant_id      BIGINT      NOT NULL,"
+    "  channel        TEXT        NOT NULL,"
+    "  out_trade_no   TEXT        NOT NULL,"
+    "  callback_type  TEXT        NOT NULL,"
+    "  status         SMALLINT    NOT NULL DEFAULT 0,"
+    "  payload        JSONB       NOT NULL,"
+    "  received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    "  handled_at     TIMESTAMPTZ,"
+    "  deleted_at     TIMESTAMPTZ"
+    ")";
+
+const char SQL_INIT_INDEX[] =
+    "CREATE UNIQUE INDEX IF NOT EXISTS {index} ON {table} "
+    "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
+
+/*
+ * The table safety tools (check, dedupe, create-index).  {active} is the
+ * active-row predicate, "(deleted_at IS NULL)".  A key with a NULL part is
+ * never a duplicate: a unique index does not see it as one either, and
+ * check counts such rows apart.
+ */
+
+/* Duplicate active keys, largest groups first, with the number of
+ * duplicate keys and of surplus rows over all of them (window over the
+ * groups, taken before the LIMIT); $1 limit (NULL: all). */
+const char SQL_DUPLICATES[] =
+    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*), min(id), max(id),"
+    "       count(*) OVER (), sum(count(*) - 1) OVER () "
+    "  FROM {table}"
+    " WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "   AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    " HAVING count(*) > 1"
+    " ORDER BY count(*) DESC, min(id)"
+    " LIMIT $1::bigint";
+
+/* Number of duplicate active keys, of surplus rows, and of active rows
+ * with a NULL in the key, in one pass. */
+const char SQL_DUPLICATE_COUNT[] =
+    "SELECT count(*) FILTER (WHERE n > 1 AND NOT null_key),"
+    "       coalesce(sum(n - 1) FILTER (WHERE n > 1 AND NOT null_key), 0),"
+    "       coalesce(sum(n) FILTER (WHERE null_key), 0)"
+    "  FROM (SELECT count(*) AS n,"
+    "               (tenant_id IS NULL OR channel IS NULL OR out_trade_no IS NULL"
+    "                OR callback_type IS NULL) AS null_key"
+    "          FROM {table} WHERE {active}"
+    "         GROUP BY tenant_id, channel, out_trade_no, callback_type) g";
+
+/* $1 table oid: key columns that allow NULL. */
+const char SQL_NULLABLE_KEYS[] =
+    "SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1::oid AND NOT a.attnotnull "
+    "AND NOT a.attisdropped AND a.attnum > 0 "
+    "AND a.attname IN ('tenant_id', 'channel', 'out_trade_no', 'callback_type') "
+    "ORDER BY a.attnum";
+
+/*
+ * The duplicate keys dedupe --apply would refuse without --include-final:
+ * a row other than the earliest (received_at, then id) holds a final
+ * status ($1).  Only keys with some final row are ranked, so the sort
+ * stays small.  Returns the key, the number of such rows and their ids.
+ */
+const char SQL_DEDUPE_FINAL_BLOCKED[] =
+    "WITH dup AS ("
+    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM {table}"
+    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "  HAVING count(*) > 1 AND bool_or(status = ANY ($1::smallint[]))), "
+    "ranked AS ("
+    "  SELECT t.id, t.status, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
+    "         row_number() OVER (PARTITION BY t.tenant_id, t.channel, t.out_trade_no,"
+    "                                         t.callback_type"
+    "                            ORDER BY t.received_at, t.id) AS rn"
+    "    FROM {table} t"
+    "    JOIN dup d ON (d.tenant_id, d.channel, d.out_trade_no, d.callback_type)"
+    "                = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "   WHERE {active}) "
+    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*),"
+    "       string_agg(id::text, ', ' ORDER BY id)"
+    "  FROM ranked WHERE rn > 1 AND status = ANY ($1::smallint[])"
+    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    " ORDER BY tenant_id, channel, out_trade_no, callback_type";
+
+/*
+ * One batch of dedupe --apply, run as one statement (so one transaction):
+ * the next $1 duplicate keys in key order after the key $4..$7 (all NULL
+ * for the first batch).  Their active rows are locked, then ranked by
+ * received_at, then id; every row but the first is soft-deleted, except
+ * in keys where such a row holds a final status ($2) and not $3
+ * (--include-final): those keys are left whole.  Ranking after the lock
+ * means a row changed meanwhile by another session is judged on its
+ * committed version.  The UPDATE finds its rows by id, so it costs no
+ * further scan.
+ *
+ * One row per ranked row: kind 'keep' (the earliest), 'delete' (soft-
+ * deleted now) or 'refuse' (left alone), in key then rank order; plus one
+ * row of kind 'last' holding the batch's last key, where the next batch
+ * starts.  No 'last' row: nothing left to do.
+ */
+const char SQL_DEDUPE_BATCH[] =
+    "WITH keys AS ("
+    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM {table}"
+    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
+    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
+    "     AND ($4::bigint IS NULL"
+    "          OR (tenant_id, channel, out_trade_no, callback_type)"
+    "             > ($4::bigint, $5::text, $6::text, $7::text))"
+    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "  HAVING count(*) > 1"
+    "   ORDER BY tenant_id, channel, out_trade_no, callback_type"
+    "   LIMIT $1::bigint), "
+    "locked AS ("
+    "  SELECT t.id, t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status,"
+    "         t.received_at"
+    "    FROM {table} t"
+    "    JOIN keys k ON (k.tenant_id, k.channel, k.out_trade_no, k.callback_type)"
+    "                 = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "   WHERE {active}"
+    "     FOR UPDATE OF t), "
+    "ranked AS ("
+    "  SELECT l.*, row_number() OVER (PARTITION BY tenant_id, channel, out_trade_no,"
+    "                                              callback_type"
+    "                                 ORDER BY received_at, id) AS rn"
+    "    FROM locked l), "
+    "refused AS ("
+    "  SELECT DISTINCT tenant_id, channel, out_trade_no, callback_type"
+    "    FROM ranked"
+    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), "
+    "doomed AS ("
+    "  SELECT r.id FROM ranked r"
+    "   WHERE r.rn > 1 AND NOT EXISTS ("
+    "         SELECT 1 FROM refused f"
+    "          WHERE (f.tenant_id, f.channel, f.out_trade_no, f.callback_type)"
+    "              = (r.tenant_id, r.channel, r.out_trade_no, r.callback_type))), "
+    "gone AS ("
+    "  UPDATE {table} u SET deleted_at = now()"
+    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))"
+    "  RETURNING u.id) "
+    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'"
+    "            ELSE 'refuse' END AS kind,"
+    "       r.tenant_id, r.channel, r.out_trade_no, r.callback_type, r.id, r.status, r.rn"
+    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id "
+    "UNION ALL "
+    "SELECT 'last', l.tenant_id, l.channel, l.out_trade_no, l.callback_type, NULL, NULL, 0"
+    "  FROM (SELECT * FROM keys"
+    "         ORDER BY tenant_id DESC, channel DESC, out_trade_no DESC, callback_type DESC"
+    "         LIMIT 1) l "
+    "ORDER BY 2, 3, 4, 5, 8";
+
+/* {index}: the bare quoted name (an index lives in its table's schema). */
+const char SQL_CREATE_INDEX[] =
+    "CREATE UNIQUE INDEX CONCURRENTLY {index} ON {table} "
+    "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
+
+const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {schema}.{index}";
+
+/* $1: pid of the building session. */
+const char SQL_INDEX_PROGRESS[] =
+    "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total,"
+    "       lockers_done, lockers_total, current_locker_pid "
+    "FROM pg_stat_progress_create_index WHERE pid = $1::int";
+
+/*
+ * $1 schema, $2 name, $3 table oid: the relation of that name, if any:
+ * is it an index, of this table, valid (valid, ready and live), ready,
+ * and the pid of a session building it right now (NULL: none).
+ */
+const char SQL_INDEX_STATE[] =
+    "SELECT c.relkind IN ('i', 'I'), coalesce(i.indrelid = $3::oid, false),"
+    "       coalesce(i.indisvalid AND i.indisready AND i.indislive, false),"
+    "       coalesce(i.indisready, false),"
+    "       (SELECT p.pid FROM pg_stat_progress_create_index p"
+    "         WHERE p.index_relid = c.oid LIMIT 1) "
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+    "WHERE n.nspname = $1 AND c.relname = $2";
+
+bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
+                const char *const *values)
+{
+    const char *p = tmpl;
+    while (*p) {
+        const char *open = strchr(p, '{');
+        if (!open)
+            return buf_append_str(out, p);
+        if (!buf_append(out, p, (size_t)(open - p)))
+            return false;
+        const char *close = strchr(open, '}');
+        if (!close)
+            return false;
+        size_t len = (size_t)(close - open - 1);
+        int k;
+        for (k = 0; k < n; k++)
+            if (strlen(names[k]) == len && strncmp(names[k], open + 1, len) == 0)
+                break;
+        if (k == n || !buf_append_str(out, values[k]))
+            return false;
+        p = close + 1;
+    }
+    return true;
+}

@@ -1,0 +1,375 @@
+/*
+ * target.c - the target table and its business-key index (see target.h).
+ *
+ * An index counts only when it is unique, valid, ready and live, has
+ * exactly the four key columns and no expressions, and its predicate is
+ * "deleted_at IS NULL" when the table soft-deletes (no predicate otherwise).
+ * A looser predicate would let rows outside it escape the uniqueness check;
+ * a full index on a table with deleted_at would let a soft-deleted row
+ * capture the conflict, hiding the new version.
+ */
+#include "db/target.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/sql.h"
+
+
+/* Same set of columns, any order? */
+static bool same_key_set(const char *cols)
+{
+    if (!cols)
+        return false;
+    const char *want[] = {"tenant_id", "channel", "out_trade_no", "callback_type"};
+    int seen = 0;
+    int count = 0;
+    const char *p = cols;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        bool found = false;
+        for (int k = 0; k < 4; k++)
+            if (strlen(want[k]) == len && strncmp(want[k], p, len) == 0 && !(seen & (1 << k))) {
+                seen |= 1 << k;
+                found = true;
+            }
+        if (!found)
+            return false;
+        count++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return count == 4 && seen == 15;
+}
+
+static bool predicate_ok(const char *pred, bool has_deleted_at)
+{
+    if (!has_deleted_at)
+        return pred == NULL;
+    return pred && (strcmp(pred, "(deleted_at IS NULL)") == 0 ||
+                    strcmp(pred, "deleted_at IS NULL") == 0);
+}
+
+static char *dup_or_null(const db_result *r, int ri, int col)
+{
+    return db_is_null(r, ri, col) ? NULL : strdup(db_value(r, ri, col));
+}
+
+bool target_quote_arg(db *d, const char *arg, buf *out)
+{
+    const char *dot = strchr(arg, '.');
+    if (arg[0] == '"')
+        return buf_append_str(out, arg); /* already quoted by the user */
+    if (dot) {
+        char *schema = strndup(arg, (size_t)(dot - arg));
+        bool ok = schema && db_append_ident(d, out, schema) && buf_append_char(out, '.') &&
+                  db_append_ident(d, out, dot + 1);
+        free(schema);
+        return ok;
+    }
+    return db_append_ident(d, out, arg);
+}
+
+bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)
+{
+    memset(t, 0, sizeof *t);
+    *missing = false;
+    buf q = BUF_INIT;
+    bool ok = false;
+    db_result *r = NULL;
+    if (!target_quote_arg(d, table_arg, &q)) {
+        buf_printf(err, "cannot quote table name %s", table_arg);
+        goto out;
+    }
+    const char *p1[] = {buf_cstr(&q)};
+    r = db_query(d, SQL_RESOLVE_TABLE, 1, p1);
+    if (!r) {
+        buf_printf(err, "cannot look up table %s: %s (SQLSTATE %s)", table_arg, db_message(d),
+                   db_sqlstate(d));
+        goto out;
+    }
+    if (db_nrows(r) == 0) {
+        *missing = true;
+        buf_printf(err, "table %s does not exist (create it with 'idemload init')", table_arg);
+        goto out;
+    }
+    t->schema = strdup(db_value(r, 0, 0));
+    t->name = strdup(db_value(r, 0, 1));
+    t->oid = strdup(db_value(r, 0, 2));
+    db_result_free(&r);
+    buf quoted = BUF_INIT, display = BUF_INIT;
+    db_append_ident(d, &quoted, t->schema);
+    buf_append_char(&quoted, '.');
+    db_append_ident(d, &quoted, t->name);
+    buf_printf(&display, "%s.%s", t->schema, t->name);
+    t->quoted = strdup(buf_cstr(&quoted));
+    t->display = strdup(buf_cstr(&display));
+    buf_free(&quoted);
+    buf_free(&display);
+
+    const char *p2[] = {t->oid};
+    r = db_query(d, SQL_TABLE_COLUMNS, 1, p2);
+    if (!r) {
+        buf_printf(err, "cannot read the columns of %s: %s", t->display, db_message(d));
+        goto out;
+    }
+    t->n_columns = db_nrows(r);
+    t->columns = calloc((size_t)(t->n_columns ? t->n_columns : 1), sizeof *t->columns);
+    if (!t->columns) {
+        buf_printf(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < t->n_columns; i++) {
+        target_column *c = &t->columns[i];
+        c->name = strdup(db_value(r, i, 0));
+        c->type = strdup(db_value(r, i, 2));
+        if (!c->name || !c->type) {
+            buf_printf(err, "out of memory");
+            goto out;
+        }
+        c->not_null = strcmp(db_value(r, i, 1), "t") == 0;
+        c->has_default = strcmp(db_value(r, i, 3), "t") == 0;
+        c->generated = strcmp(db_value(r, i, 4), "t") == 0;
+        if (strcmp(c->name, "deleted_at") == 0)
+            t->has_deleted_at = true;
+        if (strcmp(c->name, "id") == 0)
+            t->has_id = true;
+    }
+    db_result_free(&r);
+
+    r = db_query(d, SQL_HAS_CITUS, 0, NULL);
+    bool citus = r && strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (citus) {
+        r = db_query(d, SQL_TABLE_DISTRIBUTED, 1, p2);
+        t->distributed = r && strcmp(db_value(r, 0, 0), "t") == 0;
+        db_result_free(&r);
+    }
+
+    r = db_query(d, SQL_UNIQUE_INDEXES, 1, p2);
+    if (!r) {
+        buf_printf(err, "cannot read the indexes of %s: %s", t->display, db_message(d));
+        goto out;
+    }
+    t->n_indexes = db_nrows(r);
+    t->indexes = calloc((size_t)(t->n_indexes ? t->n_indexes : 1), sizeof *t->indexes);
+    if (!t->indexes) {
+        t->n_indexes = 0;
+        buf_printf(err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < t->n_indexes; i++) {
+        unique_index *ix = &t->indexes[i];
+        ix->name = strdup(db_value(r, i, 0));
+        ix->valid = strcmp(db_value(r, i, 1), "t") == 0 && strcmp(db_value(r, i, 2), "t") == 0 &&
+                    strcmp(db_value(r, i, 3), "t") == 0;
+        ix->ready = strcmp(db_value(r, i, 2), "t") == 0;
+        ix->predicate = dup_or_null(r, i, 4);
+        ix->columns = dup_or_null(r, i, 5);
+        ix->has_expressions = strcmp(db_value(r, i, 6), "t") == 0;
+        ix->nulls_not_distinct = strcmp(db_value(r, i, 8), "t") == 0;
+        ix->covers_key = !ix->has_expressions && same_key_set(ix->columns);
+        if (!t->key_index && ix->valid && ix->covers_key &&
+            predicate_ok(ix->predicate, t->has_deleted_at))
+            t->key_index = ix;
+    }
+    buf c = BUF_INIT;
+    buf_append_str(&c, "(tenant_id, channel, out_trade_no, callback_type)");
+    if (t->key_index && t->key_index->predicate)
+        buf_printf(&c, " WHERE %s", t->key_index->predicate);
+    t->conflict = strdup(buf_cstr(&c));
+    buf_free(&c);
+    t->active = strdup(t->key_index && t->key_index->predicate ? t->key_index->predicate
+                       : t->has_deleted_at ? "(deleted_at IS NULL)" : "true");
+    ok = true;
+out:
+    db_result_free(&r);
+    buf_free(&q);
+    return ok;
+}
+
+void identifier_clip(buf *name)
+{
+    if (name->len <= 63)
+        return;
+    /* PostgreSQL keeps the first 63 bytes of a name, never splitting a
+     * UTF-8 character: back off to the start of the one cut. */
+    size_t n = 63;
+    while (n > 0 && ((unsigned char)name->data[n] & 0xC0) == 0x80)
+        n--;
+    name->len = n;
+    name->data[n] = '\0';
+}
+
+void index_default_name(const char *table_name, buf *out)
+{
+    buf_clear(out);
+    buf_printf(out, "uk_%s_biz_active", table_name);
+    identifier_clip(out);
+}
+
+void target_default_index_name(const target *t, buf *out)
+{
+    index_default_name(t->name, out);
+}
+
+void target_fix_hint(const target *t, buf *out)
+{
+    buf name = BUF_INIT;
+    target_default_index_name(t, &name);
+    buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s "
+                    "(tenant_id, channel, out_trade_no, callback_type)%s; "
+                    "or run 'idemload check' and 'idemload create-index'",
+               buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
+    buf_free(&name);
+}
+
+/* The columns idemload writes itself, in every row. */
+static bool written_by_idemload(const char *name)
+{
+    static const char *const own[] = {"tenant_id", "channel", "out_trade_no", "callback_type",
+                                      "status", "payload", "received_at"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(own[i], name) == 0)
+            return true;
+    return false;
+}
+
+static const target_column *find_column(const target *t, const char *name)
+{
+    for (int i = 0; i < t->n_columns; i++)
+        if (strcmp(t->columns[i].name, name) == 0)
+            return &t->columns[i];
+    return NULL;
+}
+
+/* Is name a key column of some unique index (the primary key included)? */
+static bool in_unique_key(const target *t, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < t->n_indexes; i++) {
+        const char *p = t->indexes[i].columns;
+        while (p && *p) {
+            const char *comma = strchr(p, ',');
+            size_t n = comma ? (size_t)(comma - p) : strlen(p);
+            if (n == len && strncmp(p, name, n) == 0)
+                return true;
+            p = comma ? comma + 1 : NULL;
+        }
+    }
+    return false;
+}
+
+/* One --set: the column and its value.  False with *err (and *db_failed
+ * when the server could not answer). */
+static bool check_set(db *d, const target *t, const column_set *cs, bool *db_failed, buf *err)
+{
+    const target_column *c = find_column(t, cs->name);
+    if (!c) {
+        buf_printf(err, "--set %s: table %s has no column %s", cs->name, t->display, cs->name);
+        return false;
+    }
+    if (c->generated) {
+        buf_printf(err, "--set %s: column %s of %s is generated; it cannot be set", cs->name,
+                   c->name, t->display);
+        return false;
+    }
+    if (strcmp(c->name, "deleted_at") == 0) {
+        buf_printf(err, "--set %s: idemload loads active rows; setting the soft-delete marker "
+                        "would insert every row already deleted", cs->name);
+        return false;
+    }
+    if (in_unique_key(t, c->name)) {
+        buf_printf(err, "--set %s: column %s is in a unique index of %s; one constant there "
+                        "would collide for every row but the first", cs->name, c->name,
+                   t->display);
+        return false;
+    }
+    buf sql = BUF_INIT;
+    const char *names[] = {"type"};
+    const char *values[] = {c->type};
+    const char *params[] = {cs->value};
+    bool ok = sql_render(&sql, SQL_CHECK_VALUE, 1, names, values);
+    db_result *r = ok ? db_query(d, buf_cstr(&sql), 1, params) : NULL;
+    buf_free(&sql);
+    if (r) {
+        db_result_free(&r);
+        return true;
+    }
+    if (!ok) {
+        buf_printf(err, "out of memory");
+    } else if (db_error_class_of(d) == DBE_DATA) {
+        buf_printf(err, "--set %s=%s: not a valid %s: %s", cs->name, cs->value, c->type,
+                   db_message(d));
+    } else {
+        *db_failed = true;
+        buf_printf(err, "--set %s: cannot check the value: %s (SQLSTATE %s)", cs->name,
+                   db_message(d), db_sqlstate(d));
+    }
+    return false;
+}
+
+bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
+                          int first_param, buf *cols, buf *vals, bool *db_failed, buf *err)
+{
+    *db_failed = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!check_set(d, t, &sets[i], db_failed, err))
+            return false;
+        const target_column *c = find_column(t, sets[i].name);
+        if (!buf_append_str(cols, ", ") || !db_append_ident(d, cols, c->name) ||
+            !buf_printf(vals, ", $%d::%s", first_param + (int)i, c->type)) {
+            buf_printf(err, "out of memory");
+            return false;
+        }
+    }
+    /* NOT NULL columns nothing fills: all of them in one message. */
+    buf missing = BUF_INIT, fix = BUF_INIT;
+    for (int i = 0; i < t->n_columns; i++) {
+        const target_column *c = &t->columns[i];
+        if (!c->not_null || c->has_default || c->generated || written_by_idemload(c->name))
+            continue;
+        bool set = false;
+        for (size_t k = 0; k < n && !set; k++)
+            set = strcmp(sets[k].name, c->name) == 0;
+        if (set)
+            continue;
+        buf_printf(&missing, "%s%s (%s)", missing.len ? ", " : "", c->name, c->type);
+        buf_printf(&fix, "%s--set %s=VALUE", fix.len ? " " : "", c->name);
+    }
+    bool ok = missing.len == 0;
+    if (!ok)
+        buf_printf(err, "table %s has NOT NULL column%s without a default that idemload does "
+                        "not write: %s; give %s a value for every inserted row with %s, or give "
+                        "it a default",
+                   t->display, strchr(buf_cstr(&missing), ',') ? "s" : "", buf_cstr(&missing),
+                   strchr(buf_cstr(&missing), ',') ? "them" : "it", buf_cstr(&fix));
+    buf_free(&missing);
+    buf_free(&fix);
+    return ok;
+}
+
+void target_free(target *t)
+{
+    for (int i = 0; i < t->n_columns; i++) {
+        free(t->columns[i].name);
+        free(t->columns[i].type);
+    }
+    free(t->columns);
+    for (int i = 0; i < t->n_indexes; i++) {
+        free(t->indexes[i].name);
+        free(t->indexes[i].predicate);
+        free(t->indexes[i].columns);
+    }
+    free(t->indexes);
+    free(t->schema);
+    free(t->name);
+    free(t->oid);
+    free(t->quoted);
+    free(t->display);
+    free(t->conflict);
+    free(t->active);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,96 @@
+/*
+ * target.h - the target table as the catalog describes it: its quoted name,
+ * its columns, and the unique index on the business key that makes a
+ * set-based merge safe.  Used by the loader and the table tools.
+ * Ownership: target_free() releases the strings target_resolve() set.
+ */
+#ifndef IDEMLOAD_TARGET_H
+#define IDEMLOAD_TARGET_H
+
+#include <stdbool.h>
+
+#include "util/buf.h"
+#include "cli/config.h"
+#include "db/db.h"
+
+typedef struct unique_index {
+    char *name;
+    bool valid;             /* indisvalid && indisready && indislive */
+    bool ready;
+    char *predicate;        /* NULL: none */
+    char *columns;          /* key columns, comma-separated, in index order */
+    bool has_expressions;
+    bool nulls_not_distinct;
+    bool covers_key;        /* exactly the business key columns, no expressions */
+} unique_index;
+
+typedef struct target_column {
+    char *name;
+    char *type;             /* format_type(): a valid type name for a cast */
+    bool not_null;
+    bool has_default;       /* a default or an identity */
+    bool generated;
+} target_column;
+
+typedef struct target {
+    char *schema;           /* as in the catalog */
+    char *name;
+    char *oid;
+    char *quoted;           /* "schema"."name", ready for SQL */
+    char *display;          /* schema.name for messages */
+    bool has_deleted_at;
+    bool has_id;
+    bool distributed;       /* a Citus distributed or reference table */
+    target_column *columns;
+    int n_columns;
+    unique_index *indexes;
+    int n_indexes;
+    const unique_index *key_index;  /* the usable one, or NULL */
+    char *conflict;         /* "(tenant_id, ...) WHERE (deleted_at IS NULL)" */
+    char *active;           /* the predicate, "true" when none */
+} target;
+
+/*
+ * Looks the table up ([schema.]name as given to --table) and reads its
+ * unique indexes.  Returns false when the table does not exist (message in
+ * *err, *missing set) or on a database error (*missing false).
+ */
+bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
+
+/*
+ * Checks the columns an import writes against the table, before any row is
+ * read: every --set beyond idemload's own columns (sets[0..n)) names a
+ * column that exists, is not generated, not the soft-delete marker and not
+ * a key column of a unique index (a constant there would collide for every
+ * row but one), and holds a value of its type; and every NOT NULL column
+ * without a default is written by idemload or by a --set.  Returns true when
+ * the import can go on; otherwise the message is in *err and *db_failed
+ * says whether it was the database (exit 4) rather than the configuration
+ * (exit 2).  Appends to *cols ", col, ..." and to *vals ", $k::type, ..."
+ * with k counting from first_param, for the merge's INSERT.
+ */
+bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
+                          int first_param, buf *cols, buf *vals, bool *db_failed, buf *err);
+
+/* The CREATE UNIQUE INDEX statement that would make the table usable. */
+void target_fix_hint(const target *t, buf *out);
+
+/* Default index name: uk_<table>_biz_active, cut as PostgreSQL would. */
+void target_default_index_name(const target *t, buf *out);
+/* The same for a bare table name (before the table exists); replaces
+ * the content of *out. */
+void index_default_name(const char *table_name, buf *out);
+
+/* Cuts a name to PostgreSQL's 63 bytes at a character boundary, as the
+ * server does, so the name we look for is the name that exists. */
+void identifier_clip(buf *name);
+
+/*
+ * Appends --table's [schema.]name quoted for SQL: each part through
+ * PQescapeIdentifier, or as typed when the user quoted it already.
+ */
+bool target_quote_arg(db *d, const char *arg, buf *out);
+
+void target_free(target *t);
+
+#endif

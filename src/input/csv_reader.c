@@ -1,0 +1,336 @@
+/*
+ * csv_reader.c - RFC 4180 CSV through libcsv, one record at a time.
+ *
+ * libcsv is a push parser that does not say where in the input a record
+ * ends, yet a rejected row must keep its original text and the line it
+ * started on.  So the input is fed to libcsv one physical line at a time
+ * (line_feed): a record can only end at a line break, so when libcsv reports
+ * the end of a record, the lines fed since the previous one are exactly its
+ * text.  Quoted line breaks simply make a record span several lines.
+ */
+#include "input/reader_impl.h"
+
+#include <csv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct csv_reader {
+    reader base;
+    line_feed lf;
+    struct csv_parser parser;
+    bool parser_live;
+    reader_options opt;
+    int *map;               /* field index -> column, or -1 (ignored) */
+    size_t header_fields;
+    bool have_header;
+    bool at_eof;
+
+    /* the record being assembled */
+    buf raw;
+    uint64_t rec_line;
+    bool rec_open;
+    bool rec_done;          /* libcsv has reported its end */
+    bool rec_bad;           /* libcsv refused it (strict mode) */
+    bool skip_to_eol;       /* after a parse error: swallow the rest of the line */
+    buf values;             /* all field texts, back to back */
+    size_t *off;
+    size_t *len;
+    bool *null;
+    size_t nfields, fields_cap;
+    bool oom;
+    char msg[96];           /* reason text handed out with a record */
+} csv_reader;
+
+static int tab_is_not_space(unsigned char c)
+{
+    return c == ' ';
+}
+
+static bool start_parser(csv_reader *c)
+{
+    if (c->parser_live)
+        csv_free(&c->parser);
+    c->parser_live = false;
+    if (csv_init(&c->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL) != 0)
+        return false;
+    c->parser_live = true;
+    csv_set_delim(&c->parser, (unsigned char)c->opt.delimiter);
+    /* libcsv's built-in test (space or tab) is inline; a callback per byte
+     * costs 5% of a load, so one is set only when tab is the delimiter. */
+    if (c->opt.delimiter == '\t')
+        csv_set_space_func(&c->parser, tab_is_not_space);
+    return true;
+}
+
+static void on_field(void *s, size_t n, void *data)
+{
+    csv_reader *c = data;
+    if (c->nfields == c->fields_cap) {
+        size_t cap = c->fields_cap ? c->fields_cap * 2 : 16;
+        size_t *off = realloc(c->off, cap * sizeof *off);
+        if (off)
+            c->off = off;
+        size_t *len = realloc(c->len, cap * sizeof *len);
+        if (len)
+            c->len = len;
+        bool *null = realloc(c->null, cap * sizeof *null);
+        if (null)
+            c->null = null;
+        if (!off || !len || !null) {
+            c->oom = true;
+            return;
+        }
+        c->fields_cap = cap;
+    }
+    c->off[c->nfields] = c->values.len;
+    c->len[c->nfields] = n;
+    c->null[c->nfields] = (s == NULL);
+    if (s && !buf_append(&c->values, s, n))
+        c->oom = true;
+    c->nfields++;
+}
+
+static void on_record(int term, void *data)
+{
+    (void)term;
+    csv_reader *c = data;
+    c->rec_done = true;
+}
+
+static void reset_record(csv_reader *c)
+{
+    buf_clear(&c->raw);
+    buf_clear(&c->values);
+    c->nfields = 0;
+    c->rec_open = false;
+    c->rec_done = false;
+    c->rec_bad = false;
+}
+
+/*
+ * Is this piece one that libcsv, between records, skips without reporting
+ * a record: line breaks and blanks (space, or tab unless it delimits)?
+ * Such a piece must not open a record, or the next record would be given
+ * this line's number and text.  (Blanks cut off by the window end before
+ * a record's first field are dropped from its raw text; libcsv drops them
+ * from the field anyway.)
+ */
+static bool is_blank_piece(const char *p, size_t n, char delim)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != '\r' && p[i] != '\n' && !((p[i] == ' ' || p[i] == '\t') && p[i] != delim))
+            return false;
+    return true;
+}
+
+/* Drops the record's final line break from its raw text. */
+static void trim_break(buf *raw)
+{
+    while (raw->len > 0 && (raw->data[raw->len - 1] == '\n' || raw->data[raw->len - 1] == '\r'))
+        raw->data[--raw->len] = '\0';
+}
+
+/*
+ * Reads until a whole record is assembled.  Returns READ_RECORD with
+ * c->rec_done or c->rec_bad set, READ_EOF, or READ_FAILED.
+ */
+static read_result assemble(csv_reader *c)
+{
+    for (;;) {
+        const char *p;
+        size_t n;
+        uint64_t line;
+        int got = line_feed_next(&c->lf, &p, &n, &line);
+        if (got < 0)
+            return reader_fail(&c->base, "%s", source_error(c->lf.src));
+        if (got == 0) {
+            c->at_eof = true;
+            if (!c->rec_open)
+                return READ_EOF;
+            if (c->rec_bad)
+                return READ_RECORD;
+            if (csv_fini(&c->parser, on_field, on_record, c) != 0) {
+                c->rec_bad = true;
+                start_parser(c);
+                return READ_RECORD;
+            }
+            if (c->rec_done)
+                return READ_RECORD;
+            return READ_EOF;
+        }
+        if (!c->rec_open) {
+            if (is_blank_piece(p, n, c->opt.delimiter))
+                continue;
+            c->rec_open = true;
+            c->rec_line = line;
+        }
+        if (c->raw.len + n > READER_MAX_RECORD)
+            return reader_fail(&c->base,
+                               "%s: line %llu: record longer than %zu MiB (an unterminated quote?)",
+                               c->base.path, (unsigned long long)c->rec_line,
+                               READER_MAX_RECORD >> 20);
+        if (!buf_append(&c->raw, p, n))
+            return reader_fail(&c->base, "%s: out of memory", c->base.path);
+        bool ends_line = n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r');
+        if (c->rec_bad) {
+            /* Swallow the rest of the faulty physical line into its text. */
+            if (ends_line)
+                return READ_RECORD;
+            continue;
+        }
+        /* libcsv grows its field buffer by a fixed block (128 bytes unless
+         * told otherwise): a megabyte field would cost thousands of
+         * reallocs, each copying the field so far.  Growing by the size it
+         * already has makes that geometric. */
+        size_t have = csv_get_buffer_size(&c->parser);
+        csv_set_blk_size(&c->parser, have > 4096 ? have : 4096);
+        size_t used = csv_parse(&c->parser, p, n, on_field, on_record, c);
+        if (c->oom)
+            return reader_fail(&c->base, "%s: out of memory", c->base.path);
+        if (used < n) {
+            c->rec_bad = true;
+            if (!start_parser(c))
+                return reader_fail(&c->base, "%s: out of memory", c->base.path);
+            if (ends_line)
+                return READ_RECORD;
+            continue;
+        }
+        if (c->rec_done)
+            return READ_RECORD;
+    }
+}
+
+static bool read_header(csv_reader *c, buf *err)
+{
+    read_result rr = assemble(c);
+    if (rr == READ_FAILED) {
+        buf_append_str(err, reader_error(&c->base));
+        return false;
+    }
+    if (rr == READ_EOF) {
+        c->have_header = false; /* empty input: no rows */
+        return true;
+    }
+    if (c->rec_bad) {
+        buf_printf(err, "%s: line %llu: the header row is not valid CSV", c->base.path,
+                   (unsigned long long)c->rec_line);
+        return false;
+    }
+    c->header_fields = c->nfields;
+    c->map = malloc((c->nfields ? c->nfields : 1) * sizeof *c->map);
+    if (!c->map) {
+        buf_printf(err, "%s: out of memory", c->base.path);
+        return false;
+    }
+    bool seen[COL_COUNT] = {false};
+    for (size_t i = 0; i < c->nfields; i++) {
+        const char *name = c->values.data ? c->values.data + c->off[i] : "";
+        size_t len = c->len[i];
+        while (len > 0 && (*name == ' ' || *name == '\t')) {
+            name++;
+            len--;
+        }
+        while (len > 0 && (name[len - 1] == ' ' || name[len - 1] == '\t'))
+            len--;
+        int col = column_lookup(name, len);
+        c->map[i] = col;
+        if (col < 0)
+            continue;
+        if (seen[col]) {
+            buf_printf(err, "%s: the header names column %s twice", c->base.path,
+                       column_name((column)col));
+            return false;
+        }
+        seen[col] = true;
+    }
+    for (int col = 0; col < COL_COUNT; col++) {
+        if (!seen[col] && column_required((column)col) && !c->opt.preset[col]) {
+            buf_printf(err, "%s: the header has no %s column (it has %zu columns); "
+                       "add it to the file or supply it with --set %s=VALUE",
+                       c->base.path, column_name((column)col), c->nfields,
+                       column_name((column)col));
+            return false;
+        }
+    }
+    c->have_header = true;
+    reset_record(c);
+    return true;
+}
+
+static read_result csv_next(reader *r, raw_record *out)
+{
+    csv_reader *c = (csv_reader *)r;
+    if (!c->have_header || c->at_eof)
+        return READ_EOF;
+    reset_record(c);
+    read_result rr = assemble(c);
+    if (rr != READ_RECORD)
+        return rr;
+    trim_break(&c->raw);
+    memset(out, 0, sizeof *out);
+    out->line = c->rec_line;
+    out->raw = buf_cstr(&c->raw);
+    out->raw_len = c->raw.len;
+    if (c->rec_bad) {
+        out->error = "malformed CSV: a quote inside an unquoted field, text after a "
+                     "closing quote, or an unterminated quote";
+        return READ_RECORD;
+    }
+    if (c->nfields != c->header_fields) {
+        snprintf(c->msg, sizeof c->msg, "expected %zu fields as in the header, found %zu",
+                 c->header_fields, c->nfields);
+        out->error = c->msg;
+        return READ_RECORD;
+    }
+    const char *base = buf_cstr(&c->values);
+    for (size_t i = 0; i < c->nfields; i++) {
+        int col = c->map[i];
+        if (col < 0)
+            continue;
+        field *f = &out->fields[col];
+        f->kind = c->null[i] ? FIELD_NULL : FIELD_TEXT;
+        f->text = base + c->off[i];
+        f->len = c->len[i];
+    }
+    return READ_RECORD;
+}
+
+static void csv_close(reader *r)
+{
+    csv_reader *c = (csv_reader *)r;
+    if (c->parser_live)
+        csv_free(&c->parser);
+    line_feed_free(&c->lf);
+    buf_free(&c->raw);
+    buf_free(&c->values);
+    free(c->off);
+    free(c->len);
+    free(c->null);
+    free(c->map);
+    free(c);
+}
+
+reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err)
+{
+    csv_reader *c = calloc(1, sizeof *c);
+    if (!c) {
+        buf_printf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    c->base.next = csv_next;
+    c->base.close = csv_close;
+    c->base.path = path;
+    c->opt = *opt;
+    reader *r = &c->base;
+    if (!line_feed_init(&c->lf, src) || !start_parser(c)) {
+        buf_printf(err, "%s: out of memory", path);
+        reader_close(&r);
+        return NULL;
+    }
+    if (!read_header(c, err)) {
+        reader_close(&r);
+        return NULL;
+    }
+    return r;
+}

@@ -1,0 +1,57 @@
+/*
+ * reader.h - turns a source's bytes into raw records, CSV or NDJSON.
+ *
+ * A reader never sees the database.  It reads the source incrementally, so
+ * memory is bounded by the longest record (READER_MAX_RECORD), not the file.
+ * Ownership: reader_open() takes no ownership of the source; the caller
+ * closes the reader (reader_close sets the pointer to NULL), then the source.
+ */
+#ifndef IDEMLOAD_READER_H
+#define IDEMLOAD_READER_H
+
+#include <stdbool.h>
+
+#include "util/buf.h"
+#include "input/record.h"
+#include "input/source.h"
+
+/* A record longer than this stops the file (likely an unterminated quote). */
+#define READER_MAX_RECORD ((size_t)64 << 20)
+
+typedef enum input_format { FORMAT_AUTO, FORMAT_CSV, FORMAT_NDJSON } input_format;
+
+/* FORMAT_CSV or FORMAT_NDJSON from a name ending .csv/.ndjson/.jsonl with
+ * an optional .gz; FORMAT_AUTO when the name says neither. */
+input_format format_from_name(const char *path);
+const char *format_name(input_format f);
+
+typedef struct reader_options {
+    input_format format;          /* CSV or NDJSON, never AUTO */
+    char delimiter;               /* CSV only */
+    bool preset[COL_COUNT];       /* columns --set supplies */
+} reader_options;
+
+typedef struct reader reader;
+
+typedef enum read_result {
+    READ_RECORD,  /* *out holds a record (possibly with out->error set) */
+    READ_EOF,     /* clean end of input */
+    READ_FAILED   /* the file cannot go on: reader_error() says why; every
+                     later call returns READ_FAILED again */
+} read_result;
+
+/*
+ * Opens a reader on src.  For CSV this reads the header at once; a header
+ * lacking a required column that --set does not supply, or naming a column
+ * twice, fails: returns NULL with the message in *err.
+ */
+reader *reader_open(source *src, const char *path, const reader_options *opt, buf *err);
+read_result reader_next(reader *r, raw_record *out);
+const char *reader_error(const reader *r);
+void reader_close(reader **r);
+
+/* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
+reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
+reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
+
+#endif

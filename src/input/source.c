@@ -1,0 +1,452 @@
+/*
+ * source.c - plain or gzip bytes from a file or standard input (see
+ * source.h).  gzip is inflated here with zlib's inflate() rather than
+ * gzread(), because gzread() silently ignores anything after a gzip member
+ * that does not look like another member; for payment data a damaged
+ * second member must be an error, not a quiet end of file.
+ */
+#include "input/source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Buffer sizes.  The fuzz build (fuzz/CMakeLists.txt) shrinks them so that
+ * refills, gzip member edges and read-ahead block edges happen inside
+ * inputs of fuzzer size. */
+#ifndef IDEMLOAD_RAW_CHUNK
+#define IDEMLOAD_RAW_CHUNK (256 * 1024)
+#endif
+#ifndef IDEMLOAD_RA_BLOCK_SIZE
+#define IDEMLOAD_RA_BLOCK_SIZE (256 * 1024)
+#endif
+#define RAW_CHUNK IDEMLOAD_RAW_CHUNK
+#define RA_BLOCKS 4
+#define RA_BLOCK_SIZE IDEMLOAD_RA_BLOCK_SIZE
+
+typedef struct ra_block {
+    char *data;
+    size_t len;
+    uint64_t raw_offset;    /* raw bytes consumed when the block was full */
+} ra_block;
+
+struct source {
+    int fd;
+    bool owns_fd;
+    char *name;             /* for messages: the path or "standard input" */
+    bool gzip;
+    bool eof;               /* no more raw bytes */
+    bool done;              /* no more decoded bytes */
+    bool failed;
+    z_stream zs;
+    bool zs_live;
+    bool member_open;       /* inside a gzip member */
+    unsigned char *raw;     /* raw input buffer */
+    size_t raw_len, raw_pos;
+    uint64_t raw_offset;    /* raw bytes consumed */
+    uint64_t raw_read;      /* raw bytes read from the fd */
+    int64_t raw_size;
+    uint64_t decoded;
+    unsigned members;
+    buf err;
+    /* read-ahead: blocks decoded by the thread, consumed by source_read */
+    pthread_t ra_thread;
+    bool ra_live;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ra_block ra[RA_BLOCKS];
+    size_t ra_head, ra_count, ra_pos;
+    bool ra_done, ra_stop;
+    uint64_t consumed_raw, consumed_decoded;
+};
+
+static void set_error(source *s, const char *what)
+{
+    buf_clear(&s->err);
+    buf_printf(&s->err, "%s: %s", s->name, what);
+    s->failed = true;
+}
+
+/* Refills the raw buffer, keeping unconsumed bytes.  Returns false on a read
+ * error (already recorded). */
+static bool fill_raw(source *s)
+{
+    if (s->raw_pos > 0) {
+        memmove(s->raw, s->raw + s->raw_pos, s->raw_len - s->raw_pos);
+        s->raw_len -= s->raw_pos;
+        s->raw_pos = 0;
+    }
+    while (s->raw_len < RAW_CHUNK && !s->eof) {
+        /* The only place the read-ahead thread may be cancelled (see
+         * source_close): a read from a pipe can block for ever. */
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+        ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            buf_clear(&s->err);
+            buf_printf(&s->err, "%s: read error after %llu bytes: %s", s->name,
+                       (unsigned long long)s->raw_read, strerror(errno));
+            s->failed = true;
+            return false;
+        }
+        if (n == 0) {
+            s->eof = true;
+            break;
+        }
+        s->raw_len += (size_t)n;
+        s->raw_read += (uint64_t)n;
+        /* A pipe delivers in small pieces; do not wait for a full buffer. */
+        break;
+    }
+    return true;
+}
+
+static void *read_ahead(void *arg);
+
+source *source_open(const char *path, buf *err)
+{
+    source *s = calloc(1, sizeof *s);
+    if (!s) {
+        buf_printf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    s->raw_size = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (strcmp(path, "-") == 0) {
+        s->fd = STDIN_FILENO;
+        s->name = strdup("standard input");
+    } else {
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        s->owns_fd = true;
+        s->name = strdup(path);
+        if (s->fd < 0) {
+            buf_printf(err, "%s: cannot open: %s", path, strerror(errno));
+            s->owns_fd = false;
+            source_close(&s);
+            return NULL;
+        }
+    }
+    s->raw = malloc(RAW_CHUNK);
+    if (!s->name || !s->raw) {
+        buf_printf(err, "%s: out of memory", path);
+        source_close(&s);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            buf_printf(err, "%s: is a directory", path);
+            source_close(&s);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode))
+            s->raw_size = (int64_t)st.st_size;
+    }
+    /* Sniff the magic bytes: read until two bytes are there or input ends. */
+    while (s->raw_len < 2 && !s->eof) {
+        if (!fill_raw(s)) {
+            buf_append_str(err, buf_cstr(&s->err));
+            source_close(&s);
+            return NULL;
+        }
+    }
+    if (s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b) {
+        s->gzip = true;
+        /* 16 + MAX_WBITS: gzip wrapper only, with its CRC and length check. */
+        if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) {
+            buf_printf(err, "%s: cannot start gzip decoder", path);
+            source_close(&s);
+            return NULL;
+        }
+        s->zs_live = true;
+        s->member_open = true;
+        s->members = 1;
+    }
+    for (int i = 0; i < RA_BLOCKS; i++) {
+        s->ra[i].data = malloc(RA_BLOCK_SIZE);
+        if (!s->ra[i].data) {
+            buf_printf(err, "%s: out of memory", path);
+            source_close(&s);
+            return NULL;
+        }
+    }
+    if (pthread_create(&s->ra_thread, NULL, read_ahead, s) != 0) {
+        buf_printf(err, "%s: cannot start the read-ahead thread", path);
+        source_close(&s);
+        return NULL;
+    }
+    s->ra_live = true;
+    return s;
+}
+
+static ssize_t read_plain(source *s, char *dst, size_t cap)
+{
+    if (s->raw_pos == s->raw_len) {
+        if (s->eof) {
+            s->done = true;
+            return 0;
+        }
+        if (!fill_raw(s))
+            return -1;
+        if (s->raw_len == 0) {
+            s->done = true;
+            return 0;
+        }
+    }
+    size_t n = s->raw_len - s->raw_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, s->raw + s->raw_pos, n);
+    s->raw_pos += n;
+    s->raw_offset += n;
+    return (ssize_t)n;
+}
+
+/* Called at the end of a member: decides between another member, a clean
+ * end and trailing garbage.  Returns false on error (recorded). */
+static bool next_member(source *s)
+{
+    s->member_open = false;
+    for (;;) {
+        if (s->raw_len - s->raw_pos >= 2 || s->eof)
+            break;
+        if (!fill_raw(s))
+            return false;
+    }
+    size_t avail = s->raw_len - s->raw_pos;
+    if (avail == 0) {
+        s->done = true;
+        return true;
+    }
+    if (avail >= 2 && s->raw[s->raw_pos] == 0x1f && s->raw[s->raw_pos + 1] == 0x8b) {
+        if (inflateReset(&s->zs) != Z_OK) {
+            set_error(s, "cannot restart gzip decoder");
+            return false;
+        }
+        s->member_open = true;
+        s->members++;
+        return true;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "corrupt gzip: unexpected data after member %u at byte %llu "
+             "(%llu bytes decoded)", s->members,
+             (unsigned long long)s->raw_offset, (unsigned long long)s->decoded);
+    set_error(s, msg);
+    return false;
+}
+
+static ssize_t read_gzip(source *s, char *dst, size_t cap)
+{
+    s->zs.next_out = (Bytef *)dst;
+    s->zs.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    while (!s->done) {
+        if (!s->member_open) {
+            if (!next_member(s))
+                return -1;
+            if (s->done)
+                break;
+        }
+        if (s->raw_pos == s->raw_len) {
+            if (!fill_raw(s))
+                return -1;
+            if (s->raw_len == 0 && s->eof) {
+                char msg[200];
+                snprintf(msg, sizeof msg,
+                         "truncated gzip: input ends inside member %u after %llu "
+                         "compressed bytes (%llu bytes decoded)", s->members,
+                         (unsigned long long)s->raw_offset,
+                         (unsigned long long)s->decoded);
+                set_error(s, msg);
+                return -1;
+            }
+        }
+        s->zs.next_in = s->raw + s->raw_pos;
+        s->zs.avail_in = (uInt)(s->raw_len - s->raw_pos);
+        int rc = inflate(&s->zs, Z_NO_FLUSH);
+        size_t used = (s->raw_len - s->raw_pos) - s->zs.avail_in;
+        s->raw_pos += used;
+        s->raw_offset += used;
+        if (rc == Z_STREAM_END) {
+            s->member_open = false;
+        } else if (rc == Z_BUF_ERROR) {
+            /* No progress possible: either output is full (we return) or
+             * input is needed (loop refills). */
+        } else if (rc != Z_OK) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "corrupt gzip in member %u at compressed byte %llu (%llu bytes "
+                     "decoded): %s", s->members, (unsigned long long)s->raw_offset,
+                     (unsigned long long)s->decoded,
+                     s->zs.msg ? s->zs.msg : "data error");
+            set_error(s, msg);
+            return -1;
+        }
+        size_t produced = cap - s->zs.avail_out;
+        if (produced > 0)
+            return (ssize_t)produced;
+    }
+    return (ssize_t)(cap - s->zs.avail_out);
+}
+
+/* Decodes the next bytes (runs on the read-ahead thread). */
+static ssize_t decode_read(source *s, char *dst, size_t cap)
+{
+    if (s->failed)
+        return -1;
+    if (s->done || cap == 0)
+        return 0;
+    ssize_t n = s->gzip ? read_gzip(s, dst, cap) : read_plain(s, dst, cap);
+    if (n > 0)
+        s->decoded += (uint64_t)n;
+    return n;
+}
+
+/*
+ * The read-ahead thread: decodes into free blocks until the input ends,
+ * fails, or the source is closed.  Decompression thus runs on its own core
+ * while the caller parses, and memory stays at RA_BLOCKS blocks.
+ */
+static void *read_ahead(void *arg)
+{
+    source *s = arg;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (s->ra_count == RA_BLOCKS && !s->ra_stop)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->ra_stop) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        ra_block *b = &s->ra[(s->ra_head + s->ra_count) % RA_BLOCKS];
+        pthread_mutex_unlock(&s->mu);
+
+        size_t len = 0;
+        ssize_t n = 1;
+        while (len < RA_BLOCK_SIZE) {
+            n = decode_read(s, b->data + len, RA_BLOCK_SIZE - len);
+            if (n <= 0)
+                break;
+            len += (size_t)n;
+            /* From a pipe, hand over what arrived rather than wait for a
+             * full block: a slow producer must not delay the rows. */
+            if (s->raw_size < 0)
+                break;
+        }
+        pthread_mutex_lock(&s->mu);
+        b->len = len;
+        b->raw_offset = s->raw_offset;
+        if (len > 0)
+            s->ra_count++;
+        if (n <= 0)
+            s->ra_done = true;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (n <= 0)
+            return NULL;
+    }
+}
+
+ssize_t source_read(source *s, char *dst, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    while (s->ra_count == 0 && !s->ra_done)
+        pthread_cond_wait(&s->cv, &s->mu);
+    if (s->ra_count == 0) {
+        bool failed = s->failed;
+        /* The thread has stopped: the bytes it consumed after its last
+         * block (a gzip trailer, an empty member) count as consumed too. */
+        s->consumed_raw = s->raw_offset;
+        pthread_mutex_unlock(&s->mu);
+        return failed ? -1 : 0;
+    }
+    ra_block *b = &s->ra[s->ra_head];
+    pthread_mutex_unlock(&s->mu);
+    /* The producer never touches a published block: copy without the lock. */
+    size_t n = b->len - s->ra_pos;
+    if (n > cap)
+        n = cap;
+    memcpy(dst, b->data + s->ra_pos, n);
+    s->ra_pos += n;
+    s->consumed_decoded += n;
+    s->consumed_raw = b->raw_offset;
+    if (s->ra_pos == b->len) {
+        pthread_mutex_lock(&s->mu);
+        s->ra_head = (s->ra_head + 1) % RA_BLOCKS;
+        s->ra_count--;
+        s->ra_pos = 0;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    return (ssize_t)n;
+}
+
+const char *source_error(const source *s)
+{
+    return buf_cstr(&s->err);
+}
+
+bool source_is_gzip(const source *s)
+{
+    return s->gzip;
+}
+
+uint64_t source_raw_offset(const source *s)
+{
+    return s->consumed_raw;
+}
+
+int64_t source_raw_size(const source *s)
+{
+    return s->raw_size;
+}
+
+uint64_t source_decoded_offset(const source *s)
+{
+    return s->consumed_decoded;
+}
+
+void source_close(source **sp)
+{
+    source *s = *sp;
+    if (!s)
+        return;
+    if (s->ra_live) {
+        pthread_mutex_lock(&s->mu);
+        s->ra_stop = true;
+        bool running = !s->ra_done;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        /* Closed before the end of a pipe (a bad header, an interrupt): the
+         * thread may sit in read() for as long as the writer keeps the pipe
+         * open.  It accepts cancellation only there. */
+        if (running && s->raw_size < 0)
+            pthread_cancel(s->ra_thread);
+        pthread_join(s->ra_thread, NULL);
+    }
+    for (int i = 0; i < RA_BLOCKS; i++)
+        free(s->ra[i].data);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    if (s->zs_live)
+        inflateEnd(&s->zs);
+    if (s->owns_fd)
+        close(s->fd);
+    free(s->raw);
+    free(s->name);
+    buf_free(&s->err);
+    free(s);
+    *sp = NULL;
+}

@@ -1,0 +1,52 @@
+/*
+ * source.h - the bytes of one input: a file or standard input, gzip or plain.
+ *
+ * gzip is recognised by its magic bytes, never by the name.  A multi-member
+ * gzip stream (cat a.gz b.gz) is read to its end; anything after a member
+ * that is not another gzip member is reported as corrupt rather than
+ * silently ignored, and a stream that ends inside a member is reported as
+ * truncated, with how far it got.  Plain input is passed through unchanged.
+ *
+ * Ownership: source_open() returns a source the caller frees with
+ * source_close(), which sets the caller's pointer to NULL.
+ */
+#ifndef IDEMLOAD_SOURCE_H
+#define IDEMLOAD_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/buf.h"
+
+typedef struct source source;
+
+/*
+ * Opens path ("-" is standard input).  Returns NULL and writes a message
+ * naming the path into *err when it cannot be opened or read at all.
+ */
+source *source_open(const char *path, buf *err);
+
+/*
+ * Reads up to cap decoded bytes into dst.  Returns the count (> 0), 0 at the
+ * clean end of the input, or -1 on a read error, truncation or corruption;
+ * source_error() then says what and where.  After -1 or 0 it keeps
+ * returning the same.
+ */
+ssize_t source_read(source *src, char *dst, size_t cap);
+
+/* The last error's text ("" if none): names the input and the offsets. */
+const char *source_error(const source *src);
+
+bool source_is_gzip(const source *src);
+/* Bytes consumed from the underlying file so far (compressed bytes). */
+uint64_t source_raw_offset(const source *src);
+/* Size of the underlying file, or -1 when unknown (a pipe). */
+int64_t source_raw_size(const source *src);
+/* Decoded bytes handed out so far. */
+uint64_t source_decoded_offset(const source *src);
+
+void source_close(source **src);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * copy_encode.c - COPY binary format (see copy_encode.h).
+ */
+#include "load/copy_encode.h"
+
+#include <string.h>
+
+static void put16(char *d, uint16_t v)
+{
+    d[0] = (char)(v >> 8);
+    d[1] = (char)v;
+}
+
+static void put32(char *d, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        d[i] = (char)(v >> (24 - 8 * i));
+}
+
+static void put64(char *d, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        d[i] = (char)(v >> (56 - 8 * i));
+}
+
+bool copy_binary_header(buf *out)
+{
+    /* signature, flags (no OIDs), header extension length */
+    static const char head[19] = "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0";
+    return buf_append(out, head, sizeof head);
+}
+
+bool copy_binary_trailer(buf *out)
+{
+    return buf_append(out, "\377\377", 2);
+}
+
+/* A field: its length, then its bytes. */
+static char *put_text(char *d, const char *s, size_t n)
+{
+    put32(d, (uint32_t)n);
+    memcpy(d + 4, s, n);
+    return d + 4 + n;
+}
+
+bool copy_binary_row(buf *out, int32_t ord, const row *r)
+{
+    const size_t max_text = (size_t)1 << 30;
+    if (r->channel_len > max_text || r->out_trade_no_len > max_text ||
+        r->callback_type_len > max_text || r->payload_len > max_text)
+        return false;
+    size_t need = 2 + (4 + 4) + (4 + 8) + (4 + r->channel_len) + (4 + r->out_trade_no_len) +
+                  (4 + r->callback_type_len) + (4 + 2) + (4 + r->payload_len) + (4 + 8);
+    if (!buf_reserve(out, need))
+        return false;
+    char *d = out->data + out->len;
+    put16(d, 8);
+    d += 2;
+    put32(d, 4);
+    put32(d + 4, (uint32_t)ord);
+    d += 8;
+    put32(d, 8);
+    put64(d + 4, (uint64_t)r->tenant_id);
+    d += 12;
+    d = put_text(d, r->channel, r->channel_len);
+    d = put_text(d, r->out_trade_no, r->out_trade_no_len);
+    d = put_text(d, r->callback_type, r->callback_type_len);
+    put32(d, 2);
+    put16(d + 4, (uint16_t)r->status);
+    d += 6;
+    d = put_text(d, r->payload, r->payload_len);
+    put32(d, 8);
+    put64(d + 4, (uint64_t)(r->received_us - PG_EPOCH_OFFSET_US));
+    d += 12;
+    out->len = (size_t)(d - out->data);
+    out->data[out->len] = '\0';
+    return true;
+}

@@ -1,0 +1,32 @@
+/*
+ * copy_encode.h - rows of a chunk in COPY's binary format for
+ * idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type,
+ * status, payload, received_at).
+ *
+ * Binary rather than text (BENCHMARKS.md): the server parses no number and
+ * no timestamp text, and no text value needs escaping.  Integers are
+ * big-endian; texts are their UTF-8 bytes (checked valid, without NUL, by
+ * validate.c; the server verifies the encoding again); received_at is
+ * microseconds since 2000-01-01 00:00 UTC, PostgreSQL's own timestamptz.
+ */
+#ifndef IDEMLOAD_COPY_ENCODE_H
+#define IDEMLOAD_COPY_ENCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "chunk/chunk.h"
+
+/* Microseconds from the Unix epoch to PostgreSQL's (2000-01-01 UTC). */
+#define PG_EPOCH_OFFSET_US INT64_C(946684800000000)
+
+/* The 19-byte file header that starts a COPY ... (FORMAT binary) stream. */
+bool copy_binary_header(buf *out);
+/* One tuple: the eight columns above.  False when out of memory or when a
+ * text is too long for COPY (over 1 GB). */
+bool copy_binary_row(buf *out, int32_t ord, const row *r);
+/* The trailer (a tuple count of -1) that ends the stream. */
+bool copy_binary_trailer(buf *out);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * loader.h - chunks into PostgreSQL: COPY into a staging table, one merge
+ * per chunk, the ledger row, commit; retries on lost connections, deadlocks
+ * and serialization failures; row-by-row isolation of rows the server
+ * refuses.  The pipeline sees only this interface, never libpq.
+ *
+ * Ownership: loader_open() returns a loader freed by loader_close(), which
+ * sets the caller's pointer to NULL.  Every function returns an exit_code
+ * (EXIT_OK on success) and logs its own failure once.
+ */
+#ifndef IDEMLOAD_LOADER_H
+#define IDEMLOAD_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "chunk/chunk.h"
+#include "cli/config.h"
+#include "output/rejects.h"
+#include "output/report.h"
+
+typedef struct loader loader;
+
+/* Identity of a file for the ledger. */
+typedef struct file_identity {
+    const char *path;
+    char digest[65];        /* SHA-256 hex of the file's bytes; "" if unknown (stdin) */
+    int64_t size;
+} file_identity;
+
+/* What the ledger says to do with a file. */
+typedef struct file_plan {
+    bool skip;              /* completed before: skip (unless --force) */
+    uint64_t resume_after;  /* chunks already committed by an earlier run */
+    bool next_partial;      /* ... and some lanes of the chunk after them */
+    load_counts previous;   /* their figures */
+} file_plan;
+
+/*
+ * Connects (libpq conventions), reads the target's unique index on the
+ * business key and prepares the merge.  On failure returns NULL and stores
+ * the exit code (2 for configuration, 4 for the database) in *code.
+ */
+loader *loader_open(const config *cfg, int *code);
+void loader_close(loader **ld);
+
+/*
+ * Looks the file up in the ledger and takes the file's advisory lock (so
+ * two processes never load one file at once).  Fills *plan.
+ */
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan);
+
+/*
+ * Loads one chunk as one transaction (in a dry run: one savepoint of the
+ * run's single transaction).  Rows the server refuses go to rj and move from
+ * merged to rejected in *counts; the merge figures are added to *counts.
+ * chunk_no counts from 1.
+ */
+int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
+                      load_counts *counts);
+
+/* Records the file as completed (complete) or leaves it resumable; releases
+ * the file's lock. */
+int loader_end_file(loader *ld, bool complete, const load_counts *totals);
+
+/* Ends the run: in a dry run rolls everything back. */
+int loader_finish(loader *ld);
+
+/* Chunk number last committed for the current file (for messages). */
+uint64_t loader_last_committed(const loader *ld);
+
+#endif

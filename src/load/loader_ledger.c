@@ -1,0 +1,277 @@
+/*
+ * loader_ledger.c - the ledger of an import (see loader_impl.h): the
+ * file's row and advisory lock, how far each lane of an earlier run got,
+ * and the figures it committed.  Runs on connection 0, between chunks
+ * (ld_lane_figures also on a worker's own connection after a reconnect).
+ */
+#include "load/loader_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/exitcodes.h"
+#include "output/log.h"
+#include "db/sql.h"
+
+db *ld_control(loader *ld)
+{
+    return ld->workers[0].conn;
+}
+
+/* Creates the ledger, or gives one written before lanes its lane columns. */
+static bool ensure_ledger(loader *ld)
+{
+    if (ld->ledger_exists && ld->ledger_lanes)
+        return true;
+    db *d = ld_control(ld);
+    buf *sql = &ld->workers[0].sql;
+    bool ok = ld_render(ld, sql, SQL_LEDGER_CREATE) && db_exec(d, "BEGIN") &&
+              db_exec(d, buf_cstr(sql));
+    if (ok) {
+        const char *p[] = {buf_cstr(&ld->ledger_chunk_name)};
+        db_result *r = db_query(d, SQL_LEDGER_EXISTS, 1, p);
+        ok = r != NULL;
+        bool has_lanes = ok && strcmp(db_value(r, 0, 1), "t") == 0;
+        db_result_free(&r);
+        if (ok && !has_lanes)
+            ok = ld_render(ld, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
+    }
+    if (!ok || !db_exec(d, "COMMIT")) {
+        log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&ld->ledger_name),
+                  db_message(d), db_sqlstate(d));
+        db_exec(d, "ROLLBACK");
+        return false;
+    }
+    ld->ledger_exists = true;
+    ld->ledger_lanes = true;
+    return true;
+}
+
+/* The file's advisory lock, on connection 0 (called again by worker 0
+ * after it reconnects). */
+bool ld_file_lock(loader *ld)
+{
+    db *d = ld_control(ld);
+    const char *p[] = {ld->t.display, ld->file.digest};
+    db_result *r = db_query(d, SQL_FILE_LOCK_TRY, 2, p);
+    if (!r)
+        return false;
+    bool got = strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (!got) {
+        log_info("%s: another idemload process is loading this file into %s; waiting for it",
+                 ld->file.path, ld->t.display);
+        r = db_query(d, SQL_FILE_LOCK, 2, p);
+        if (!r)
+            return false;
+        db_result_free(&r);
+    }
+    ld->locked = true;
+    return true;
+}
+
+static void file_unlock(loader *ld)
+{
+    db *d = ld_control(ld);
+    if (!ld->locked || !d || !db_ok(d))
+        return;
+    const char *p[] = {ld->t.display, ld->file.digest};
+    db_result *r = db_query(d, SQL_FILE_UNLOCK, 2, p);
+    db_result_free(&r);
+    ld->locked = false;
+}
+
+/* The eight figures of a ledger row, in the column order of SQL_LEDGER_*. */
+static void read_figures(const db_result *r, load_counts *c)
+{
+    c->rows_read = (uint64_t)db_int(r, 0, 0);
+    c->rows_rejected = (uint64_t)db_int(r, 0, 1);
+    c->rows_deduplicated = (uint64_t)db_int(r, 0, 2);
+    c->inserted = (uint64_t)db_int(r, 0, 3);
+    c->updated = (uint64_t)db_int(r, 0, 4);
+    c->unchanged = (uint64_t)db_int(r, 0, 5);
+    c->stale = (uint64_t)db_int(r, 0, 6);
+    c->existing = (uint64_t)db_int(r, 0, 7);
+}
+
+/* Renders a ledger statement into sql and runs it on d (NULL on error). */
+static db_result *ledger_query(loader *ld, db *d, buf *sql, const char *tmpl, int n,
+                               const char *const *p)
+{
+    return ld_render(ld, sql, tmpl) ? db_query(d, buf_cstr(sql), n, p) : NULL;
+}
+
+static bool ledger_sums(loader *ld, uint64_t upto, load_counts *c)
+{
+    char upto_s[24];
+    snprintf(upto_s, sizeof upto_s, "%llu", (unsigned long long)upto);
+    const char *p[] = {ld->t.display, ld->file.digest, upto_s};
+    db_result *r = ledger_query(ld, ld_control(ld), &ld->workers[0].sql, SQL_LEDGER_SUMS, 3, p);
+    if (!r)
+        return false;
+    read_figures(r, c);
+    c->chunks = (uint64_t)db_int(r, 0, 8);
+    db_result_free(&r);
+    return true;
+}
+
+/* The figures a lane of a chunk committed, from connection d; false when
+ * that lane has no ledger row (or the query failed: see db_ok). */
+bool ld_lane_figures(loader *ld, db *d, buf *sql, uint64_t chunk_no, int lane, load_counts *c)
+{
+    char chunk_s[24], lane_s[16];
+    snprintf(chunk_s, sizeof chunk_s, "%llu", (unsigned long long)chunk_no);
+    snprintf(lane_s, sizeof lane_s, "%d", lane);
+    const char *p[] = {ld->t.display, ld->file.digest, chunk_s, lane_s};
+    db_result *r = ledger_query(ld, d, sql, SQL_LEDGER_LANE_FIGURES, 4, p);
+    if (!r)
+        return false;
+    bool found = db_nrows(r) > 0;
+    if (found)
+        read_figures(r, c);
+    db_result_free(&r);
+    return found;
+}
+
+/* How far each lane of an earlier run got: fills ld->lane_done. */
+static bool read_lanes(loader *ld, int lanes)
+{
+    memset(ld->lane_done, 0, sizeof ld->lane_done);
+    const char *p[] = {ld->t.display, ld->file.digest};
+    db_result *r = ledger_query(ld, ld_control(ld), &ld->workers[0].sql, SQL_LEDGER_LANES, 2, p);
+    if (!r)
+        return false;
+    for (int i = 0; i < db_nrows(r); i++) {
+        int64_t lane = db_int(r, i, 0);
+        if (lane >= 0 && lane < lanes)
+            ld->lane_done[lane] = (uint64_t)db_int(r, i, 1);
+    }
+    db_result_free(&r);
+    return true;
+}
+
+static int ledger_failed(loader *ld, const char *what)
+{
+    log_error("%s: %s: %s (SQLSTATE %s)", ld->file.path, what, db_message(ld_control(ld)),
+              db_sqlstate(ld_control(ld)));
+    return EXIT_DATABASE;
+}
+
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    memset(ld->lane_done, 0, sizeof ld->lane_done);
+    ld->file = *id;
+    ld->last_committed = 0;
+    ld->lanes = ld->n_workers;
+    ld->use_ledger = id->digest[0] != '\0';
+    if (!ld->use_ledger) {
+        log_info("%s: read from a stream, so the ledger cannot recognise it: no skip or resume",
+                 id->path);
+        return EXIT_OK;
+    }
+    if (ld->cfg->dry_run) {
+        /* Read the ledger if there is one; write nothing. */
+        if (!ld->ledger_exists)
+            return EXIT_OK;
+    } else {
+        if (!ensure_ledger(ld))
+            return EXIT_DATABASE;
+        if (!ld_file_lock(ld))
+            return ledger_failed(ld, "ledger");
+    }
+    buf *sql = &ld->workers[0].sql;
+    const char *p[] = {ld->t.display, id->digest};
+    db_result *r = ledger_query(ld, ld_control(ld), sql, SQL_LEDGER_LOOKUP, 2, p);
+    if (!r)
+        return ledger_failed(ld, "cannot read the ledger");
+    bool known = db_nrows(r) > 0;
+    bool completed = known && strcmp(db_value(r, 0, 0), "completed") == 0;
+    uint64_t chunks = known ? (uint64_t)db_int(r, 0, 1) : 0;
+    uint64_t prev_rows = known ? (uint64_t)db_int(r, 0, 2) : 0;
+    int64_t prev_lanes = known ? db_int(r, 0, 3) : 0;
+    db_result_free(&r);
+
+    if (completed && !ld->cfg->force) {
+        plan->skip = true;
+        if (!ledger_sums(ld, UINT32_MAX, &plan->previous))
+            return ledger_failed(ld, "cannot read the ledger");
+        return EXIT_OK;
+    }
+    if (known && !completed && prev_rows == chunk_rows && prev_lanes >= 1 &&
+        prev_lanes <= MAX_LANES) {
+        if (!read_lanes(ld, (int)prev_lanes))
+            return ledger_failed(ld, "cannot read the ledger");
+        uint64_t all = UINT64_MAX, any = 0;
+        for (int i = 0; i < prev_lanes; i++) {
+            all = ld->lane_done[i] < all ? ld->lane_done[i] : all;
+            any = ld->lane_done[i] > any ? ld->lane_done[i] : any;
+        }
+        if (any > 0) {
+            /* Resume with the earlier run's lanes: a lane it committed
+             * must not be loaded again under another split. */
+            ld->lanes = (int)prev_lanes;
+            plan->resume_after = all;
+            plan->next_partial = any > all;
+            ld->last_committed = all;
+            if (!ledger_sums(ld, all, &plan->previous))
+                return ledger_failed(ld, "cannot read the ledger");
+            if (ld->lanes != ld->n_workers)
+                log_info("%s: resuming with the %d lane%s of the earlier run over %d "
+                         "connection%s", id->path, ld->lanes, ld->lanes == 1 ? "" : "s",
+                         ld->n_workers, ld->n_workers == 1 ? "" : "s");
+            return EXIT_OK;
+        }
+    }
+    memset(ld->lane_done, 0, sizeof ld->lane_done);
+    if (known && !completed && chunks > 0 && prev_rows != chunk_rows)
+        log_info("%s: an earlier run committed %llu chunks of %llu rows; --chunk-rows is now "
+                 "%zu, so the file is loaded from the start (the merge is idempotent)",
+                 id->path, (unsigned long long)chunks, (unsigned long long)prev_rows, chunk_rows);
+    if (ld->cfg->dry_run)
+        return EXIT_OK;
+    char size_s[24], rows_s[24], lanes_s[16];
+    snprintf(size_s, sizeof size_s, "%lld", (long long)id->size);
+    snprintf(rows_s, sizeof rows_s, "%zu", chunk_rows);
+    snprintf(lanes_s, sizeof lanes_s, "%d", ld->lanes);
+    const char *ps[] = {ld->t.display, id->digest, size_s, id->path, rows_s, lanes_s};
+    if (!ld_render(ld, sql, SQL_LEDGER_START) ||
+        !db_exec_params(ld_control(ld), buf_cstr(sql), 6, ps))
+        return ledger_failed(ld, "cannot record the file in the ledger");
+    return EXIT_OK;
+}
+
+int loader_end_file(loader *ld, bool complete, const load_counts *totals)
+{
+    (void)totals;
+    int code = EXIT_OK;
+    db *d = ld_control(ld);
+    if (ld->use_ledger && complete && !ld->cfg->dry_run && d && db_ok(d)) {
+        char chunks_s[24];
+        snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)ld->last_committed);
+        const char *p[] = {ld->t.display, ld->file.digest, chunks_s};
+        buf *sql = &ld->workers[0].sql;
+        if (!ld_render(ld, sql, SQL_LEDGER_COMPLETE) || !db_exec_params(d, buf_cstr(sql), 3, p)) {
+            log_error("%s: cannot mark the file completed in the ledger: %s", ld->file.path,
+                      db_message(d));
+            code = EXIT_DATABASE;
+        }
+    }
+    file_unlock(ld);
+    ld->use_ledger = false;
+    return code;
+}
+
+int loader_finish(loader *ld)
+{
+    db *d = ld_control(ld);
+    if (ld->in_run_txn && d && db_ok(d)) {
+        if (!db_exec(d, "ROLLBACK")) {
+            log_error("dry run: cannot roll back: %s", db_message(d));
+            return EXIT_DATABASE;
+        }
+        ld->in_run_txn = false;
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,192 @@
+/*
+ * rejects.c - the rejects file (see rejects.h).  JSON is written through
+ * jansson, which escapes every string correctly.
+ */
+#include "output/rejects.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/utf8.h"
+
+struct rejects {
+    char *path;
+    FILE *fp;
+    bool is_stdout;
+    uint64_t count;
+    pthread_mutex_t lock;
+};
+
+rejects *rejects_open(const char *path)
+{
+    rejects *rj = calloc(1, sizeof *rj);
+    if (!rj)
+        return NULL;
+    rj->path = strdup(path);
+    if (!rj->path) {
+        free(rj);
+        return NULL;
+    }
+    pthread_mutex_init(&rj->lock, NULL);
+    return rj;
+}
+
+static void base64(const unsigned char *p, size_t n, buf *out)
+{
+    static const char tbl[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        char q[4] = {tbl[(v >> 18) & 63], tbl[(v >> 12) & 63],
+                     i + 1 < n ? tbl[(v >> 6) & 63] : '=', i + 2 < n ? tbl[v & 63] : '='};
+        buf_append(out, q, 4);
+    }
+}
+
+/* Copies s with every byte that breaks UTF-8 replaced by U+FFFD. */
+static void lossy_utf8(const char *s, size_t n, buf *out)
+{
+    while (n > 0) {
+        size_t bad;
+        bool is_nul;
+        if (utf8_check(s, n, &bad, &is_nul)) {
+            buf_append(out, s, n);
+            return;
+        }
+        buf_append(out, s, bad);
+        if (is_nul)
+            buf_append(out, "", 1);
+        else
+            buf_append_str(out, "\xEF\xBF\xBD");
+        s += bad + 1;
+        n -= bad + 1;
+    }
+}
+
+/* Valid UTF-8 apart from NUL bytes, which JSON carries as \u0000? */
+static bool utf8_ignoring_nul(const char *s, size_t n)
+{
+    size_t bad;
+    bool is_nul;
+    while (!utf8_check(s, n, &bad, &is_nul)) {
+        if (!is_nul)
+            return false;
+        s += bad + 1;
+        n -= bad + 1;
+    }
+    return true;
+}
+
+/* A JSON string of s, each byte that breaks UTF-8 replaced by U+FFFD: a
+ * file name can be any bytes, and a reason quoting part of a field can cut
+ * a character in two.  NULL only when memory runs out. */
+static json_t *text_string(const char *s)
+{
+    json_t *j = json_string(s);
+    if (!j) {
+        buf b = BUF_INIT;
+        lossy_utf8(s, strlen(s), &b);
+        j = json_stringn(buf_cstr(&b), b.len);
+        buf_free(&b);
+    }
+    return j;
+}
+
+bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
+                   const char *raw, size_t raw_len, buf *err)
+{
+    bool ok = false;
+    buf text = BUF_INIT, b64 = BUF_INIT;
+    json_t *obj = json_object();
+    bool exact = utf8_ignoring_nul(raw, raw_len);
+    if (!exact)
+        lossy_utf8(raw, raw_len, &text);
+    if (!obj)
+        goto out;
+    json_object_set_new(obj, "file", text_string(file));
+    json_object_set_new(obj, "line", json_integer((json_int_t)line));
+    json_object_set_new(obj, "reason", text_string(reason));
+    if (exact) {
+        json_object_set_new(obj, "raw", json_stringn(raw, raw_len));
+    } else {
+        json_object_set_new(obj, "raw", json_stringn(buf_cstr(&text), text.len));
+        base64((const unsigned char *)raw, raw_len, &b64);
+        json_object_set_new(obj, "raw_base64", json_stringn(buf_cstr(&b64), b64.len));
+    }
+    char *line_text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!line_text)
+        goto out;
+    pthread_mutex_lock(&rj->lock);
+    if (!rj->fp) {
+        if (strcmp(rj->path, "-") == 0) {
+            rj->fp = stdout;
+            rj->is_stdout = true;
+        } else {
+            rj->fp = fopen(rj->path, "a");
+        }
+    }
+    if (!rj->fp) {
+        buf_printf(err, "cannot open rejects file %s: %s", rj->path, strerror(errno));
+    } else if (fputs(line_text, rj->fp) == EOF || fputc('\n', rj->fp) == EOF) {
+        buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+    } else {
+        rj->count++;
+        ok = true;
+    }
+    pthread_mutex_unlock(&rj->lock);
+    free(line_text);
+out:
+    if (!ok && err->len == 0)
+        buf_append_str(err, "out of memory writing a reject");
+    json_decref(obj);
+    buf_free(&text);
+    buf_free(&b64);
+    return ok;
+}
+
+bool rejects_flush(rejects *rj, buf *err)
+{
+    bool ok = true;
+    pthread_mutex_lock(&rj->lock);
+    if (rj->fp && fflush(rj->fp) != 0) {
+        buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+        ok = false;
+    }
+    pthread_mutex_unlock(&rj->lock);
+    return ok;
+}
+
+uint64_t rejects_count(const rejects *rj)
+{
+    return rj->count;
+}
+
+bool rejects_close(rejects **rjp, buf *err)
+{
+    rejects *rj = *rjp;
+    if (!rj)
+        return true;
+    bool ok = true;
+    if (rj->fp) {
+        if (rj->is_stdout) {
+            ok = fflush(rj->fp) == 0;
+        } else {
+            ok = fclose(rj->fp) == 0;
+        }
+        if (!ok)
+            buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+    }
+    pthread_mutex_destroy(&rj->lock);
+    free(rj->path);
+    free(rj);
+    *rjp = NULL;
+    return ok;
+}

@@ -1,0 +1,177 @@
+/*
+ * report.c - summary and JSON report (see report.h).
+ */
+#include "output/report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+void load_counts_add(load_counts *to, const load_counts *from)
+{
+    to->rows_read += from->rows_read;
+    to->rows_rejected += from->rows_rejected;
+    to->rows_deduplicated += from->rows_deduplicated;
+    to->inserted += from->inserted;
+    to->updated += from->updated;
+    to->unchanged += from->unchanged;
+    to->stale += from->stale;
+    to->existing += from->existing;
+    to->chunks += from->chunks;
+}
+
+uint64_t load_counts_merged(const load_counts *c)
+{
+    return c->inserted + c->updated + c->unchanged + c->stale + c->existing;
+}
+
+bool run_report_init(run_report *rep, size_t n_files)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->files = calloc(n_files ? n_files : 1, sizeof *rep->files);
+    rep->n_files = n_files;
+    return rep->files != NULL;
+}
+
+void run_report_free(run_report *rep)
+{
+    for (size_t i = 0; i < rep->n_files && rep->files; i++) {
+        free(rep->files[i].path);
+        free(rep->files[i].error);
+        free(rep->files[i].note);
+    }
+    free(rep->files);
+    rep->files = NULL;
+    rep->n_files = 0;
+}
+
+void file_report_set_error(file_report *fr, const char *msg)
+{
+    free(fr->error);
+    fr->error = msg ? strdup(msg) : NULL;
+}
+
+void file_report_set_note(file_report *fr, const char *msg)
+{
+    free(fr->note);
+    fr->note = msg ? strdup(msg) : NULL;
+}
+
+const char *file_status_name(file_status s)
+{
+    switch (s) {
+    case FILE_OK:
+        return "ok";
+    case FILE_PARTIAL:
+        return "partial";
+    case FILE_FAILED:
+        return "failed";
+    case FILE_SKIPPED:
+        return "skipped";
+    }
+    return "failed";
+}
+
+void run_report_total(run_report *rep)
+{
+    memset(&rep->totals, 0, sizeof rep->totals);
+    for (size_t i = 0; i < rep->n_files; i++)
+        load_counts_add(&rep->totals, &rep->files[i].counts);
+}
+
+static void print_counts(FILE *fp, const char *indent, const load_counts *c, bool validate_only,
+                         double elapsed)
+{
+    fprintf(fp, "%srows read %llu, rejected %llu, deduplicated %llu", indent,
+            (unsigned long long)c->rows_read, (unsigned long long)c->rows_rejected,
+            (unsigned long long)c->rows_deduplicated);
+    if (validate_only)
+        fprintf(fp, ", would merge %llu", (unsigned long long)(c->rows_read - c->rows_rejected -
+                                                               c->rows_deduplicated));
+    fprintf(fp, "\n");
+    if (!validate_only)
+        fprintf(fp, "%sinserted %llu, updated %llu, unchanged %llu, stale %llu, existing %llu\n",
+                indent, (unsigned long long)c->inserted, (unsigned long long)c->updated,
+                (unsigned long long)c->unchanged, (unsigned long long)c->stale,
+                (unsigned long long)c->existing);
+    if (elapsed >= 0)
+        fprintf(fp, "%schunks %llu, time %.2f s, %.0f rows/s\n", indent,
+                (unsigned long long)c->chunks, elapsed,
+                elapsed > 0 ? (double)c->rows_read / elapsed : 0.0);
+}
+
+void report_print_summary(const run_report *rep, FILE *fp)
+{
+    const char *what = rep->validate_only ? "validate" : rep->dry_run ? "import (dry run, rolled back)"
+                                                                      : "import";
+    fprintf(fp, "idemload %s summary\n", what);
+    for (size_t i = 0; i < rep->n_files; i++) {
+        const file_report *f = &rep->files[i];
+        fprintf(fp, "  %s [%s] %s%s%s\n", f->path, f->format, file_status_name(f->status),
+                f->error ? ": " : "", f->error ? f->error : "");
+        if (f->note)
+            fprintf(fp, "    %s\n", f->note);
+        if (f->status != FILE_SKIPPED)
+            print_counts(fp, "    ", &f->counts, rep->validate_only, -1);
+    }
+    fprintf(fp, "  total:\n");
+    print_counts(fp, "    ", &rep->totals, rep->validate_only, rep->elapsed_s);
+}
+
+static json_t *counts_json(const load_counts *c)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "rows_read", (json_int_t)c->rows_read,
+                     "rows_rejected", (json_int_t)c->rows_rejected,
+                     "rows_deduplicated", (json_int_t)c->rows_deduplicated,
+                     "inserted", (json_int_t)c->inserted,
+                     "updated", (json_int_t)c->updated,
+                     "unchanged", (json_int_t)c->unchanged,
+                     "stale", (json_int_t)c->stale,
+                     "existing", (json_int_t)c->existing,
+                     "chunks", (json_int_t)c->chunks);
+}
+
+bool report_write_json(const run_report *rep, const char *path, buf *err)
+{
+    json_t *files = json_array();
+    for (size_t i = 0; i < rep->n_files; i++) {
+        const file_report *f = &rep->files[i];
+        json_t *o = json_pack("{s:s, s:s, s:s}", "path", f->path, "format", f->format,
+                              "status", file_status_name(f->status));
+        if (!o) {
+            /* A path that is not UTF-8 cannot be a JSON string as is. */
+            o = json_pack("{s:s, s:s, s:s}", "path", "(path not valid UTF-8)", "format",
+                          f->format, "status", file_status_name(f->status));
+        }
+        json_object_set_new(o, "error", f->error ? json_string(f->error) : json_null());
+        json_t *counts = counts_json(&f->counts);
+        json_object_update(o, counts);
+        json_decref(counts);
+        if (f->note)
+            json_object_set_new(o, "note", json_string(f->note));
+        json_array_append_new(files, o);
+    }
+    json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",
+                             rep->validate_only ? "validate" : "import", "dry_run", rep->dry_run,
+                             "elapsed_s", rep->elapsed_s, "files", files, "totals",
+                             counts_json(&rep->totals));
+    if (!root) {
+        buf_printf(err, "out of memory building the report");
+        return false;
+    }
+    bool ok = true;
+    if (strcmp(path, "-") == 0) {
+        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+            fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+            buf_printf(err, "cannot write the report to standard output: %s", strerror(errno));
+            ok = false;
+        }
+    } else if (json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+        buf_printf(err, "cannot write the report to %s: %s", path, strerror(errno));
+        ok = false;
+    }
+    json_decref(root);
+    return ok;
+}

@@ -1,0 +1,451 @@
+/*
+ * pipeline.c - the file loop of `validate` and `import` (see pipeline.h).
+ *
+ * Chunk boundaries are counted in records read (rejected ones included), so
+ * the same file with the same --chunk-rows always cuts at the same records:
+ * a resumed load can skip exactly the chunks an earlier run committed.
+ */
+#include "pipeline/pipeline.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/digest.h"
+#include "util/exitcodes.h"
+#include "output/log.h"
+#include "output/progress.h"
+#include "input/reader.h"
+#include "util/signals.h"
+#include "rules/validate.h"
+
+_Static_assert(CHUNK_MAX_FINAL >= MAX_FINAL_STATUSES, "a chunk keeps every final status");
+
+typedef enum fill_result {
+    FILL_FULL,          /* chunk_rows records read */
+    FILL_EOF,           /* input ended (the chunk may hold rows) */
+    FILL_INPUT_FAILED,  /* reader or source fault: message in *err */
+    FILL_TOO_MANY,      /* --max-rejects exceeded */
+    FILL_REJECTS_FAILED,/* the rejects file cannot be written */
+    FILL_NO_MEMORY,
+    FILL_INTERRUPTED
+} fill_result;
+
+typedef struct file_run {
+    const config *cfg;
+    const char *path;
+    source *src;
+    reader *rdr;
+    rejects *rj;
+    bool check_utf8;
+    uint64_t rejected;      /* in this file, for --max-rejects */
+    progress *prog;
+    uint64_t rows_seen;
+    bool stop;              /* set when loading gave up: stop reading */
+    buf reason;
+    buf err;
+} file_run;
+
+/* Reads records into ch until it holds chunk_rows records or input ends.
+ * skip: the chunk was committed by an earlier run; count records only. */
+static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
+{
+    chunk_reset(ch);
+    chunk_counts *cc = chunk_counts_of(ch);
+    while (cc->rows_read < fr->cfg->chunk_rows) {
+        if ((fr->rows_seen & 0x3ff) == 0) {
+            if (signals_interrupted() || __atomic_load_n(&fr->stop, __ATOMIC_RELAXED))
+                return FILL_INTERRUPTED;
+            progress_update(fr->prog, source_raw_offset(fr->src), fr->rows_seen);
+        }
+        raw_record rec;
+        read_result rr = reader_next(fr->rdr, &rec);
+        if (rr == READ_EOF)
+            return FILL_EOF;
+        if (rr == READ_FAILED) {
+            buf_clear(&fr->err);
+            buf_append_str(&fr->err, reader_error(fr->rdr));
+            return FILL_INPUT_FAILED;
+        }
+        cc->rows_read++;
+        fr->rows_seen++;
+        if (skip)
+            continue;
+        row r;
+        buf_clear(&fr->reason);
+        if (validate_record(&rec, &fr->cfg->presets, fr->check_utf8, &r, &fr->reason)) {
+            if (!chunk_add(ch, &r))
+                return FILL_NO_MEMORY;
+            continue;
+        }
+        cc->rows_rejected++;
+        fr->rejected++;
+        buf_clear(&fr->err);
+        if (!rejects_write(fr->rj, fr->path, rec.line, buf_cstr(&fr->reason), rec.raw,
+                           rec.raw_len, &fr->err))
+            return FILL_REJECTS_FAILED;
+        if (fr->cfg->max_rejects >= 0 && fr->rejected > (uint64_t)fr->cfg->max_rejects)
+            return FILL_TOO_MANY;
+    }
+    return FILL_FULL;
+}
+
+/*
+ * Reading runs one chunk ahead of loading: a reader thread fills the next
+ * chunk while the main thread loads the current one, so parsing overlaps
+ * the database work.  Two chunks circulate between them; memory stays at
+ * two chunks whatever the file size.
+ */
+typedef struct filled {
+    chunk *ch;
+    fill_result res;
+    bool skip;
+} filled;
+
+typedef struct chunk_feed {
+    file_run *fr;
+    uint64_t resume_after;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    chunk *spare[2];
+    int n_spare;
+    filled ready[2];
+    int n_ready;
+    bool stop;
+    bool inited;
+} chunk_feed;
+
+static void *feed_main(void *arg)
+{
+    chunk_feed *f = arg;
+    uint64_t produced = 0;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        while (f->n_spare == 0 && !f->stop)
+            pthread_cond_wait(&f->cv, &f->mu);
+        if (f->stop) {
+            pthread_mutex_unlock(&f->mu);
+            return NULL;
+        }
+        chunk *ch = f->spare[--f->n_spare];
+        pthread_mutex_unlock(&f->mu);
+
+        bool skip = produced < f->resume_after;
+        fill_result res = fill_chunk(f->fr, ch, skip);
+        if (chunk_counts_of(ch)->rows_read > 0)
+            produced++;
+
+        pthread_mutex_lock(&f->mu);
+        f->ready[f->n_ready++] = (filled){ch, res, skip};
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+        if (res != FILL_FULL)
+            return NULL;
+    }
+}
+
+/* Starts the reader thread with two chunks of room; false on failure. */
+static bool feed_start(chunk_feed *f, file_run *fr, size_t chunk_rows, uint64_t resume_after)
+{
+    memset(f, 0, sizeof *f);
+    f->fr = fr;
+    f->resume_after = resume_after;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    f->inited = true;
+    const config *cfg = fr->cfg;
+    chunk_policy pol = {.keep_first = cfg->conflict == CONFLICT_NOTHING,
+                        .final_status = cfg->final_status,
+                        .n_final_status = cfg->n_final_status};
+    for (int i = 0; i < 2; i++) {
+        f->spare[i] = chunk_new(chunk_rows);
+        if (!f->spare[i])
+            return false;
+        chunk_set_policy(f->spare[i], &pol);
+        f->n_spare++;
+    }
+    return pthread_create(&f->thread, NULL, feed_main, f) == 0;
+}
+
+/* The next filled chunk, in file order (blocks until there is one). */
+static filled feed_take(chunk_feed *f)
+{
+    pthread_mutex_lock(&f->mu);
+    while (f->n_ready == 0)
+        pthread_cond_wait(&f->cv, &f->mu);
+    filled got = f->ready[0];
+    f->ready[0] = f->ready[1];
+    f->n_ready--;
+    pthread_mutex_unlock(&f->mu);
+    return got;
+}
+
+/* Gives a loaded chunk back for reuse. */
+static void feed_return(chunk_feed *f, chunk *ch)
+{
+    pthread_mutex_lock(&f->mu);
+    f->spare[f->n_spare++] = ch;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Stops the reader thread (if still running) and frees the chunks. */
+static void feed_stop(chunk_feed *f, bool started)
+{
+    if (!f->inited)
+        return;
+    if (started) {
+        pthread_mutex_lock(&f->mu);
+        f->stop = true;
+        __atomic_store_n(&f->fr->stop, true, __ATOMIC_RELAXED);
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+        pthread_join(f->thread, NULL);
+    }
+    for (int i = 0; i < f->n_spare; i++)
+        chunk_free(&f->spare[i]);
+    for (int i = 0; i < f->n_ready; i++)
+        chunk_free(&f->ready[i].ch);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+}
+
+static int severity_of_rejects(const load_counts *c)
+{
+    return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
+}
+
+/* Loads or validates one file; fills fr_rep.  Returns its exit status. */
+static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
+                    file_report *rep)
+{
+    rep->path = strdup(path);
+    input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
+    rep->format = format_name(fmt);
+    rep->status = FILE_FAILED;
+    if (fmt == FORMAT_AUTO) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                 strcmp(path, "-") == 0 ? "standard input" : path);
+        log_error("%s", msg);
+        file_report_set_error(rep, msg);
+        return EXIT_USAGE;
+    }
+
+    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
+                   .check_utf8 = fmt == FORMAT_CSV};
+    int code = EXIT_OK;
+    chunk_feed feed = {0};
+    bool feed_started = false;
+    buf load_err = BUF_INIT;
+    bool file_begun = false;
+    load_counts *counts = &rep->counts;
+    file_plan plan = {0};
+
+    file_identity id = {.path = path, .size = -1};
+    if (ld && strcmp(path, "-") != 0) {
+        /* The ledger knows files by content: hash first (cheap next to the
+         * load), so a renamed copy is still recognised. */
+        if (!digest_file(path, id.digest, &id.size, &fr.err)) {
+            log_error("%s", buf_cstr(&fr.err));
+            file_report_set_error(rep, buf_cstr(&fr.err));
+            code = EXIT_INPUT;
+            goto out;
+        }
+    }
+    fr.src = source_open(path, &fr.err);
+    if (!fr.src) {
+        log_error("%s", buf_cstr(&fr.err));
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        code = EXIT_INPUT;
+        goto out;
+    }
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt.preset[c] = cfg->presets.value[c] != NULL;
+    fr.rdr = reader_open(fr.src, path, &ropt, &fr.err);
+    if (!fr.rdr) {
+        log_error("%s", buf_cstr(&fr.err));
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        code = EXIT_INPUT;
+        goto out;
+    }
+    if (ld) {
+        code = loader_begin_file(ld, &id, cfg->chunk_rows, &plan);
+        if (code != EXIT_OK) {
+            file_report_set_error(rep, "the ledger could not be read (see the log)");
+            goto out;
+        }
+        file_begun = true;
+        if (plan.skip) {
+            /* Nothing is read in this run: the figures stay zero, so the
+             * totals say what this run did. */
+            rep->status = FILE_SKIPPED;
+            file_report_set_note(rep, "already loaded completely (ledger); --force loads it again");
+            log_info("%s: skipped: the ledger holds it as completed (use --force to load again)",
+                     path);
+            goto out;
+        }
+        if (plan.resume_after > 0 || plan.next_partial) {
+            char note[160];
+            if (plan.resume_after > 0)
+                snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run%s",
+                         (unsigned long long)plan.resume_after,
+                         plan.next_partial ? " (and some lanes of the next chunk)" : "");
+            else
+                snprintf(note, sizeof note, "resumed: some lanes of chunk 1 were committed by an "
+                         "earlier run");
+            file_report_set_note(rep, note);
+            log_info("%s: %s", path, note);
+            *counts = plan.previous;
+        }
+    }
+    progress_file(prog, path, source_raw_size(fr.src));
+
+    uint64_t chunk_no = 0;
+    uint64_t committed = 0;
+    if (!feed_start(&feed, &fr, cfg->chunk_rows, plan.resume_after)) {
+        log_error("%s: cannot start reading (out of memory or threads)", path);
+        code = EXIT_INPUT;
+        goto out;
+    }
+    feed_started = true;
+    for (;;) {
+        filled got = feed_take(&feed);
+        chunk *ch = got.ch;
+        fill_result fres = got.res;
+        bool skip = got.skip;
+        chunk_counts *cc = chunk_counts_of(ch);
+        if (fres == FILL_FULL || (fres == FILL_EOF && cc->rows_read > 0)) {
+            chunk_no++;
+            if (!skip) {
+                load_counts delta = {.rows_read = cc->rows_read,
+                                     .rows_rejected = cc->rows_rejected,
+                                     .rows_deduplicated = cc->rows_deduplicated,
+                                     .chunks = 1};
+                if (ld) {
+                    chunk_sort(ch);
+                    buf_clear(&load_err);
+                    if (!rejects_flush(rj, &load_err)) {
+                        log_error("%s", buf_cstr(&load_err));
+                        file_report_set_error(rep, buf_cstr(&load_err));
+                        code = EXIT_INPUT;
+                        feed_return(&feed, ch);
+                        break;
+                    }
+                    code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta);
+                    if (code != EXIT_OK) {
+                        file_report_set_error(rep, code == EXIT_INTERRUPTED
+                                                       ? "interrupted; the chunk in flight was rolled back"
+                                                       : "database error (see the log)");
+                        feed_return(&feed, ch);
+                        break;
+                    }
+                }
+                load_counts_add(counts, &delta);
+                committed = chunk_no;
+            }
+        }
+        feed_return(&feed, ch);
+        if (fres == FILL_FULL)
+            continue;
+        if (fres == FILL_EOF) {
+            rep->status = FILE_OK;
+            break;
+        }
+        switch (fres) {
+        case FILL_INPUT_FAILED:
+            code = EXIT_INPUT;
+            break;
+        case FILL_TOO_MANY:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
+                       (long long)cfg->max_rejects);
+            code = EXIT_INPUT;
+            break;
+        case FILL_REJECTS_FAILED:
+            code = EXIT_INPUT;
+            break;
+        case FILL_NO_MEMORY:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: out of memory", path);
+            code = EXIT_INPUT;
+            break;
+        default:
+            buf_clear(&fr.err);
+            buf_printf(&fr.err, "%s: interrupted", path);
+            code = EXIT_INTERRUPTED;
+            break;
+        }
+        /* The unfinished chunk is not counted: the figures describe what
+         * was loaded (or validated) whole, so their identity still holds. */
+        log_error("%s%s", buf_cstr(&fr.err),
+                  ld ? (committed ? "; the chunks committed before stay" : "; nothing was loaded")
+                     : "");
+        file_report_set_error(rep, buf_cstr(&fr.err));
+        break;
+    }
+    if (code != EXIT_OK && rep->status != FILE_OK)
+        rep->status = (committed > 0 || plan.resume_after > 0) && ld ? FILE_PARTIAL : FILE_FAILED;
+    if (code == EXIT_INTERRUPTED && !ld)
+        rep->status = FILE_PARTIAL;
+    if (code == EXIT_OK)
+        code = severity_of_rejects(counts);
+
+out:
+    if (ld && file_begun && !plan.skip) {
+        int end = loader_end_file(ld, rep->status == FILE_OK, counts);
+        if (end != EXIT_OK && code < end)
+            code = end;
+    } else if (ld && file_begun) {
+        loader_end_file(ld, false, counts);
+    }
+    feed_stop(&feed, feed_started);
+    reader_close(&fr.rdr);
+    source_close(&fr.src);
+    buf_free(&fr.reason);
+    buf_free(&fr.err);
+    buf_free(&load_err);
+    return code;
+}
+
+int pipeline_run(const config *cfg, loader *ld, run_report *rep)
+{
+    progress prog;
+    progress_init(&prog, cfg->quiet);
+    rejects *rj = rejects_open(cfg->rejects_path);
+    if (!rj) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    double t0 = now_seconds();
+    int code = EXIT_OK;
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        if (signals_interrupted()) {
+            file_report *fr = &rep->files[i];
+            fr->path = strdup(cfg->files[i]);
+            fr->format = format_name(cfg->format);
+            fr->status = FILE_FAILED;
+            file_report_set_error(fr, "not started: interrupted");
+            code = exit_worst(code, EXIT_INTERRUPTED);
+            continue;
+        }
+        int c = run_file(cfg, ld, rj, &prog, cfg->files[i], &rep->files[i]);
+        code = exit_worst(code, c);
+    }
+    if (ld) {
+        int c = loader_finish(ld);
+        code = exit_worst(code, c);
+    }
+    buf err = BUF_INIT;
+    if (!rejects_close(&rj, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = exit_worst(code, EXIT_INPUT);
+    }
+    buf_free(&err);
+    progress_done(&prog);
+    rep->elapsed_s = now_seconds() - t0;
+    run_report_total(rep);
+    return code;
+}

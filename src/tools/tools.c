@@ -1,0 +1,99 @@
+/*
+ * tools.c - idemload init: the table and its partial unique index of
+ * SPEC.md, created if absent.  Safe to run again and concurrently.
+ */
+#include "tools/tools.h"
+
+#include <string.h>
+
+#include "db/db.h"
+#include "util/exitcodes.h"
+#include "output/log.h"
+#include "db/sql.h"
+#include "db/target.h"
+
+/* The bare table name of --table (after the schema, quotes removed). */
+static void bare_name(const char *arg, buf *out)
+{
+    const char *dot = arg[0] == '"' ? NULL : strchr(arg, '.');
+    const char *name = dot ? dot + 1 : arg;
+    for (const char *p = name; *p; p++)
+        if (*p != '"')
+            buf_append_char(out, *p);
+}
+
+int tools_init(const config *cfg)
+{
+    buf err = BUF_INIT, table = BUF_INIT, name = BUF_INIT, index = BUF_INIT, sql = BUF_INIT;
+    int code = EXIT_OK;
+    db *d = db_connect(cfg->dbname, &err);
+    if (!d) {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_DATABASE;
+        goto out;
+    }
+    bare_name(cfg->table, &name);
+    if (!target_quote_arg(d, cfg->table, &table)) {
+        log_error("cannot quote the table name %s", cfg->table);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    buf idx_name = BUF_INIT;
+    if (cfg->index_name) {
+        buf_append_str(&idx_name, cfg->index_name);
+    } else {
+        index_default_name(buf_cstr(&name), &idx_name);
+    }
+    db_append_ident(d, &index, buf_cstr(&idx_name));
+    buf_free(&idx_name);
+    const char *names[] = {"table", "index"};
+    const char *vals[] = {buf_cstr(&table), buf_cstr(&index)};
+    /* Serialize concurrent inits: CREATE ... IF NOT EXISTS alone can still
+     * collide on the catalog when two sessions create at the same moment. */
+    bool ok = db_exec(d, "BEGIN") &&
+              db_exec(d, "SELECT pg_advisory_xact_lock(7350323339418284033)") &&
+              sql_render(&sql, SQL_INIT_TABLE, 2, names, vals) && db_exec(d, buf_cstr(&sql));
+    if (ok) {
+        buf_clear(&sql);
+        ok = sql_render(&sql, SQL_INIT_INDEX, 2, names, vals) && db_exec(d, buf_cstr(&sql)) &&
+             db_exec(d, "COMMIT");
+    }
+    if (!ok) {
+        log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d),
+                  db_sqlstate(d));
+        code = strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "3F", 2) == 0
+                   ? EXIT_USAGE : EXIT_DATABASE;
+        goto out;
+    }
+    /* The table may have existed already in another shape: say whether it
+     * is usable for loads now. */
+    target t;
+    bool missing;
+    buf_clear(&err);
+    if (target_resolve(d, cfg->table, &t, &missing, &err)) {
+        if (t.key_index) {
+            log_info("table %s is ready (unique index %s on the business key, %s)", t.display,
+                     t.key_index->name, t.key_index->predicate ? t.key_index->predicate
+                                                               : "no predicate");
+        } else {
+            buf hint = BUF_INIT;
+            target_fix_hint(&t, &hint);
+            log_error("table %s exists but has no usable unique index on the business key; %s",
+                      t.display, buf_cstr(&hint));
+            buf_free(&hint);
+            code = EXIT_USAGE;
+        }
+        target_free(&t);
+    } else {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_DATABASE;
+    }
+out:
+    db_close(&d);
+    buf_free(&err);
+    buf_free(&table);
+    buf_free(&name);
+    buf_free(&index);
+    buf_free(&sql);
+    return code;
+}

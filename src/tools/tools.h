@@ -1,0 +1,16 @@
+/*
+ * tools.h - the table commands: init, check, dedupe, create-index
+ * (SPEC.md "Table safety tools").  Each returns the exit status and logs
+ * its own errors once.
+ */
+#ifndef IDEMLOAD_TOOLS_H
+#define IDEMLOAD_TOOLS_H
+
+#include "cli/config.h"
+
+int tools_init(const config *cfg);
+int tools_check(const config *cfg);
+int tools_dedupe(const config *cfg);
+int tools_create_index(const config *cfg);
+
+#endif
