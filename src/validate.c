@@ -86,6 +86,17 @@ void trim_white_space(const char **p, size_t *n)
     *n = len;
 }
 
+/* How much of s[0..n) a reason quotes: at most max bytes, ending before a
+ * UTF-8 character that would not fit whole, so that the reason stays text. */
+static int quote_len(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return (int)n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return (int)max;
+}
+
 bool parse_int_in_range(const char *s, size_t n, int64_t min, int64_t max, int64_t *out)
 {
     trim_white_space(&s, &n);
@@ -189,10 +200,8 @@ static bool int_column(const raw_record *rec, const presets *pre, column c, int6
         const char *q = p;
         size_t m = n;
         trim_white_space(&q, &m);
-        if (m > 40)
-            m = 40;
         buf_printf(reason, "%s is not an integer in [%lld, %lld]: \"%.*s\"", name,
-                   (long long)min, (long long)max, (int)m, q);
+                   (long long)min, (long long)max, quote_len(q, m, 40), q);
         return false;
     }
     return true;
@@ -245,7 +254,7 @@ bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
     }
     trim_white_space(&p, &n);
     if (!ts_parse(p, n, &out->received_us, &why)) {
-        buf_printf(reason, "received_at: %s: \"%.*s\"", why, (int)(n > 60 ? 60 : n), p);
+        buf_printf(reason, "received_at: %s: \"%.*s\"", why, quote_len(p, n, 60), p);
         return false;
     }
 
