@@ -9,7 +9,8 @@
  * on every record: lines strictly increase, raw text is no longer than what
  * was decoded and carries no final line break (NDJSON: no LF at all), field
  * spans are sane, a
- * good row's keys are trimmed and non-blank, its payload is JSON that jsonb
+ * good row's keys are trimmed of Unicode white space and zero-width
+ * characters (checked against fuzz_white_space.h) and non-blank, its payload is JSON that jsonb
  * takes, and its COPY line has eight columns.  For NDJSON, every string
  * field decodes (through jansson) to exactly its text.
  */
@@ -21,6 +22,7 @@
 #include "chunk/chunk.h"
 #include "load/copy_encode.h"
 #include "fuzz_input.h"
+#include "fuzz_white_space.h"
 #include "rules/json_scan.h"
 #include "input/reader.h"
 #include "output/rejects.h"
@@ -38,15 +40,11 @@ static const char *const preset_values[COL_COUNT] = {
     [COL_RECEIVED_AT] = "2026-03-01T10:00:00+08:00",
 };
 
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
 static void check_key(const char *p, size_t n)
 {
     fuzz_check(p != NULL && n > 0);
-    fuzz_check(!is_blank(p[0]) && !is_blank(p[n - 1]));
+    fuzz_check(ref_trimmed_at((const unsigned char *)p, n) == 0);
+    fuzz_check(ref_trimmed_before((const unsigned char *)p, n) == 0);
 }
 
 static void check_field(const field *f, bool ndjson)

@@ -14,7 +14,7 @@ set -euo pipefail
 secs="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-targets=(csv_reader ndjson_reader timestamp json_scan)
+targets=(csv_reader ndjson_reader timestamp json_scan validate)
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DIDEMLOAD_FUZZ=ON \
       -DIDEMLOAD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

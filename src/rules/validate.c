@@ -11,24 +11,95 @@
 #include "rules/timestamp.h"
 #include "rules/utf8.h"
 
-static bool is_blank_char(char c)
+/*
+ * White space and invisible characters at the ends of a value, as byte
+ * patterns of their UTF-8 forms.  Every pattern is a whole well-formed
+ * sequence whose lead byte (C2, E1, E2, E3, EF) is never a continuation
+ * byte, so on valid UTF-8 a match is always a whole character, from either
+ * end; on invalid UTF-8 only complete patterns match and nothing else moves.
+ */
+
+/* Length of the trimmable character starting at s[0] (n > 0), or 0. */
+static size_t blank_len_at(const unsigned char *s, size_t n)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+    unsigned char c = s[0];
+
+    if (c < 0x80)
+        return c == ' ' || (c >= '\t' && c <= '\r'); /* TAB LF VT FF CR */
+    if (c == 0xC2) /* U+0085 NEL, U+00A0 NO-BREAK SPACE */
+        return n >= 2 && (s[1] == 0x85 || s[1] == 0xA0) ? 2 : 0;
+    if (n < 3)
+        return 0;
+    switch (c) {
+    case 0xE1: /* U+1680 OGHAM SPACE MARK */
+        return s[1] == 0x9A && s[2] == 0x80 ? 3 : 0;
+    case 0xE2:
+        if (s[1] == 0x80) /* U+2000..U+200A spaces, U+200B..U+200D zero-width
+                             space, non-joiner, joiner; U+2028, U+2029 line
+                             and paragraph separators; U+202F narrow NBSP */
+            return (s[2] >= 0x80 && s[2] <= 0x8D) || s[2] == 0xA8 || s[2] == 0xA9 ||
+                           s[2] == 0xAF
+                       ? 3
+                       : 0;
+        if (s[1] == 0x81) /* U+205F math space, U+2060 word joiner */
+            return s[2] == 0x9F || s[2] == 0xA0 ? 3 : 0;
+        return 0;
+    case 0xE3: /* U+3000 IDEOGRAPHIC SPACE */
+        return s[1] == 0x80 && s[2] == 0x80 ? 3 : 0;
+    case 0xEF: /* U+FEFF ZERO WIDTH NO-BREAK SPACE (BOM) */
+        return s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+    default:
+        return 0;
+    }
 }
 
-static void trim(const char **p, size_t *n)
+/* Length of the trimmable character ending at s[n - 1] (n > 0), or 0. */
+static size_t blank_len_before(const unsigned char *s, size_t n)
 {
-    while (*n > 0 && is_blank_char(**p)) {
-        (*p)++;
-        (*n)--;
+    unsigned char c = s[n - 1];
+
+    if (c < 0x80)
+        return blank_len_at(s + n - 1, 1);
+    if (n >= 2 && s[n - 2] == 0xC2)
+        return blank_len_at(s + n - 2, 2);
+    if (n >= 3 && blank_len_at(s + n - 3, 3) == 3)
+        return 3;
+    return 0;
+}
+
+void trim_white_space(const char **p, size_t *n)
+{
+    const unsigned char *s = (const unsigned char *)*p;
+    size_t len = *n;
+    size_t k;
+
+    /* Fast path: a printable ASCII byte at an end ends the trim there, so
+     * most keys cost two comparisons per end. */
+    while (len > 0 && !(s[0] > ' ' && s[0] < 0x80) && (k = blank_len_at(s, len)) > 0) {
+        s += k;
+        len -= k;
     }
-    while (*n > 0 && is_blank_char((*p)[*n - 1]))
-        (*n)--;
+    while (len > 0 && !(s[len - 1] > ' ' && s[len - 1] < 0x80) &&
+           (k = blank_len_before(s, len)) > 0)
+        len -= k;
+    *p = (const char *)s;
+    *n = len;
+}
+
+/* How much of s[0..n) a reason quotes: at most max bytes, ending before a
+ * UTF-8 character that would not fit whole, so that the reason stays text. */
+static int quote_len(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return (int)n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return (int)max;
 }
 
 bool parse_int_in_range(const char *s, size_t n, int64_t min, int64_t max, int64_t *out)
 {
-    trim(&s, &n);
+    trim_white_space(&s, &n);
     if (n == 0)
         return false;
     bool neg = false;
@@ -92,9 +163,10 @@ static bool key_text(const raw_record *rec, const presets *pre, column c,
         buf_printf(reason, "%s must be a string", name);
         return false;
     }
-    trim(p, n);
+    trim_white_space(p, n);
     if (*n == 0) {
-        buf_printf(reason, "%s is empty or blank", name);
+        buf_printf(reason, "%s is empty or blank (only white space or invisible characters)",
+                   name);
         return false;
     }
     if ((*n == 4 && strncasecmp(*p, "null", 4) == 0) || (*n == 2 && memcmp(*p, "\\N", 2) == 0)) {
@@ -127,11 +199,9 @@ static bool int_column(const raw_record *rec, const presets *pre, column c, int6
     if (!parse_int_in_range(p, n, min, max, out)) {
         const char *q = p;
         size_t m = n;
-        trim(&q, &m);
-        if (m > 40)
-            m = 40;
+        trim_white_space(&q, &m);
         buf_printf(reason, "%s is not an integer in [%lld, %lld]: \"%.*s\"", name,
-                   (long long)min, (long long)max, (int)m, q);
+                   (long long)min, (long long)max, quote_len(q, m, 40), q);
         return false;
     }
     return true;
@@ -182,9 +252,9 @@ bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
         buf_append_str(reason, "received_at must be a string");
         return false;
     }
+    trim_white_space(&p, &n);
     if (!ts_parse(p, n, &out->received_us, &why)) {
-        trim(&p, &n);
-        buf_printf(reason, "received_at: %s: \"%.*s\"", why, (int)(n > 60 ? 60 : n), p);
+        buf_printf(reason, "received_at: %s: \"%.*s\"", why, quote_len(p, n, 60), p);
         return false;
     }
 
@@ -248,7 +318,10 @@ bool validate_preset(column c, const char *value, buf *reason)
         break;
     case COL_RECEIVED_AT: {
         const char *w;
-        ok = ts_parse(value, n, &r.received_us, &w);
+        const char *t = value;
+        size_t m = n;
+        trim_white_space(&t, &m);
+        ok = ts_parse(t, m, &r.received_us, &w);
         if (!ok)
             buf_printf(&why, "received_at: %s", w);
         break;
