@@ -8,7 +8,10 @@
  * NUL-terminated string keys and one table per process, and a jansson
  * object would allocate per key, while this needs neither.
  */
+#define _GNU_SOURCE /* qsort_r: the comparison needs the chunk's text arena */
 #include "chunk/chunk.h"
+
+#include <assert.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,7 @@ struct chunk {
     bool keep_first;
     int16_t final_status[CHUNK_MAX_FINAL];
     size_t n_final;
+    bool sorted;            /* chunk_sort() ran: no chunk_add() until reset */
 };
 
 uint32_t row_key_hash(const row *r)
@@ -113,6 +117,7 @@ void chunk_free(chunk **chp)
 void chunk_reset(chunk *ch)
 {
     ch->n = 0;
+    ch->sorted = false;
     buf_clear(&ch->arena);
     memset(ch->table, 0, ch->table_cap * sizeof *ch->table);
     memset(&ch->counts, 0, sizeof ch->counts);
@@ -216,6 +221,7 @@ static bool store(chunk *ch, slot_row *s, const row *r, uint32_t hash)
 
 bool chunk_add(chunk *ch, const row *r)
 {
+    assert(!ch->sorted);
     uint32_t h = row_key_hash(r);
     size_t mask = ch->table_cap - 1;
     size_t j = h & mask;
@@ -287,15 +293,12 @@ static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
-/* qsort has no context argument in C11; the arena base is passed here. */
-static _Thread_local const char *sort_arena;
-
-static int cmp_rows(const void *pa, const void *pb)
+static int cmp_rows(const void *pa, const void *pb, void *arena)
 {
     const slot_row *a = pa, *b = pb;
     if (a->tenant_id != b->tenant_id)
         return a->tenant_id < b->tenant_id ? -1 : 1;
-    const char *ta = sort_arena + a->off, *tb = sort_arena + b->off;
+    const char *ta = (const char *)arena + a->off, *tb = (const char *)arena + b->off;
     for (int k = 0; k < 3; k++) {
         int c = cmp_text(ta, a->len[k], tb, b->len[k]);
         if (c)
@@ -308,18 +311,10 @@ static int cmp_rows(const void *pa, const void *pb)
 
 void chunk_sort(chunk *ch)
 {
-    if (ch->n < 2)
-        return;
-    sort_arena = ch->arena.data;
-    qsort(ch->rows, ch->n, sizeof *ch->rows, cmp_rows);
-    sort_arena = NULL;
-    /* Row numbers moved: the key index no longer matches; rebuild it so a
-     * sorted chunk can still take rows (not needed today, kept correct). */
-    memset(ch->table, 0, ch->table_cap * sizeof *ch->table);
-    for (size_t i = 0; i < ch->n; i++) {
-        size_t j = ch->rows[i].hash & (ch->table_cap - 1);
-        while (ch->table[j])
-            j = (j + 1) & (ch->table_cap - 1);
-        ch->table[j] = (uint32_t)(i + 1);
-    }
+    assert(!ch->sorted);
+    ch->sorted = true;
+    /* Row numbers move, so the key index no longer matches them: a sorted
+     * chunk takes no more rows (chunk_reset() starts it over). */
+    if (ch->n >= 2)
+        qsort_r(ch->rows, ch->n, sizeof *ch->rows, cmp_rows, ch->arena.data);
 }

@@ -80,7 +80,8 @@ size_t chunk_size(const chunk *ch);
 /* Fills *out with row i (0 <= i < chunk_size). */
 void chunk_get(const chunk *ch, size_t i, row *out);
 /* Orders the rows by business key (bytewise), so every process merges
- * keys in the same order and concurrent merges cannot deadlock. */
+ * keys in the same order and concurrent merges cannot deadlock.  Once
+ * sorted, a chunk takes no more rows until chunk_reset(). */
 void chunk_sort(chunk *ch);
 
 /* The counts of the records read into this chunk; callers update

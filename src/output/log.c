@@ -1,40 +1,82 @@
 /*
  * log.c - one-line messages on stderr (see log.h).
+ *
+ * Messages come from several threads (the main thread, the loader's lane
+ * threads, the reader thread drawing progress), so everything that writes
+ * stderr or knows whether a progress line is on screen runs under one
+ * mutex: a message first clears a progress line, and lines never interleave.
  */
 #include "output/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
-static bool quiet;
-static bool progress_shown;
+static atomic_bool quiet;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static bool progress_shown;     /* under mu */
 
 void log_set_quiet(bool q)
 {
-    quiet = q;
+    atomic_store(&quiet, q);
 }
 
 bool log_is_quiet(void)
 {
-    return quiet;
+    return atomic_load(&quiet);
 }
 
-void log_set_progress_shown(bool shown)
-{
-    progress_shown = shown;
-}
-
-static void emit(const char *level, const char *fmt, va_list ap)
+/* Under mu: removes the progress line, if one is on screen. */
+static void clear_progress_locked(void)
 {
     if (progress_shown) {
         fputs("\r\033[K", stderr);
         progress_shown = false;
     }
+}
+
+void log_set_progress_shown(bool shown)
+{
+    pthread_mutex_lock(&mu);
+    if (!shown)
+        clear_progress_locked();
+    progress_shown = shown;
+    pthread_mutex_unlock(&mu);
+}
+
+void log_progress(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&mu);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    fflush(stderr);
+    progress_shown = true;
+    pthread_mutex_unlock(&mu);
+    va_end(ap);
+}
+
+void log_progress_clear(void)
+{
+    pthread_mutex_lock(&mu);
+    clear_progress_locked();
+    fflush(stderr);
+    pthread_mutex_unlock(&mu);
+}
+
+__attribute__((format(printf, 2, 0)))
+static void emit(const char *level, const char *fmt, va_list ap)
+{
+    pthread_mutex_lock(&mu);
+    clear_progress_locked();
     fputs("idemload: ", stderr);
     if (level)
         fputs(level, stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    pthread_mutex_unlock(&mu);
 }
 
 void log_error(const char *fmt, ...)
@@ -55,7 +97,7 @@ void log_warn(const char *fmt, ...)
 
 void log_info(const char *fmt, ...)
 {
-    if (quiet)
+    if (log_is_quiet())
         return;
     va_list ap;
     va_start(ap, fmt);

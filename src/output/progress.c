@@ -52,21 +52,17 @@ void progress_update(progress *p, uint64_t bytes, uint64_t rows)
         snprintf(eta, sizeof eta, ", ETA %.0fs", left < 0 ? 0 : left);
     }
     if (p->total_bytes > 0)
-        fprintf(stderr, "\r\033[K%s: %.1f/%.1f MB (%.0f%%), %llu rows, %.0f rows/s%s", p->label,
-                (double)bytes / 1e6, (double)p->total_bytes / 1e6,
-                100.0 * (double)bytes / (double)p->total_bytes, (unsigned long long)rows, rate, eta);
+        log_progress("%s: %.1f/%.1f MB (%.0f%%), %llu rows, %.0f rows/s%s", p->label,
+                     (double)bytes / 1e6, (double)p->total_bytes / 1e6,
+                     100.0 * (double)bytes / (double)p->total_bytes, (unsigned long long)rows,
+                     rate, eta);
     else
-        fprintf(stderr, "\r\033[K%s: %.1f MB, %llu rows, %.0f rows/s", p->label,
-                (double)bytes / 1e6, (unsigned long long)rows, rate);
-    fflush(stderr);
-    log_set_progress_shown(true);
+        log_progress("%s: %.1f MB, %llu rows, %.0f rows/s", p->label, (double)bytes / 1e6,
+                     (unsigned long long)rows, rate);
 }
 
 void progress_done(progress *p)
 {
-    if (p->enabled && p->last_draw > 0) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        log_set_progress_shown(false);
-    }
+    if (p->enabled && p->last_draw > 0)
+        log_progress_clear();
 }

@@ -1,23 +1,38 @@
 /*
  * signals.c - interruption flag and hook (see signals.h).
+ *
+ * The hook is published through one atomic pointer to a slot holding the
+ * function and its argument, so the handler always sees a matching pair:
+ * signals_set_hook() fills the slot not in use, then swaps the pointer.
  */
 #include "util/signals.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
-static volatile sig_atomic_t interrupted;
-static void (*volatile hook)(void *);
-static void *volatile hook_arg;
+typedef struct hook_slot {
+    void (*fn)(void *);
+    void *arg;
+} hook_slot;
+
+/* Set in the handler, read by every thread (the reader thread polls it):
+ * a lock-free atomic, which is also async-signal-safe. */
+static atomic_int interrupted;
+static hook_slot slots[2];
+static _Atomic(hook_slot *) hook;   /* NULL: none */
 
 static void on_signal(int sig)
 {
     (void)sig;
-    interrupted = 1;
-    void (*fn)(void *) = hook;
-    if (fn)
-        fn(hook_arg);
+    int saved = errno;  /* the hook (PQcancel) may set it under the interrupted code */
+    atomic_store(&interrupted, 1);
+    hook_slot *h = atomic_load(&hook);
+    if (h)
+        h->fn(h->arg);
+    errno = saved;
 }
 
 void signals_install(void)
@@ -34,12 +49,18 @@ void signals_install(void)
 
 bool signals_interrupted(void)
 {
-    return interrupted != 0;
+    return atomic_load(&interrupted) != 0;
 }
 
 void signals_set_hook(void (*fn)(void *arg), void *arg)
 {
-    hook = NULL;
-    hook_arg = arg;
-    hook = fn;
+    if (!fn) {
+        atomic_store(&hook, NULL);
+        return;
+    }
+    hook_slot *cur = atomic_load(&hook);
+    hook_slot *next = cur == &slots[0] ? &slots[1] : &slots[0];
+    next->fn = fn;
+    next->arg = arg;
+    atomic_store(&hook, next);
 }

@@ -10,7 +10,12 @@
 
 void signals_install(void);
 bool signals_interrupted(void);
-/* fn runs inside the signal handler: it must be async-signal-safe. */
+/*
+ * Sets (fn non-NULL) or removes the hook; one at a time: the loader holds it
+ * while it loads, a table tool while it runs.  fn runs inside the signal
+ * handler: it must be async-signal-safe.  Call from the main thread only
+ * (the one the signals are delivered to: other threads block them).
+ */
 void signals_set_hook(void (*fn)(void *arg), void *arg);
 
 #endif

@@ -4,7 +4,7 @@
 # both): every command of `idemload --help` has its section in the rendered
 # page, and every option of `idemload COMMAND --help` is under it with the
 # same argument and the same text, and nothing more; the page has the exit
-# statuses of src/exitcodes.h, the files, the environment and the three
+# statuses of src/util/exitcodes.h, the files, the environment and the three
 # jobs' examples; groff finds nothing to warn about.
 . "$(dirname "$0")/../lib.sh"
 
@@ -89,14 +89,14 @@ done
 
 # EXIT STATUS: every status of exitcodes.h, with its meaning.
 sed -n '/^EXIT STATUS/,/^[A-Z]/p' man.txt >exit.txt
-for code in $(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/exitcodes.h"); do
+for code in $(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/util/exitcodes.h"); do
     check "EXIT STATUS explains $code" grep -qE "^ {7}$code +[A-Z]" exit.txt
 done
 # --help's own line about exit statuses names the same numbers.
 eq "idemload --help names the statuses of exitcodes.h" \
-    "$(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/exitcodes.h" | sort -n | tr '\n' ' ')" \
+    "$(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/util/exitcodes.h" | sort -n | tr '\n' ' ')" \
     "$(sed -n '/^Exit status:/,/^$/p' help.txt | grep -oE '(^|[ :,] ?)[0-9]+ [a-z]' | grep -oE '[0-9]+' | sort -n | tr '\n' ' ')"
-check "exitcodes.h has the six statuses" test "$(grep -c '^ *EXIT_[A-Z_]* = ' "$SRC/src/exitcodes.h")" -eq 6
+check "exitcodes.h has the six statuses" test "$(grep -c '^ *EXIT_[A-Z_]* = ' "$SRC/src/util/exitcodes.h")" -eq 6
 
 # FILES, ENVIRONMENT, EXAMPLES.
 sed -n '/^FILES/,/^[A-Z]/p' man.txt >files.txt

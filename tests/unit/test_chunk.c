@@ -293,15 +293,18 @@ static void test_sort(void **state)
         if (r.payload_len != 1 || r.payload[0] != order[i])
             fail_msg("position %zu: %.*s, want %c", i, (int)r.payload_len, r.payload, order[i]);
     }
-    /* the key index follows the sort: duplicates still find their row */
+    /* a sorted chunk is done taking rows; reset makes it new again */
+    chunk_reset(ch);
     {
         row r = mk(2, "wechat", "T1", "pay", 7, "A", 99);
 
         assert_true(chunk_add(ch, &r));
-        assert_int_equal(chunk_size(ch), strlen(order));
+        r = mk(2, "wechat", "T1", "pay", 8, "B", 100);
+        assert_true(chunk_add(ch, &r));
+        assert_int_equal(chunk_size(ch), 1);
         assert_int_equal(chunk_counts_of(ch)->rows_deduplicated, 1);
-        chunk_get(ch, (size_t)find(ch, 2, "wechat", "T1", "pay"), &r);
-        assert_true(text_is(r.payload, r.payload_len, "A"));
+        chunk_get(ch, 0, &r);
+        assert_true(text_is(r.payload, r.payload_len, "B"));
     }
     chunk_free(&ch);
 }
