@@ -42,7 +42,8 @@
 
 static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger",
                                          "ledger_chunk", "do_update", "missed_probe",
-                                         "missed_direct", "lane", "lanes"};
+                                         "missed_direct", "lane", "lanes", "table_oid",
+                                         "table_storage"};
 
 static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
 {
@@ -56,7 +57,9 @@ static bool render_with(const loader *ld, buf *out, const char *tmpl, const char
                           update ? SQL_MISSED_PROBE : SQL_MISSED_NONE,
                           update ? SQL_MISSED_DIRECT : SQL_MISSED_NONE,
                           ld->ledger_lanes ? "lane" : "0",
-                          ld->ledger_lanes ? "lanes" : "1"};
+                          ld->ledger_lanes ? "lanes" : "1",
+                          ld->ledger_identity ? "table_oid" : "NULL::oid",
+                          ld->ledger_identity ? "table_storage" : "NULL::text"};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
 }
@@ -307,8 +310,8 @@ loader *loader_open(const config *cfg, int *code)
         *code = EXIT_DATABASE;
         goto fail;
     }
-    const char *p[] = {buf_cstr(&ld->ledger_chunk_name)};
-    db_result *r = db_query(w0->conn, SQL_LEDGER_EXISTS, 1, p);
+    const char *p[] = {buf_cstr(&ld->ledger_chunk_name), buf_cstr(&ld->ledger_name)};
+    db_result *r = db_query(w0->conn, SQL_LEDGER_EXISTS, 2, p);
     if (!r) {
         log_error("cannot look for the ledger: %s", db_message(w0->conn));
         *code = EXIT_DATABASE;
@@ -316,6 +319,7 @@ loader *loader_open(const config *cfg, int *code)
     }
     ld->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
     ld->ledger_lanes = strcmp(db_value(r, 0, 1), "t") == 0;
+    ld->ledger_identity = strcmp(db_value(r, 0, 2), "t") == 0;
     db_result_free(&r);
     if (!prepare_session(ld, w0->conn)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(w0->conn),
@@ -362,6 +366,7 @@ void loader_close(loader **ldp)
     buf_free(&ld->stale_sql);
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
+    buf_free(&ld->table_storage);
     free(ld->idx);
     free(ld);
     *ldp = NULL;
