@@ -63,7 +63,7 @@ static bool ensure_ledger(loader *ld)
  * gone.  False on a database error. */
 static bool table_identity(loader *ld, char *oid, size_t oid_size, buf *storage)
 {
-    const char *p[] = {ld->t.oid};
+    const char *p[] = {ld->t.quoted};
     db_result *r = db_query(ld_control(ld), SQL_TABLE_IDENTITY, 1, p);
     if (!r)
         return false;
@@ -110,7 +110,7 @@ static void explain_mismatch(loader *ld, file_plan *plan, identity_match m, bool
     case IDENTITY_RECREATED:
         snprintf(plan->reload_reason, sizeof plan->reload_reason,
                  "%s into table %s with oid %s, but that table was dropped since (%s now has "
-                 "oid %s), so it %s %s", was, ld->t.display, old_oid, ld->t.display, ld->t.oid,
+                 "oid %s), so it %s %s", was, ld->t.display, old_oid, ld->t.display, ld->table_oid,
                  what, again);
         break;
     case IDENTITY_REWRITTEN:

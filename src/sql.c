@@ -276,7 +276,8 @@ const char SQL_LEDGER_ADD_IDENTITY[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS table_oid oid,"
     "  ADD COLUMN IF NOT EXISTS table_storage text";
 
-/* $1 the target's oid: what identifies its contents, as (oid, storage).
+/* $1 the target's quoted name (the merge writes into whatever table the
+ * name denotes now): what identifies its contents, as (oid, storage).
  * A table's storage is its relfilenode; a partitioned table has none of its
  * own, so the list of its leaf partitions with theirs plays that part (a
  * partition attached, detached, truncated or rewritten changes it).  No row
@@ -289,7 +290,7 @@ const char SQL_TABLE_IDENTITY[] =
     "                            ORDER BY p.relid::oid)"
     "            FROM pg_partition_tree(c.oid) p WHERE p.isleaf), '')"
     "       ELSE pg_relation_filenode(c.oid)::text END "
-    "FROM pg_class c WHERE c.oid = $1::oid";
+    "FROM pg_class c WHERE c.oid = to_regclass($1)";
 
 /* $1 target, $2 digest: the entry, the identity of the table it was
  * started for, and how many chunk rows it has. */

@@ -346,4 +346,23 @@ q "ALTER TABLE payment_callback ATTACH PARTITION pc_x FOR VALUES WITH (MODULUS 2
 run import -d "$DB" --chunk-rows 300 --report p5.json p.csv
 eq "partitioned, a partition swapped: loaded again" ok "$(fstatus p5.json)"
 
+# =====================================================================
+# 9. A table in another schema, with a name that needs quoting: its
+#    identity is read through the same name the merge writes into
+# =====================================================================
+new_db li_quoted
+q 'CREATE SCHEMA "Stage 2"'
+run init -d "$DB" --table '"Stage 2"."Pay CB"'
+eq "quoted: init" 0 $RC
+run import -d "$DB" --table '"Stage 2"."Pay CB"' --chunk-rows 2000 --report qn1.json f.csv
+eq "quoted: loaded" "0 ok" "$RC $(fstatus qn1.json)"
+eq "quoted: ledger in the table's schema records its identity" \
+    "$(q "SELECT oid || ':' || pg_relation_filenode(oid) FROM pg_class WHERE relname = 'Pay CB'")" \
+    "$(q "SELECT table_oid || ':' || table_storage FROM \"Stage 2\".idemload_ledger WHERE digest = '$F'")"
+run import -d "$DB" --table '"Stage 2"."Pay CB"' --chunk-rows 2000 --report qn2.json f.csv
+eq "quoted: unchanged, skipped" "0 skipped" "$RC $(fstatus qn2.json)"
+q 'TRUNCATE "Stage 2"."Pay CB"'
+run import -d "$DB" --table '"Stage 2"."Pay CB"' --chunk-rows 2000 --report qn3.json f.csv
+eq "quoted: truncated, loaded again" "0 ok $(json clean.json 'r["totals"]["inserted"]')" "$RC $(fstatus qn3.json) $(json qn3.json 'r["totals"]["inserted"]')"
+
 finish
