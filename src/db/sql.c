@@ -234,11 +234,24 @@ const char SQL_COUNT_STALE[] =
  * (rows read, rejected while reading, deduplicated) are on its lane 0 row.
  * {lane} and {lanes} are the column names, or 0 and 1 when a dry run reads
  * a ledger written before lanes existed (which it must not alter).
+ *
+ * An entry holds only for the table it was written for: each file row
+ * records the table's oid and storage (SQL_TABLE_IDENTITY) as they were
+ * when the file was started, before any of its chunks.  TRUNCATE, VACUUM
+ * FULL and CLUSTER give a table new storage, and storage is never given
+ * back, so any of them after that moment, like DROP and CREATE, leaves the
+ * entry not matching the table for good: such a file is loaded again.
+ * {table_oid} and {table_storage} are the column names, or NULL when a
+ * dry run reads a ledger written before they existed.
  */
+/* $1 the chunk table, $2 the file table: do they exist, has the chunk
+ * table its lane column, has the file table the table's identity? */
 const char SQL_LEDGER_EXISTS[] =
     "SELECT to_regclass($1) IS NOT NULL,"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'lane' AND NOT attisdropped)";
+    "                  AND attname = 'lane' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
+    "                  AND attname = 'table_storage' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(7350323339418284032);"
@@ -254,6 +267,8 @@ const char SQL_LEDGER_CREATE[] =
     "  started_at   timestamptz NOT NULL DEFAULT now(),"
     "  updated_at   timestamptz NOT NULL DEFAULT now(),"
     "  completed_at timestamptz,"
+    "  table_oid    oid,"
+    "  table_storage text,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -282,26 +297,55 @@ const char SQL_LEDGER_ADD_LANES[] =
     "  DROP CONSTRAINT IF EXISTS idemload_ledger_chunk_pkey,"
     "  ADD CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane)";
 
-/* $1 target, $2 digest. */
+/* A ledger written before the table's identity was recorded (run in the
+ * transaction of SQL_LEDGER_CREATE, only when the column is missing): its
+ * entries get NULL, which the loader takes as "not known to match". */
+const char SQL_LEDGER_ADD_IDENTITY[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS table_oid oid,"
+    "  ADD COLUMN IF NOT EXISTS table_storage text";
+
+/* $1 the target's quoted name (the merge writes into whatever table the
+ * name denotes now): what identifies its contents, as (oid, storage).
+ * A table's storage is its relfilenode; a partitioned table has none of its
+ * own, so the list of its leaf partitions with theirs plays that part (a
+ * partition attached, detached, truncated or rewritten changes it).  No row
+ * when the table is gone. */
+const char SQL_TABLE_IDENTITY[] =
+    "SELECT c.oid::text,"
+    "       CASE WHEN c.relkind = 'p' THEN 'partitions:' || coalesce("
+    "         (SELECT string_agg(p.relid::oid::text || '/' ||"
+    "                            coalesce(pg_relation_filenode(p.relid)::text, '-'), ','"
+    "                            ORDER BY p.relid::oid)"
+    "            FROM pg_partition_tree(c.oid) p WHERE p.isleaf), '')"
+    "       ELSE pg_relation_filenode(c.oid)::text END "
+    "FROM pg_class c WHERE c.oid = to_regclass($1)";
+
+/* $1 target, $2 digest: the entry, the identity of the table it was
+ * started for, and how many chunk rows it has. */
 const char SQL_LEDGER_LOOKUP[] =
-    "SELECT status, chunks, chunk_rows, {lanes} FROM {ledger} WHERE target = $1 AND digest = $2";
+    "SELECT l.status, l.chunks, l.chunk_rows, {lanes}, {table_oid}::text, {table_storage},"
+    "       (SELECT count(*) FROM {ledger_chunk} c"
+    "         WHERE c.target = l.target AND c.digest = l.digest) "
+    "FROM {ledger} l WHERE l.target = $1 AND l.digest = $2";
 
 /* $1 target, $2 digest: how far each lane got. */
 const char SQL_LEDGER_LANES[] =
     "SELECT {lane}, max(chunk_no) FROM {ledger_chunk} WHERE target = $1 AND digest = $2 "
     "GROUP BY 1";
 
-/* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes.  Starts
- * (or restarts from zero) a file's entry. */
+/* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes, $7 and
+ * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this.
+ * Starts (or restarts from zero) a file's entry. */
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
     "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
-    "                      chunks) "
-    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0) "
+    "                      chunks, table_oid, table_storage) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
     "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
     "  lanes = EXCLUDED.lanes, status = 'loading',"
-    "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL";
+    "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL,"
+    "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage";
 
 /* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
  * also moves the file's progress (the other lanes leave the file row alone,

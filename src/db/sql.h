@@ -33,6 +33,8 @@ extern const char SQL_MISSED_NONE[];
 extern const char SQL_LEDGER_EXISTS[];
 extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];
+extern const char SQL_LEDGER_ADD_IDENTITY[];
+extern const char SQL_TABLE_IDENTITY[];
 extern const char SQL_LEDGER_LANES[];
 extern const char SQL_LEDGER_LANE_FIGURES[];
 extern const char SQL_LEDGER_LOOKUP[];

@@ -43,7 +43,7 @@
 static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger",
                                          "ledger_chunk", "do_update", "missed_probe",
                                          "missed_direct", "lane", "lanes", "extra_cols",
-                                         "extra_vals"};
+                                         "extra_vals", "table_oid", "table_storage"};
 
 static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
 {
@@ -59,7 +59,9 @@ static bool render_with(const loader *ld, buf *out, const char *tmpl, const char
                           ld->ledger_lanes ? "lane" : "0",
                           ld->ledger_lanes ? "lanes" : "1",
                           buf_cstr(&ld->extra_cols),
-                          buf_cstr(&ld->extra_vals)};
+                          buf_cstr(&ld->extra_vals),
+                          ld->ledger_identity ? "table_oid" : "NULL::oid",
+                          ld->ledger_identity ? "table_storage" : "NULL::text"};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
 }
@@ -321,8 +323,8 @@ loader *loader_open(const config *cfg, int *code)
         *code = EXIT_DATABASE;
         goto fail;
     }
-    const char *p[] = {buf_cstr(&ld->ledger_chunk_name)};
-    db_result *r = db_query(w0->conn, SQL_LEDGER_EXISTS, 1, p);
+    const char *p[] = {buf_cstr(&ld->ledger_chunk_name), buf_cstr(&ld->ledger_name)};
+    db_result *r = db_query(w0->conn, SQL_LEDGER_EXISTS, 2, p);
     if (!r) {
         log_error("cannot look for the ledger: %s", db_message(w0->conn));
         *code = EXIT_DATABASE;
@@ -330,6 +332,7 @@ loader *loader_open(const config *cfg, int *code)
     }
     ld->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
     ld->ledger_lanes = strcmp(db_value(r, 0, 1), "t") == 0;
+    ld->ledger_identity = strcmp(db_value(r, 0, 2), "t") == 0;
     db_result_free(&r);
     if (!prepare_session(ld, w0->conn)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(w0->conn),
@@ -379,6 +382,7 @@ void loader_close(loader **ldp)
     buf_free(&ld->extra_vals);
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
+    buf_free(&ld->table_storage);
     free(ld->idx);
     free(ld);
     *ldp = NULL;

@@ -35,6 +35,10 @@ typedef struct file_plan {
     uint64_t resume_after;  /* chunks already committed by an earlier run */
     bool next_partial;      /* ... and some lanes of the chunk after them */
     load_counts previous;   /* their figures */
+    /* Not "" when the ledger knew the file but no longer holds it for the
+     * table (truncated, rewritten, dropped and recreated, or not known):
+     * why it is loaded (again, or from the start), for the summary. */
+    char reload_reason[512];
 } file_plan;
 
 /*

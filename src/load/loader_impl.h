@@ -87,11 +87,14 @@ struct loader {
     char final_array[16 * MAX_FINAL_STATUSES];
     bool ledger_exists;
     bool ledger_lanes;      /* the ledger has its lane columns */
+    bool ledger_identity;   /* the ledger records the table's identity */
     bool in_run_txn;        /* dry run: the one transaction is open */
     /* the current file */
     file_identity file;
     bool use_ledger;
     bool locked;
+    char table_oid[24];     /* the identity of the table the file's entry */
+    buf table_storage;      /* was started for ("" when not known) */
     uint64_t last_committed;    /* every lane committed up to here */
     int lanes;
     uint64_t lane_done[MAX_LANES];

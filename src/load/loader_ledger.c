@@ -19,23 +19,32 @@ db *ld_control(loader *ld)
     return ld->workers[0].conn;
 }
 
-/* Creates the ledger, or gives one written before lanes its lane columns. */
+/* Creates the ledger, or migrates one written by an earlier version in
+ * place: lane columns (before lanes), the table's identity (before
+ * identity was recorded). */
 static bool ensure_ledger(loader *ld)
 {
-    if (ld->ledger_exists && ld->ledger_lanes)
+    if (ld->ledger_exists && ld->ledger_lanes && ld->ledger_identity)
         return true;
     db *d = ld_control(ld);
     buf *sql = &ld->workers[0].sql;
     bool ok = ld_render(ld, sql, SQL_LEDGER_CREATE) && db_exec(d, "BEGIN") &&
               db_exec(d, buf_cstr(sql));
     if (ok) {
-        const char *p[] = {buf_cstr(&ld->ledger_chunk_name)};
-        db_result *r = db_query(d, SQL_LEDGER_EXISTS, 1, p);
+        const char *p[] = {buf_cstr(&ld->ledger_chunk_name), buf_cstr(&ld->ledger_name)};
+        db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
         ok = r != NULL;
         bool has_lanes = ok && strcmp(db_value(r, 0, 1), "t") == 0;
+        bool has_identity = ok && strcmp(db_value(r, 0, 2), "t") == 0;
         db_result_free(&r);
         if (ok && !has_lanes)
             ok = ld_render(ld, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
+        if (ok && !has_identity) {
+            ok = ld_render(ld, sql, SQL_LEDGER_ADD_IDENTITY) && db_exec(d, buf_cstr(sql));
+            if (ok)
+                log_info("ledger %s: now records the identity of the table of each file; "
+                         "files it held before are loaded once more", buf_cstr(&ld->ledger_name));
+        }
     }
     if (!ok || !db_exec(d, "COMMIT")) {
         log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&ld->ledger_name),
@@ -45,7 +54,80 @@ static bool ensure_ledger(loader *ld)
     }
     ld->ledger_exists = true;
     ld->ledger_lanes = true;
+    ld->ledger_identity = true;
     return true;
+}
+
+/* Reads what identifies the target's contents now (SQL_TABLE_IDENTITY):
+ * its oid into oid, its storage into *storage; both "" when the table is
+ * gone.  False on a database error. */
+static bool table_identity(loader *ld, char *oid, size_t oid_size, buf *storage)
+{
+    const char *p[] = {ld->t.quoted};
+    db_result *r = db_query(ld_control(ld), SQL_TABLE_IDENTITY, 1, p);
+    if (!r)
+        return false;
+    bool found = db_nrows(r) > 0 && !db_is_null(r, 0, 1);
+    snprintf(oid, oid_size, "%s", found ? db_value(r, 0, 0) : "");
+    buf_clear(storage);
+    buf_append_str(storage, found ? db_value(r, 0, 1) : "");
+    db_result_free(&r);
+    return true;
+}
+
+/* How a ledger entry's table compares with the target now. */
+typedef enum identity_match {
+    IDENTITY_SAME,
+    IDENTITY_UNKNOWN,   /* the entry has none (an older idemload wrote it) */
+    IDENTITY_RECREATED, /* another oid: dropped and created again */
+    IDENTITY_REWRITTEN  /* other storage: truncated, or rewritten */
+} identity_match;
+
+static identity_match compare_identity(const char *old_oid, const char *old_storage,
+                                       const char *oid, const char *storage)
+{
+    if (!old_oid || !old_storage || !*oid)
+        return IDENTITY_UNKNOWN;
+    if (strcmp(old_oid, oid) != 0)
+        return IDENTITY_RECREATED;
+    return strcmp(old_storage, storage) == 0 ? IDENTITY_SAME : IDENTITY_REWRITTEN;
+}
+
+/* Why an entry that no longer matches the table does not hold: the
+ * sentence of the summary, into plan->reload_reason. */
+static void explain_mismatch(loader *ld, file_plan *plan, identity_match m, bool completed,
+                             uint64_t chunks, const char *old_oid, bool partitioned)
+{
+    const char *what = ld->cfg->dry_run ? "would be loaded" : "is loaded";
+    char was[160];
+    if (completed)
+        snprintf(was, sizeof was, "the ledger holds it as completed");
+    else
+        snprintf(was, sizeof was, "an earlier run committed %llu chunk%s of it",
+                 (unsigned long long)chunks, chunks == 1 ? "" : "s");
+    const char *again = completed ? "again" : "from the start";
+    switch (m) {
+    case IDENTITY_RECREATED:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s into table %s with oid %s, but that table was dropped since (%s now has "
+                 "oid %s), so it %s %s", was, ld->t.display, old_oid, ld->t.display, ld->table_oid,
+                 what, again);
+        break;
+    case IDENTITY_REWRITTEN:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but table %s was truncated or rewritten since (%s: TRUNCATE, VACUUM FULL "
+                 "or CLUSTER), so it %s %s; rows still there stay unchanged",
+                 was, ld->t.display,
+                 partitioned ? "its partitions changed" : "its storage changed",
+                 what, again);
+        break;
+    default:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but by an idemload that did not record which table it loaded (an "
+                 "older ledger), so to be safe it %s %s; rows still there stay unchanged",
+                 was, what, again);
+        break;
+    }
 }
 
 /* The file's advisory lock, on connection 0 (called again by worker 0
@@ -181,6 +263,11 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
         if (!ld_file_lock(ld))
             return ledger_failed(ld, "ledger");
     }
+    /* The table's identity now, before the entry is read: a TRUNCATE
+     * after this point makes the entry mismatch at the next run at the
+     * latest (see SQL_TABLE_IDENTITY). */
+    if (!table_identity(ld, ld->table_oid, sizeof ld->table_oid, &ld->table_storage))
+        return ledger_failed(ld, "cannot read the identity of the table");
     buf *sql = &ld->workers[0].sql;
     const char *p[] = {ld->t.display, id->digest};
     db_result *r = ledger_query(ld, ld_control(ld), sql, SQL_LEDGER_LOOKUP, 2, p);
@@ -191,16 +278,32 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
     uint64_t chunks = known ? (uint64_t)db_int(r, 0, 1) : 0;
     uint64_t prev_rows = known ? (uint64_t)db_int(r, 0, 2) : 0;
     int64_t prev_lanes = known ? db_int(r, 0, 3) : 0;
+    identity_match match = IDENTITY_SAME;
+    char old_oid[24] = "";
+    if (known) {
+        match = compare_identity(db_is_null(r, 0, 4) ? NULL : db_value(r, 0, 4),
+                                 db_is_null(r, 0, 5) ? NULL : db_value(r, 0, 5), ld->table_oid,
+                                 buf_cstr(&ld->table_storage));
+        snprintf(old_oid, sizeof old_oid, "%s", db_is_null(r, 0, 4) ? "" : db_value(r, 0, 4));
+    }
+    bool committed_any = known && db_int(r, 0, 6) > 0;
     db_result_free(&r);
+    bool partitioned = strncmp(buf_cstr(&ld->table_storage), "partitions:", 11) == 0;
 
     if (completed && !ld->cfg->force) {
-        plan->skip = true;
-        if (!ledger_sums(ld, UINT32_MAX, &plan->previous))
-            return ledger_failed(ld, "cannot read the ledger");
-        return EXIT_OK;
+        if (match == IDENTITY_SAME) {
+            plan->skip = true;
+            if (!ledger_sums(ld, UINT32_MAX, &plan->previous))
+                return ledger_failed(ld, "cannot read the ledger");
+            return EXIT_OK;
+        }
+        /* A wrong skip would lose the file; a needless load writes nothing. */
+        explain_mismatch(ld, plan, match, true, chunks, old_oid, partitioned);
     }
-    if (known && !completed && prev_rows == chunk_rows && prev_lanes >= 1 &&
-        prev_lanes <= MAX_LANES) {
+    if (known && !completed && match != IDENTITY_SAME && committed_any)
+        explain_mismatch(ld, plan, match, false, chunks, old_oid, partitioned);
+    if (known && !completed && match == IDENTITY_SAME && prev_rows == chunk_rows &&
+        prev_lanes >= 1 && prev_lanes <= MAX_LANES) {
         if (!read_lanes(ld, (int)prev_lanes))
             return ledger_failed(ld, "cannot read the ledger");
         uint64_t all = UINT64_MAX, any = 0;
@@ -225,7 +328,7 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
         }
     }
     memset(ld->lane_done, 0, sizeof ld->lane_done);
-    if (known && !completed && chunks > 0 && prev_rows != chunk_rows)
+    if (known && !completed && match == IDENTITY_SAME && chunks > 0 && prev_rows != chunk_rows)
         log_info("%s: an earlier run committed %llu chunks of %llu rows; --chunk-rows is now "
                  "%zu, so the file is loaded from the start (the merge is idempotent)",
                  id->path, (unsigned long long)chunks, (unsigned long long)prev_rows, chunk_rows);
@@ -235,11 +338,31 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
     snprintf(size_s, sizeof size_s, "%lld", (long long)id->size);
     snprintf(rows_s, sizeof rows_s, "%zu", chunk_rows);
     snprintf(lanes_s, sizeof lanes_s, "%d", ld->lanes);
-    const char *ps[] = {ld->t.display, id->digest, size_s, id->path, rows_s, lanes_s};
+    /* A table gone since loader_open: NULL, never a match; the load fails
+     * on the table anyway. */
+    const char *ps[] = {ld->t.display, id->digest, size_s, id->path, rows_s, lanes_s,
+                        ld->table_oid[0] ? ld->table_oid : NULL,
+                        ld->table_oid[0] ? buf_cstr(&ld->table_storage) : NULL};
     if (!ld_render(ld, sql, SQL_LEDGER_START) ||
-        !db_exec_params(ld_control(ld), buf_cstr(sql), 6, ps))
+        !db_exec_params(ld_control(ld), buf_cstr(sql), 8, ps))
         return ledger_failed(ld, "cannot record the file in the ledger");
     return EXIT_OK;
+}
+
+/* A TRUNCATE (or a rewrite, or DROP) while the file loaded may have taken
+ * its earlier chunks with it.  The entry keeps the identity the file was
+ * started for, so the next run loads it again; say so now. */
+static void warn_if_table_changed(loader *ld)
+{
+    char oid[24];
+    buf storage = BUF_INIT;
+    if (table_identity(ld, oid, sizeof oid, &storage) &&
+        compare_identity(ld->table_oid, buf_cstr(&ld->table_storage), oid,
+                         buf_cstr(&storage)) != IDENTITY_SAME)
+        log_warn("%s: table %s was truncated, rewritten or dropped while this file loaded, so "
+                 "rows of its earlier chunks may be gone; the next run loads it again",
+                 ld->file.path, ld->t.display);
+    buf_free(&storage);
 }
 
 int loader_end_file(loader *ld, bool complete, const load_counts *totals)
@@ -248,6 +371,7 @@ int loader_end_file(loader *ld, bool complete, const load_counts *totals)
     int code = EXIT_OK;
     db *d = ld_control(ld);
     if (ld->use_ledger && complete && !ld->cfg->dry_run && d && db_ok(d)) {
+        warn_if_table_changed(ld);
         char chunks_s[24];
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)ld->last_committed);
         const char *p[] = {ld->t.display, ld->file.digest, chunks_s};

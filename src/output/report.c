@@ -40,6 +40,7 @@ void run_report_free(run_report *rep)
         free(rep->files[i].path);
         free(rep->files[i].error);
         free(rep->files[i].note);
+        free(rep->files[i].reload_reason);
     }
     free(rep->files);
     rep->files = NULL;
@@ -56,6 +57,12 @@ void file_report_set_note(file_report *fr, const char *msg)
 {
     free(fr->note);
     fr->note = msg ? strdup(msg) : NULL;
+}
+
+void file_report_set_reload_reason(file_report *fr, const char *msg)
+{
+    free(fr->reload_reason);
+    fr->reload_reason = msg ? strdup(msg) : NULL;
 }
 
 const char *file_status_name(file_status s)
@@ -110,6 +117,8 @@ void report_print_summary(const run_report *rep, FILE *fp)
         const file_report *f = &rep->files[i];
         fprintf(fp, "  %s [%s] %s%s%s\n", f->path, f->format, file_status_name(f->status),
                 f->error ? ": " : "", f->error ? f->error : "");
+        if (f->reload_reason)
+            fprintf(fp, "    ledger: %s\n", f->reload_reason);
         if (f->note)
             fprintf(fp, "    %s\n", f->note);
         if (f->status != FILE_SKIPPED)
@@ -151,6 +160,8 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         json_decref(counts);
         if (f->note)
             json_object_set_new(o, "note", json_string(f->note));
+        if (f->reload_reason)
+            json_object_set_new(o, "reload_reason", json_string(f->reload_reason));
         json_array_append_new(files, o);
     }
     json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",

@@ -37,6 +37,7 @@ typedef struct file_report {
     file_status status;
     char *error;             /* NULL when none */
     char *note;              /* NULL, or e.g. "resumed after chunk 12" */
+    char *reload_reason;     /* NULL, or why a file the ledger knew is loaded again */
     load_counts counts;
 } file_report;
 
@@ -55,6 +56,7 @@ void run_report_free(run_report *rep);
 /* Sets a file's error text (copied). */
 void file_report_set_error(file_report *fr, const char *msg);
 void file_report_set_note(file_report *fr, const char *msg);
+void file_report_set_reload_reason(file_report *fr, const char *msg);
 const char *file_status_name(file_status s);
 
 /* Sums the files into rep->totals. */

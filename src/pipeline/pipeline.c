@@ -287,6 +287,10 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                      path);
             goto out;
         }
+        if (plan.reload_reason[0]) {
+            file_report_set_reload_reason(rep, plan.reload_reason);
+            log_info("%s: %s", path, plan.reload_reason);
+        }
         if (plan.resume_after > 0 || plan.next_partial) {
             char note[160];
             if (plan.resume_after > 0)
