@@ -7,7 +7,7 @@
 
 /* $1: the table as typed ([schema.]name, quoted as needed). */
 const char SQL_RESOLVE_TABLE[] =
-    "SELECT n.nspname, c.relname, c.oid::text "
+    "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p' "
     "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
     "WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p')";
 
@@ -86,8 +86,8 @@ const char SQL_COPY_STAGE[] =
  *   lacks: then only the status becomes that final one (payload and
  *   received_at stay the newer version's), so the order in which versions
  *   arrive never decides a key's final status.
- * Rows it turns away are locked, not written.  xmax = 0 tells an inserted
- * row from an updated one.
+ * Rows it turns away are locked, not written.  {inserted} tells an inserted
+ * row from an updated one (SQL_INSERTED_*).
  */
 const char SQL_CONFLICT_UPDATE[] =
     "  ON CONFLICT {conflict}"
@@ -103,7 +103,7 @@ const char SQL_CONFLICT_UPDATE[] =
     "                         ELSE EXCLUDED.status END)"
     "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
     "                   AND NOT t.status = ANY ($3::smallint[]) END"
-    "  RETURNING (t.xmax = 0) AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
+    "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
 
 /*
  * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
@@ -206,6 +206,22 @@ const char SQL_MISSED_DIRECT[] =
     "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
 
 const char SQL_MISSED_NONE[] = "NULL::int[]";
+
+/*
+ * {inserted}: was the returned row inserted (not updated)?  On a plain
+ * table, xmax = 0: an update by ON CONFLICT leaves our lock in the new
+ * version's xmax.  A partitioned table has no system columns to return, so
+ * there the question is asked of the statement's snapshot, which still shows
+ * the row's previous version when it was an update.  That answer is wrong
+ * only when another session inserted the key after this statement began
+ * (the table is right either way; the figure then says inserted for updated).
+ */
+const char SQL_INSERTED_XMAX[] = "(t.xmax = 0)";
+const char SQL_INSERTED_SNAPSHOT[] =
+    "NOT EXISTS (SELECT 1 FROM {table} o"
+    "             WHERE o.tenant_id = t.tenant_id AND o.channel = t.channel"
+    "               AND o.out_trade_no = t.out_trade_no AND o.callback_type = t.callback_type"
+    "               AND {active})";
 
 /*
  * After a merge that did not write some of the rows it sent to the INSERT

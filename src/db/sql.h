@@ -30,6 +30,8 @@ extern const char SQL_COUNT_STALE[];
 extern const char SQL_MISSED_PROBE[];
 extern const char SQL_MISSED_DIRECT[];
 extern const char SQL_MISSED_NONE[];
+extern const char SQL_INSERTED_XMAX[];
+extern const char SQL_INSERTED_SNAPSHOT[];
 extern const char SQL_LEDGER_EXISTS[];
 extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];

@@ -98,6 +98,7 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
     t->schema = strdup(db_value(r, 0, 0));
     t->name = strdup(db_value(r, 0, 1));
     t->oid = strdup(db_value(r, 0, 2));
+    t->partitioned = strcmp(db_value(r, 0, 3), "t") == 0;
     db_result_free(&r);
     buf quoted = BUF_INIT, display = BUF_INIT;
     db_append_ident(d, &quoted, t->schema);

@@ -41,6 +41,7 @@ typedef struct target {
     bool has_deleted_at;
     bool has_id;
     bool distributed;       /* a Citus distributed or reference table */
+    bool partitioned;       /* relkind 'p': no system columns to return */
     target_column *columns;
     int n_columns;
     unique_index *indexes;

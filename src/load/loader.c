@@ -43,7 +43,8 @@
 static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger",
                                          "ledger_chunk", "do_update", "missed_probe",
                                          "missed_direct", "lane", "lanes", "extra_cols",
-                                         "extra_vals", "table_oid", "table_storage"};
+                                         "extra_vals", "table_oid", "table_storage",
+                                         "inserted"};
 
 static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
 {
@@ -61,7 +62,8 @@ static bool render_with(const loader *ld, buf *out, const char *tmpl, const char
                           buf_cstr(&ld->extra_cols),
                           buf_cstr(&ld->extra_vals),
                           ld->ledger_identity ? "table_oid" : "NULL::oid",
-                          ld->ledger_identity ? "table_storage" : "NULL::text"};
+                          ld->ledger_identity ? "table_storage" : "NULL::text",
+                          buf_cstr(&ld->inserted_expr)};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
 }
@@ -310,7 +312,10 @@ loader *loader_open(const config *cfg, int *code)
     buf_append_str(&ld->ledger_chunk_name, ".idemload_ledger_chunk");
     bool update = cfg->conflict == CONFLICT_UPDATE;
     buf action = BUF_INIT;
-    bool rendered = ld_render(ld, &action, update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING);
+    bool rendered =
+        ld_render(ld, &ld->inserted_expr,
+                  ld->t.partitioned ? SQL_INSERTED_SNAPSHOT : SQL_INSERTED_XMAX) &&
+        ld_render(ld, &action, update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING);
     rendered = rendered &&
                render_with(ld, &ld->merge_sql, SQL_MERGE_PROBE, buf_cstr(&action)) &&
                render_with(ld, &ld->merge_direct_sql, SQL_MERGE_DIRECT, buf_cstr(&action)) &&
@@ -380,6 +385,7 @@ void loader_close(loader **ldp)
     buf_free(&ld->stale_sql);
     buf_free(&ld->extra_cols);
     buf_free(&ld->extra_vals);
+    buf_free(&ld->inserted_expr);
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
     buf_free(&ld->table_storage);

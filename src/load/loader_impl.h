@@ -82,6 +82,7 @@ struct loader {
     buf stale_sql;
     buf extra_cols;         /* ", col, ..." of --set beyond idemload's columns */
     buf extra_vals;         /* ", $4::type, ..." their parameters */
+    buf inserted_expr;      /* {inserted}: SQL_INSERTED_XMAX or _SNAPSHOT */
     buf ledger_name;        /* quoted, schema-qualified */
     buf ledger_chunk_name;
     char final_array[16 * MAX_FINAL_STATUSES];

@@ -183,4 +183,29 @@ for cr in 1 2 7 20000; do
     check "--on-conflict nothing, --chunk-rows $cr: the first version of each key" cmp -s first.txt first$cr.txt
 done
 
+# A partitioned target (no system columns to return): the same table and
+# the same figures as a plain one.
+for kind in plain partitioned; do
+    new_db fs_$kind
+    if [ $kind = plain ]; then
+        run init -d "$DB"; eq "$kind: init" 0 $RC
+    else
+        q "CREATE TABLE payment_callback (id bigserial, tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL, callback_type text NOT NULL, status smallint NOT NULL DEFAULT 0, payload jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now(), handled_at timestamptz, deleted_at timestamptz) PARTITION BY LIST (tenant_id);
+           CREATE TABLE pc_1 PARTITION OF payment_callback FOR VALUES IN (1);
+           CREATE TABLE pc_other PARTITION OF payment_callback DEFAULT;
+           CREATE UNIQUE INDEX uk_payment_callback_biz_active ON payment_callback (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >/dev/null ||
+            fail "$kind: create the table"
+    fi
+    : >$kind.figs
+    for f in f0 f1 f2; do
+        run import -d "$DB" --chunk-rows 50 --report $kind.$f.json $f.csv
+        eq "$kind: $f exit 0" 0 $RC
+        fig $kind.$f.json >>$kind.figs
+    done
+    state >$kind.txt
+    check "$kind: the table equals the model" cmp -s model.txt $kind.txt
+done
+check "partitioned: the figures of a plain table" cmp -s plain.figs partitioned.figs
+check "the figures include updates and stale rows" bash -c "grep -q 'updated=[1-9]' plain.figs && grep -q 'stale=[1-9]' plain.figs"
+
 finish
