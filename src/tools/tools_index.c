@@ -257,7 +257,7 @@ static int explain_failure(db *d, const target *t, const index_names *in, int lo
         why = "a relation of that name appeared meanwhile (another create-index?)";
     } else {
         why = "the server refused it";
-        code = tool_db_code(d);
+        code = db_failure_exit(d);
     }
     log_error("building index %s on %s failed: %s%s: %s (SQLSTATE %s)", buf_cstr(&in->display),
               t->display, why, buf_cstr(&waited), db_message(d), *state ? state : "none");

@@ -31,7 +31,7 @@ int tool_open(const config *cfg, tool_ctx *c)
     bool missing = false;
     if (!target_resolve(c->d, cfg->table, &c->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
-        code = missing ? EXIT_USAGE : tool_db_code(c->d);
+        code = missing ? EXIT_USAGE : db_failure_exit(c->d);
         target_free(&c->t);
         goto out;
     }
@@ -50,28 +50,14 @@ void tool_close(tool_ctx *c)
     db_close(&c->d);
 }
 
-int tool_db_code(const db *d)
+int tool_db_failure(const db *d, const char *what)
 {
     const char *state = db_sqlstate(d);
     if (signals_interrupted())
-        return EXIT_INTERRUPTED;
-    if (db_error_class_of(d) == DBE_CONNECTION)
-        return EXIT_DATABASE;
-    if (strncmp(state, "42", 2) == 0 || strncmp(state, "28", 2) == 0 ||
-        strncmp(state, "3D", 2) == 0 || strncmp(state, "3F", 2) == 0)
-        return EXIT_USAGE;
-    return EXIT_DATABASE;
-}
-
-int tool_db_failure(db *d, const char *what)
-{
-    if (signals_interrupted()) {
         log_error("%s: interrupted", what);
-        return EXIT_INTERRUPTED;
-    }
-    const char *state = db_sqlstate(d);
-    log_error("%s: %s (SQLSTATE %s)", what, db_message(d), *state ? state : "none");
-    return tool_db_code(d);
+    else
+        log_error("%s: %s (SQLSTATE %s)", what, db_message(d), *state ? state : "none");
+    return db_failure_exit(d);
 }
 
 bool tool_render(buf *out, const char *tmpl, const target *t, const char *schema,

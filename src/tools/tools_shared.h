@@ -21,10 +21,6 @@
 #include "util/exitcodes.h"
 #include "db/target.h"
 
-/* Exit status 1 of the tools: they finished, but found something the
- * operator must act on (an unsafe table, duplicates, refused keys). */
-#define EXIT_FINDINGS EXIT_REJECTS
-
 typedef struct tool_ctx {
     db *d;
     target t;
@@ -43,13 +39,10 @@ int tool_open(const config *cfg, tool_ctx *c);
 void tool_close(tool_ctx *c);
 
 /*
- * The exit status of the last failed statement on d: EXIT_INTERRUPTED
- * after an interrupt, EXIT_USAGE for a privilege or naming problem
- * (classes 42, 28, 3D, 3F), EXIT_DATABASE otherwise (a lost connection
- * included).  tool_db_failure() also logs it, "what: message (SQLSTATE)".
+ * Logs the last failed statement on d, "what: message (SQLSTATE)" (or
+ * "what: interrupted"), and returns its exit status, db_failure_exit(d).
  */
-int tool_db_code(const db *d);
-int tool_db_failure(db *d, const char *what);
+int tool_db_failure(const db *d, const char *what);
 
 /* Renders tmpl with {table} and {active} of t, plus {index} and {schema}
  * when given (NULL: not offered).  False: a template/caller mismatch or
