@@ -22,6 +22,7 @@
 #include "output/log.h"
 #include "util/signals.h"
 #include "db/sql.h"
+#include "util/final_status.h"
 #include "tools/tools_shared.h"
 
 /* Retries of one batch after a deadlock or serialization failure with
@@ -62,8 +63,8 @@ static int dedupe_list(const config *cfg, tool_ctx *c)
         fprintf(fp, "  (%d of %lld shown; --limit 0 lists all)\n", db_nrows(dups), keys);
 
     /* Which of them --apply would refuse, so the operator is not surprised. */
-    tool_final_array(cfg, &finals);
-    tool_final_text(cfg, &line);
+    final_status_array(cfg->final_status, cfg->n_final_status, &finals);
+    final_status_text(cfg->final_status, cfg->n_final_status, &line);
     const char *params[] = {buf_cstr(&finals)};
     if (!tool_render(&sql, SQL_DEDUPE_FINAL_BLOCKED, t, NULL, NULL) ||
         !(blocked = db_query(c->d, buf_cstr(&sql), 1, params))) {
@@ -121,14 +122,6 @@ static bool same_key(const db_result *r, int a, int b)
         if (strcmp(db_value(r, a, k), db_value(r, b, k)) != 0)
             return false;
     return true;
-}
-
-static bool is_final(const config *cfg, long status)
-{
-    for (size_t k = 0; k < cfg->n_final_status; k++)
-        if (cfg->final_status[k] == status)
-            return true;
-    return false;
 }
 
 typedef struct apply_totals {
@@ -210,11 +203,11 @@ static bool batch_report(const config *cfg, tool_ctx *c, const db_result *r, buf
         } else {
             long status = (long)db_int(r, i, 6);
             buf_printf(&g.refused, "%s%s (status %ld%s)", g.n_refused++ ? ", " : "", id, status,
-                       is_final(cfg, status) ? ", final" : "");
+                       final_status_has(cfg->final_status, cfg->n_final_status, status) ? ", final" : "");
             json_array_append_new(g.jrefused, json_pack("{s:I, s:i, s:b}", "id",
                                                          (json_int_t)db_int(r, i, 5), "status",
                                                          (int)status, "final",
-                                                         is_final(cfg, status)));
+                                                         final_status_has(cfg->final_status, cfg->n_final_status, status)));
         }
     }
     if (open)
@@ -246,7 +239,7 @@ static int dedupe_apply(const config *cfg, tool_ctx *c)
         code = EXIT_DATABASE;
         goto out;
     }
-    tool_final_array(cfg, &finals);
+    final_status_array(cfg->final_status, cfg->n_final_status, &finals);
     buf_printf(&size, "%zu", cfg->batch_size);
     for (;;) {
         if (signals_interrupted()) {
@@ -293,7 +286,7 @@ static int dedupe_apply(const config *cfg, tool_ctx *c)
                 t->display, tot.rows, tot.keys_fixed, tot.refused, tot.batches);
     if (tot.refused > 0) {
         buf_clear(&what);
-        tool_final_text(cfg, &what);
+        final_status_text(cfg->final_status, cfg->n_final_status, &what);
         fprintf(fp, "the %lld refused keys (listed above) hold a final status (%s) in a row that "
                     "would be soft-deleted; review them, then run again with --include-final to "
                     "soft-delete those rows too\n",

@@ -78,20 +78,6 @@ bool tool_render(buf *out, const char *tmpl, const target *t, const char *schema
     return sql_render(out, tmpl, n, names, values);
 }
 
-void tool_final_array(const config *cfg, buf *out)
-{
-    buf_append_char(out, '{');
-    for (size_t k = 0; k < cfg->n_final_status; k++)
-        buf_printf(out, "%s%d", k ? "," : "", (int)cfg->final_status[k]);
-    buf_append_char(out, '}');
-}
-
-void tool_final_text(const config *cfg, buf *out)
-{
-    for (size_t k = 0; k < cfg->n_final_status; k++)
-        buf_printf(out, "%s%d", k ? ", " : "", (int)cfg->final_status[k]);
-}
-
 db_result *tool_duplicates(tool_ctx *c, size_t limit, long long *keys, long long *surplus)
 {
     buf sql = BUF_INIT, lim = BUF_INIT;

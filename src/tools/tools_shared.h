@@ -50,11 +50,6 @@ int tool_db_failure(const db *d, const char *what);
 bool tool_render(buf *out, const char *tmpl, const target *t, const char *schema,
                  const char *index);
 
-/* The final statuses of cfg as a smallint[] literal, "{2,3}", or for
- * people, "2, 3". */
-void tool_final_array(const config *cfg, buf *out);
-void tool_final_text(const config *cfg, buf *out);
-
 /*
  * Duplicate active keys (SQL_DUPLICATES), largest first, at most limit of
  * them (0: all).  *keys and *surplus receive the totals over every
