@@ -18,15 +18,13 @@
 #include "db/sql.h"
 #include "tools/tools_shared.h"
 
-static const char *const key_names[] = {"tenant_id", "channel", "out_trade_no", "callback_type"};
-
 /* Does the comma-separated column list name any business-key column? */
 static bool touches_key(const char *cols)
 {
     for (const char *p = cols; p && *p;) {
         size_t len = strcspn(p, ",");
-        for (int k = 0; k < 4; k++)
-            if (strlen(key_names[k]) == len && strncmp(key_names[k], p, len) == 0)
+        for (int k = 0; k < KEY_NCOLUMNS; k++)
+            if (strlen(key_column_names[k]) == len && strncmp(key_column_names[k], p, len) == 0)
                 return true;
         p += len;
         if (*p == ',')
@@ -96,7 +94,8 @@ int tools_check(const config *cfg)
     FILE *fp = c.human;
 
     const char *p_oid[] = {t->oid};
-    nullable = db_query(c.d, SQL_NULLABLE_KEYS, 1, p_oid);
+    if (tool_render(&line, SQL_NULLABLE_KEYS, t, NULL, NULL))
+        nullable = db_query(c.d, buf_cstr(&line), 1, p_oid);
     if (!nullable) {
         code = tool_db_failure(c.d, "cannot read the key columns");
         goto out;
@@ -170,8 +169,7 @@ int tools_check(const config *cfg)
     } else {
         json_object_set_new(root, "unique_index", json_null());
         buf_clear(&line);
-        buf_printf(&line, "no valid unique index covers exactly (tenant_id, channel, "
-                          "out_trade_no, callback_type)%s",
+        buf_printf(&line, "no valid unique index covers exactly (%s)%s", KEY_COLUMNS,
                    t->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
         json_array_append_new(problems, tool_json_text(buf_cstr(&line)));
     }

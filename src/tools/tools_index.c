@@ -377,9 +377,8 @@ int tools_create_index(const config *cfg)
         code = EXIT_DATABASE;
         goto out;
     }
-    log_info("building unique index %s on %s (tenant_id, channel, out_trade_no, callback_type) "
-             "WHERE deleted_at IS NULL, concurrently: writes go on meanwhile",
-             buf_cstr(&in.display), t->display);
+    log_info("building unique index %s on %s (%s) WHERE deleted_at IS NULL, concurrently: "
+             "writes go on meanwhile", buf_cstr(&in.display), t->display, KEY_COLUMNS);
     double started = now_seconds();
     int locker = 0;
     if (build(cfg, c.d, buf_cstr(&sql), buf_cstr(&in.display), &locker)) {

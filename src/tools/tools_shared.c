@@ -101,7 +101,7 @@ out:
 
 void tool_print_duplicates(FILE *fp, const char *indent, const db_result *r)
 {
-    static const char *const heads[] = {"tenant_id", "channel", "out_trade_no", "callback_type",
+    static const char *const heads[] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2, KEY_COLUMN_3,
                                         "rows", "first_id", "last_id"};
     enum { NCOL = 7 };
     int width[NCOL];
@@ -132,10 +132,10 @@ json_t *tool_json_text(const char *s)
 
 void tool_key_to_json(json_t *obj, const db_result *r, int ri, int col)
 {
-    json_object_set_new(obj, "tenant_id", json_integer((json_int_t)db_int(r, ri, col)));
-    json_object_set_new(obj, "channel", tool_json_text(db_value(r, ri, col + 1)));
-    json_object_set_new(obj, "out_trade_no", tool_json_text(db_value(r, ri, col + 2)));
-    json_object_set_new(obj, "callback_type", tool_json_text(db_value(r, ri, col + 3)));
+    /* tenant_id is a number; the other key columns are text. */
+    json_object_set_new(obj, key_column_names[0], json_integer((json_int_t)db_int(r, ri, col)));
+    for (int k = 1; k < KEY_NCOLUMNS; k++)
+        json_object_set_new(obj, key_column_names[k], tool_json_text(db_value(r, ri, col + k)));
 }
 
 /* A value as it reads unambiguously in a line: quoted when it is empty or
@@ -157,9 +157,8 @@ static void append_value(buf *out, const char *v)
 
 void tool_key_to_text(buf *out, const db_result *r, int ri, int col)
 {
-    static const char *const names[] = {"tenant_id", "channel", "out_trade_no", "callback_type"};
-    for (int k = 0; k < 4; k++) {
-        buf_printf(out, "%s%s=", k ? " " : "", names[k]);
+    for (int k = 0; k < KEY_NCOLUMNS; k++) {
+        buf_printf(out, "%s%s=", k ? " " : "", key_column_names[k]);
         append_value(out, db_value(r, ri, col + k));
     }
 }
