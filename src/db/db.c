@@ -339,6 +339,14 @@ db_error_class db_error_class_of(const db *d)
     return d->cls;
 }
 
+void db_set_out_of_memory(db *d)
+{
+    snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
+    buf_clear(&d->message);
+    buf_append_str(&d->message, "out of memory (client)");
+    d->cls = DBE_FATAL;
+}
+
 int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted)
 {
     static const char *const config_classes[] = {"42", "28", "3D", "3F"};

@@ -79,6 +79,11 @@ bool db_append_ident(db *d, buf *out, const char *ident);
 const char *db_sqlstate(const db *d);
 const char *db_message(const db *d);
 db_error_class db_error_class_of(const db *d);
+/* Records on d that the client ran out of memory while working for it
+ * (SQLSTATE 53200, "out of memory (client)", as db_query does itself), so
+ * the caller's failure path logs and maps it like any other failure. */
+void db_set_out_of_memory(db *d);
+
 /*
  * The exit status (exitcodes.h) a failed statement earns, decided here
  * once for every command: EXIT_INTERRUPTED after an interrupt, whatever
