@@ -126,4 +126,69 @@ json_t *dedupe_outcome_render_json(const dedupe_outcome *o);
 void dedupe_outcome_free(dedupe_outcome *o);
 void key_outcome_free(key_outcome *k);
 
+/* ---- create-index ------------------------------------------------------ */
+
+typedef enum index_verdict {
+    IX_FAILED,          /* a step failed and was logged there; code says how */
+    IX_NO_DELETED_AT,   /* not the shape create-index builds for */
+    IX_ALREADY,         /* a usable index exists: nothing to do */
+    IX_NOT_AN_INDEX,    /* the name is taken by another kind of relation */
+    IX_OTHER_TABLE,     /* ... by an index of another table */
+    IX_VALID_OTHER,     /* ... by a valid index that is not the right one */
+    IX_BEING_BUILT,     /* another session is building it now */
+    IX_DUPLICATES,      /* duplicate keys remain: the build would fail */
+    IX_TO_BUILD,        /* none of the above: build it */
+    IX_BUILT,
+    IX_BUILT_INVALID,   /* the build returned, yet the index is not valid */
+    IX_BUILD_FAILED
+} index_verdict;
+
+/* What became of the INVALID index a failed build leaves. */
+typedef enum index_cleanup {
+    CLEANUP_NONE,           /* nothing of ours left to drop */
+    CLEANUP_DROPPED,
+    CLEANUP_DROP_FAILED,    /* failure holds why */
+    CLEANUP_LOOKUP_FAILED,  /* failure holds why */
+    CLEANUP_NO_CONNECTION   /* the build's connection was lost; no new one (reconnect_error) */
+} index_cleanup;
+
+typedef struct index_outcome {
+    index_verdict verdict;
+    int code;                   /* IX_FAILED: the exit status of the failure */
+    const char *table;          /* borrowed: schema.name */
+    const char *index;          /* borrowed: schema.name of the index */
+    const char *schema;         /* borrowed: the table's (and index's) schema */
+    const char *schema_sql;     /* borrowed: the schema quoted for SQL */
+    const char *index_sql;      /* borrowed: the index name quoted for SQL */
+    const char *existing;       /* IX_ALREADY, borrowed: the usable index */
+    const char *existing_predicate;     /* borrowed; NULL: none */
+    strlist other_invalid;      /* other INVALID indexes on the key: they stay */
+    bool leftover;              /* an INVALID index of our name, from an earlier attempt */
+    int building_pid;           /* IX_BEING_BUILT */
+    long long dup_keys;         /* IX_DUPLICATES */
+    long long surplus;
+    double seconds;             /* IX_BUILT: how long the build took */
+    /* IX_BUILD_FAILED */
+    tool_failure failure;       /* the build's error */
+    bool connection_lost;
+    int failure_exit;           /* db_failure_exit() of the build's error */
+    int locker;                 /* the session the build last waited for; 0: none */
+    index_cleanup cleanup;
+    tool_failure cleanup_failure;
+    char *reconnect_error;      /* CLEANUP_NO_CONNECTION */
+    long long dups_now;         /* after a duplicate arrived; -1: not counted */
+    tool_failure count_failure; /* why dups_now could not be counted (message set) */
+} index_outcome;
+
+/* A fresh outcome: verdict IX_FAILED, nothing counted. */
+void index_outcome_init(index_outcome *o);
+void index_outcome_free(index_outcome *o);
+/* The warnings of the survey (other INVALID indexes), logged first. */
+void index_render_warnings(const index_outcome *o);
+/* The verdict and what followed it, as log lines on stderr (create-index
+ * has no report file); IX_FAILED and IX_TO_BUILD log nothing. */
+void index_render(const index_outcome *o);
+/* The exit status the outcome earns (tools_index.c's header). */
+int index_exit_status(const index_outcome *o);
+
 #endif

@@ -50,13 +50,35 @@ void tool_close(tool_ctx *c)
     db_close(&c->d);
 }
 
-int tool_db_failure(const db *d, const char *what)
+void tool_failure_capture(tool_failure *f, const db *d)
 {
-    const char *state = db_sqlstate(d);
-    if (signals_interrupted())
+    f->interrupted = signals_interrupted();
+    snprintf(f->sqlstate, sizeof f->sqlstate, "%s", db_sqlstate(d));
+    free(f->message);
+    f->message = strdup(db_message(d));
+}
+
+void tool_failure_log(const tool_failure *f, const char *what)
+{
+    if (f->interrupted)
         log_error("%s: interrupted", what);
     else
-        log_error("%s: %s (SQLSTATE %s)", what, db_message(d), *state ? state : "none");
+        log_error("%s: %s (SQLSTATE %s)", what, f->message ? f->message : "out of memory",
+                  *f->sqlstate ? f->sqlstate : "none");
+}
+
+void tool_failure_free(tool_failure *f)
+{
+    free(f->message);
+    memset(f, 0, sizeof *f);
+}
+
+int tool_db_failure(const db *d, const char *what)
+{
+    tool_failure f = {0};
+    tool_failure_capture(&f, d);
+    tool_failure_log(&f, what);
+    tool_failure_free(&f);
     return db_failure_exit(d);
 }
 

@@ -51,6 +51,19 @@ void tool_close(tool_ctx *c);
  */
 int tool_db_failure(const db *d, const char *what);
 
+/* A failure kept as a fact, to be logged later in its place in a report:
+ * what tool_db_failure would have said. */
+typedef struct tool_failure {
+    bool interrupted;
+    char sqlstate[6];
+    char *message;          /* NULL: none captured (or out of memory) */
+} tool_failure;
+
+void tool_failure_capture(tool_failure *f, const db *d);
+/* Logs it as tool_db_failure does, "what: message (SQLSTATE)". */
+void tool_failure_log(const tool_failure *f, const char *what);
+void tool_failure_free(tool_failure *f);
+
 /* Renders tmpl with {table} and {active} of t, plus {index} and {schema}
  * when given (NULL: not offered); {key} is sql_render's own.  False: a
  * template/caller mismatch or out of memory. */
