@@ -7,6 +7,10 @@
  * two active rows share a key.  Key columns that allow NULL are reported
  * as a warning, not a failure: import rejects NULL keys itself, but other
  * writers could slip them past an index that treats NULLs as distinct.
+ *
+ * check_gather() collects the facts into a check_facts (tools_facts.h),
+ * check_judge() derives the problems and warnings from them, and the text
+ * and JSON reports are rendered from those alone.
  */
 #include "tools/tools.h"
 

@@ -14,6 +14,12 @@
  * for that connection's backend on a second connection, about once a
  * second.  Each connection is used by one thread only.
  *
+ * survey() and build_index() gather an index_outcome (tools_facts.h);
+ * index_render() logs its verdict and index_exit_status() derives the exit
+ * status from it.  Only the announcements of a step about to start (the
+ * drop of a leftover, the build) and the progress lines are logged as it
+ * goes; a failing lookup is logged where it fails, as everywhere.
+ *
  * Exit status: 0 built, or a usable index already exists; 1 refused
  * (duplicates, another build in progress) or the build failed for a reason
  * the operator can act on (a duplicate arriving, a lock, a cancel); 2 for
