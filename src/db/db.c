@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/exitcodes.h"
+#include "util/signals.h"
+
 struct db {
     PGconn *conn;
     PGcancel *cancel;       /* prepared at connect, so a signal handler can use it */
@@ -334,6 +337,32 @@ const char *db_message(const db *d)
 db_error_class db_error_class_of(const db *d)
 {
     return d->cls;
+}
+
+void db_set_out_of_memory(db *d)
+{
+    snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
+    buf_clear(&d->message);
+    buf_append_str(&d->message, "out of memory (client)");
+    d->cls = DBE_FATAL;
+}
+
+int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted)
+{
+    static const char *const config_classes[] = {"42", "28", "3D", "3F"};
+    if (interrupted)
+        return EXIT_INTERRUPTED;
+    if (cls == DBE_CONNECTION)
+        return EXIT_DATABASE;
+    for (size_t i = 0; sqlstate && i < sizeof config_classes / sizeof config_classes[0]; i++)
+        if (strncmp(sqlstate, config_classes[i], 2) == 0)
+            return EXIT_USAGE;
+    return EXIT_DATABASE;
+}
+
+int db_failure_exit(const db *d)
+{
+    return db_exit_status(d->cls, d->sqlstate, signals_interrupted());
 }
 
 bool db_ok(const db *d)

@@ -79,6 +79,25 @@ bool db_append_ident(db *d, buf *out, const char *ident);
 const char *db_sqlstate(const db *d);
 const char *db_message(const db *d);
 db_error_class db_error_class_of(const db *d);
+/* Records on d that the client ran out of memory while working for it
+ * (SQLSTATE 53200, "out of memory (client)", as db_query does itself), so
+ * the caller's failure path logs and maps it like any other failure. */
+void db_set_out_of_memory(db *d);
+
+/*
+ * The exit status (exitcodes.h) a failed statement earns, decided here
+ * once for every command: EXIT_INTERRUPTED after an interrupt, whatever
+ * the server answered; EXIT_DATABASE for a lost connection; EXIT_USAGE
+ * for classes 42 (syntax, undefined object, privileges), 28 (invalid
+ * authorization), 3D (invalid database) and 3F (invalid schema), which
+ * are the caller's configuration; EXIT_DATABASE for anything else,
+ * including a client out-of-memory (never a row's fault here).
+ * db_exit_status is the pure rule; db_failure_exit applies it to the
+ * last failure on d and to signals_interrupted().
+ */
+int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted);
+int db_failure_exit(const db *d);
+
 /* Is the connection still usable? */
 bool db_ok(const db *d);
 

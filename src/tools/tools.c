@@ -61,8 +61,7 @@ int tools_init(const config *cfg)
     if (!ok) {
         log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d),
                   db_sqlstate(d));
-        code = strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "3F", 2) == 0
-                   ? EXIT_USAGE : EXIT_DATABASE;
+        code = db_failure_exit(d);
         goto out;
     }
     /* The table may have existed already in another shape: say whether it
