@@ -21,7 +21,7 @@ static bool same_key_set(const char *cols)
 {
     if (!cols)
         return false;
-    const char *want[] = {"tenant_id", "channel", "out_trade_no", "callback_type"};
+    const char *const *want = key_column_names;
     int seen = 0;
     int count = 0;
     const char *p = cols;
@@ -220,8 +220,7 @@ void target_fix_hint(const target *t, buf *out)
 {
     buf name = BUF_INIT;
     target_default_index_name(t, &name);
-    buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s "
-                    "(tenant_id, channel, out_trade_no, callback_type)%s; "
+    buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (" KEY_COLUMNS ")%s; "
                     "or run 'idemload check' and 'idemload create-index'",
                buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
     buf_free(&name);
