@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_profiles.h"
+#include "input/profile.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/log.h"
@@ -97,6 +99,9 @@ int main(int argc, char **argv)
     case CMD_CREATE_INDEX:
         code = tools_create_index(&cfg);
         break;
+    case CMD_PROFILES:
+        code = cli_profiles(&cfg);
+        break;
     default:
         code = EXIT_USAGE;
         break;
@@ -107,6 +112,7 @@ out:
         code = exit_worst(code, EXIT_INPUT);
     }
     free(cfg.files);
+    profile_free(&cfg.profile);
     buf_free(&err);
     return code;
 }
