@@ -30,7 +30,10 @@
 #define FLAG_DESCRIPTOR 0x0008u
 #define FLAG_UTF8 0x0800u
 
-typedef enum zstate { Z_AT_HEADER, Z_IN_MEMBER, Z_DONE, Z_FAILED } zstate;
+typedef enum zstate { Z_AT_HEADER, Z_IN_MEMBER, Z_TAIL, Z_DONE, Z_FAILED } zstate;
+
+/* The end record is 22 bytes and a comment of at most 65535. */
+#define END_MAX (22 + 65535)
 
 struct zip_stream {
     zstate state;
@@ -52,6 +55,7 @@ struct zip_stream {
     bool ended;             /* deflate: the stream's end was seen */
     uint32_t crc;
     unsigned char scratch[4096];
+    buf tail;               /* the last bytes of the central directory part */
 };
 
 static uint32_t le16(const unsigned char *p)
@@ -97,6 +101,7 @@ void zip_stream_free(zip_stream **zp)
     buf_free(&z->err);
     buf_free(&z->name);
     buf_free(&z->detail_name);
+    buf_free(&z->tail);
     free(z);
     *zp = NULL;
 }
@@ -307,6 +312,38 @@ static ssize_t truncated(zip_stream *z)
     return fail(z, msg);
 }
 
+/* Reads the central directory to the end of input, keeping its last
+ * END_MAX bytes, and requires the end record there: an archive cut inside
+ * its central directory is as truncated as one cut inside a member. */
+static ssize_t read_tail(zip_stream *z, const zip_io *io)
+{
+    for (;;) {
+        const unsigned char *p;
+        size_t avail;
+        if (!io->need(io->ctx, 1, &p, &avail)) {
+            z->state = Z_FAILED;
+            return -1;
+        }
+        if (avail == 0)
+            break;
+        if (!buf_append(&z->tail, p, avail))
+            return fail(z, "out of memory");
+        consume(z, io, avail);
+        if (z->tail.len > 2 * END_MAX) {
+            memmove(z->tail.data, z->tail.data + z->tail.len - END_MAX, END_MAX);
+            z->tail.len = END_MAX;
+        }
+    }
+    const unsigned char *t = (const unsigned char *)z->tail.data;
+    for (size_t i = z->tail.len >= 22 ? z->tail.len - 22 + 1 : 0; i-- > 0;)
+        if (le32(t + i) == SIG_END && i + 22 + le16(t + i + 20) == z->tail.len) {
+            z->state = Z_DONE;
+            return 0;
+        }
+    return fail(z, "truncated zip: the archive's end record is missing (cut inside its central "
+                   "directory)");
+}
+
 /* Produces member bytes into out (cap > 0): >0, 0 at the member's end, -1. */
 static ssize_t member_bytes(zip_stream *z, const zip_io *io, unsigned char *out, size_t cap)
 {
@@ -371,6 +408,8 @@ ssize_t zip_stream_read(zip_stream *z, const zip_io *io, char *dst, size_t cap)
             return -1;
         case Z_DONE:
             return 0;
+        case Z_TAIL:
+            return read_tail(z, io);
         case Z_IN_MEMBER: {
             unsigned char *out = z->wanted ? (unsigned char *)dst : z->scratch;
             size_t room = z->wanted ? cap : sizeof z->scratch;
@@ -400,10 +439,10 @@ ssize_t zip_stream_read(zip_stream *z, const zip_io *io, char *dst, size_t cap)
                                "directory");
             uint32_t sig = le32(p);
             if (sig == SIG_CENTRAL || sig == SIG_END || sig == SIG_END64) {
-                z->state = Z_DONE;
                 if (!z->have_detail)
                     return fail(z, "the zip holds no detail member (only a summary or nothing)");
-                return 0;
+                z->state = Z_TAIL;
+                continue;
             }
             if (sig != SIG_LOCAL) {
                 char msg[120];

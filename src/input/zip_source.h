@@ -9,7 +9,8 @@
  * front).  Members whose name marks them as a summary (汇总, in UTF-8 or
  * GBK) and directories are skipped; exactly one other member must be
  * there, and it is what the reader gets.  Each member's CRC-32 and size
- * are checked, and the input must reach the central directory: a zip cut
+ * are checked, and the input must run through the central directory to its
+ * end record: a zip cut
  * short is an error, never a quiet end.  Stored members with a data
  * descriptor (their end cannot be found without the central directory),
  * encrypted members and methods other than stored and deflate are refused

@@ -202,11 +202,17 @@ int32_t tz_offset_at_local(const tz_zone *z, int64_t local_s)
 {
     if (z->fixed || z->n == 0)
         return z->offset_s;
-    /* Guess with the offset at the same number read as UTC, then correct
-     * once: exact except inside a gap or overlap. */
-    int32_t o1 = offset_at_utc(z, local_s - offset_at_utc(z, local_s));
-    int32_t o2 = offset_at_utc(z, local_s - o1);
-    return o1 == o2 ? o1 : (o1 > o2 ? o1 : o2);
+    /* The offsets in force a day either side are the candidates; one is
+     * right when the instant it gives has that offset.  Both are in an
+     * overlap, neither in a gap: then the larger. */
+    int32_t c[2] = {offset_at_utc(z, local_s - 86400), offset_at_utc(z, local_s + 86400)};
+    int32_t best = INT32_MIN;
+    for (int i = 0; i < 2; i++)
+        if (offset_at_utc(z, local_s - c[i]) == c[i] && c[i] > best)
+            best = c[i];
+    if (best == INT32_MIN)
+        best = c[0] > c[1] ? c[0] : c[1];
+    return best;
 }
 
 void tz_format_offset(int32_t off, char out[8])
