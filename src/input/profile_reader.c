@@ -869,6 +869,9 @@ static read_result advance(profile_reader *pr, raw_record *out, bool want_header
                 return READ_RECORD;
             }
         }
+        /* Reading on may have moved the text. */
+        t = pr->text.data;
+        tn = pr->text.len;
         if (pr->state == ST_SUMMARY_DATA) {
             pr->state = ST_AFTER_SUMMARY;
             if (pr->count_idx >= 0 && (size_t)pr->count_idx < pr->nvals) {
