@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""make_bills.py DIR - synthetic channel bills in the documented layouts
+"""make_bills.py [--samples] DIR - synthetic channel bills in the documented layouts
 (../shared/channel-formats.md), for tests/cli/test_profiles.sh and
 tests/db/test_profiles.sh.  Values are made up; layouts, framing, encodings
 and quirks (backticks, trailing TABs, CRLF, GBK, zip with GBK member names
 and no UTF-8 flag) follow the real files.
 
 Each bill's expected rows are documented next to it; the tests check them.
+With --samples, DIR (a fresh directory) gets only the four bills of
+samples/ (SAMPLES below): python3 tests/make_bills.py --samples /tmp/s &&
+cp /tmp/s/* samples/.
 """
 import gzip
 import os
@@ -233,10 +236,24 @@ def paypal(d):
         ("\ufeff" + "\r\n".join(rows) + "\r\n").encode("utf-8"))
 
 
+# samples/: one bill per channel, under names no statements-* glob takes
+SAMPLES = {"wechat-all.csv": "bill-wechat-trade-2024-05-01.csv",
+           "alipay-bill.zip": "bill-alipay-trade-2024-05-01.zip",
+           "stripe-balance.csv": "bill-stripe-balance-2024-05-01.csv",
+           "paypal-stl.csv": "bill-paypal-stl-2024-08-20.csv"}
+
 if __name__ == "__main__":
-    d = sys.argv[1] if len(sys.argv) > 1 else "."
+    args = sys.argv[1:]
+    samples = args[:1] == ["--samples"]
+    d = (args[1:] if samples else args)[0] if (args[1:] if samples else args) else "."
     os.makedirs(d, exist_ok=True)
     wechat(d)
     alipay(d)
     stripe(d)
     paypal(d)
+    if samples:
+        for name in os.listdir(d):
+            if name in SAMPLES:
+                os.replace(os.path.join(d, name), os.path.join(d, SAMPLES[name]))
+            elif name not in SAMPLES.values():
+                os.remove(os.path.join(d, name))
