@@ -107,6 +107,17 @@ check "stripe: the report's files carry rows_skipped" jtrue i.json 'r["files"][0
 check "stripe: read = rejected + skipped + deduplicated + merged" jtrue i.json \
     'all(t["rows_read"] == t["rows_rejected"] + t["rows_skipped"] + t["rows_deduplicated"] + t["inserted"] + t["updated"] + t["unchanged"] + t["stale"] + t["existing"] for t in [r["totals"]] + r["files"])'
 
+# --timezone with an IANA zone (PDT in May, PST in the 2024-12-01 copy),
+# and --set channel taking the place of the profile's
+sed 's/2024-05-02 02:00:00/2024-12-01 02:00:00/' stripe-balance.csv >stripe-la.csv
+imp stripe-balance stripe-la.csv --timezone America/Los_Angeles --set channel=stripe_la
+eq "stripe --timezone America/Los_Angeles --set channel=stripe_la: 4 inserted" "0 6 0 2 0 4 0 0" "$RC $(figs i.json)"
+eq "stripe in Los Angeles time: -07:00 in May, -08:00 in December" \
+"7 SORD1 pay 2024-05-01T17:00:00 2
+7 SORD1 refund:re_1 2024-05-01T18:00:00 2
+7 SORD1 refund:re_2 2024-05-01T19:00:00 2
+7 ch_2 pay 2024-12-01T10:00:00 2" "$(rows stripe_la)"
+
 # --- PayPal: SB rows; its own offsets
 imp paypal-stl paypal-stl.csv
 eq "paypal: 4 read, T0400 skipped, 3 inserted" "0 4 0 1 0 3 0 0" "$RC $(figs i.json)"
