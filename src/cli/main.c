@@ -36,7 +36,8 @@ static int run_pipeline(const config *cfg)
             for (size_t i = 0; i < cfg->n_files; i++) {
                 file_report *fr = &rep.files[i];
                 fr->path = strdup(cfg->files[i]);
-                fr->format = format_name(cfg->format != FORMAT_AUTO ? cfg->format
+                fr->format = cfg->profile ? cfg->profile->name
+                             : format_name(cfg->format != FORMAT_AUTO ? cfg->format
                                                                     : format_from_name(cfg->files[i]));
                 fr->status = FILE_FAILED;
                 file_report_set_error(fr, "not loaded: the database or the target table could not be used "

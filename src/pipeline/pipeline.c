@@ -490,7 +490,7 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
         if (signals_interrupted()) {
             file_report *fr = &rep->files[i];
             fr->path = strdup(cfg->files[i]);
-            fr->format = format_name(cfg->format);
+            fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
             fr->status = FILE_FAILED;
             file_report_set_error(fr, "not started: interrupted");
             code = exit_worst(code, EXIT_INTERRUPTED);
