@@ -160,6 +160,14 @@ v rejrevoked.json wechat-all.csv
 eq "custom profile: REVOKED unmapped and rejected" "1 4 1 0 0" "$RC $(figs v.json)"
 check "custom profile: the reject names the value" grep -q 'callback_type: 交易状态 \\"REVOKED\\" is not a value profile wechat-trade maps' rj.ndjson
 
+# the example shipped in share/doc/idemload/examples: a fund-flow bill
+printf '%s\r\n' '记账时间,微信支付业务单号,资金流水单号,业务名称,业务类型,收支类型,收支金额(元),账户结余(元),资金变更提交申请人,备注,业务凭证号' \
+    '`2024-05-01 10:15:02,`4200000001,`F1,`退款,`退款,`支出,`30.00,`69.00,`system,`,`ORD1' \
+    '`2024-05-01 09:00:00,`4200000001,`F0,`交易,`交易,`收入,`99.00,`99.00,`system,`,`ORD1' \
+    '资金流水总笔数,收入笔数,收入金额,支出笔数,支出金额' '`2,`1,`99.00,`1,`30.00' >fundflow.csv
+v "$SRC/doc/examples/profile-wechat-fundflow.json" fundflow.csv
+eq "the example fund-flow profile reads its bill: 2 rows" "0 2 0 0 0" "$RC $(figs v.json)"
+
 # invalid profile files: exit 2 naming the bad member
 bad_profile() { # DESCRIPTION PYTHON-EDIT EXPECTED-MESSAGE
     python3 -c "
