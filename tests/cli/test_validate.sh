@@ -47,7 +47,7 @@ eq "rows_deduplicated (10:00+08:00 is before 03:00Z)" 1 "$(json rep.json 'r["fil
 eq "rows_rejected" 0 "$(json rep.json 'r["totals"]["rows_rejected"]')"
 eq "status ok" ok "$(json rep.json 'r["files"][0]["status"]')"
 eq "format csv" csv "$(json rep.json 'r["files"][0]["format"]')"
-eq "report keys" "chunks,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,stale,status,unchanged,updated" \
+eq "report keys" "chunks,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated" \
     "$(json rep.json '",".join(sorted(r["files"][0].keys()))')"
 check "dry_run and elapsed_s present" jtrue rep.json '"dry_run" in r and "elapsed_s" in r and "totals" in r'
 check "no rejects file for a clean run" test ! -e rj.ndjson
