@@ -195,6 +195,24 @@ bool db_exec(db *d, const char *sql)
     return ok;
 }
 
+bool db_exec_keep_error(db *d, const char *sql)
+{
+    char state[sizeof d->sqlstate];
+    db_error_class cls = d->cls;
+    buf msg = d->message;
+    memcpy(state, d->sqlstate, sizeof state);
+    d->message = (buf)BUF_INIT;
+    if (!db_exec(d, sql)) {
+        buf_free(&msg);
+        return false;
+    }
+    buf_free(&d->message);
+    d->message = msg;
+    memcpy(d->sqlstate, state, sizeof state);
+    d->cls = cls;
+    return true;
+}
+
 db_result *db_query(db *d, const char *sql, int nparams, const char *const *params)
 {
     clear_error(d);

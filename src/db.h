@@ -49,6 +49,11 @@ const char *db_describe(const db *d);
  * true when it succeeded. */
 bool db_exec(db *d, const char *sql);
 
+/* Runs one command after a failure (a ROLLBACK) keeping that failure's
+ * SQLSTATE, message and class for the caller to report; when the command
+ * fails too, its own error replaces them. */
+bool db_exec_keep_error(db *d, const char *sql);
+
 /* Runs sql with text parameters ($1..$n, NULL entries are SQL NULL) and
  * returns its rows, or NULL on error. */
 db_result *db_query(db *d, const char *sql, int nparams, const char *const *params);

@@ -252,12 +252,13 @@ static attempt_result attempt_part(worker *w, int lane, bool isolated, load_coun
             return ATTEMPT_OK;
         ar = classify(w->ld, d);
     }
+    /* The caller reports the failure: the rollback must not clear it. */
     if (db_ok(d)) {
         if (dry) {
-            db_exec(d, "ROLLBACK TO SAVEPOINT idemload_chunk");
-            db_exec(d, "RELEASE SAVEPOINT idemload_chunk");
+            if (db_exec_keep_error(d, "ROLLBACK TO SAVEPOINT idemload_chunk"))
+                db_exec_keep_error(d, "RELEASE SAVEPOINT idemload_chunk");
         } else {
-            db_exec(d, "ROLLBACK");
+            db_exec_keep_error(d, "ROLLBACK");
         }
     }
     return ar;
