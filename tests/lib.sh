@@ -104,6 +104,39 @@ init_db() {
     run init -d "$DB"
     [ "$RC" -eq 0 ] || fail "init in database $1: exit $RC: $(head -c 300 "$ERR")"
 }
+# expect_table DESCRIPTION EXPECTED_CSV [TABLE]: the active rows of TABLE
+# (default payment_callback) are exactly the expected state (a
+# gen_statements.py --expected file, or tests/expected_merge.py's output):
+# the same keys, and for each its status, received_at (to the microsecond)
+# and payload (as jsonb: the value, with numbers as written, 168.90).
+EXPECTED_MERGE="python3 $SRC/tests/expected_merge.py"
+expect_table() {
+    local d=$1 exp=$2 t=${3:-payment_callback} out
+    [ -s "$exp" ] || { fail "$d: no expected state in $exp"; return; }
+    out=$(psql -X -q -t -A -v ON_ERROR_STOP=1 2>&1 <<SQL
+CREATE TEMP TABLE exp (tenant_id bigint, channel text, out_trade_no text, callback_type text,
+                       status smallint, received_us bigint, payload jsonb);
+\copy exp FROM '$exp' WITH (FORMAT csv, HEADER true)
+CREATE TEMP VIEW want AS SELECT tenant_id, channel, out_trade_no, callback_type, status,
+       received_us, payload::text AS payload FROM exp;
+CREATE TEMP VIEW got AS SELECT tenant_id, channel, out_trade_no, callback_type, status,
+       (extract(epoch FROM received_at) * 1000000)::bigint, payload::text FROM $t
+ WHERE deleted_at IS NULL;
+SELECT (SELECT count(*) FROM want) || ' ' ||
+       (SELECT count(*) FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM got) a) || ' ' ||
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want) b);
+SELECT 'expected: ' || w::text FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM got ORDER BY 1, 2, 3, 4 LIMIT 3) w;
+SELECT 'in table: ' || g::text FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want ORDER BY 1, 2, 3, 4 LIMIT 3) g;
+SQL
+)
+    local first=${out%%$'\n'*}
+    if [[ "$first" =~ ^[1-9][0-9]*\ 0\ 0$ ]]; then
+        ok "$d (${first%% *} keys)"
+    else
+        fail "$d: expected keys, missing or different, unexpected: $first"
+        printf '%s\n' "$out" | tail -n +2 | cut -c1-400 | sed 's/^/#   /'
+    fi
+}
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

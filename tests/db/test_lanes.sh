@@ -19,7 +19,7 @@ dups() { q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_a
 
 # Two overlapping files: many repeated keys, older versions arriving later,
 # equal instants, and bad rows.
-$GEN --rows 40000 --seed 61 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --bad-rate 0.01 --format csv --out a.csv --quiet
+$GEN --rows 40000 --seed 61 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --exact-dup-rate 0.2 --bad-rate 0.01 --format csv --out a.csv --expected a.exp.csv --quiet
 $GEN --rows 20000 --seed 61 --dup-rate 0.5 --out-of-order 0.4 --format ndjson --out b.ndjson --quiet
 
 # =====================================================================
@@ -30,6 +30,7 @@ for j in 1 2 5; do
     run import -d "$DB" -j $j --chunk-rows 4000 --report j$j.a.json a.csv
     eq "-j $j: first file exit 1 (bad rows rejected)" 1 $RC
     check "-j $j: says how many connections" contains "$ERR" "$j connection"
+    expect_table "-j $j: first file: the generator's expected state" a.exp.csv
     run import -d "$DB" -j $j --chunk-rows 3000 --report j$j.b.json b.ndjson
     eq "-j $j: second file exit 0" 0 $RC
     eval "SNAP_$j=\$(snap)"
@@ -110,10 +111,11 @@ q "DROP OWNED BY idemload_one; DROP ROLE idemload_one"
 # =====================================================================
 # 2. A lane fails while the other lane of its chunk commits
 # =====================================================================
-$GEN --rows 30000 --seed 62 --dup-rate 0.1 --format csv --out c.csv --quiet
+$GEN --rows 30000 --seed 62 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out c.csv --expected c.exp.csv --quiet
 init_db ln_clean
 run import -d "$DB" -j 2 --chunk-rows 5000 --report clean.json c.csv
 eq "clean load of c.csv: exit 0" 0 $RC
+expect_table "clean load of c.csv: the generator's expected state" c.exp.csv
 CLEAN_SNAP=$(snap); ledger_dump >clean.ledger
 # A key of chunk 4 (records 15001-20000) that occurs once in the file.
 BOOM=$(python3 - <<'EOF'
@@ -143,6 +145,7 @@ for rerun_j in 2 1 4; do
         check "rerun -j $rerun_j: keeps the earlier run's 2 lanes" grep -q "with the 2 lanes of the earlier run over $rerun_j connection" "$ERR"
     fi
     eq "rerun -j $rerun_j: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
+    expect_table "rerun -j $rerun_j: the generator's expected state" c.exp.csv
     eq "rerun -j $rerun_j: report totals (both runs) = clean load's" "$(totals clean.json)" "$(totals f2.json)"
     ledger_dump >f$rerun_j.ledger
     check "rerun -j $rerun_j: per-chunk ledger figures = clean load's (no lane loaded twice)" cmp -s clean.ledger f$rerun_j.ledger

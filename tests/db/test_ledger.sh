@@ -131,11 +131,12 @@ eq "after --force: skipped again" "0 skipped" "$RC $(fstatus s6.json)"
 # =====================================================================
 # 2. kill -9 at seeded random points: the same command resumes
 # =====================================================================
-$GEN --rows 200000 --seed 32 --format csv --out big.csv --quiet
+$GEN --rows 200000 --seed 32 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out big.csv --expected big.exp.csv --quiet
 BIG_DIGEST=$(digest big.csv)
 init_db lg_clean
 run import -d "$DB" --chunk-rows 2000 --report clean.json big.csv
 eq "clean 200k load: exit 0" 0 $RC
+expect_table "clean 200k load: the generator's expected state" big.exp.csv
 CLEAN_SNAP=$(snap); CLEAN_DB=$DB
 ledger_dump >clean.ledger
 eq "clean load: 100 chunks in the ledger" 100 "$(wc -l <clean.ledger)"
@@ -182,6 +183,7 @@ kill_and_resume() {
     eq "$name: ledger inserted over both runs = clean load's" "$(json clean.json 'r["totals"]["inserted"]')" "$(q "SELECT sum(inserted) FROM idemload_ledger_chunk")"
     eq "$name: report totals (both runs) = clean load's" "$(totals clean.json)" "$(totals "$name.2.json")"
     eq "$name: table equals a clean uninterrupted load" "$CLEAN_SNAP" "$(snap)"
+    expect_table "$name: the generator's expected state" big.exp.csv
     eq "$name: ledger completed, 100 chunks" "completed:100" "$(ledger_status "$BIG_DIGEST")"
     eq "$name: no duplicate active key" 0 "$(dups)"
 }
@@ -375,6 +377,7 @@ eq "server restarted: load exit 0" 0 $rc
 eq "server restarted: status ok" ok "$(fstatus rs.json)"
 check "server restarted: it warned and retried" grep -q "retry" rs.err
 eq "server restarted: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
+expect_table "server restarted: the generator's expected state" big.exp.csv
 ledger_dump >rs.ledger
 same_ledger "server restarted: ledger chunks equal a clean load's" clean.ledger rs.ledger
 eq "server restarted: report totals = clean load's" "$(totals clean.json)" "$(totals rs.json)"
