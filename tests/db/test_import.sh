@@ -239,7 +239,7 @@ eq "report counts match the table" "$n" "$(json intr.json 'r["totals"]["inserted
 # --- the samples give the figures samples/README.md works out by hand
 init_db samples
 S=$SRC/samples
-fig() { run import -d "$DB" --rejects rj_s.ndjson --report s.json "$@"; counts s.json | cut -d' ' -f1-4; }
+fig() { rm -f s.json; run import -d "$DB" --rejects rj_s.ndjson --report s.json "$@"; counts s.json | cut -d' ' -f1-4; }
 eq "samples: wechat csv.gz" "18 0 0 0" "$(fig "$S/statements-wechat-2026-11-28.csv.gz")"
 eq "samples: alipay ndjson" "14 0 0 0" "$(fig "$S/statements-alipay-2026-11-28.ndjson")"
 eq "samples: mixed ndjson.gz (inserted updated unchanged stale)" "9 4 4 3" "$(fig "$S/statements-mixed-2026-11-29.ndjson.gz")"

@@ -52,6 +52,7 @@ eq "rejects: the same rows whatever -j (count)" "$(json j1.a.json 'r["totals"]["
 for j in 1 16; do
     init_db ln_small$j
     run import -d "$DB" -j $j --report small$j.json "$SRC"/samples/statements-*
+    eq "samples over $j connection(s): exit 3 (the unionpay file lacks channel)" 3 $RC
     eval "SMALL_$j=\$(snap)"
 done
 eq "samples over 16 connections: the figures of one" "$(totals small1.json)" "$(totals small16.json)"
@@ -68,6 +69,7 @@ eq "dry run: nothing written" 0 "$(q "SELECT count(*) FROM payment_callback")"
 init_db ln_check
 q "ALTER TABLE payment_callback ADD CONSTRAINT no_status_3 CHECK (status <> 3)"
 run import -d "$DB" -j 3 --chunk-rows 4000 --rejects chk.rej --report chk.json a.csv
+eq "CHECK over 3 connections: exit 1 (rejects)" 1 $RC
 refused=$(grep -c 'no_status_3' chk.rej || true)
 check "CHECK violations rejected per row over 3 connections ($refused)" test "$refused" -gt 0
 eq "CHECK: the other rows load" "$(q "SELECT count(*) FROM payment_callback")" "$(json chk.json 'r["totals"]["inserted"]')"
@@ -161,6 +163,7 @@ done
 # chunks 4-6 unchanged; the ledger is what is under test here.)
 init_db ln_old
 run import -d "$DB" -j 1 --chunk-rows 5000 c.csv
+eq "old ledger: the reference load exits 0" 0 $RC
 q "ALTER TABLE idemload_ledger_chunk DROP CONSTRAINT idemload_ledger_chunk_pkey, DROP COLUMN lane, ADD CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no)"
 q "ALTER TABLE idemload_ledger DROP COLUMN lanes"
 q "UPDATE idemload_ledger SET status = 'loading', chunks = 3, completed_at = NULL"

@@ -221,6 +221,7 @@ head -c $((size * 60 / 100)) full.csv.gz >trunc.csv.gz
 TR=$(digest trunc.csv.gz); FULL=$(digest full.csv.gz)
 init_db lg_gzclean
 run import -d "$DB" --chunk-rows 5000 full.csv.gz
+eq "reference load of full.csv.gz: exit 0" 0 $RC
 GZ_SNAP=$(snap)
 init_db lg_corrupt
 run import -d "$DB" --chunk-rows 5000 --report tr1.json trunc.csv.gz
@@ -289,6 +290,7 @@ $GEN --rows 60000 --seed 36 --format csv --out conc.csv --quiet
 CD=$(digest conc.csv)
 init_db lg_conc_ref
 run import -d "$DB" --chunk-rows 2000 conc.csv
+eq "reference load of conc.csv: exit 0" 0 $RC
 CONC_SNAP=$(snap)
 # (a) the second starts while the first holds the file
 init_db lg_conc_a
