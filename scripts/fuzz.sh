@@ -15,7 +15,12 @@ set -euo pipefail
 secs="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-targets=(csv_reader ndjson_reader timestamp json_scan validate profile profile_reader)
+# One target per fuzz/fuzz_<target>.c (scripts/test.sh counts them alike).
+targets=()
+for src in "$root"/fuzz/fuzz_*.c; do
+    t=${src##*/fuzz_}
+    targets+=("${t%.c}")
+done
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DIDEMLOAD_FUZZ=ON \
       -DIDEMLOAD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
