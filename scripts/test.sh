@@ -2,7 +2,8 @@
 # Installs what is needed, builds, and runs the whole test suite: unit tests,
 # command-line tests and database tests (ctest starts its own throwaway
 # PostgreSQL), then the same suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then each fuzz target for a bounded time.
+# UndefinedBehaviorSanitizer, then under ThreadSanitizer (clang), then each
+# fuzz target for a bounded time.
 #   scripts/test.sh            everything
 #   QUICK=1 scripts/test.sh    the normal build only
 #   FUZZ_SECONDS=N             seconds per fuzz target (default 60; 0 skips)
@@ -44,6 +45,14 @@ if [ -z "${QUICK:-}" ]; then
     else
         failed=$((failed + 1))
     fi
+    # Threads checked by a tool: the lanes, the reader thread and the log
+    # must share nothing unguarded (a race exits 88 and fails its test).
+    if bash scripts/setup.sh build-tsan -DIDEMLOAD_TSAN=ON -DCMAKE_C_COMPILER=clang \
+            -DCMAKE_BUILD_TYPE=Debug; then
+        run_ctest build-tsan CTEST_DUMMY=1
+    else
+        failed=$((failed + 1))
+    fi
     secs=${FUZZ_SECONDS:-60}
     shopt -s nullglob
     targets=(fuzz/fuzz_*.c)
@@ -64,7 +73,7 @@ if [ -z "${QUICK:-}" ]; then
         skipped+=("fuzzing (FUZZ_SECONDS=0: ${#targets[@]} targets not run)")
     fi
 else
-    skipped+=("the ASan+UBSan build's suite and fuzzing (QUICK=1)")
+    skipped+=("the ASan+UBSan and ThreadSanitizer builds' suites and fuzzing (QUICK=1)")
 fi
 if [ ${#skipped[@]} -gt 0 ]; then
     echo "skipped: $(IFS=';'; echo "${skipped[*]}" | sed 's/;/; /g')"

@@ -24,7 +24,7 @@ eq() {
 # A sanitizer report (ASan, LSan, UBSan) in a file: a finding fails the test
 # whatever the exit status (a build with -DIDEMLOAD_SANITIZE=ON also exits
 # 86/87 on one, never 1, which is idemload's "rows rejected").
-SAN_RE='ERROR: (Address|Leak)Sanitizer|runtime error: |SUMMARY: (Address|Leak|UndefinedBehavior)Sanitizer'
+SAN_RE='ERROR: (Address|Leak)Sanitizer|runtime error: |SUMMARY: (Address|Leak|UndefinedBehavior|Thread)Sanitizer|WARNING: ThreadSanitizer'
 # san_check FILE WHAT: fails (and shows the report) when FILE holds one.
 san_check() {
     if grep -aEq "$SAN_RE" "$1" 2>/dev/null; then
