@@ -82,7 +82,8 @@ expect_table "two gzip files joined with cat: the generator's expected state" j.
 # A dry run over existing keys gives the real run's figures, writes nothing
 # =====================================================================
 # base.csv loaded first; over.csv meets every case: K1 newer (updated), K2
-# the same version (unchanged), K3 older (stale), K4 new (inserted); and with
+# the same version (unchanged), K3 older and not final (stale; an older final
+# status would count as updated, see test_final_status), K4 new (inserted); and with
 # --on-conflict nothing, K1-K3 are existing.
 cat >base.csv <<CSV
 $H
@@ -94,7 +95,7 @@ cat >over.csv <<CSV
 $H
 5,wechat,K1,pay,1,"{""v"":""new""}",2026-11-28T11:00:00Z
 5,wechat,K2,pay,1,"{""amount"":1.50,""v"":2}",2026-11-28T18:00:00+08:00
-5,wechat,K3,pay,2,"{""v"":""old""}",2026-11-28T09:00:00Z
+5,wechat,K3,pay,0,"{""v"":""old""}",2026-11-28T09:00:00Z
 5,wechat,K4,pay,0,"{""v"":4}",2026-11-28T10:00:00Z
 CSV
 for mode in update nothing; do
