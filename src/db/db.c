@@ -143,9 +143,17 @@ db *db_connect(const char *dbname, buf *err)
         }
         PQfreemem(perr);
     }
+    /* Or the one PGPASSWORD holds (a password from ~/.pgpass or a service
+     * file is learnt from the connection below). */
+    const char *env_password = getenv("PGPASSWORD");
+    if (!d->password && env_password && *env_password)
+        d->password = strdup(env_password);
     const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
     const char *vals[] = {dbname, "idemload", "UTF8", NULL};
     d->conn = PQconnectdbParams(keys, vals, 1);
+    const char *used = d->conn ? PQpass(d->conn) : NULL;
+    if (!d->password && used && *used)
+        d->password = strdup(used);
     if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
         buf msg = BUF_INIT;
         buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
