@@ -400,3 +400,56 @@ int db_backend_pid(const db *d)
 {
     return PQbackendPID(d->conn);
 }
+
+/* ---- transaction verbs -------------------------------------------------- */
+
+bool db_begin(db *d)
+{
+    return db_exec(d, "BEGIN");
+}
+
+bool db_commit(db *d)
+{
+    return db_exec(d, "COMMIT");
+}
+
+bool db_rollback(db *d)
+{
+    return db_exec(d, "ROLLBACK");
+}
+
+/* A savepoint name idemload may write into SQL as it is. */
+static bool plain_name(const char *name)
+{
+    if (!name || !((*name >= 'a' && *name <= 'z') || *name == '_'))
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return strlen(name) < 64;
+}
+
+/* Runs "<verb> <name>" for a plain savepoint name. */
+static bool savepoint_verb(db *d, const char *verb, const char *name)
+{
+    char sql[128];
+    if (!plain_name(name))
+        return false;
+    snprintf(sql, sizeof sql, "%s %s", verb, name);
+    return db_exec(d, sql);
+}
+
+bool db_savepoint(db *d, const char *name)
+{
+    return savepoint_verb(d, "SAVEPOINT", name);
+}
+
+bool db_release(db *d, const char *name)
+{
+    return savepoint_verb(d, "RELEASE SAVEPOINT", name);
+}
+
+bool db_rollback_to(db *d, const char *name)
+{
+    return savepoint_verb(d, "ROLLBACK TO SAVEPOINT", name);
+}

@@ -63,6 +63,20 @@ int64_t db_int(const db_result *r, int row, int col);
 void db_result_free(db_result **r);
 
 /*
+ * Transaction verbs: BEGIN, COMMIT, ROLLBACK, and savepoints by name.  A
+ * savepoint name is a plain lowercase identifier ([a-z_][a-z0-9_]*), written
+ * into the statement as it is; another name is refused (false, without
+ * reaching the server).  True when the server accepted the command; on
+ * false the error is on the handle as for db_exec.
+ */
+bool db_begin(db *d);
+bool db_commit(db *d);
+bool db_rollback(db *d);
+bool db_savepoint(db *d, const char *name);
+bool db_release(db *d, const char *name);       /* RELEASE SAVEPOINT name */
+bool db_rollback_to(db *d, const char *name);   /* ROLLBACK TO SAVEPOINT name */
+
+/*
  * COPY FROM STDIN in psql's handleCopyIn sequence: db_copy_begin expects
  * PGRES_COPY_IN; db_copy_send fails when PQputCopyData does not return 1;
  * db_copy_end(d, NULL) finishes, db_copy_end(d, reason) aborts the COPY so

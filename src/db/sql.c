@@ -8,6 +8,25 @@
 const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
                                                     KEY_COLUMN_3};
 
+/*
+ * The advisory locks idemload takes, named here and nowhere else:
+ * LOCK_LEDGER_CREATE  one transaction at a time creates or migrates the
+ *                     ledger tables (a transaction lock, SQL_LEDGER_CREATE).
+ *                     An arbitrary constant key, chosen once: changing it
+ *                     would let an old and a new idemload create the ledger
+ *                     at the same time.
+ * LOCK_INIT           one `idemload init` at a time creates the table and
+ *                     its index (a transaction lock, SQL_INIT_LOCK): CREATE
+ *                     ... IF NOT EXISTS alone can still collide on the
+ *                     catalog.  The ledger's key + 1.
+ * LOCK_FILE           one process at a time loads a file into a table (a
+ *                     session lock, SQL_FILE_LOCK*): the key hashes
+ *                     "target:digest", $1 the target, $2 the file's digest.
+ */
+#define LOCK_LEDGER_CREATE "7350323339418284032"
+#define LOCK_INIT "7350323339418284033"
+#define LOCK_FILE "hashtextextended($1 || ':' || $2, 0)"
+
 /* $1: the table as typed ([schema.]name, quoted as needed). */
 const char SQL_RESOLVE_TABLE[] =
     "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p' "
@@ -273,7 +292,7 @@ const char SQL_LEDGER_EXISTS[] =
     "                  AND attname = 'table_storage' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
-    "SELECT pg_advisory_xact_lock(7350323339418284032);"
+    "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
     "CREATE TABLE IF NOT EXISTS {ledger} ("
     "  target       text        NOT NULL,"
     "  digest       text        NOT NULL,"
@@ -395,10 +414,14 @@ const char SQL_LEDGER_SUMS[] =
     "       coalesce(sum(existing), 0), count(DISTINCT chunk_no) "
     "FROM {ledger_chunk} WHERE target = $1 AND digest = $2 AND chunk_no <= $3";
 
-/* One file at a time per target: an advisory lock on (target, digest). */
-const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
-const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
-const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(hashtextextended($1 || ':' || $2, 0))";
+/* One file at a time per target: the advisory lock LOCK_FILE on (target,
+ * digest). */
+const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(" LOCK_FILE ")";
+const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(" LOCK_FILE ")";
+const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(" LOCK_FILE ")";
+
+/* idemload init, in its transaction before creating anything. */
+const char SQL_INIT_LOCK[] = "SELECT pg_advisory_xact_lock(" LOCK_INIT ")";
 
 /* idemload init: the default profile of SPEC.md. */
 const char SQL_INIT_TABLE[] =

@@ -67,6 +67,7 @@ extern const char SQL_LEDGER_SUMS[];
 extern const char SQL_FILE_LOCK_TRY[];
 extern const char SQL_FILE_LOCK[];
 extern const char SQL_FILE_UNLOCK[];
+extern const char SQL_INIT_LOCK[];
 extern const char SQL_INIT_TABLE[];
 extern const char SQL_INIT_INDEX[];
 extern const char SQL_DUPLICATES[];

@@ -394,7 +394,6 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                                      .rows_deduplicated = cc->rows_deduplicated,
                                      .chunks = 1};
                 if (ld) {
-                    chunk_sort(ch);
                     buf_clear(&load_err);
                     if (!rejects_flush(rj, &load_err)) {
                         log_error("%s", buf_cstr(&load_err));
@@ -464,11 +463,11 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
 
 out:
     if (ld && file_begun && !plan.skip) {
-        int end = loader_end_file(ld, rep->status == FILE_OK, counts);
+        int end = loader_end_file(ld, rep->status == FILE_OK);
         if (end != EXIT_OK && code < end)
             code = end;
     } else if (ld && file_begun) {
-        loader_end_file(ld, false, counts);
+        loader_end_file(ld, false);
     }
     feed_stop(&feed, feed_started);
     reader_close(&fr.rdr);
