@@ -179,17 +179,26 @@ static bool read_indexes(db *d, target *t, buf *err)
              (ix->columns || db_is_null(r, i, 5));
         ix->has_expressions = strcmp(db_value(r, i, 6), "t") == 0;
         ix->nulls_not_distinct = strcmp(db_value(r, i, 8), "t") == 0;
-        ix->covers_key = !ix->has_expressions && same_key_set(ix->columns);
-        if (ok && !t->key_index && ix->valid && ix->covers_key &&
-            predicate_ok(ix->predicate, t->has_deleted_at))
-            t->key_index = ix;
     }
     db_result_free(&r);
     if (!ok || !t->indexes) {
         buf_printf(err, "out of memory");
         return false;
     }
+    target_pick_index(t);
     return true;
+}
+
+void target_pick_index(target *t)
+{
+    t->key_index = NULL;
+    for (int i = 0; i < t->n_indexes; i++) {
+        unique_index *ix = &t->indexes[i];
+        ix->covers_key = !ix->has_expressions && same_key_set(ix->columns);
+        if (!t->key_index && ix->valid && ix->covers_key &&
+            predicate_ok(ix->predicate, t->has_deleted_at))
+            t->key_index = ix;
+    }
 }
 
 bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)
