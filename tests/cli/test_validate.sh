@@ -18,13 +18,7 @@ printf '%s\n' "$H" >noext.txt
 run validate noext.txt; eq "unknown format is exit 2" 2 $RC; check "asks for --format" contains "$ERR" "--format"
 run validate --format csv noext.txt; eq "--format csv reads it" 0 $RC
 run validate --chunk-rows 0 noext.txt; eq "--chunk-rows 0 is a usage error" 2 $RC
-run import --help; check "import --help lists --jobs" grep -q -- "-j, --jobs N" "$OUT"
-for bad in 0 17 -1 2x ""; do
-    run import --jobs "$bad" -d "host=/nonexistent" noext.txt
-    eq "import --jobs '$bad' is a usage error, before any connection" 2 $RC
-    check "import --jobs '$bad': says what it needs" contains "$ERR" "--jobs needs a count from 1 to 16"
-done
-run validate --jobs 2 noext.txt; eq "validate does not take --jobs" 2 $RC
+# (Every option's refused values and errors: tests/cli/test_options.sh.)
 # A column beyond idemload's own is the table's business (checked by import
 # against the catalog); validate has no table, so it takes it.
 run validate --set merchant_id=1 --format csv noext.txt; check "--set another column: not a usage error" test $RC -ne 2
