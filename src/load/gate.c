@@ -5,12 +5,7 @@
 
 #include <time.h>
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util/clock.h"
 
 bool gate_init(gate *g)
 {
@@ -79,9 +74,9 @@ void gate_arrive(gate *g, bool *arrived, bool wait)
     *arrived = true;
     g->arrived++;
     pthread_cond_broadcast(&g->cv);
-    double end = monotonic_seconds() + GATE_BARRIER_MS / 1000.0;
+    double end = now_seconds() + GATE_BARRIER_MS / 1000.0;
     /* Naps of 50 ms: the signal handler cannot wake a condition variable. */
-    while (wait && g->arrived < g->expected && !gate_cancelled(g) && monotonic_seconds() < end) {
+    while (wait && g->arrived < g->expected && !gate_cancelled(g) && now_seconds() < end) {
         struct timespec nap;
         clock_gettime(CLOCK_REALTIME, &nap);
         nap.tv_nsec += 50000000L;

@@ -15,6 +15,7 @@
 #include "util/exitcodes.h"
 #include "output/log.h"
 #include "output/progress.h"
+#include "util/clock.h"
 #include "input/profile.h"
 #include "input/reader.h"
 #include "util/signals.h"

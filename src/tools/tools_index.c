@@ -36,6 +36,7 @@
 
 #include "output/log.h"
 #include "output/progress.h"
+#include "util/clock.h"
 #include "util/signals.h"
 #include "db/sql.h"
 #include "tools/tools_facts.h"
