@@ -35,7 +35,7 @@ static int run_pipeline(const config *cfg)
             /* No file was touched; the report still says so, file by file. */
             for (size_t i = 0; i < cfg->n_files; i++) {
                 file_report *fr = &rep.files[i];
-                fr->path = strdup(cfg->files[i]);
+                fr->path = cfg->files[i];
                 fr->format = cfg->profile ? cfg->profile->name
                              : format_name(cfg->format != FORMAT_AUTO ? cfg->format
                                                                     : format_from_name(cfg->files[i]));

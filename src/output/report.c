@@ -38,7 +38,6 @@ bool run_report_init(run_report *rep, size_t n_files)
 void run_report_free(run_report *rep)
 {
     for (size_t i = 0; i < rep->n_files && rep->files; i++) {
-        free(rep->files[i].path);
         free(rep->files[i].error);
         free(rep->files[i].note);
         free(rep->files[i].reload_reason);

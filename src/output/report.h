@@ -33,7 +33,7 @@ uint64_t load_counts_merged(const load_counts *c);
 typedef enum file_status { FILE_OK, FILE_PARTIAL, FILE_FAILED, FILE_SKIPPED } file_status;
 
 typedef struct file_report {
-    char *path;
+    const char *path;       /* as given (argv, which outlives the report); NULL: not set */
     const char *format;      /* static text */
     file_status status;
     char *error;             /* NULL when none */

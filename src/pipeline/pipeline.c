@@ -259,27 +259,29 @@ static int severity_of_rejects(const load_counts *c)
 static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
                     file_report *rep)
 {
-    rep->path = strdup(path);
+    rep->path = path;
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
     rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
     rep->status = FILE_FAILED;
     if (cfg->profile && ld && profile_has_trailer(cfg->profile) && strcmp(path, "-") == 0) {
         /* The count is checked before anything is committed, which takes a
          * first pass over the file: standard input cannot be read twice. */
-        char msg[400];
-        snprintf(msg, sizeof msg, "standard input: profile %s checks the bill's own row count "
-                 "before loading anything, which reads the file twice; give the file's path "
-                 "(validate reads standard input)", cfg->profile->name);
-        log_error("%s", msg);
-        file_report_set_error(rep, msg);
+        buf msg = BUF_INIT;
+        buf_printf(&msg, "standard input: profile %s checks the bill's own row count before "
+                         "loading anything, which reads the file twice; give the file's path "
+                         "(validate reads standard input)", cfg->profile->name);
+        log_error("%s", buf_cstr(&msg));
+        file_report_set_error(rep, buf_cstr(&msg));
+        buf_free(&msg);
         return EXIT_USAGE;
     }
     if (fmt == FORMAT_AUTO && !cfg->profile) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
-                 strcmp(path, "-") == 0 ? "standard input" : path);
-        log_error("%s", msg);
-        file_report_set_error(rep, msg);
+        buf msg = BUF_INIT;
+        buf_printf(&msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                   strcmp(path, "-") == 0 ? "standard input" : path);
+        log_error("%s", buf_cstr(&msg));
+        file_report_set_error(rep, buf_cstr(&msg));
+        buf_free(&msg);
         return EXIT_USAGE;
     }
 
@@ -342,16 +344,16 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             log_info("%s: %s", path, plan.reload_reason);
         }
         if (plan.resume_after > 0 || plan.next_partial) {
-            char note[160];
+            buf note = BUF_INIT;
             if (plan.resume_after > 0)
-                snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run%s",
-                         (unsigned long long)plan.resume_after,
-                         plan.next_partial ? " (and some lanes of the next chunk)" : "");
+                buf_printf(&note, "resumed after chunk %llu committed by an earlier run%s",
+                           (unsigned long long)plan.resume_after,
+                           plan.next_partial ? " (and some lanes of the next chunk)" : "");
             else
-                snprintf(note, sizeof note, "resumed: some lanes of chunk 1 were committed by an "
-                         "earlier run");
-            file_report_set_note(rep, note);
-            log_info("%s: %s", path, note);
+                buf_printf(&note, "resumed: some lanes of chunk 1 were committed by an earlier run");
+            file_report_set_note(rep, buf_cstr(&note));
+            log_info("%s: %s", path, buf_cstr(&note));
+            buf_free(&note);
             *counts = plan.previous;
             /* The ledger keeps no rows_skipped; the identity gives it. */
             uint64_t accounted = counts->rows_rejected + counts->rows_deduplicated +
@@ -493,7 +495,7 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
     for (size_t i = 0; i < cfg->n_files; i++) {
         if (signals_interrupted()) {
             file_report *fr = &rep->files[i];
-            fr->path = strdup(cfg->files[i]);
+            fr->path = cfg->files[i];
             fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
             fr->status = FILE_FAILED;
             file_report_set_error(fr, "not started: interrupted");
