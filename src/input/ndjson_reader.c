@@ -219,6 +219,7 @@ reader *ndjson_reader_open(source *src, const char *path, const reader_options *
     }
     n->base.next = ndjson_next;
     n->base.close = ndjson_close;
+    n->base.checks_utf8 = true;
     n->base.path = path;
     n->opt = *opt;
     if (!line_feed_init(&n->lf, src)) {

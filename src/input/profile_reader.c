@@ -1004,6 +1004,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     }
     pr->base.next = profile_next;
     pr->base.close = profile_close;
+    pr->base.checks_utf8 = true;
     pr->base.path = path;
     pr->pf = opt->profile;
     pr->count_idx = -1;

@@ -69,6 +69,11 @@ read_result reader_next(reader *r, raw_record *out)
     return r->next(r, out);
 }
 
+bool reader_records_need_utf8_check(const reader *r)
+{
+    return !r->checks_utf8;
+}
+
 const char *reader_error(const reader *r)
 {
     return buf_cstr(&r->err);
