@@ -146,48 +146,40 @@ parse_offset(const char *p, const char *end, int *out_sec, const char **reason)
     return true;
 }
 
-bool
-ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
+/*
+ * The date YYYY-MM-DD at *p, fixed width so that every field is read at a
+ * known place, and the 'T' or space after it; *p moves past both.
+ */
+static inline bool
+parse_date(const char **pp, const char *end, int *year, int *month, int *day,
+           const char **reason)
 {
-    const char *p = s;
-    const char *end = s + len;
-
-    while (p < end && is_space(*p))
-        p++;
-    while (end > p && is_space(end[-1]))
-        end--;
-    if (unlikely(p == end))
-    {
-        *reason = "empty timestamp";
-        return false;
-    }
-
-    /* YYYY-MM-DD: fixed width, so every field is read at a known place. */
+    const char *p = *pp;
     if (unlikely(end - p < 10 || p[4] != '-' || p[7] != '-'))
     {
         *reason = "expected a date as YYYY-MM-DD";
         return false;
     }
     int hi = two_digits(p), lo = two_digits(p + 2);
-    int month = two_digits(p + 5);
-    int day = two_digits(p + 8);
-    if (unlikely(hi < 0 || lo < 0 || month < 0 || day < 0))
+    *month = two_digits(p + 5);
+    *day = two_digits(p + 8);
+    if (unlikely(hi < 0 || lo < 0 || *month < 0 || *day < 0))
     {
         *reason = "expected a date as YYYY-MM-DD";
         return false;
     }
-    int year = hi * 100 + lo;
-    if (unlikely(year < 1))
+    *year = hi * 100 + lo;
+    if (unlikely(*year < 1))
     {
         *reason = "year out of range";
         return false;
     }
-    if (unlikely(month < 1 || month > 12))
+    if (unlikely(*month < 1 || *month > 12))
     {
         *reason = "month out of range";
         return false;
     }
-    if (unlikely(day < 1 || day > days_in_month(year, month)))
+    if (unlikely(*day < 1 || *day > days_in_month(*year, *month)))
     {
         *reason = "day out of range for month";
         return false;
@@ -205,11 +197,22 @@ ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
                                : "expected 'T' or a space after the date";
         return false;
     }
-    p++;
+    *pp = p + 1;
+    return true;
+}
 
-    /* HH:MM[:SS[.fraction]] */
+/*
+ * The time of day HH:MM[:SS] at *p, as seconds since midnight (a leap
+ * second counts as the next minute's first); *p moves past it.
+ * *has_seconds says whether a fraction may follow.
+ */
+static inline bool
+parse_time(const char **pp, const char *end, int *out_sec, bool *has_seconds,
+           const char **reason)
+{
+    const char *p = *pp;
     int hour, minute, second = 0;
-    bool has_seconds = false;
+    *has_seconds = false;
     if (unlikely(end - p < 5 || (hour = two_digits(p)) < 0 || p[2] != ':' ||
         (minute = two_digits(p + 3)) < 0))
     {
@@ -225,7 +228,7 @@ ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
             return false;
         }
         p += 3;
-        has_seconds = true;
+        *has_seconds = true;
     }
     if (unlikely(p < end && is_digit(*p)))
     {
@@ -247,38 +250,60 @@ ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
         *reason = "second out of range";
         return false;
     }
+    *out_sec = hour * 3600 + minute * 60 + second;
+    *pp = p;
+    return true;
+}
 
-    /*
-     * Fraction: the first six digits are the microseconds; the seventh alone
-     * decides rounding half up, since the digits after it can only add less
-     * than half a microsecond.  Rounding may carry into the seconds, which
-     * the arithmetic below absorbs like a leap second.
-     */
+/*
+ * The fraction of a second after '.' or ',' at *p, if there is one, as
+ * microseconds; *p moves past it.  The first six digits are the
+ * microseconds; the seventh alone decides rounding half up, since the
+ * digits after it can only add less than half a microsecond.  Rounding may
+ * give 1000000, which the caller's arithmetic absorbs like a leap second.
+ */
+static inline bool
+parse_fraction(const char **pp, const char *end, int64_t *out_us,
+               const char **reason)
+{
+    static const int32_t scale[7] = {1000000, 100000, 10000, 1000,
+                                     100, 10, 1};
+    const char *p = *pp;
     int64_t frac_us = 0;
-    if (has_seconds && p < end && (*p == '.' || *p == ','))
+    *out_us = 0;
+    if (p == end || (*p != '.' && *p != ','))
+        return true;
+    const char *digits = ++p;
+    const char *six_end = end - p > 6 ? p + 6 : end;
+    while (p < six_end && is_digit(*p))
+        frac_us = frac_us * 10 + (*p++ - '0');
+    size_t ndigits = (size_t) (p - digits);
+    if (unlikely(ndigits == 0))
     {
-        static const int32_t scale[7] = {1000000, 100000, 10000, 1000,
-                                         100, 10, 1};
-        const char *digits = ++p;
-        const char *six_end = end - p > 6 ? p + 6 : end;
-        while (p < six_end && is_digit(*p))
-            frac_us = frac_us * 10 + (*p++ - '0');
-        size_t ndigits = (size_t) (p - digits);
-        if (unlikely(ndigits == 0))
-        {
-            *reason = "no digits after the decimal point";
-            return false;
-        }
-        frac_us *= scale[ndigits];
-        if (p < end && is_digit(*p))
-        {
-            if (*p >= '5')
-                frac_us++;
-            while (p < end && is_digit(*p))
-                p++;
-        }
+        *reason = "no digits after the decimal point";
+        return false;
     }
+    frac_us *= scale[ndigits];
+    if (p < end && is_digit(*p))
+    {
+        if (*p >= '5')
+            frac_us++;
+        while (p < end && is_digit(*p))
+            p++;
+    }
+    *out_us = frac_us;
+    *pp = p;
+    return true;
+}
 
+/*
+ * The UTC offset that ends the text at p, after at most one space, as
+ * seconds east of UTC.  A text without one is refused: its instant would
+ * depend on the server's TimeZone.
+ */
+static inline bool
+parse_zone(const char *p, const char *end, int *out_sec, const char **reason)
+{
     if (p < end && *p == ' ')
         p++;
     if (unlikely(p == end))
@@ -291,13 +316,37 @@ ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
         *reason = "unexpected text after the time";
         return false;
     }
-    int offset_sec;
-    if (unlikely(!parse_offset(p, end, &offset_sec, reason)))
+    return parse_offset(p, end, out_sec, reason);
+}
+
+bool
+ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
+{
+    const char *p = s;
+    const char *end = s + len;
+
+    while (p < end && is_space(*p))
+        p++;
+    while (end > p && is_space(end[-1]))
+        end--;
+    if (unlikely(p == end))
+    {
+        *reason = "empty timestamp";
+        return false;
+    }
+
+    int year, month, day, sec_of_day, offset_sec;
+    bool has_seconds;
+    int64_t frac_us = 0;
+    if (unlikely(!parse_date(&p, end, &year, &month, &day, reason)) ||
+        unlikely(!parse_time(&p, end, &sec_of_day, &has_seconds, reason)) ||
+        unlikely(has_seconds && !parse_fraction(&p, end, &frac_us, reason)) ||
+        unlikely(!parse_zone(p, end, &offset_sec, reason)))
         return false;
 
     int64_t days = days_from_civil((unsigned) year, (unsigned) month,
                                    (unsigned) day);
-    int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second - offset_sec;
+    int64_t secs = days * 86400 + sec_of_day - offset_sec;
     *out_us = secs * US_PER_SEC + frac_us;
     return true;
 }
