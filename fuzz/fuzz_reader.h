@@ -138,6 +138,7 @@ static int fuzz_reader(const uint8_t *data, size_t size, input_format format)
         read_result rr;
 
         fuzz_check(ch != NULL);
+        fuzz_check(reader_records_need_utf8_check(r) == (format == FORMAT_CSV));
         while ((rr = reader_next(r, &rec)) == READ_RECORD) {
             row rw;
 
@@ -159,7 +160,7 @@ static int fuzz_reader(const uint8_t *data, size_t size, input_format format)
                     check_field(&rec.fields[c], format == FORMAT_NDJSON);
             }
             buf_clear(&reason);
-            if (validate_record(&rec, &pre, format == FORMAT_CSV, &rw, &reason)) {
+            if (validate_record(&rec, &pre, reader_records_need_utf8_check(r), &rw, &reason)) {
                 json_kind k;
 
                 fuzz_check(reason.len == 0);

@@ -118,13 +118,15 @@ static bool on_member(void *ctx, const json_member *m)
     return true;
 }
 
-static read_result ndjson_next(reader *r, raw_record *out)
+/*
+ * Reads the next line that is not blank into n->line, without its line
+ * break, and its first line number into *start_line.  Returns READ_RECORD,
+ * READ_EOF (n->at_eof set) or READ_FAILED.
+ */
+static read_result read_line(ndjson_reader *n, uint64_t *start_line)
 {
-    ndjson_reader *n = (ndjson_reader *)r;
-    if (n->at_eof)
-        return READ_EOF;
+    reader *r = &n->base;
     buf_clear(&n->line);
-    uint64_t start_line = 0;
     bool open = false;
     for (;;) {
         const char *p;
@@ -141,11 +143,11 @@ static read_result ndjson_next(reader *r, raw_record *out)
         }
         if (!open) {
             open = true;
-            start_line = line;
+            *start_line = line;
         }
         if (n->line.len + len > READER_MAX_RECORD)
             return reader_fail(r, "%s: line %llu: longer than %zu MiB", r->path,
-                               (unsigned long long)start_line, READER_MAX_RECORD >> 20);
+                               (unsigned long long)*start_line, READER_MAX_RECORD >> 20);
         if (!buf_append(&n->line, p, len))
             return reader_fail(r, "%s: out of memory", r->path);
         /* Only LF ends a line (see ndjson_reader_open); a piece can also
@@ -164,12 +166,13 @@ static read_result ndjson_next(reader *r, raw_record *out)
         n->line.data[--n->line.len] = '\0';
     if (n->line.len > 0 && n->line.data[n->line.len - 1] == '\r')
         n->line.data[--n->line.len] = '\0';
+    return READ_RECORD;
+}
 
-    memset(out, 0, sizeof *out);
-    out->line = start_line;
-    out->raw = n->line.data;
-    out->raw_len = n->line.len;
-
+/* Splits n->line into out's fields, or sets out->error with the reason the
+ * line is rejected. */
+static void split_line(ndjson_reader *n, raw_record *out)
+{
     size_t bad;
     bool is_nul;
     if (!utf8_check(n->line.data, n->line.len, &bad, &is_nul)) {
@@ -177,7 +180,7 @@ static read_result ndjson_next(reader *r, raw_record *out)
                                                : "invalid UTF-8 at byte %zu of the line",
                  bad + 1);
         out->error = n->msg;
-        return READ_RECORD;
+        return;
     }
     buf_clear(&n->decoded);
     memset(n->dec_used, 0, sizeof n->dec_used);
@@ -192,12 +195,28 @@ static read_result ndjson_next(reader *r, raw_record *out)
         }
         memset(out->fields, 0, sizeof out->fields);
         out->error = n->reason;
-        return READ_RECORD;
+        return;
     }
     /* The decoded buffer is complete now; point into it. */
     for (int col = 0; col < COL_COUNT; col++)
         if (n->dec_used[col])
             out->fields[col].text = n->decoded.data + n->dec_off[col];
+}
+
+static read_result ndjson_next(reader *r, raw_record *out)
+{
+    ndjson_reader *n = (ndjson_reader *)r;
+    if (n->at_eof)
+        return READ_EOF;
+    uint64_t start_line = 0;
+    read_result rr = read_line(n, &start_line);
+    if (rr != READ_RECORD)
+        return rr;
+    memset(out, 0, sizeof *out);
+    out->line = start_line;
+    out->raw = n->line.data;
+    out->raw_len = n->line.len;
+    split_line(n, out);
     return READ_RECORD;
 }
 
@@ -219,6 +238,7 @@ reader *ndjson_reader_open(source *src, const char *path, const reader_options *
     }
     n->base.next = ndjson_next;
     n->base.close = ndjson_close;
+    n->base.checks_utf8 = true;
     n->base.path = path;
     n->opt = *opt;
     if (!line_feed_init(&n->lf, src)) {

@@ -318,21 +318,26 @@ static bool parse_rule(parse_ctx *cx, json_t *v, column c, column_rule *r)
     return true;
 }
 
-static bool parse_root(parse_ctx *cx, json_t *root, profile *p)
+/* --- the profile's members, one parser each ------------------------------ */
+
+static bool parse_name(parse_ctx *cx, json_t *root, profile *p)
 {
-    if (!json_is_object(root)) {
-        buf_printf(cx->err, "%s: a profile is a JSON object", cx->origin);
-        return false;
-    }
-    static const char *const top[] = {"name", "description", "encoding", "timezone",
-                                      "delimiter", "framing", "cleanup", "trailer",
-                                      "columns", NULL};
-    if (!only_members(cx, root, "", top))
-        return false;
-    if (!get_str(cx, root, "name", "name", true, false, &p->name) ||
-        !get_str(cx, root, "description", "description", false, true, &p->description) ||
-        !get_str(cx, root, "timezone", "timezone", false, false, &p->timezone))
-        return false;
+    return get_str(cx, root, "name", "name", true, false, &p->name);
+}
+
+static bool parse_description(parse_ctx *cx, json_t *root, profile *p)
+{
+    return get_str(cx, root, "description", "description", false, true, &p->description);
+}
+
+/* The zone's text only: it is resolved after the encoding and delimiter. */
+static bool parse_timezone(parse_ctx *cx, json_t *root, profile *p)
+{
+    return get_str(cx, root, "timezone", "timezone", false, false, &p->timezone);
+}
+
+static bool parse_encoding(parse_ctx *cx, json_t *root, profile *p)
+{
     char *enc = NULL;
     if (!get_str(cx, root, "encoding", "encoding", false, false, &enc))
         return false;
@@ -345,6 +350,11 @@ static bool parse_root(parse_ctx *cx, json_t *root, profile *p)
             return bad(cx, "encoding", "must be \"utf-8\" or \"gbk\"");
         p->encoding = gbk ? PROFILE_GBK : PROFILE_UTF8;
     }
+    return true;
+}
+
+static bool parse_delimiter(parse_ctx *cx, json_t *root, profile *p)
+{
     char *delim = NULL;
     if (!get_str(cx, root, "delimiter", "delimiter", false, false, &delim))
         return false;
@@ -356,74 +366,105 @@ static bool parse_root(parse_ctx *cx, json_t *root, profile *p)
         if (!one)
             return bad(cx, "delimiter", "must be one character other than a quote or line break");
     }
-    if (p->timezone) {
-        buf why = BUF_INIT;
-        bool ok = tz_resolve(p->timezone, &p->tz, &why);
-        if (!ok)
-            bad(cx, "timezone", buf_cstr(&why));
-        buf_free(&why);
-        if (!ok)
-            return false;
-    }
+    return true;
+}
 
+/* The zone named by the timezone member (read by parse_timezone), if any. */
+static bool resolve_timezone(parse_ctx *cx, json_t *root, profile *p)
+{
+    (void)root;
+    if (!p->timezone)
+        return true;
+    buf why = BUF_INIT;
+    bool ok = tz_resolve(p->timezone, &p->tz, &why);
+    if (!ok)
+        bad(cx, "timezone", buf_cstr(&why));
+    buf_free(&why);
+    return ok;
+}
+
+/* framing.row_type: the first column names the row's type. */
+static bool parse_row_type(parse_ctx *cx, json_t *fr, profile *p)
+{
+    json_t *rt = json_object_get(fr, "row_type");
+    if (!rt || json_is_null(rt))
+        return true;
+    static const char *const rt_allowed[] = {"header", "data", NULL};
+    if (!json_is_object(rt))
+        return bad(cx, "framing.row_type", "must be an object (header, data)");
+    if (!only_members(cx, rt, "framing.row_type", rt_allowed) ||
+        !get_str(cx, rt, "header", "framing.row_type.header", true, false,
+                 &p->row_type_header) ||
+        !get_strv(cx, rt, "data", "framing.row_type.data", &p->row_type_data,
+                  &p->n_row_type_data))
+        return false;
+    if (p->n_row_type_data == 0)
+        return bad(cx, "framing.row_type.data", "is required");
+    return true;
+}
+
+static bool parse_framing(parse_ctx *cx, json_t *root, profile *p)
+{
     json_t *fr = json_object_get(root, "framing");
-    if (fr && !json_is_null(fr)) {
-        if (!json_is_object(fr))
-            return bad(cx, "framing", "must be an object");
-        static const char *const allowed[] = {"skip_prefix", "row_type", "end_prefix", NULL};
-        if (!only_members(cx, fr, "framing", allowed) ||
-            !get_strv(cx, fr, "skip_prefix", "framing.skip_prefix", &p->skip_prefix,
-                      &p->n_skip_prefix) ||
-            !get_str(cx, fr, "end_prefix", "framing.end_prefix", false, false, &p->end_prefix))
-            return false;
-        json_t *rt = json_object_get(fr, "row_type");
-        if (rt && !json_is_null(rt)) {
-            static const char *const rt_allowed[] = {"header", "data", NULL};
-            if (!json_is_object(rt))
-                return bad(cx, "framing.row_type", "must be an object (header, data)");
-            if (!only_members(cx, rt, "framing.row_type", rt_allowed) ||
-                !get_str(cx, rt, "header", "framing.row_type.header", true, false,
-                         &p->row_type_header) ||
-                !get_strv(cx, rt, "data", "framing.row_type.data", &p->row_type_data,
-                          &p->n_row_type_data))
-                return false;
-            if (p->n_row_type_data == 0)
-                return bad(cx, "framing.row_type.data", "is required");
-        }
-    }
+    if (!fr || json_is_null(fr))
+        return true;
+    if (!json_is_object(fr))
+        return bad(cx, "framing", "must be an object");
+    static const char *const allowed[] = {"skip_prefix", "row_type", "end_prefix", NULL};
+    if (!only_members(cx, fr, "framing", allowed) ||
+        !get_strv(cx, fr, "skip_prefix", "framing.skip_prefix", &p->skip_prefix,
+                  &p->n_skip_prefix) ||
+        !get_str(cx, fr, "end_prefix", "framing.end_prefix", false, false, &p->end_prefix))
+        return false;
+    return parse_row_type(cx, fr, p);
+}
+
+static bool parse_cleanup(parse_ctx *cx, json_t *root, profile *p)
+{
     json_t *cl = json_object_get(root, "cleanup");
-    if (cl && !json_is_null(cl)) {
-        if (!json_is_object(cl))
-            return bad(cx, "cleanup", "must be an object");
-        static const char *const allowed[] = {"strip_prefix", "strip_suffix", "trim", NULL};
-        if (!only_members(cx, cl, "cleanup", allowed) ||
-            !get_str(cx, cl, "strip_prefix", "cleanup.strip_prefix", false, false,
-                     &p->strip_prefix) ||
-            !get_str(cx, cl, "strip_suffix", "cleanup.strip_suffix", false, false,
-                     &p->strip_suffix))
-            return false;
-        json_t *t = json_object_get(cl, "trim");
-        if (t && !json_is_boolean(t))
-            return bad(cx, "cleanup.trim", "must be true or false");
-        p->trim = t && json_is_true(t);
-    }
+    if (!cl || json_is_null(cl))
+        return true;
+    if (!json_is_object(cl))
+        return bad(cx, "cleanup", "must be an object");
+    static const char *const allowed[] = {"strip_prefix", "strip_suffix", "trim", NULL};
+    if (!only_members(cx, cl, "cleanup", allowed) ||
+        !get_str(cx, cl, "strip_prefix", "cleanup.strip_prefix", false, false,
+                 &p->strip_prefix) ||
+        !get_str(cx, cl, "strip_suffix", "cleanup.strip_suffix", false, false,
+                 &p->strip_suffix))
+        return false;
+    json_t *t = json_object_get(cl, "trim");
+    if (t && !json_is_boolean(t))
+        return bad(cx, "cleanup.trim", "must be true or false");
+    p->trim = t && json_is_true(t);
+    return true;
+}
+
+/* Needs framing parsed first: count_column goes with framing.end_prefix. */
+static bool parse_trailer(parse_ctx *cx, json_t *root, profile *p)
+{
     json_t *tr = json_object_get(root, "trailer");
-    if (tr && !json_is_null(tr)) {
-        if (!json_is_object(tr))
-            return bad(cx, "trailer", "must be an object");
-        static const char *const allowed[] = {"count_column", "count_lines", NULL};
-        if (!only_members(cx, tr, "trailer", allowed) ||
-            !get_str(cx, tr, "count_column", "trailer.count_column", false, false,
-                     &p->count_column) ||
-            !get_strv(cx, tr, "count_lines", "trailer.count_lines", &p->count_lines,
-                      &p->n_count_lines))
-            return false;
-        if (p->count_column && !p->end_prefix)
-            return bad(cx, "trailer.count_column",
-                       "needs framing.end_prefix (the summary header that holds the column)");
-        if (p->count_column && p->count_lines)
-            return bad(cx, "trailer", "has both count_column and count_lines; choose one");
-    }
+    if (!tr || json_is_null(tr))
+        return true;
+    if (!json_is_object(tr))
+        return bad(cx, "trailer", "must be an object");
+    static const char *const allowed[] = {"count_column", "count_lines", NULL};
+    if (!only_members(cx, tr, "trailer", allowed) ||
+        !get_str(cx, tr, "count_column", "trailer.count_column", false, false,
+                 &p->count_column) ||
+        !get_strv(cx, tr, "count_lines", "trailer.count_lines", &p->count_lines,
+                  &p->n_count_lines))
+        return false;
+    if (p->count_column && !p->end_prefix)
+        return bad(cx, "trailer.count_column",
+                   "needs framing.end_prefix (the summary header that holds the column)");
+    if (p->count_column && p->count_lines)
+        return bad(cx, "trailer", "has both count_column and count_lines; choose one");
+    return true;
+}
+
+static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
+{
     json_t *cols = json_object_get(root, "columns");
     if (!cols)
         return bad(cx, "columns", "is required");
@@ -451,6 +492,48 @@ static bool parse_root(parse_ctx *cx, json_t *root, profile *p)
             snprintf(m, sizeof m, "columns.%s", column_name(needed[i]));
             return bad(cx, m, "is required");
         }
+    return true;
+}
+
+/*
+ * A profile's members and their parsers, run in this order: the first
+ * error is the one reported, and a parser may rely on those before it.
+ * timezone appears twice: its text is read with the other texts, the zone
+ * resolved after them.
+ */
+static const struct root_member {
+    const char *name;
+    bool (*parse)(parse_ctx *cx, json_t *root, profile *p);
+} root_members[] = {
+    {"name", parse_name},
+    {"description", parse_description},
+    {"timezone", parse_timezone},
+    {"encoding", parse_encoding},
+    {"delimiter", parse_delimiter},
+    {"timezone", resolve_timezone},
+    {"framing", parse_framing},
+    {"cleanup", parse_cleanup},
+    {"trailer", parse_trailer},
+    {"columns", parse_columns},
+};
+
+#define N_ROOT_MEMBERS (sizeof root_members / sizeof root_members[0])
+
+static bool parse_root(parse_ctx *cx, json_t *root, profile *p)
+{
+    if (!json_is_object(root)) {
+        buf_printf(cx->err, "%s: a profile is a JSON object", cx->origin);
+        return false;
+    }
+    const char *top[N_ROOT_MEMBERS + 1];
+    for (size_t i = 0; i < N_ROOT_MEMBERS; i++)
+        top[i] = root_members[i].name;
+    top[N_ROOT_MEMBERS] = NULL;
+    if (!only_members(cx, root, "", top))
+        return false;
+    for (size_t i = 0; i < N_ROOT_MEMBERS; i++)
+        if (!root_members[i].parse(cx, root, p))
+            return false;
     return true;
 }
 

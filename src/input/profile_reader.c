@@ -416,10 +416,10 @@ static void expected_list(const profile *pf, const bool *preset, buf *b)
     }
 }
 
-/* Takes the split values as the header; false with the reader failed. */
-static bool take_header(profile_reader *pr)
+/* The header's names (cleaned) into pr->hdr, and each as a JSON member
+ * name into pr->hjson; false out of memory. */
+static bool store_header_names(profile_reader *pr)
 {
-    rules_free(pr);
     buf_clear(&pr->hdr);
     buf_clear(&pr->hjson);
     free(pr->hoff);
@@ -433,7 +433,7 @@ static bool take_header(profile_reader *pr)
     pr->hjlen = malloc(n * sizeof *pr->hjlen);
     pr->ncols = 0;
     if (!pr->hoff || !pr->hlen || !pr->hjoff || !pr->hjlen)
-        goto oom;
+        return false;
     for (size_t i = 0; i < pr->nvals; i++) {
         clean_value(pr, i);
         const char *name = pr->vals.data + pr->voff[i];
@@ -441,13 +441,19 @@ static bool take_header(profile_reader *pr)
         pr->hoff[i] = pr->hdr.len;
         pr->hlen[i] = len;
         if (!buf_append(&pr->hdr, name, len) || !buf_append_char(&pr->hdr, '\0'))
-            goto oom;
+            return false;
         pr->hjoff[i] = pr->hjson.len;
         if (!json_escape(&pr->hjson, name, len) || !buf_append_char(&pr->hjson, ':'))
-            goto oom;
+            return false;
         pr->hjlen[i] = pr->hjson.len - pr->hjoff[i];
     }
     pr->ncols = pr->nvals;
+    return true;
+}
+
+/* Fails the reader when the header names a column twice. */
+static bool header_names_unique(profile_reader *pr)
+{
     for (size_t i = 0; i < pr->ncols; i++)
         for (size_t j = 0; j < i; j++)
             if (pr->hlen[i] == pr->hlen[j] &&
@@ -457,67 +463,95 @@ static bool take_header(profile_reader *pr)
                             pr->hdr.data + pr->hoff[i]);
                 return false;
             }
-    buf missing = BUF_INIT;
-    for (int c = 0; c < COL_COUNT; c++) {
-        const column_rule *r = &pr->pf->col[c];
-        rule_rt *rt = &pr->rt[c];
-        rt->r = r;
-        if (!r->set || pr->preset[c])
-            continue;
-        if (r->n_from) {
-            rt->from_idx = malloc(r->n_from * sizeof *rt->from_idx);
-            if (!rt->from_idx)
-                goto oom_missing;
-            bool any = false;
-            for (size_t i = 0; i < r->n_from; i++) {
-                rt->from_idx[i] = header_index(pr, r->from[i], strlen(r->from[i]));
-                any = any || rt->from_idx[i] >= 0;
-            }
-            if (!any)
-                for (size_t i = 0; i < r->n_from; i++)
-                    buf_printf(&missing, "%s%s", missing.len ? (i ? " or " : ", ") : "",
-                               r->from[i]);
+    return true;
+}
+
+/*
+ * Compiles column c's rule against the header: the indexes of its source
+ * columns and its templates.  Names the header lacks go onto *missing (the
+ * source columns only when none of them is there).  False out of memory.
+ */
+static bool compile_rule(profile_reader *pr, int c, buf *missing)
+{
+    const column_rule *r = &pr->pf->col[c];
+    rule_rt *rt = &pr->rt[c];
+    rt->r = r;
+    if (!r->set || pr->preset[c])
+        return true;
+    if (r->n_from) {
+        rt->from_idx = malloc(r->n_from * sizeof *rt->from_idx);
+        if (!rt->from_idx)
+            return false;
+        bool any = false;
+        for (size_t i = 0; i < r->n_from; i++) {
+            rt->from_idx[i] = header_index(pr, r->from[i], strlen(r->from[i]));
+            any = any || rt->from_idx[i] >= 0;
         }
-        if (r->value) {
-            if (!tmpl_compile(pr, r->value, &rt->value))
-                goto oom_missing;
-            for (size_t i = 0; i < rt->value.n; i++)
-                if (rt->value.seg[i].lit == NULL && rt->value.seg[i].col < 0)
-                    buf_printf(&missing, "%s%.*s", missing.len ? ", " : "",
-                               (int)rt->value.seg[i].name_len, rt->value.seg[i].name);
-        }
-        if (r->n_map) {
-            rt->map = calloc(r->n_map, sizeof *rt->map);
-            if (!rt->map)
-                goto oom_missing;
-            for (size_t i = 0; i < r->n_map; i++)
-                if (!tmpl_compile(pr, r->map[i].result, &rt->map[i]))
-                    goto oom_missing;
-        }
+        if (!any)
+            for (size_t i = 0; i < r->n_from; i++)
+                buf_printf(missing, "%s%s", missing->len ? (i ? " or " : ", ") : "",
+                           r->from[i]);
     }
-    if (missing.len) {
-        buf exp = BUF_INIT, found = BUF_INIT;
-        expected_list(pr->pf, pr->preset, &exp);
-        header_list(pr, &found);
-        /* Not reader_fail: its 512 bytes would cut the lists. */
-        buf_clear(&pr->base.err);
-        buf_printf(&pr->base.err, "%s: line %llu: the header does not match profile %s "
-                                  "(missing: %s); the profile expects the columns %s; the file "
-                                  "has: %s", pr->base.path, (unsigned long long)pr->rec_line,
-                   pr->pf->name, buf_cstr(&missing), buf_cstr(&exp), buf_cstr(&found));
-        buf_free(&exp);
-        buf_free(&found);
-        buf_free(&missing);
+    if (r->value) {
+        if (!tmpl_compile(pr, r->value, &rt->value))
+            return false;
+        for (size_t i = 0; i < rt->value.n; i++)
+            if (rt->value.seg[i].lit == NULL && rt->value.seg[i].col < 0)
+                buf_printf(missing, "%s%.*s", missing->len ? ", " : "",
+                           (int)rt->value.seg[i].name_len, rt->value.seg[i].name);
+    }
+    if (r->n_map) {
+        rt->map = calloc(r->n_map, sizeof *rt->map);
+        if (!rt->map)
+            return false;
+        for (size_t i = 0; i < r->n_map; i++)
+            if (!tmpl_compile(pr, r->map[i].result, &rt->map[i]))
+                return false;
+    }
+    return true;
+}
+
+/* Fails the reader with what the header lacks, what the profile expects and
+ * what the file has. */
+static void header_mismatch(profile_reader *pr, const buf *missing)
+{
+    buf exp = BUF_INIT, found = BUF_INIT;
+    expected_list(pr->pf, pr->preset, &exp);
+    header_list(pr, &found);
+    /* Not reader_fail: its 512 bytes would cut the lists. */
+    buf_clear(&pr->base.err);
+    buf_printf(&pr->base.err, "%s: line %llu: the header does not match profile %s "
+                              "(missing: %s); the profile expects the columns %s; the file "
+                              "has: %s", pr->base.path, (unsigned long long)pr->rec_line,
+               pr->pf->name, buf_cstr(missing), buf_cstr(&exp), buf_cstr(&found));
+    buf_free(&exp);
+    buf_free(&found);
+}
+
+/* Takes the split values as the header; false with the reader failed. */
+static bool take_header(profile_reader *pr)
+{
+    rules_free(pr);
+    if (!store_header_names(pr)) {
+        reader_fail(&pr->base, "%s: out of memory", pr->base.path);
         return false;
     }
+    if (!header_names_unique(pr))
+        return false;
+    buf missing = BUF_INIT;
+    bool ok = true;
+    for (int c = 0; c < COL_COUNT && ok; c++)
+        ok = compile_rule(pr, c, &missing);
+    if (!ok)
+        reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+    else if (missing.len) {
+        header_mismatch(pr, &missing);
+        ok = false;
+    }
     buf_free(&missing);
-    pr->have_header = true;
-    return true;
-oom_missing:
-    buf_free(&missing);
-oom:
-    reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-    return false;
+    if (ok)
+        pr->have_header = true;
+    return ok;
 }
 
 /* --- a data row ------------------------------------------------------------- */
@@ -614,12 +648,71 @@ static bool add_offset(profile_reader *pr, size_t start)
     return buf_append_str(&pr->out, off);
 }
 
+/*
+ * Appends column c's text for this row to pr->out: its map's result, its
+ * template, or its first non-empty source column as written (with the
+ * profile's offset for received_at).  ROW_OK with *have false when every
+ * source column is empty; ROW_SKIP, ROW_REJECT (pr->msg says why) or
+ * ROW_OOM otherwise.
+ */
+static row_outcome column_text(profile_reader *pr, column c, bool *have)
+{
+    const rule_rt *rt = &pr->rt[c];
+    const column_rule *r = rt->r;
+    size_t start = pr->out.len;
+    bool oom = false;
+    *have = false;
+    if (r->n_map) {
+        size_t n;
+        const char *v = from_value(pr, rt, &n);
+        const tmpl *t = map_lookup(rt, v ? v : "", n);
+        if (!t) {
+            if (r->unmapped == UNMAPPED_SKIP)
+                return ROW_SKIP;
+            snprintf(pr->msg, sizeof pr->msg,
+                     "%s: %s \"%.*s\" is not a value profile %s maps", column_name(c),
+                     r->from[0], (int)(n > 60 ? 60 : n), v ? v : "", pr->pf->name);
+            return ROW_REJECT;
+        }
+        if (!expand(pr, t, c, &oom))
+            return oom ? ROW_OOM : ROW_REJECT;
+    } else if (r->value) {
+        if (!expand(pr, &rt->value, c, &oom))
+            return oom ? ROW_OOM : ROW_REJECT;
+    } else {
+        size_t n;
+        const char *v = from_value(pr, rt, &n);
+        if (!v)
+            return ROW_OK; /* FIELD_NULL: validation names the column */
+        if (!buf_append(&pr->out, v, n))
+            return ROW_OOM;
+    }
+    if (c == COL_RECEIVED_AT && !add_offset(pr, start))
+        return ROW_OOM;
+    *have = true;
+    return ROW_OK;
+}
+
+/* Appends the payload to pr->out: a JSON object of every column by its
+ * header name; false out of memory. */
+static bool append_payload(profile_reader *pr)
+{
+    if (!buf_append_char(&pr->out, '{'))
+        return false;
+    for (size_t i = 0; i < pr->ncols; i++) {
+        if ((i && !buf_append_char(&pr->out, ',')) ||
+            !buf_append(&pr->out, pr->hjson.data + pr->hjoff[i], pr->hjlen[i]) ||
+            !json_escape(&pr->out, pr->vals.data + pr->voff[i], pr->vlen[i]))
+            return false;
+    }
+    return buf_append_char(&pr->out, '}');
+}
+
 /* Fills the record's fields from the split, cleaned values. */
 static row_outcome build_row(profile_reader *pr, raw_record *out)
 {
     size_t off[COL_COUNT], len[COL_COUNT];
     bool have[COL_COUNT] = {false};
-    bool oom = false;
     buf_clear(&pr->out);
     /* callback_type first: a row its map skips is skipped whatever else it
      * lacks (a Stripe payout has no order number). */
@@ -631,51 +724,16 @@ static row_outcome build_row(profile_reader *pr, raw_record *out)
         const rule_rt *rt = &pr->rt[c];
         if (c == COL_PAYLOAD || !rt->r || !rt->r->set || pr->preset[c])
             continue;
-        const column_rule *r = rt->r;
-        size_t start = pr->out.len;
-        if (r->n_map) {
-            size_t n;
-            const char *v = from_value(pr, rt, &n);
-            const tmpl *t = map_lookup(rt, v ? v : "", n);
-            if (!t) {
-                if (r->unmapped == UNMAPPED_SKIP)
-                    return ROW_SKIP;
-                snprintf(pr->msg, sizeof pr->msg,
-                         "%s: %s \"%.*s\" is not a value profile %s maps", column_name(c),
-                         r->from[0], (int)(n > 60 ? 60 : n), v ? v : "", pr->pf->name);
-                return ROW_REJECT;
-            }
-            if (!expand(pr, t, c, &oom))
-                return oom ? ROW_OOM : ROW_REJECT;
-        } else if (r->value) {
-            if (!expand(pr, &rt->value, c, &oom))
-                return oom ? ROW_OOM : ROW_REJECT;
-        } else {
-            size_t n;
-            const char *v = from_value(pr, rt, &n);
-            if (!v)
-                continue; /* FIELD_NULL: validation names the column */
-            if (!buf_append(&pr->out, v, n))
-                return ROW_OOM;
-        }
-        if (c == COL_RECEIVED_AT && !add_offset(pr, start))
-            return ROW_OOM;
-        have[c] = true;
-        off[c] = start;
-        len[c] = pr->out.len - start;
+        off[c] = pr->out.len;
+        row_outcome o = column_text(pr, c, &have[c]);
+        if (o != ROW_OK)
+            return o;
+        len[c] = pr->out.len - off[c];
     }
-    /* The payload: every column by its header name. */
     size_t pstart = pr->out.len;
-    if (!buf_append_char(&pr->out, '{'))
+    if (!append_payload(pr))
         return ROW_OOM;
-    for (size_t i = 0; i < pr->ncols; i++) {
-        if ((i && !buf_append_char(&pr->out, ',')) ||
-            !buf_append(&pr->out, pr->hjson.data + pr->hjoff[i], pr->hjlen[i]) ||
-            !json_escape(&pr->out, pr->vals.data + pr->voff[i], pr->vlen[i]))
-            return ROW_OOM;
-    }
-    if (!buf_append_char(&pr->out, '}'))
-        return ROW_OOM;
+    /* Only now: appending may have moved the text. */
     const char *base = buf_cstr(&pr->out);
     for (int c = 0; c < COL_COUNT; c++) {
         const column_rule *r = &pr->pf->col[c];
@@ -751,218 +809,321 @@ static read_result at_end(profile_reader *pr)
 }
 
 /*
+ * What advance's steps make of the current line: not decided yet (the next
+ * step looks at it), taken (framing, a count, the header: read the next
+ * line), or stop (advance returns the read_result the step set).
+ */
+typedef enum line_step { LINE_UNDECIDED, LINE_TAKEN, LINE_STOP } line_step;
+
+static line_step stop(read_result *rr, read_result r)
+{
+    *rr = r;
+    return LINE_STOP;
+}
+
+static read_result out_of_memory(profile_reader *pr)
+{
+    return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+}
+
+/* Hands out the record read so far as a row rejected with pr->msg, its
+ * bytes kept as written. */
+static void hand_out_unreadable(profile_reader *pr, raw_record *out, uint64_t line)
+{
+    memset(out, 0, sizeof *out);
+    out->line = line;
+    out->raw = pr->raw.data;
+    out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
+    out->error = pr->msg;
+}
+
+/* Fails the file: a line before the rows or in the summary is not in the
+ * profile's encoding (the wrong --encoding or profile, most likely). */
+static read_result not_in_encoding(profile_reader *pr, uint64_t line)
+{
+    const profile *pf = pr->pf;
+    buf exp = BUF_INIT;
+    expected_list(pf, pr->preset, &exp);
+    buf_clear(&pr->base.err);
+    buf_printf(&pr->base.err, "%s: line %llu: %s: not a %s file (try --encoding %s, "
+                              "or another profile)%s%s%s",
+               pr->base.path, (unsigned long long)line, pr->msg,
+               pf->encoding == PROFILE_GBK ? "GBK" : "UTF-8",
+               pf->encoding == PROFILE_GBK ? "utf-8" : "gbk",
+               pr->have_header ? "" : "; profile ",
+               pr->have_header ? "" : pf->name,
+               pr->have_header ? "" : " expects the columns ");
+    if (!pr->have_header)
+        buf_append_str(&pr->base.err, buf_cstr(&exp));
+    buf_free(&exp);
+    return READ_FAILED;
+}
+
+/* A line unreadable in the encoding: framing if its ASCII prefix says so,
+ * else a data row rejected with its bytes kept, or a failed file before the
+ * rows. */
+static line_step unreadable_line(profile_reader *pr, raw_record *out, uint64_t line,
+                                 read_result *rr)
+{
+    const profile *pf = pr->pf;
+    bool framing = false;
+    for (size_t i = 0; i < pf->n_skip_prefix; i++)
+        framing = framing || starts_with(pr->raw.data, pr->raw.len, pf->skip_prefix[i]);
+    for (size_t i = 0; i < pf->n_count_lines; i++)
+        if (starts_with(pr->raw.data, pr->raw.len, pf->count_lines[i]))
+            framing = false;
+    if (framing)
+        return LINE_TAKEN;
+    if (!pr->have_header || pr->state != ST_ROWS)
+        return stop(rr, not_in_encoding(pr, line));
+    pr->data_rows++;
+    hand_out_unreadable(pr, out, line);
+    return stop(rr, READ_RECORD);
+}
+
+/* Reads the next physical line into pr->raw and, as UTF-8, pr->text. */
+static line_step read_text_line(profile_reader *pr, raw_record *out, bool want_header,
+                                uint64_t *line, read_result *rr)
+{
+    buf_clear(&pr->raw);
+    buf_clear(&pr->text);
+    *line = 0;
+    int got = read_line(pr, line);
+    if (got < 0)
+        return stop(rr, READ_FAILED);
+    if (got == 0)
+        return stop(rr, want_header ? READ_EOF : at_end(pr));
+    pr->rec_line = *line;
+    int conv = to_text(pr, 0);
+    if (conv < 0)
+        return stop(rr, out_of_memory(pr));
+    if (conv == 0)
+        return unreadable_line(pr, out, *line, rr);
+    return LINE_UNDECIDED;
+}
+
+/* Takes blank lines, lines stating the row count and framing lines; text
+ * after the summary fails the file. */
+static line_step skip_framing(profile_reader *pr, uint64_t line, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    const char *t = pr->text.data ? pr->text.data : "";
+    size_t tn = pr->text.len;
+    if (is_blank(t, tn))
+        return LINE_TAKEN;
+    bool counted = false;
+    for (size_t i = 0; i < pf->n_count_lines; i++) {
+        size_t k = strlen(pf->count_lines[i]);
+        if (!starts_with(t, tn, pf->count_lines[i]))
+            continue;
+        uint64_t v;
+        if (!count_after(t, tn - break_len(t, tn), k, &v))
+            return stop(rr, reader_fail(&pr->base, "%s: line %llu: no count after %s",
+                                        pr->base.path, (unsigned long long)line,
+                                        pf->count_lines[i]));
+        pr->stated += v;
+        pr->have_count = true;
+        counted = true;
+    }
+    if (counted)
+        return LINE_TAKEN;
+    bool framing = false;
+    for (size_t i = 0; i < pf->n_skip_prefix && !framing; i++)
+        framing = starts_with(t, tn, pf->skip_prefix[i]);
+    if (framing)
+        return LINE_TAKEN;
+    if (pr->state == ST_AFTER_SUMMARY)
+        return stop(rr, reader_fail(&pr->base, "%s: line %llu: text after the bill's summary; "
+                                               "nothing is loaded from it", pr->base.path,
+                                    (unsigned long long)line));
+    return LINE_UNDECIDED;
+}
+
+/* Splits the record into fields, reading on while a quoted field spans
+ * lines; a next line unreadable in the encoding hands the record out as
+ * rejected. */
+static line_step split_record(profile_reader *pr, raw_record *out, uint64_t line,
+                              read_result *rr)
+{
+    for (;;) {
+        size_t body = pr->text.len - break_len(pr->text.data, pr->text.len);
+        int sp = split_fields(pr, pr->text.data, body);
+        if (sp < 0)
+            return stop(rr, out_of_memory(pr));
+        if (sp == 1)
+            return LINE_UNDECIDED;
+        size_t before = pr->raw.len;
+        uint64_t more_line;
+        int got = read_line(pr, &more_line);
+        if (got < 0)
+            return stop(rr, READ_FAILED);
+        if (got == 0) {
+            /* An unterminated quote at the end: the rest as one field. */
+            pr->text.len = body;
+            if (!buf_append_char(&pr->text, '"'))
+                return stop(rr, out_of_memory(pr));
+            continue;
+        }
+        int conv = to_text(pr, before);
+        if (conv < 0)
+            return stop(rr, out_of_memory(pr));
+        if (conv == 0) {
+            pr->data_rows += pr->have_header && pr->state == ST_ROWS;
+            hand_out_unreadable(pr, out, line);
+            return stop(rr, READ_RECORD);
+        }
+    }
+}
+
+/* The summary's data line: takes the row count from its count column. */
+static line_step take_summary_count(profile_reader *pr, uint64_t line, read_result *rr)
+{
+    pr->state = ST_AFTER_SUMMARY;
+    if (pr->count_idx < 0 || (size_t)pr->count_idx >= pr->nvals)
+        return LINE_TAKEN;
+    clean_value(pr, (size_t)pr->count_idx);
+    const char *v = pr->vals.data + pr->voff[pr->count_idx];
+    size_t vn = pr->vlen[pr->count_idx];
+    int64_t c;
+    if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c))
+        return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary's %s is not a "
+                                               "count: \"%.*s\"", pr->base.path,
+                                    (unsigned long long)line, pr->pf->count_column,
+                                    (int)(vn > 40 ? 40 : vn), v));
+    pr->stated = (uint64_t)c;
+    pr->have_count = true;
+    return LINE_TAKEN;
+}
+
+/* The summary's header line (end_prefix): finds its count column. */
+static line_step start_summary(profile_reader *pr, uint64_t line, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    pr->state = ST_SUMMARY_DATA;
+    pr->count_idx = -1;
+    for (size_t i = 0; pf->count_column && i < pr->nvals; i++) {
+        clean_value(pr, i);
+        if (pr->vlen[i] == strlen(pf->count_column) &&
+            memcmp(pr->vals.data + pr->voff[i], pf->count_column, pr->vlen[i]) == 0)
+            pr->count_idx = (int)i;
+    }
+    if (pf->count_column && pr->count_idx < 0)
+        return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary header has no %s "
+                                               "column", pr->base.path,
+                                    (unsigned long long)line, pf->count_column));
+    return LINE_TAKEN;
+}
+
+/* The summary: its header line, then its data line. */
+static line_step summary_line(profile_reader *pr, uint64_t line, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    if (pr->state == ST_SUMMARY_DATA)
+        return take_summary_count(pr, line, rr);
+    /* Reading on may have moved the text: look at it only now. */
+    if (pf->end_prefix && pr->have_header &&
+        starts_with(pr->text.data, pr->text.len, pf->end_prefix))
+        return start_summary(pr, line, rr);
+    return LINE_UNDECIDED;
+}
+
+/* Takes the split line as the header; with want_header, advance stops
+ * there. */
+static line_step header_taken(profile_reader *pr, bool want_header, read_result *rr)
+{
+    if (!take_header(pr))
+        return stop(rr, READ_FAILED);
+    if (want_header)
+        return stop(rr, READ_RECORD);
+    return LINE_TAKEN;
+}
+
+/* The header (the first line, or the row type's header line), a row type
+ * that is not data (framing), or else a data row (undecided; taken while
+ * only the header is wanted). */
+static line_step header_line(profile_reader *pr, bool want_header, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    if (pf->row_type_header) {
+        clean_value(pr, 0);
+        const char *rt = pr->vals.data + pr->voff[0];
+        size_t rn = pr->vlen[0];
+        bool is_header = rn == strlen(pf->row_type_header) &&
+                         memcmp(rt, pf->row_type_header, rn) == 0;
+        if (is_header) {
+            /* Back to the raw split: take_header cleans every name. */
+            if (split_fields(pr, pr->text.data,
+                             pr->text.len - break_len(pr->text.data, pr->text.len)) < 0)
+                return stop(rr, out_of_memory(pr));
+            return header_taken(pr, want_header, rr);
+        }
+        bool data = false;
+        for (size_t i = 0; i < pf->n_row_type_data && !data; i++)
+            data = rn == strlen(pf->row_type_data[i]) &&
+                   memcmp(rt, pf->row_type_data[i], rn) == 0;
+        if (!data || !pr->have_header)
+            return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
+    } else if (!pr->have_header) {
+        return header_taken(pr, want_header, rr);
+    }
+    return want_header ? LINE_TAKEN : LINE_UNDECIDED;
+}
+
+/* A data row: its fields checked against the header, cleaned, built. */
+static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
+{
+    pr->data_rows++;
+    memset(out, 0, sizeof *out);
+    out->line = line;
+    out->raw = pr->text.data;
+    out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
+    if (pr->nvals != pr->ncols) {
+        snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
+                 pr->ncols, pr->nvals);
+        out->error = pr->msg;
+        return READ_RECORD;
+    }
+    for (size_t i = 0; i < pr->nvals; i++)
+        clean_value(pr, i);
+    switch (build_row(pr, out)) {
+    case ROW_OK:
+        break;
+    case ROW_SKIP:
+        out->skipped = true;
+        break;
+    case ROW_REJECT:
+        out->error = pr->msg;
+        break;
+    case ROW_OOM:
+        return out_of_memory(pr);
+    }
+    return READ_RECORD;
+}
+
+/*
  * Reads until a data row (READ_RECORD into *out), the end (READ_EOF), or a
  * fault.  With want_header, returns READ_RECORD as soon as the header is
- * taken instead.
+ * taken instead.  Each line goes through the steps in turn until one takes
+ * it or stops.
  */
 static read_result advance(profile_reader *pr, raw_record *out, bool want_header)
 {
-    const profile *pf = pr->pf;
     for (;;) {
-        buf_clear(&pr->raw);
-        buf_clear(&pr->text);
-        uint64_t line = 0;
-        int got = read_line(pr, &line);
-        if (got < 0)
-            return READ_FAILED;
-        if (got == 0)
-            return want_header ? READ_EOF : at_end(pr);
-        pr->rec_line = line;
-        int conv = to_text(pr, 0);
-        if (conv < 0)
-            return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-        const char *t = pr->text.data ? pr->text.data : "";
-        size_t tn = pr->text.len;
-        if (conv == 0) {
-            /* Unreadable in the encoding: framing if its ASCII prefix says
-             * so, else a data row rejected with its bytes kept. */
-            bool framing = false;
-            for (size_t i = 0; i < pf->n_skip_prefix; i++)
-                framing = framing || starts_with(pr->raw.data, pr->raw.len, pf->skip_prefix[i]);
-            for (size_t i = 0; i < pf->n_count_lines; i++)
-                if (starts_with(pr->raw.data, pr->raw.len, pf->count_lines[i]))
-                    framing = false;
-            if (framing)
-                continue;
-            if (!pr->have_header || pr->state != ST_ROWS) {
-                buf exp = BUF_INIT;
-                expected_list(pf, pr->preset, &exp);
-                buf_clear(&pr->base.err);
-                buf_printf(&pr->base.err, "%s: line %llu: %s: not a %s file (try --encoding %s, "
-                                          "or another profile)%s%s%s",
-                           pr->base.path, (unsigned long long)line, pr->msg,
-                           pf->encoding == PROFILE_GBK ? "GBK" : "UTF-8",
-                           pf->encoding == PROFILE_GBK ? "utf-8" : "gbk",
-                           pr->have_header ? "" : "; profile ",
-                           pr->have_header ? "" : pf->name,
-                           pr->have_header ? "" : " expects the columns ");
-                if (!pr->have_header)
-                    buf_append_str(&pr->base.err, buf_cstr(&exp));
-                buf_free(&exp);
-                return READ_FAILED;
-            }
-            pr->data_rows++;
-            memset(out, 0, sizeof *out);
-            out->line = line;
-            out->raw = pr->raw.data;
-            out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
-            out->error = pr->msg;
-            return READ_RECORD;
-        }
-        if (is_blank(t, tn))
-            continue;
-        bool counted = false;
-        for (size_t i = 0; i < pf->n_count_lines; i++) {
-            size_t k = strlen(pf->count_lines[i]);
-            if (!starts_with(t, tn, pf->count_lines[i]))
-                continue;
-            uint64_t v;
-            if (!count_after(t, tn - break_len(t, tn), k, &v))
-                return reader_fail(&pr->base, "%s: line %llu: no count after %s",
-                                   pr->base.path, (unsigned long long)line,
-                                   pf->count_lines[i]);
-            pr->stated += v;
-            pr->have_count = true;
-            counted = true;
-        }
-        if (counted)
-            continue;
-        bool framing = false;
-        for (size_t i = 0; i < pf->n_skip_prefix && !framing; i++)
-            framing = starts_with(t, tn, pf->skip_prefix[i]);
-        if (framing)
-            continue;
-        if (pr->state == ST_AFTER_SUMMARY)
-            return reader_fail(&pr->base, "%s: line %llu: text after the bill's summary; "
-                                          "nothing is loaded from it", pr->base.path,
-                               (unsigned long long)line);
-        /* Fields, reading on while a quoted field spans lines. */
-        for (;;) {
-            size_t body = pr->text.len - break_len(pr->text.data, pr->text.len);
-            int sp = split_fields(pr, pr->text.data, body);
-            if (sp < 0)
-                return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-            if (sp == 1)
-                break;
-            size_t before = pr->raw.len;
-            uint64_t more_line;
-            got = read_line(pr, &more_line);
-            if (got < 0)
-                return READ_FAILED;
-            if (got == 0) {
-                /* An unterminated quote at the end: the rest as one field. */
-                pr->text.len = body;
-                if (!buf_append_char(&pr->text, '"'))
-                    return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-                continue;
-            }
-            conv = to_text(pr, before);
-            if (conv < 0)
-                return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-            if (conv == 0) {
-                pr->data_rows += pr->have_header && pr->state == ST_ROWS;
-                memset(out, 0, sizeof *out);
-                out->line = line;
-                out->raw = pr->raw.data;
-                out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
-                out->error = pr->msg;
-                return READ_RECORD;
-            }
-        }
-        /* Reading on may have moved the text. */
-        t = pr->text.data;
-        tn = pr->text.len;
-        if (pr->state == ST_SUMMARY_DATA) {
-            pr->state = ST_AFTER_SUMMARY;
-            if (pr->count_idx >= 0 && (size_t)pr->count_idx < pr->nvals) {
-                clean_value(pr, (size_t)pr->count_idx);
-                const char *v = pr->vals.data + pr->voff[pr->count_idx];
-                size_t vn = pr->vlen[pr->count_idx];
-                int64_t c;
-                if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c))
-                    return reader_fail(&pr->base, "%s: line %llu: the summary's %s is not a "
-                                                  "count: \"%.*s\"", pr->base.path,
-                                       (unsigned long long)line, pf->count_column,
-                                       (int)(vn > 40 ? 40 : vn), v);
-                pr->stated = (uint64_t)c;
-                pr->have_count = true;
-            }
-            continue;
-        }
-        if (pf->end_prefix && pr->have_header && starts_with(t, tn, pf->end_prefix)) {
-            pr->state = ST_SUMMARY_DATA;
-            pr->count_idx = -1;
-            for (size_t i = 0; pf->count_column && i < pr->nvals; i++) {
-                clean_value(pr, i);
-                if (pr->vlen[i] == strlen(pf->count_column) &&
-                    memcmp(pr->vals.data + pr->voff[i], pf->count_column, pr->vlen[i]) == 0)
-                    pr->count_idx = (int)i;
-            }
-            if (pf->count_column && pr->count_idx < 0)
-                return reader_fail(&pr->base, "%s: line %llu: the summary header has no %s "
-                                              "column", pr->base.path, (unsigned long long)line,
-                                   pf->count_column);
-            continue;
-        }
-        if (pf->row_type_header) {
-            clean_value(pr, 0);
-            const char *rt = pr->vals.data + pr->voff[0];
-            size_t rn = pr->vlen[0];
-            bool is_header = rn == strlen(pf->row_type_header) &&
-                             memcmp(rt, pf->row_type_header, rn) == 0;
-            if (is_header) {
-                /* Back to the raw split: take_header cleans every name. */
-                if (split_fields(pr, pr->text.data,
-                                 pr->text.len - break_len(pr->text.data, pr->text.len)) < 0)
-                    return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-                if (!take_header(pr))
-                    return READ_FAILED;
-                if (want_header)
-                    return READ_RECORD;
-                continue;
-            }
-            bool data = false;
-            for (size_t i = 0; i < pf->n_row_type_data && !data; i++)
-                data = rn == strlen(pf->row_type_data[i]) &&
-                       memcmp(rt, pf->row_type_data[i], rn) == 0;
-            if (!data || !pr->have_header)
-                continue; /* framing: RH, FH, SH, SF, ... */
-        } else if (!pr->have_header) {
-            if (!take_header(pr))
-                return READ_FAILED;
-            if (want_header)
-                return READ_RECORD;
-            continue;
-        }
-        if (want_header)
-            continue;
-        /* A data row. */
-        pr->data_rows++;
-        memset(out, 0, sizeof *out);
-        out->line = line;
-        out->raw = pr->text.data;
-        out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
-        if (pr->nvals != pr->ncols) {
-            snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
-                     pr->ncols, pr->nvals);
-            out->error = pr->msg;
-            return READ_RECORD;
-        }
-        for (size_t i = 0; i < pr->nvals; i++)
-            clean_value(pr, i);
-        switch (build_row(pr, out)) {
-        case ROW_OK:
-            break;
-        case ROW_SKIP:
-            out->skipped = true;
-            break;
-        case ROW_REJECT:
-            out->error = pr->msg;
-            break;
-        case ROW_OOM:
-            return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-        }
-        return READ_RECORD;
+        read_result rr = READ_FAILED;
+        uint64_t line;
+        line_step st = read_text_line(pr, out, want_header, &line, &rr);
+        if (st == LINE_UNDECIDED)
+            st = skip_framing(pr, line, &rr);
+        if (st == LINE_UNDECIDED)
+            st = split_record(pr, out, line, &rr);
+        if (st == LINE_UNDECIDED)
+            st = summary_line(pr, line, &rr);
+        if (st == LINE_UNDECIDED)
+            st = header_line(pr, want_header, &rr);
+        if (st == LINE_UNDECIDED)
+            return data_row(pr, out, line);
+        if (st == LINE_STOP)
+            return rr;
     }
 }
 
@@ -1004,6 +1165,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     }
     pr->base.next = profile_next;
     pr->base.close = profile_close;
+    pr->base.checks_utf8 = true;
     pr->base.path = path;
     pr->pf = opt->profile;
     pr->count_idx = -1;

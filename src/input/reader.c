@@ -1,6 +1,6 @@
 /*
- * reader.c - format choice, the column table, the shared line splitter, and
- * the dispatch to the CSV or NDJSON reader (see reader.h).
+ * reader.c - format choice, the shared line splitter, and the dispatch to
+ * the CSV, NDJSON or profile reader (see reader.h).
  */
 #include "input/reader_impl.h"
 
@@ -16,34 +16,6 @@
 #define IDEMLOAD_READ_WINDOW (256 * 1024)
 #endif
 #define WINDOW IDEMLOAD_READ_WINDOW
-
-static const char *const column_names[COL_COUNT] = {
-    [COL_TENANT_ID] = "tenant_id",
-    [COL_CHANNEL] = "channel",
-    [COL_OUT_TRADE_NO] = "out_trade_no",
-    [COL_CALLBACK_TYPE] = "callback_type",
-    [COL_STATUS] = "status",
-    [COL_PAYLOAD] = "payload",
-    [COL_RECEIVED_AT] = "received_at",
-};
-
-const char *column_name(column c)
-{
-    return column_names[c];
-}
-
-int column_lookup(const char *name, size_t len)
-{
-    for (int c = 0; c < COL_COUNT; c++)
-        if (strlen(column_names[c]) == len && strncasecmp(column_names[c], name, len) == 0)
-            return c;
-    return -1;
-}
-
-bool column_required(column c)
-{
-    return c != COL_STATUS;
-}
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -95,6 +67,11 @@ read_result reader_next(reader *r, raw_record *out)
     if (r->err.len > 0)
         return READ_FAILED;
     return r->next(r, out);
+}
+
+bool reader_records_need_utf8_check(const reader *r)
+{
+    return !r->checks_utf8;
 }
 
 const char *reader_error(const reader *r)

@@ -54,6 +54,14 @@ read_result reader_next(reader *r, raw_record *out);
 const char *reader_error(const reader *r);
 void reader_close(reader **r);
 
+/*
+ * Whether records from r may hold invalid UTF-8 or a NUL byte that the
+ * reader has not already rejected, so that validation must check their raw
+ * text (CSV: libcsv splits bytes; the NDJSON and profile readers check
+ * every line themselves).
+ */
+bool reader_records_need_utf8_check(const reader *r);
+
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

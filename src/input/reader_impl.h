@@ -13,6 +13,7 @@ struct reader {
     void (*close)(reader *r);
     const char *path;
     buf err;
+    bool checks_utf8;   /* the reader rejects invalid UTF-8 and NUL itself */
 };
 
 /*

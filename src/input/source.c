@@ -114,16 +114,9 @@ static bool fill_raw(source *s)
 
 static void *read_ahead(void *arg);
 
-source *source_open(const char *path, buf *err)
+/* Opens path (or takes standard input for "-") into s->fd and s->name. */
+static bool open_fd(source *s, const char *path, buf *err)
 {
-    source *s = calloc(1, sizeof *s);
-    if (!s) {
-        buf_printf(err, "%s: out of memory", path);
-        return NULL;
-    }
-    s->raw_size = -1;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
     if (strcmp(path, "-") == 0) {
         s->fd = STDIN_FILENO;
         s->name = strdup("standard input");
@@ -134,32 +127,41 @@ source *source_open(const char *path, buf *err)
         if (s->fd < 0) {
             buf_printf(err, "%s: cannot open: %s", path, strerror(errno));
             s->owns_fd = false;
-            source_close(&s);
-            return NULL;
+            return false;
         }
     }
     s->raw = malloc(RAW_CHUNK);
     if (!s->name || !s->raw) {
         buf_printf(err, "%s: out of memory", path);
-        source_close(&s);
-        return NULL;
+        return false;
     }
+    return true;
+}
+
+/* Refuses a directory; notes a regular file's size for progress. */
+static bool check_file_type(source *s, const char *path, buf *err)
+{
     struct stat st;
     if (fstat(s->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             buf_printf(err, "%s: is a directory", path);
-            source_close(&s);
-            return NULL;
+            return false;
         }
         if (S_ISREG(st.st_mode))
             s->raw_size = (int64_t)st.st_size;
     }
+    return true;
+}
+
+/* Reads the magic bytes and starts the gzip or zip decoder they name
+ * (plain bytes need none). */
+static bool start_decoder(source *s, const char *path, buf *err)
+{
     /* Sniff the magic bytes: read until four bytes are there or input ends. */
     while (s->raw_len < 4 && !s->eof) {
         if (!fill_raw(s)) {
             buf_append_str(err, buf_cstr(&s->err));
-            source_close(&s);
-            return NULL;
+            return false;
         }
     }
     if (s->raw_len >= 2 && s->raw[0] == 0x1f && s->raw[1] == 0x8b) {
@@ -167,8 +169,7 @@ source *source_open(const char *path, buf *err)
         /* 16 + MAX_WBITS: gzip wrapper only, with its CRC and length check. */
         if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK) {
             buf_printf(err, "%s: cannot start gzip decoder", path);
-            source_close(&s);
-            return NULL;
+            return false;
         }
         s->zs_live = true;
         s->member_open = true;
@@ -177,24 +178,45 @@ source *source_open(const char *path, buf *err)
         s->zip = zip_stream_new();
         if (!s->zip) {
             buf_printf(err, "%s: out of memory", path);
-            source_close(&s);
-            return NULL;
+            return false;
         }
     }
+    return true;
+}
+
+/* Allocates the read-ahead blocks and starts the thread that fills them. */
+static bool start_read_ahead(source *s, const char *path, buf *err)
+{
     for (int i = 0; i < RA_BLOCKS; i++) {
         s->ra[i].data = malloc(RA_BLOCK_SIZE);
         if (!s->ra[i].data) {
             buf_printf(err, "%s: out of memory", path);
-            source_close(&s);
-            return NULL;
+            return false;
         }
     }
     if (pthread_create(&s->ra_thread, NULL, read_ahead, s) != 0) {
         buf_printf(err, "%s: cannot start the read-ahead thread", path);
+        return false;
+    }
+    s->ra_live = true;
+    return true;
+}
+
+source *source_open(const char *path, buf *err)
+{
+    source *s = calloc(1, sizeof *s);
+    if (!s) {
+        buf_printf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    s->raw_size = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (!open_fd(s, path, err) || !check_file_type(s, path, err) ||
+        !start_decoder(s, path, err) || !start_read_ahead(s, path, err)) {
         source_close(&s);
         return NULL;
     }
-    s->ra_live = true;
     return s;
 }
 

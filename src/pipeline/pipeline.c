@@ -285,8 +285,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         return EXIT_USAGE;
     }
 
-    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
-                   .check_utf8 = fmt == FORMAT_CSV && !cfg->profile};
+    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog};
     int code = EXIT_OK;
     chunk_feed feed = {0};
     bool feed_started = false;
@@ -323,6 +322,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         code = EXIT_INPUT;
         goto out;
     }
+    fr.check_utf8 = reader_records_need_utf8_check(fr.rdr);
     if (ld) {
         code = loader_begin_file(ld, &id, cfg->chunk_rows, &plan);
         if (code != EXIT_OK) {

@@ -412,6 +412,91 @@ static json_kind kind_of(unsigned char first)
  * first), nested inside `depth` containers already, and moves *pos just past
  * it.  *escaped tells whether a string value held an escape.
  */
+/*
+ * The scalar at *p (a string, true, false, null or a number), *p moved past
+ * it; *esc, when not NULL, says whether a string held an escape.
+ */
+static bool scan_scalar(const unsigned char *s, size_t len, size_t *p, bool *esc,
+                        json_error *err)
+{
+    switch (s[*p]) {
+    case '"':
+        return scan_string(s, len, p, esc, err);
+    case 't':
+        return scan_literal(s, len, p, "true", 4, err);
+    case 'f':
+        return scan_literal(s, len, p, "false", 5, err);
+    case 'n':
+        return scan_literal(s, len, p, "null", 4, err);
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        return scan_number(s, len, p, err);
+    default:
+        return fail_byte(err, s, len, *p, "expected a value");
+    }
+}
+
+/*
+ * Opens the object or array at *p.  Returns 1 when it holds elements: one
+ * level deeper, its kind noted in *nest, *p at its first value (an object's
+ * first key read); 0 when it is empty, *p past it; -1 on an error.
+ */
+static int open_container(const unsigned char *s, size_t len, size_t *p, unsigned *depth,
+                          nest_bits *nest, json_error *err)
+{
+    unsigned char c = s[*p];
+    unsigned char close = c == '{' ? '}' : ']';
+
+    if (*depth >= JSON_MAX_DEPTH) {
+        fail(err, "nesting too deep", *p);
+        return -1;
+    }
+    *p = skip_ws(s, len, *p + 1);
+    if (*p < len && s[*p] == close) {
+        (*p)++;
+        return 0; /* empty: nothing stays open */
+    }
+    unsigned d = ++*depth;
+    if (c == '{') {
+        nest->word[d / 64] |= UINT64_C(1) << (d % 64);
+        if (!scan_key(s, len, p, NULL, NULL, err))
+            return -1;
+    } else {
+        nest->word[d / 64] &= ~(UINT64_C(1) << (d % 64));
+    }
+    return 1;
+}
+
+/*
+ * After a value: closes containers until one takes another element (1, *p
+ * at it, an object's key read) or the depth is back at base (0).  -1 on an
+ * error.
+ */
+static int close_containers(const unsigned char *s, size_t len, size_t *p, unsigned *depth,
+                            unsigned base, const nest_bits *nest, json_error *err)
+{
+    for (;;) {
+        if (*depth == base)
+            return 0;
+        unsigned d = *depth;
+        bool in_object = (nest->word[d / 64] >> (d % 64)) & 1;
+        *p = skip_ws(s, len, *p);
+        if (*p < len && s[*p] == ',') {
+            *p = skip_ws(s, len, *p + 1);
+            if (in_object && !scan_key(s, len, p, NULL, NULL, err))
+                return -1;
+            return 1;
+        }
+        if (*p < len && s[*p] == (in_object ? '}' : ']')) {
+            (*p)++;
+            (*depth)--;
+            continue;
+        }
+        fail_byte(err, s, len, *p, in_object ? "expected ',' or '}'" : "expected ',' or ']'");
+        return -1;
+    }
+}
+
 static bool scan_value(const unsigned char *s, size_t len, size_t *pos, unsigned depth,
                        bool *escaped, json_error *err)
 {
@@ -423,82 +508,26 @@ static bool scan_value(const unsigned char *s, size_t len, size_t *pos, unsigned
     for (;;) {
         if (p >= len)
             return fail(err, "unexpected end of input", p);
-
-        unsigned char c = s[p];
-
-        switch (c) {
-        case '{':
-        case '[': {
-            unsigned char close = c == '{' ? '}' : ']';
-
-            if (depth >= JSON_MAX_DEPTH)
-                return fail(err, "nesting too deep", p);
-            p = skip_ws(s, len, p + 1);
-            if (p < len && s[p] == close) {
-                p++;
-                break; /* empty: nothing stays open */
-            }
-            depth++;
-            if (c == '{') {
-                nest.word[depth / 64] |= UINT64_C(1) << (depth % 64);
-                if (!scan_key(s, len, &p, NULL, NULL, err))
-                    return false;
-            } else {
-                nest.word[depth / 64] &= ~(UINT64_C(1) << (depth % 64));
-            }
-            continue; /* on to the first element */
-        }
-        case '"':
+        if (s[p] == '{' || s[p] == '[') {
+            int opened = open_container(s, len, &p, &depth, &nest, err);
+            if (opened < 0)
+                return false;
+            if (opened > 0)
+                continue; /* on to the first element */
+        } else {
             /* Only a string that is the whole value counts as escaped. */
-            if (!scan_string(s, len, &p, depth == base ? &esc : NULL, err))
+            if (!scan_scalar(s, len, &p, depth == base ? &esc : NULL, err))
                 return false;
-            break;
-        case 't':
-            if (!scan_literal(s, len, &p, "true", 4, err))
-                return false;
-            break;
-        case 'f':
-            if (!scan_literal(s, len, &p, "false", 5, err))
-                return false;
-            break;
-        case 'n':
-            if (!scan_literal(s, len, &p, "null", 4, err))
-                return false;
-            break;
-        case '-': case '0': case '1': case '2': case '3': case '4':
-        case '5': case '6': case '7': case '8': case '9':
-            if (!scan_number(s, len, &p, err))
-                return false;
-            break;
-        default:
-            return fail_byte(err, s, len, p, "expected a value");
         }
-
         /* A value just ended: close containers until one takes another element. */
-        for (;;) {
-            bool in_object;
-
-            if (depth == base) {
-                *pos = p;
-                if (escaped != NULL)
-                    *escaped = esc;
-                return true;
-            }
-            in_object = (nest.word[depth / 64] >> (depth % 64)) & 1;
-            p = skip_ws(s, len, p);
-            if (p < len && s[p] == ',') {
-                p = skip_ws(s, len, p + 1);
-                if (in_object && !scan_key(s, len, &p, NULL, NULL, err))
-                    return false;
-                break;
-            }
-            if (p < len && s[p] == (in_object ? '}' : ']')) {
-                p++;
-                depth--;
-                continue;
-            }
-            return fail_byte(err, s, len, p,
-                             in_object ? "expected ',' or '}'" : "expected ',' or ']'");
+        int more = close_containers(s, len, &p, &depth, base, &nest, err);
+        if (more < 0)
+            return false;
+        if (more == 0) {
+            *pos = p;
+            if (escaped != NULL)
+                *escaped = esc;
+            return true;
         }
     }
 }

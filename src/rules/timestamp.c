@@ -29,35 +29,30 @@
 #define EPOCH_DAYS_FROM_0000_03_01 719468
 #define DAYS_PER_ERA 146097 /* 400 Gregorian years */
 
-static bool
-is_digit(char c)
+static bool is_digit(char c)
 {
-    return (unsigned char) (c - '0') <= 9;
+    return (unsigned char)(c - '0') <= 9;
 }
 
-static bool
-is_space(char c)
+static bool is_space(char c)
 {
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
 /* Two digits at p as a number, or -1 if either is not a digit. */
-static int
-two_digits(const char *p)
+static int two_digits(const char *p)
 {
-    unsigned hi = (unsigned char) p[0] - (unsigned) '0';
-    unsigned lo = (unsigned char) p[1] - (unsigned) '0';
-    return hi <= 9 && lo <= 9 ? (int) (hi * 10 + lo) : -1;
+    unsigned hi = (unsigned char)p[0] - (unsigned)'0';
+    unsigned lo = (unsigned char)p[1] - (unsigned)'0';
+    return hi <= 9 && lo <= 9 ? (int)(hi * 10 + lo) : -1;
 }
 
-static bool
-is_leap(int y)
+static bool is_leap(int y)
 {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-static int
-days_in_month(int y, int m)
+static int days_in_month(int y, int m)
 {
     static const unsigned char days[12] = {31, 28, 31, 30, 31, 30,
                                            31, 31, 30, 31, 30, 31};
@@ -69,20 +64,18 @@ days_in_month(int y, int m)
  * years 1..9999: counted from 0000-03-01 so that the leap day ends a year,
  * in unsigned arithmetic so that every division is by a constant.
  */
-static int32_t
-days_from_civil(unsigned y, unsigned m, unsigned d)
+static int32_t days_from_civil(unsigned y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     unsigned era = y / 400;
     unsigned yoe = y - era * 400;                        /* [0, 399] */
     unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
     unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; /* [0, 146096] */
-    return (int32_t) (era * DAYS_PER_ERA + doe) - EPOCH_DAYS_FROM_0000_03_01;
+    return (int32_t)(era * DAYS_PER_ERA + doe) - EPOCH_DAYS_FROM_0000_03_01;
 }
 
 /* Inverse of days_from_civil, for any day an int64_t of microseconds holds. */
-static void
-civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     z += EPOCH_DAYS_FROM_0000_03_01;
     int64_t era = (z >= 0 ? z : z - (DAYS_PER_ERA - 1)) / DAYS_PER_ERA;
@@ -90,8 +83,8 @@ civil_from_days(int64_t z, int64_t *y, int *m, int *d)
     int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
     int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     int64_t mp = (5 * doy + 2) / 153;
-    *d = (int) (doy - (153 * mp + 2) / 5 + 1);
-    *m = (int) (mp < 10 ? mp + 3 : mp - 9);
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
     *y = yoe + era * 400 + (*m <= 2);
 }
 
@@ -99,13 +92,10 @@ civil_from_days(int64_t z, int64_t *y, int *m, int *d)
  * Parses the offset at [p, end), which starts with '+', '-', 'Z' or 'z', into
  * seconds east of UTC.
  */
-static bool
-parse_offset(const char *p, const char *end, int *out_sec, const char **reason)
+static bool parse_offset(const char *p, const char *end, int *out_sec, const char **reason)
 {
-    if (*p == 'Z' || *p == 'z')
-    {
-        if (unlikely(p + 1 != end))
-        {
+    if (*p == 'Z' || *p == 'z') {
+        if (unlikely(p + 1 != end)) {
             *reason = "unexpected text after UTC offset";
             return false;
         }
@@ -114,31 +104,26 @@ parse_offset(const char *p, const char *end, int *out_sec, const char **reason)
     }
 
     int sign = *p++ == '-' ? -1 : 1;
-    size_t n = (size_t) (end - p);
+    size_t n = (size_t)(end - p);
     int hh, mm = 0;
 
-    if (unlikely(n < 2 || (hh = two_digits(p)) < 0))
-    {
+    if (unlikely(n < 2 || (hh = two_digits(p)) < 0)) {
         *reason = "bad UTC offset";
         return false;
     }
     p += 2;
     n -= 2;
-    if (n > 0)
-    {
-        if (*p == ':')
-        {
+    if (n > 0) {
+        if (*p == ':') {
             p++;
             n--;
         }
-        if (unlikely(n != 2 || (mm = two_digits(p)) < 0))
-        {
+        if (unlikely(n != 2 || (mm = two_digits(p)) < 0)) {
             *reason = "bad UTC offset";
             return false;
         }
     }
-    if (unlikely(hh > 15 || mm > 59))
-    {
+    if (unlikely(hh > 15 || mm > 59)) {
         *reason = "UTC offset out of range";
         return false;
     }
@@ -146,8 +131,157 @@ parse_offset(const char *p, const char *end, int *out_sec, const char **reason)
     return true;
 }
 
-bool
-ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
+/*
+ * The date YYYY-MM-DD at *p, fixed width so that every field is read at a
+ * known place, and the 'T' or space after it; *p moves past both.
+ */
+static inline bool parse_date(const char **pp, const char *end, int *year, int *month, int *day,
+                              const char **reason)
+{
+    const char *p = *pp;
+    if (unlikely(end - p < 10 || p[4] != '-' || p[7] != '-')) {
+        *reason = "expected a date as YYYY-MM-DD";
+        return false;
+    }
+    int hi = two_digits(p), lo = two_digits(p + 2);
+    *month = two_digits(p + 5);
+    *day = two_digits(p + 8);
+    if (unlikely(hi < 0 || lo < 0 || *month < 0 || *day < 0)) {
+        *reason = "expected a date as YYYY-MM-DD";
+        return false;
+    }
+    *year = hi * 100 + lo;
+    if (unlikely(*year < 1)) {
+        *reason = "year out of range";
+        return false;
+    }
+    if (unlikely(*month < 1 || *month > 12)) {
+        *reason = "month out of range";
+        return false;
+    }
+    if (unlikely(*day < 1 || *day > days_in_month(*year, *month))) {
+        *reason = "day out of range for month";
+        return false;
+    }
+    p += 10;
+
+    if (unlikely(p == end)) {
+        *reason = "no time of day";
+        return false;
+    }
+    if (unlikely(*p != 'T' && *p != 't' && *p != ' ')) {
+        *reason = is_digit(*p) ? "expected a date as YYYY-MM-DD"
+                               : "expected 'T' or a space after the date";
+        return false;
+    }
+    *pp = p + 1;
+    return true;
+}
+
+/*
+ * The time of day HH:MM[:SS] at *p, as seconds since midnight (a leap
+ * second counts as the next minute's first); *p moves past it.
+ * *has_seconds says whether a fraction may follow.
+ */
+static inline bool parse_time(const char **pp, const char *end, int *out_sec, bool *has_seconds,
+                              const char **reason)
+{
+    const char *p = *pp;
+    int hour, minute, second = 0;
+    *has_seconds = false;
+    if (unlikely(end - p < 5 || (hour = two_digits(p)) < 0 || p[2] != ':' ||
+                 (minute = two_digits(p + 3)) < 0)) {
+        *reason = "expected a time as HH:MM or HH:MM:SS";
+        return false;
+    }
+    p += 5;
+    if (p < end && *p == ':') {
+        if (unlikely(end - p < 3 || (second = two_digits(p + 1)) < 0)) {
+            *reason = "expected a time as HH:MM or HH:MM:SS";
+            return false;
+        }
+        p += 3;
+        *has_seconds = true;
+    }
+    if (unlikely(p < end && is_digit(*p))) {
+        *reason = "expected a time as HH:MM or HH:MM:SS";
+        return false;
+    }
+    if (unlikely(hour > 23)) {
+        *reason = "hour out of range";
+        return false;
+    }
+    if (unlikely(minute > 59)) {
+        *reason = "minute out of range";
+        return false;
+    }
+    if (unlikely(second > 60)) {
+        *reason = "second out of range";
+        return false;
+    }
+    *out_sec = hour * 3600 + minute * 60 + second;
+    *pp = p;
+    return true;
+}
+
+/*
+ * The fraction of a second after '.' or ',' at *p, if there is one, as
+ * microseconds; *p moves past it.  The first six digits are the
+ * microseconds; the seventh alone decides rounding half up, since the
+ * digits after it can only add less than half a microsecond.  Rounding may
+ * give 1000000, which the caller's arithmetic absorbs like a leap second.
+ */
+static inline bool parse_fraction(const char **pp, const char *end, int64_t *out_us,
+                                  const char **reason)
+{
+    static const int32_t scale[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+    const char *p = *pp;
+    int64_t frac_us = 0;
+    *out_us = 0;
+    if (p == end || (*p != '.' && *p != ','))
+        return true;
+    const char *digits = ++p;
+    const char *six_end = end - p > 6 ? p + 6 : end;
+    while (p < six_end && is_digit(*p))
+        frac_us = frac_us * 10 + (*p++ - '0');
+    size_t ndigits = (size_t)(p - digits);
+    if (unlikely(ndigits == 0)) {
+        *reason = "no digits after the decimal point";
+        return false;
+    }
+    frac_us *= scale[ndigits];
+    if (p < end && is_digit(*p)) {
+        if (*p >= '5')
+            frac_us++;
+        while (p < end && is_digit(*p))
+            p++;
+    }
+    *out_us = frac_us;
+    *pp = p;
+    return true;
+}
+
+/*
+ * The UTC offset that ends the text at p, after at most one space, as
+ * seconds east of UTC.  A text without one is refused: its instant would
+ * depend on the server's TimeZone.
+ */
+static inline bool parse_zone(const char *p, const char *end, int *out_sec, const char **reason)
+{
+    if (p < end && *p == ' ')
+        p++;
+    if (unlikely(p == end)) {
+        *reason = "no UTC offset";
+        return false;
+    }
+    if (unlikely(*p != 'Z' && *p != 'z' && *p != '+' && *p != '-')) {
+        *reason = "unexpected text after the time";
+        return false;
+    }
+    return parse_offset(p, end, out_sec, reason);
+}
+
+bool ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
 {
     const char *p = s;
     const char *end = s + len;
@@ -156,169 +290,40 @@ ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason)
         p++;
     while (end > p && is_space(end[-1]))
         end--;
-    if (unlikely(p == end))
-    {
+    if (unlikely(p == end)) {
         *reason = "empty timestamp";
         return false;
     }
 
-    /* YYYY-MM-DD: fixed width, so every field is read at a known place. */
-    if (unlikely(end - p < 10 || p[4] != '-' || p[7] != '-'))
-    {
-        *reason = "expected a date as YYYY-MM-DD";
-        return false;
-    }
-    int hi = two_digits(p), lo = two_digits(p + 2);
-    int month = two_digits(p + 5);
-    int day = two_digits(p + 8);
-    if (unlikely(hi < 0 || lo < 0 || month < 0 || day < 0))
-    {
-        *reason = "expected a date as YYYY-MM-DD";
-        return false;
-    }
-    int year = hi * 100 + lo;
-    if (unlikely(year < 1))
-    {
-        *reason = "year out of range";
-        return false;
-    }
-    if (unlikely(month < 1 || month > 12))
-    {
-        *reason = "month out of range";
-        return false;
-    }
-    if (unlikely(day < 1 || day > days_in_month(year, month)))
-    {
-        *reason = "day out of range for month";
-        return false;
-    }
-    p += 10;
-
-    if (unlikely(p == end))
-    {
-        *reason = "no time of day";
-        return false;
-    }
-    if (unlikely(*p != 'T' && *p != 't' && *p != ' '))
-    {
-        *reason = is_digit(*p) ? "expected a date as YYYY-MM-DD"
-                               : "expected 'T' or a space after the date";
-        return false;
-    }
-    p++;
-
-    /* HH:MM[:SS[.fraction]] */
-    int hour, minute, second = 0;
-    bool has_seconds = false;
-    if (unlikely(end - p < 5 || (hour = two_digits(p)) < 0 || p[2] != ':' ||
-        (minute = two_digits(p + 3)) < 0))
-    {
-        *reason = "expected a time as HH:MM or HH:MM:SS";
-        return false;
-    }
-    p += 5;
-    if (p < end && *p == ':')
-    {
-        if (unlikely(end - p < 3 || (second = two_digits(p + 1)) < 0))
-        {
-            *reason = "expected a time as HH:MM or HH:MM:SS";
-            return false;
-        }
-        p += 3;
-        has_seconds = true;
-    }
-    if (unlikely(p < end && is_digit(*p)))
-    {
-        *reason = "expected a time as HH:MM or HH:MM:SS";
-        return false;
-    }
-    if (unlikely(hour > 23))
-    {
-        *reason = "hour out of range";
-        return false;
-    }
-    if (unlikely(minute > 59))
-    {
-        *reason = "minute out of range";
-        return false;
-    }
-    if (unlikely(second > 60))
-    {
-        *reason = "second out of range";
-        return false;
-    }
-
-    /*
-     * Fraction: the first six digits are the microseconds; the seventh alone
-     * decides rounding half up, since the digits after it can only add less
-     * than half a microsecond.  Rounding may carry into the seconds, which
-     * the arithmetic below absorbs like a leap second.
-     */
+    int year, month, day, sec_of_day, offset_sec;
+    bool has_seconds;
     int64_t frac_us = 0;
-    if (has_seconds && p < end && (*p == '.' || *p == ','))
-    {
-        static const int32_t scale[7] = {1000000, 100000, 10000, 1000,
-                                         100, 10, 1};
-        const char *digits = ++p;
-        const char *six_end = end - p > 6 ? p + 6 : end;
-        while (p < six_end && is_digit(*p))
-            frac_us = frac_us * 10 + (*p++ - '0');
-        size_t ndigits = (size_t) (p - digits);
-        if (unlikely(ndigits == 0))
-        {
-            *reason = "no digits after the decimal point";
-            return false;
-        }
-        frac_us *= scale[ndigits];
-        if (p < end && is_digit(*p))
-        {
-            if (*p >= '5')
-                frac_us++;
-            while (p < end && is_digit(*p))
-                p++;
-        }
-    }
-
-    if (p < end && *p == ' ')
-        p++;
-    if (unlikely(p == end))
-    {
-        *reason = "no UTC offset";
-        return false;
-    }
-    if (unlikely(*p != 'Z' && *p != 'z' && *p != '+' && *p != '-'))
-    {
-        *reason = "unexpected text after the time";
-        return false;
-    }
-    int offset_sec;
-    if (unlikely(!parse_offset(p, end, &offset_sec, reason)))
+    if (unlikely(!parse_date(&p, end, &year, &month, &day, reason)) ||
+        unlikely(!parse_time(&p, end, &sec_of_day, &has_seconds, reason)) ||
+        unlikely(has_seconds && !parse_fraction(&p, end, &frac_us, reason)) ||
+        unlikely(!parse_zone(p, end, &offset_sec, reason)))
         return false;
 
-    int64_t days = days_from_civil((unsigned) year, (unsigned) month,
-                                   (unsigned) day);
-    int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second - offset_sec;
+    int64_t days = days_from_civil((unsigned)year, (unsigned)month, (unsigned)day);
+    int64_t secs = days * 86400 + sec_of_day - offset_sec;
     *out_us = secs * US_PER_SEC + frac_us;
     return true;
 }
 
 /* Writes v (0..99) as two digits at p; returns the next free place. */
-static char *
-put2(char *p, unsigned v)
+static char *put2(char *p, unsigned v)
 {
-    p[0] = (char) ('0' + v / 10);
-    p[1] = (char) ('0' + v % 10);
+    p[0] = (char)('0' + v / 10);
+    p[1] = (char)('0' + v % 10);
     return p + 2;
 }
 
-size_t
-ts_format(int64_t us, char *out)
+size_t ts_format(int64_t us, char *out)
 {
     /* Floor division: instants before 1970 still get a time of day >= 0. */
     int64_t days = us / US_PER_DAY;
     int64_t rem = us % US_PER_DAY;
-    if (rem < 0)
-    {
+    if (rem < 0) {
         rem += US_PER_DAY;
         days--;
     }
@@ -327,32 +332,29 @@ ts_format(int64_t us, char *out)
     int month, day;
     civil_from_days(days, &year, &month, &day);
 
-    unsigned sec_of_day = (unsigned) (rem / US_PER_SEC);
-    unsigned micro = (unsigned) (rem % US_PER_SEC);
+    unsigned sec_of_day = (unsigned)(rem / US_PER_SEC);
+    unsigned micro = (unsigned)(rem % US_PER_SEC);
 
     /* PostgreSQL has no year 0: astronomical year y <= 0 is 1-y BC. */
     bool bc = year <= 0;
-    uint64_t uyear = (uint64_t) (bc ? 1 - year : year);
+    uint64_t uyear = (uint64_t)(bc ? 1 - year : year);
 
     char *p = out;
-    if (uyear < 10000)
-    {
-        p = put2(p, (unsigned) uyear / 100);
-        p = put2(p, (unsigned) uyear % 100);
-    }
-    else
-    {
+    if (uyear < 10000) {
+        p = put2(p, (unsigned)uyear / 100);
+        p = put2(p, (unsigned)uyear % 100);
+    } else {
         char digits[20];
         int ndigits = 0;
         for (; uyear > 0; uyear /= 10)
-            digits[ndigits++] = (char) ('0' + uyear % 10);
+            digits[ndigits++] = (char)('0' + uyear % 10);
         while (ndigits > 0)
             *p++ = digits[--ndigits];
     }
     *p++ = '-';
-    p = put2(p, (unsigned) month);
+    p = put2(p, (unsigned)month);
     *p++ = '-';
-    p = put2(p, (unsigned) day);
+    p = put2(p, (unsigned)day);
     *p++ = ' ';
     p = put2(p, sec_of_day / 3600);
     *p++ = ':';
@@ -365,11 +367,10 @@ ts_format(int64_t us, char *out)
     p = put2(p, micro % 100);
     memcpy(p, "+00", 3);
     p += 3;
-    if (bc)
-    {
+    if (bc) {
         memcpy(p, " BC", 3);
         p += 3;
     }
     *p = '\0';
-    return (size_t) (p - out);
+    return (size_t)(p - out);
 }

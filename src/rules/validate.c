@@ -207,6 +207,70 @@ static bool int_column(const raw_record *rec, const presets *pre, column c, int6
     return true;
 }
 
+/* received_at: a text with its UTC offset, as microseconds since the epoch. */
+static bool received_at_column(const raw_record *rec, const presets *pre, int64_t *out_us,
+                               buf *reason)
+{
+    const char *p;
+    size_t n;
+    json_kind jk;
+    field_kind k = value_of(rec, pre, COL_RECEIVED_AT, &p, &n, &jk);
+    if (k == FIELD_ABSENT || k == FIELD_NULL || (k == FIELD_TEXT && n == 0)) {
+        buf_append_str(reason, "received_at is missing");
+        return false;
+    }
+    const char *why;
+    if (k != FIELD_TEXT) {
+        buf_append_str(reason, "received_at must be a string");
+        return false;
+    }
+    trim_white_space(&p, &n);
+    if (!ts_parse(p, n, out_us, &why)) {
+        buf_printf(reason, "received_at: %s: \"%.*s\"", why, quote_len(p, n, 60), p);
+        return false;
+    }
+    return true;
+}
+
+/* payload: any JSON value but null, kept as written. */
+static bool payload_column(const raw_record *rec, const presets *pre, row *out, buf *reason)
+{
+    const char *p;
+    size_t n;
+    json_kind jk;
+    const field *pf = &rec->fields[COL_PAYLOAD];
+    field_kind k = value_of(rec, pre, COL_PAYLOAD, &p, &n, &jk);
+    if (k == FIELD_ABSENT) {
+        buf_append_str(reason, "payload is missing");
+        return false;
+    }
+    if (k == FIELD_NULL) {
+        buf_append_str(reason, "payload is null");
+        return false;
+    }
+    if (pf->kind != FIELD_ABSENT && pf->json) {
+        /* NDJSON: the member's own JSON text, validated by the reader. */
+        out->payload = pf->json;
+        out->payload_len = pf->json_len;
+        return true;
+    }
+    /* CSV field or --set: JSON text to check as jsonb would. */
+    json_kind kind;
+    json_error jerr;
+    if (!json_validate(p, n, &kind, &jerr)) {
+        buf_printf(reason, "payload is not valid JSON: %s at byte %zu", jerr.reason,
+                   jerr.offset + 1);
+        return false;
+    }
+    if (kind == JSON_KIND_NULL) {
+        buf_append_str(reason, "payload is JSON null");
+        return false;
+    }
+    out->payload = p;
+    out->payload_len = n;
+    return true;
+}
+
 bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
                      row *out, buf *reason)
 {
@@ -238,57 +302,8 @@ bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
     if (!int_column(rec, pre, COL_STATUS, INT16_MIN, INT16_MAX, false, &v, reason))
         return false;
     out->status = (int16_t)v;
-
-    const char *p;
-    size_t n;
-    json_kind jk;
-    field_kind k = value_of(rec, pre, COL_RECEIVED_AT, &p, &n, &jk);
-    if (k == FIELD_ABSENT || k == FIELD_NULL || (k == FIELD_TEXT && n == 0)) {
-        buf_append_str(reason, "received_at is missing");
-        return false;
-    }
-    const char *why;
-    if (k != FIELD_TEXT) {
-        buf_append_str(reason, "received_at must be a string");
-        return false;
-    }
-    trim_white_space(&p, &n);
-    if (!ts_parse(p, n, &out->received_us, &why)) {
-        buf_printf(reason, "received_at: %s: \"%.*s\"", why, quote_len(p, n, 60), p);
-        return false;
-    }
-
-    const field *pf = &rec->fields[COL_PAYLOAD];
-    k = value_of(rec, pre, COL_PAYLOAD, &p, &n, &jk);
-    if (k == FIELD_ABSENT) {
-        buf_append_str(reason, "payload is missing");
-        return false;
-    }
-    if (k == FIELD_NULL) {
-        buf_append_str(reason, "payload is null");
-        return false;
-    }
-    if (pf->kind != FIELD_ABSENT && pf->json) {
-        /* NDJSON: the member's own JSON text, validated by the reader. */
-        out->payload = pf->json;
-        out->payload_len = pf->json_len;
-    } else {
-        /* CSV field or --set: JSON text to check as jsonb would. */
-        json_kind kind;
-        json_error jerr;
-        if (!json_validate(p, n, &kind, &jerr)) {
-            buf_printf(reason, "payload is not valid JSON: %s at byte %zu", jerr.reason,
-                       jerr.offset + 1);
-            return false;
-        }
-        if (kind == JSON_KIND_NULL) {
-            buf_append_str(reason, "payload is JSON null");
-            return false;
-        }
-        out->payload = p;
-        out->payload_len = n;
-    }
-    return true;
+    return received_at_column(rec, pre, &out->received_us, reason) &&
+           payload_column(rec, pre, out, reason);
 }
 
 bool validate_preset(column c, const char *value, buf *reason)

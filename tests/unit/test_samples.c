@@ -97,7 +97,7 @@ static void run_sample(const sample *s)
         }
         last_line = rec.line;
         buf_clear(&reason);
-        if (validate_record(&rec, &pre, opt.format == FORMAT_CSV, &rw, &reason)) {
+        if (validate_record(&rec, &pre, reader_records_need_utf8_check(r), &rw, &reason)) {
             assert_true(chunk_add(ch, &rw));
             continue;
         }
