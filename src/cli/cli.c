@@ -38,7 +38,7 @@ static const command_def commands[] = {
 typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
-    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
+    OPT_DRY_RUN, OPT_REPORT, OPT_HTML, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
     OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME
 } opt_id;
 
@@ -74,6 +74,10 @@ static const option_def options[] = {
      "compute the exact figures against the live table, then roll back"},
     {OPT_REPORT, 0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE),
      "write a JSON report to PATH (- for standard output)"},
+    {OPT_HTML, 0, "html", "PATH", READING,
+     "write a self-contained HTML report to PATH: figures, charts per channel and over "
+     "time, rejects by reason, files"},
+
     {OPT_QUIET, 'q', "quiet", NULL, EVERY, "no progress line and no informational messages (the summary stays)"},
     {OPT_FORCE, 0, "force", NULL, CMDBIT(CMD_IMPORT),
      "load files the ledger holds as completed again"},
@@ -293,6 +297,13 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
             return CLI_ERROR;
         }
         cfg->report_path = arg;
+        break;
+    case OPT_HTML:
+        if (!*arg) {
+            buf_printf(err, "--html needs a path");
+            return CLI_ERROR;
+        }
+        cfg->html_path = arg;
         break;
     case OPT_QUIET:
         cfg->quiet = true;

@@ -63,6 +63,7 @@ typedef struct config {
     bool quiet;
     bool force;
     const char *report_path;     /* NULL: none; "-": stdout */
+    const char *html_path;       /* --html: NULL: none */
     int retries;
     int jobs;                    /* connections merging at once (--jobs) */
     bool apply;

@@ -7,6 +7,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "util/exitcodes.h"
 
 void load_counts_add(load_counts *to, const load_counts *from)
 {
@@ -31,7 +34,11 @@ bool run_report_init(run_report *rep, size_t n_files)
     memset(rep, 0, sizeof *rep);
     rep->files = calloc(n_files ? n_files : 1, sizeof *rep->files);
     rep->n_files = n_files;
-    return rep->files != NULL;
+    rep->started_at = (int64_t)time(NULL);
+    rep->timeline = timeline_new();
+    for (size_t i = 0; rep->files && i < n_files; i++)
+        rep->files[i].elapsed_s = -1;
+    return rep->files != NULL && rep->timeline != NULL;
 }
 
 void run_report_free(run_report *rep)
@@ -45,6 +52,36 @@ void run_report_free(run_report *rep)
     free(rep->files);
     rep->files = NULL;
     rep->n_files = 0;
+    for (size_t i = 0; i < rep->n_groups; i++) {
+        free(rep->groups[i].channel);
+        free(rep->groups[i].kind);
+    }
+    free(rep->groups);
+    rep->groups = NULL;
+    rep->n_groups = 0;
+    free(rep->target);
+    rep->target = NULL;
+    timeline_free(&rep->timeline);
+    reject_summary_free(&rep->rejects);
+}
+
+const char *exit_status_meaning(int code)
+{
+    switch (code) {
+    case EXIT_OK:
+        return "every row of every file loaded (or, in a dry run, would load)";
+    case EXIT_REJECTS:
+        return "finished, but some rows were rejected";
+    case EXIT_USAGE:
+        return "usage or configuration error";
+    case EXIT_INPUT:
+        return "an input could not be read or is corrupt";
+    case EXIT_DATABASE:
+        return "database error that retries did not overcome";
+    case EXIT_INTERRUPTED:
+        return "interrupted; committed chunks stay";
+    }
+    return "unknown status";
 }
 
 void file_report_set_error(file_report *fr, const char *msg)

@@ -40,6 +40,7 @@ typedef struct file_run {
     bool check_utf8;
     uint64_t rejected;      /* in this file, for --max-rejects */
     progress *prog;
+    timeline *tl;           /* written by the reading thread only */
     uint64_t rows_seen;
     bool stop;              /* set when loading gave up: stop reading */
     buf reason;
@@ -76,6 +77,9 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
         if (validate_record(&rec, &fr->cfg->presets, fr->check_utf8, &r, &fr->reason)) {
             if (!chunk_add(ch, &r))
                 return FILL_NO_MEMORY;
+            /* A chart is no reason to stop a load: a row it cannot place
+             * is counted as uncharted. */
+            (void)timeline_add(fr->tl, r.channel, r.channel_len, r.received_us);
             continue;
         }
         cc->rows_rejected++;
@@ -217,9 +221,10 @@ static int severity_of_rejects(const load_counts *c)
 }
 
 /* Loads or validates one file; fills fr_rep.  Returns its exit status. */
-static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
-                    file_report *rep)
+static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, timeline *tl,
+                    const char *path, file_report *rep)
 {
+    double started = now_seconds();
     rep->path = strdup(path);
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
     rep->format = format_name(fmt);
@@ -233,7 +238,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         return EXIT_USAGE;
     }
 
-    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
+    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog, .tl = tl,
                    .check_utf8 = fmt == FORMAT_CSV};
     int code = EXIT_OK;
     chunk_feed feed = {0};
@@ -253,6 +258,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             code = EXIT_INPUT;
             goto out;
         }
+        memcpy(rep->digest, id.digest, sizeof rep->digest);
     }
     fr.src = source_open(path, &fr.err);
     if (!fr.src) {
@@ -411,6 +417,7 @@ out:
     buf_free(&fr.reason);
     buf_free(&fr.err);
     buf_free(&load_err);
+    rep->elapsed_s = now_seconds() - started;
     return code;
 }
 
@@ -435,7 +442,7 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
             code = exit_worst(code, EXIT_INTERRUPTED);
             continue;
         }
-        int c = run_file(cfg, ld, rj, &prog, cfg->files[i], &rep->files[i]);
+        int c = run_file(cfg, ld, rj, &prog, rep->timeline, cfg->files[i], &rep->files[i]);
         code = exit_worst(code, c);
     }
     if (ld) {
@@ -443,6 +450,7 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
         code = exit_worst(code, c);
     }
     buf err = BUF_INIT;
+    rejects_take_summary(rj, &rep->rejects);
     if (!rejects_close(&rj, &err)) {
         log_error("%s", buf_cstr(&err));
         code = exit_worst(code, EXIT_INPUT);
