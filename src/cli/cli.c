@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/profile.h"
+
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
                 CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT))
@@ -33,13 +35,16 @@ static const command_def commands[] = {
     {CMD_CREATE_INDEX, "create-index", "[OPTIONS]",
      "build the partial unique index CONCURRENTLY, with progress"},
     {CMD_INIT, "init", "[OPTIONS]", "create the table and its unique index if absent"},
+    {CMD_PROFILES, "profiles", "[NAME]",
+     "list the built-in channel profiles, or print one as a profile file"},
 };
 
 typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
     OPT_DRY_RUN, OPT_REPORT, OPT_HTML, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
-    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME
+    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME, OPT_PROFILE, OPT_ENCODING,
+    OPT_TIMEZONE
 } opt_id;
 
 typedef struct option_def {
@@ -58,6 +63,14 @@ static const option_def options[] = {
     {OPT_FORMAT, 0, "format", "csv|ndjson", READING,
      "input format (default: from the name: .csv, .ndjson, .jsonl, optionally .gz)"},
     {OPT_DELIMITER, 0, "delimiter", "C", READING, "CSV field delimiter (default ,)"},
+    {OPT_PROFILE, 0, "profile", "NAME|PATH.json", READING,
+     "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
+     "a profile file ('idemload profiles' lists them)"},
+    {OPT_ENCODING, 0, "encoding", "utf-8|gbk", READING,
+     "with --profile: the bill's encoding (default: the profile's)"},
+    {OPT_TIMEZONE, 0, "timezone", "ZONE", READING,
+     "with --profile: zone of timestamps without an offset, +08:00, Z or an IANA name such "
+     "as Asia/Shanghai (default: the profile's)"},
     {OPT_SET, 0, "set", "COLUMN=VALUE", READING,
      "supply a column the file does not have, or a constant for another column of the "
      "table, set on the rows it inserts (repeatable)"},
@@ -96,7 +109,7 @@ static const option_def options[] = {
      "duplicate keys to list (default 20; 0: all)"},
     {OPT_INDEX_NAME, 0, "index-name", "NAME", CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT),
      "name of the unique index (default uk_<table>_biz_active)"},
-    {OPT_HELP, 'h', "help", NULL, EVERY, "show this help"},
+    {OPT_HELP, 'h', "help", NULL, EVERY | CMDBIT(CMD_PROFILES), "show this help"},
     {OPT_VERSION, 'V', "version", NULL, EVERY, "show the version"},
 };
 
@@ -345,6 +358,15 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
         }
         cfg->limit = (size_t)v;
         break;
+    case OPT_PROFILE:
+        cfg->profile_name = arg;
+        break;
+    case OPT_ENCODING:
+        cfg->encoding = arg;
+        break;
+    case OPT_TIMEZONE:
+        cfg->timezone = arg;
+        break;
     case OPT_INDEX_NAME:
         if (!*arg) {
             buf_printf(err, "--index-name needs a name");
@@ -370,6 +392,35 @@ static const option_def *find_short(char c)
         if (options[i].short_name == c)
             return &options[i];
     return NULL;
+}
+
+/* Loads --profile and applies --encoding and --timezone to it. */
+static bool cli_take_profile(config *cfg, buf *err)
+{
+    if (!cfg->profile_name) {
+        if (cfg->encoding || cfg->timezone) {
+            buf_printf(err, "%s goes with --profile", cfg->encoding ? "--encoding" : "--timezone");
+            return false;
+        }
+        return true;
+    }
+    cfg->profile = profile_load(cfg->profile_name, err);
+    if (!cfg->profile)
+        return false;
+    if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err))
+        return false;
+    if (!cfg->profile->col[COL_TENANT_ID].set && !cfg->presets.value[COL_TENANT_ID]) {
+        buf_printf(err, "profile %s takes tenant_id from the command line: a channel bill "
+                        "belongs to one merchant account; add --set tenant_id=N",
+                   cfg->profile->name);
+        return false;
+    }
+    if (!cfg->profile->col[COL_CHANNEL].set && !cfg->presets.value[COL_CHANNEL]) {
+        buf_printf(err, "profile %s names no channel; add --set channel=NAME",
+                   cfg->profile->name);
+        return false;
+    }
+    return true;
 }
 
 cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
@@ -457,6 +508,15 @@ cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
         if (r != CLI_RUN)
             return r;
     }
+    if (cfg->cmd == CMD_PROFILES) {
+        if (cfg->n_files > 1) {
+            buf_printf(err, "profiles takes at most one NAME; try 'idemload profiles --help'");
+            return CLI_ERROR;
+        }
+        return CLI_RUN;
+    }
+    if (!cli_take_profile(cfg, err))
+        return CLI_ERROR;
     bool wants_files = cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE;
     if (wants_files && cfg->n_files == 0) {
         buf_printf(err, "%s needs at least one FILE (or - for standard input); "

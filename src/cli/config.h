@@ -23,6 +23,7 @@ typedef enum command {
     CMD_DEDUPE,
     CMD_CREATE_INDEX,
     CMD_INIT,
+    CMD_PROFILES,
     CMD_COUNT
 } command;
 
@@ -73,6 +74,12 @@ typedef struct config {
     const char *index_name;      /* NULL: the default name */
     char **files;
     size_t n_files;
+    /* --profile: a channel bill's layout (owned: profile_free in main);
+     * NULL reads idemload's own CSV/NDJSON columns. */
+    struct profile *profile;
+    const char *profile_name;    /* as given */
+    const char *encoding;        /* --encoding, NULL: the profile's */
+    const char *timezone;        /* --timezone, NULL: the profile's */
 } config;
 
 /* Fills cfg with the defaults of every option. */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_profiles.h"
+#include "input/profile.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/html.h"
@@ -37,7 +39,8 @@ static int run_pipeline(const config *cfg)
             for (size_t i = 0; i < cfg->n_files; i++) {
                 file_report *fr = &rep.files[i];
                 fr->path = strdup(cfg->files[i]);
-                fr->format = format_name(cfg->format != FORMAT_AUTO ? cfg->format
+                fr->format = cfg->profile ? cfg->profile->name
+                             : format_name(cfg->format != FORMAT_AUTO ? cfg->format
                                                                     : format_from_name(cfg->files[i]));
                 fr->status = FILE_FAILED;
                 file_report_set_error(fr, "not loaded: the database or the target table could not be used "
@@ -111,6 +114,9 @@ int main(int argc, char **argv)
     case CMD_CREATE_INDEX:
         code = tools_create_index(&cfg);
         break;
+    case CMD_PROFILES:
+        code = cli_profiles(&cfg);
+        break;
     default:
         code = EXIT_USAGE;
         break;
@@ -121,6 +127,7 @@ out:
         code = exit_worst(code, EXIT_INPUT);
     }
     free(cfg.files);
+    profile_free(&cfg.profile);
     buf_free(&err);
     return code;
 }

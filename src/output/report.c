@@ -15,6 +15,7 @@ void load_counts_add(load_counts *to, const load_counts *from)
 {
     to->rows_read += from->rows_read;
     to->rows_rejected += from->rows_rejected;
+    to->rows_skipped += from->rows_skipped;
     to->rows_deduplicated += from->rows_deduplicated;
     to->inserted += from->inserted;
     to->updated += from->updated;
@@ -130,9 +131,12 @@ static void print_counts(FILE *fp, const char *indent, const load_counts *c, boo
     fprintf(fp, "%srows read %llu, rejected %llu, deduplicated %llu", indent,
             (unsigned long long)c->rows_read, (unsigned long long)c->rows_rejected,
             (unsigned long long)c->rows_deduplicated);
+    if (c->rows_skipped > 0)
+        fprintf(fp, ", skipped %llu", (unsigned long long)c->rows_skipped);
     if (validate_only)
-        fprintf(fp, ", would merge %llu", (unsigned long long)(c->rows_read - c->rows_rejected -
-                                                               c->rows_deduplicated));
+        fprintf(fp, ", would merge %llu",
+                (unsigned long long)(c->rows_read - c->rows_rejected - c->rows_skipped -
+                                     c->rows_deduplicated));
     fprintf(fp, "\n");
     if (!validate_only)
         fprintf(fp, "%sinserted %llu, updated %llu, unchanged %llu, stale %llu, existing %llu\n",
@@ -167,9 +171,10 @@ void report_print_summary(const run_report *rep, FILE *fp)
 
 static json_t *counts_json(const load_counts *c)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rows_read", (json_int_t)c->rows_read,
                      "rows_rejected", (json_int_t)c->rows_rejected,
+                     "rows_skipped", (json_int_t)c->rows_skipped,
                      "rows_deduplicated", (json_int_t)c->rows_deduplicated,
                      "inserted", (json_int_t)c->inserted,
                      "updated", (json_int_t)c->updated,

@@ -18,6 +18,7 @@
 typedef struct load_counts {
     uint64_t rows_read;
     uint64_t rows_rejected;
+    uint64_t rows_skipped;      /* rows a channel profile skips on purpose */
     uint64_t rows_deduplicated;
     uint64_t inserted;
     uint64_t updated;

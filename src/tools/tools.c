@@ -50,19 +50,17 @@ int tools_init(const config *cfg)
     const char *vals[] = {buf_cstr(&table), buf_cstr(&index)};
     /* Serialize concurrent inits: CREATE ... IF NOT EXISTS alone can still
      * collide on the catalog when two sessions create at the same moment. */
-    bool ok = db_exec(d, "BEGIN") &&
-              db_exec(d, "SELECT pg_advisory_xact_lock(7350323339418284033)") &&
+    bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK) &&
               sql_render(&sql, SQL_INIT_TABLE, 2, names, vals) && db_exec(d, buf_cstr(&sql));
     if (ok) {
         buf_clear(&sql);
         ok = sql_render(&sql, SQL_INIT_INDEX, 2, names, vals) && db_exec(d, buf_cstr(&sql)) &&
-             db_exec(d, "COMMIT");
+             db_commit(d);
     }
     if (!ok) {
         log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d),
                   db_sqlstate(d));
-        code = strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "3F", 2) == 0
-                   ? EXIT_USAGE : EXIT_DATABASE;
+        code = db_failure_exit(d);
         goto out;
     }
     /* The table may have existed already in another shape: say whether it
