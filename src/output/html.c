@@ -462,7 +462,7 @@ static void render_rejects(page *pg, const run_report *rep)
         put(pg, "<p class=\"note\">No row was rejected.</p></section>\n");
         return;
     }
-    put(pg, "<table><tr><th>reason</th><th class=\"num\">rows</th><th>first examples "
+    put(pg, "<table id=\"reject-table\"><tr><th>reason</th><th class=\"num\">rows</th><th>first examples "
             "(file:line, the raw text)</th></tr>\n");
     for (size_t i = 0; i < s->n_groups; i++) {
         const reject_group *g = &s->groups[i];
@@ -486,7 +486,7 @@ static void render_rejects(page *pg, const run_report *rep)
 
 static void render_files(page *pg, const run_report *rep)
 {
-    put(pg, "<section id=\"files\"><h2>Files</h2>\n<table><tr><th>file</th><th>format</th>"
+    put(pg, "<section id=\"files\"><h2>Files</h2>\n<table id=\"file-table\"><tr><th>file</th><th>format</th>"
             "<th>status</th><th>SHA-256</th><th class=\"num\">time</th>"
             "<th class=\"num\">read</th><th class=\"num\">rejected</th>"
             "<th class=\"num\">dedup.</th>");

@@ -35,13 +35,13 @@ if page samples; then
         "$(json samples.json "r['tiles']['merge']")"
     check "samples: exit status shown" jtrue samples.json '"exit status" in r["text"] and "some rows were rejected" in r["text"]'
     check "samples: every file in the files table" jtrue samples.json \
-        'all(any(row[0].startswith(p) for row in r["tables"]["table1"]) for p in ["'"$S"'/statements-wechat-2026-11-28.csv.gz", "'"$S"'/statements-alipay-2026-11-28.ndjson", "'"$S"'/statements-mixed-2026-11-29.ndjson.gz"])'
+        'all(any(row[0].startswith(p) for row in r["tables"]["file-table"]) for p in ["'"$S"'/statements-wechat-2026-11-28.csv.gz", "'"$S"'/statements-alipay-2026-11-28.ndjson", "'"$S"'/statements-mixed-2026-11-29.ndjson.gz"])'
     check "samples: rejects by reason add up to the rejected rows" jtrue samples.json \
-        "sum(int(row[1]) for row in r['tables']['table0'][1:]) == $(json rep.json "r['totals']['rows_rejected']")"
+        "sum(int(row[1]) for row in r['tables']['reject-table'][1:]) == $(json rep.json "r['totals']['rows_rejected']")"
     check "samples: a reject example shows its file:line and raw text" jtrue samples.json \
         '"statements-wechat-2026-11-28.csv.gz:9" in r["text"] and "WX2026112800010000" in r["text"]'
     check "samples: a reason's quoted value is not its group" jtrue samples.json \
-        'any(row[0].startswith("tenant_id is not an integer") and "abc" not in row[0] for row in r["tables"]["table0"])'
+        'any(row[0].startswith("tenant_id is not an integer") and "abc" not in row[0] for row in r["tables"]["reject-table"])'
     check "samples: the timeline charts each channel" jtrue samples.json \
         'r["ids"].get("timeline") == "section" and all(c in r["text"] for c in ["wechat", "alipay", "paypal"])'
 fi
@@ -100,7 +100,7 @@ run validate --rejects rj6.ndjson --html allbad.html allbad.ndjson
 eq "all rejected: exit 1" 1 $RC
 if page allbad; then
     check "all rejected: 3 rejected, nothing to merge, the reasons listed" jtrue allbad.json \
-        'r["tiles"]["rejected"] == 3 and r["tiles"]["merge"] == 0 and "No valid row" in r["text"] and sum(int(row[1]) for row in r["tables"]["table0"][1:]) == 3'
+        'r["tiles"]["rejected"] == 3 and r["tiles"]["merge"] == 0 and "No valid row" in r["text"] and sum(int(row[1]) for row in r["tables"]["reject-table"][1:]) == 3'
 fi
 
 # --- a page that cannot be written: exit 3, the summary still there
