@@ -42,9 +42,9 @@ static const command_def commands[] = {
 typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
-    OPT_DRY_RUN, OPT_REPORT, OPT_HTML, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
-    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME, OPT_PROFILE, OPT_ENCODING,
-    OPT_TIMEZONE
+    OPT_DRY_RUN, OPT_REPORT, OPT_HTML, OPT_CHANGES, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS,
+    OPT_APPLY, OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME, OPT_PROFILE,
+    OPT_ENCODING, OPT_TIMEZONE
 } opt_id;
 
 typedef struct option_def {
@@ -90,6 +90,9 @@ static const option_def options[] = {
     {OPT_HTML, 0, "html", "PATH", READING,
      "write a self-contained HTML report to PATH: figures, charts per channel and over "
      "time, rejects by reason, files"},
+    {OPT_CHANGES, 0, "changes", "PATH|-", CMDBIT(CMD_IMPORT),
+     "write one JSON line per row inserted or updated (or that would be, in a dry run) "
+     "and per stale row, with its version before and after"},
 
     {OPT_QUIET, 'q', "quiet", NULL, EVERY, "no progress line and no informational messages (the summary stays)"},
     {OPT_FORCE, 0, "force", NULL, CMDBIT(CMD_IMPORT),
@@ -318,6 +321,13 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
         }
         cfg->html_path = arg;
         break;
+    case OPT_CHANGES:
+        if (!*arg) {
+            buf_printf(err, "--changes needs a path or -");
+            return CLI_ERROR;
+        }
+        cfg->changes_path = arg;
+        break;
     case OPT_QUIET:
         cfg->quiet = true;
         break;
@@ -533,6 +543,12 @@ cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
         stdin_uses += strcmp(cfg->files[k], "-") == 0;
     if (stdin_uses > 1) {
         buf_printf(err, "standard input (-) can be read only once");
+        return CLI_ERROR;
+    }
+    if (cfg->changes_path && strcmp(cfg->changes_path, "-") == 0 &&
+        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
+         strcmp(cfg->rejects_path, "-") == 0)) {
+        buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
         return CLI_ERROR;
     }
     if (cfg->include_final && !cfg->apply) {

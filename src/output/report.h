@@ -29,6 +29,22 @@ typedef struct load_counts {
 } load_counts;
 
 void load_counts_add(load_counts *to, const load_counts *from);
+
+/* What the merge did with one row of a chunk. */
+typedef enum merge_action {
+    MERGE_UNCHANGED,
+    MERGE_INSERTED,
+    MERGE_UPDATED,
+    MERGE_STALE,
+    MERGE_EXISTING,
+    MERGE_REFUSED,      /* the server refused it: a reject */
+    MERGE_NONE          /* not merged in this run (committed by an earlier one) */
+} merge_action;
+
+/* "inserted", "updated", ... */
+const char *merge_action_name(merge_action a);
+/* Adds one row to the figure of action a (none for REFUSED and NONE). */
+void load_counts_count(load_counts *c, merge_action a);
 /* Rows that reached the merge. */
 uint64_t load_counts_merged(const load_counts *c);
 
