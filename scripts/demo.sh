@@ -31,6 +31,7 @@ set +e
 echo
 echo "== idemload import samples/*"
 "$idl" import --rejects "$work/rejects.ndjson" --report "$work/report.json" \
+    --changes "$work/changes.ndjson" --html "$work/report.html" \
     samples/*wechat*.csv.gz samples/*alipay*.ndjson samples/*mixed*.ndjson.gz
 code=$?
 "$idl" import --rejects "$work/rejects.ndjson" --set channel=unionpay samples/*unionpay*.csv
@@ -59,5 +60,6 @@ echo "== importing the same files again changes nothing (the ledger skips them):
 "$idl" import --rejects "$work/rejects.ndjson" \
     samples/*wechat*.csv.gz samples/*alipay*.ndjson samples/*mixed*.ndjson.gz || true
 echo
+echo "The page of the first import: $work/report.html (what changed: $work/changes.ndjson)"
 echo "The server is still running.  Use it:  . $pgdir/env && psql payments"
 echo "Stop it:                              bash scripts/pg_local.sh stop $pgdir"

@@ -120,6 +120,14 @@ static const option_def options[] = {
     {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
+    {0, "html", "PATH", READING,
+     "write a self-contained HTML report to PATH: figures, charts per channel and over "
+     "time, rejects by reason, files",
+     .set = set_text, .field = FIELD(html_path), .need = "a path"},
+    {0, "changes", "PATH|-", CMDBIT(CMD_IMPORT),
+     "write one JSON line per row inserted or updated (or that would be, in a dry run) "
+     "and per stale row, with its version before and after",
+     .set = set_text, .field = FIELD(changes_path), .need = "a path or -"},
     {'q', "quiet", NULL, EVERY,
      "no progress line and no informational messages (the summary stays)",
      .set = set_flag, .field = FIELD(quiet)},
@@ -513,6 +521,12 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
         stdin_uses += strcmp(cfg->files[k], "-") == 0;
     if (stdin_uses > 1) {
         buf_printf(err, "standard input (-) can be read only once");
+        return CLI_ERROR;
+    }
+    if (cfg->changes_path && strcmp(cfg->changes_path, "-") == 0 &&
+        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
+         strcmp(cfg->rejects_path, "-") == 0)) {
+        buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
         return CLI_ERROR;
     }
     if (cfg->include_final && !cfg->apply) {

@@ -64,6 +64,8 @@ typedef struct config {
     bool quiet;
     bool force;
     const char *report_path;     /* NULL: none; "-": stdout */
+    const char *html_path;       /* --html: NULL: none */
+    const char *changes_path;    /* --changes: NULL: none; "-": stdout */
     int retries;
     int jobs;                    /* connections merging at once (--jobs) */
     bool apply;

@@ -11,6 +11,7 @@
 #include "input/profile.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
+#include "output/html.h"
 #include "output/log.h"
 #include "pipeline/pipeline.h"
 #include "output/report.h"
@@ -27,6 +28,8 @@ static int run_pipeline(const config *cfg)
     }
     rep.validate_only = cfg->cmd == CMD_VALIDATE;
     rep.dry_run = cfg->dry_run;
+    if (cfg->cmd == CMD_IMPORT)
+        rep.target = strdup(cfg->table);
     int code = EXIT_OK;
     loader *ld = NULL;
     if (cfg->cmd == CMD_IMPORT) {
@@ -51,6 +54,17 @@ static int run_pipeline(const config *cfg)
     if (cfg->report_path) {
         buf err = BUF_INIT;
         if (!report_write_json(&rep, cfg->report_path, &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = exit_worst(code, EXIT_INPUT);
+        }
+        buf_free(&err);
+    }
+    if (cfg->html_path) {
+        /* The page states the run's exit status, so it is rendered last;
+         * failing to write it is itself an input/output failure (3). */
+        buf err = BUF_INIT;
+        rep.exit_code = code;
+        if (!html_write(&rep, cfg->html_path, &err)) {
             log_error("%s", buf_cstr(&err));
             code = exit_worst(code, EXIT_INPUT);
         }

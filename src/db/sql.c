@@ -125,7 +125,8 @@ const char SQL_CONFLICT_UPDATE[] =
     "                         ELSE EXCLUDED.status END)"
     "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
     "                   AND NOT t.status = ANY ($3::smallint[]) END"
-    "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
+    "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
+    "            t.status, t.received_at";
 
 /*
  * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
@@ -146,7 +147,10 @@ const char SQL_CONFLICT_UPDATE[] =
  * received_at and status, nothing else).
  * Columns: inserted, updated, stale, and the ords of the rows sent to the
  * INSERT that it did not write (SQL_MISSED_*), or NULL.  The loader derives
- * unchanged: the rows that are none of these.
+ * unchanged: the rows that are none of these.  Then, so the figures can be
+ * told per row (the groups of the report): the ords of the rows written,
+ * negative for an update (one hash join of the written rows, nothing on a
+ * re-import that writes nothing), and the ords of the stale rows.
  */
 const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
@@ -179,13 +183,20 @@ const char SQL_MERGE_PROBE[] =
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
-    "       {missed_probe}";
+    "       {missed_probe},"
+    "       (SELECT array_agg(CASE WHEN m.inserted THEN v.ord ELSE -v.ord END)"
+    "          FROM verdicts v JOIN merged m"
+    "            ON m.tenant_id = v.tenant_id AND m.channel = v.channel"
+    "           AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),"
+    "       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)";
 
 /*
  * The same merge when most keys are expected to be new (a first load): no
  * probe, every row goes straight to the INSERT; the few rows it does not
  * write are classified afterwards by SQL_COUNT_STALE.  Columns as above,
- * stale 0 (all left for that count).
+ * stale 0 (all left for that count); of the written rows only the updated
+ * ones are listed (negative ords), every other row sent and written being
+ * inserted, so a first load does not ship back an ord per row.
  */
 const char SQL_MERGE_DIRECT[] =
     "WITH merged AS ("
@@ -199,14 +210,104 @@ const char SQL_MERGE_DIRECT[] =
     ") "
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), 0,"
-    "       {missed_direct}";
+    "       {missed_direct},"
+    "       (SELECT array_agg(-s.ord) FROM idemload_stage s JOIN merged m"
+    "            ON m.tenant_id = s.tenant_id AND m.channel = s.channel"
+    "           AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type"
+    "         WHERE s.ord BETWEEN $1::int AND $2::int AND NOT m.inserted),"
+    "       NULL::int[]";
+
+/*
+ * The probing merge when every row's outcome is wanted with its versions
+ * (--changes): the same verdicts and the same INSERT as SQL_MERGE_PROBE,
+ * which already reads each key's active row before writing; then one row
+ * per staged row that is not unchanged: ord, verdict, inserted (NULL when
+ * not written), the active version before (status, received_at; NULL when
+ * none) and the version after (the row written, or for a row not written
+ * the incoming one).  received_at as UTC text ({ts_*}).  Rows with verdict
+ * 0 that were not written are classified by SQL_STALE_DETAIL.
+ */
+const char SQL_MERGE_DETAIL[] =
+    "WITH verdicts AS MATERIALIZED ("
+    "  SELECT s.*, cur.status AS cur_status, cur.received_at AS cur_received_at,"
+    "         CASE WHEN cur.received_at IS NULL THEN 0"
+    "              WHEN cur.received_at > s.received_at THEN"
+    "                   CASE WHEN s.status = ANY ($3::smallint[])"
+    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
+    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
+    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
+    "                                     ELSE s.status END THEN 2"
+    "              ELSE 0 END AS verdict"
+    "    FROM idemload_stage s"
+    "    LEFT JOIN LATERAL ("
+    "      SELECT t.received_at, t.payload, t.status FROM {table} t"
+    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "         AND {active}"
+    "       LIMIT 1) cur ON true"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "), merged AS ("
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
+    "                            payload, received_at{extra_cols})"
+    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
+    "         v.payload::jsonb, v.received_at{extra_vals}"
+    "    FROM verdicts v"
+    "   WHERE v.verdict = 0"
+    "{do_update}"
+    ") "
+    "SELECT v.ord, v.verdict, m.inserted, v.cur_status,"
+    "       " SQL_TS_TEXT("v.cur_received_at") ","
+    "       coalesce(m.status, v.status),"
+    "       " SQL_TS_TEXT("coalesce(m.received_at, v.received_at)")
+    "  FROM verdicts v LEFT JOIN merged m"
+    "    ON m.tenant_id = v.tenant_id AND m.channel = v.channel"
+    "   AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type"
+    " WHERE v.verdict <> 2";
+
+/*
+ * After SQL_MERGE_DETAIL, the staged rows ($1, ords) it sent to the INSERT
+ * but did not write: those whose active row is newer are stale (as
+ * SQL_COUNT_STALE), listed with that newer version and their own (ord,
+ * newer status, newer received_at, status, received_at); the others are
+ * unchanged.
+ */
+const char SQL_STALE_DETAIL[] =
+    "SELECT s.ord, newer.status, " SQL_TS_TEXT("newer.received_at") ","
+    "       s.status, " SQL_TS_TEXT("s.received_at")
+    "  FROM idemload_stage s CROSS JOIN LATERAL ("
+    "  SELECT t.status, t.received_at FROM {table} t"
+    "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "     AND {active} AND t.received_at > s.received_at"
+    "   LIMIT 1) newer"
+    " WHERE s.ord = ANY ($1::int[])";
+
+/*
+ * --on-conflict nothing with --changes: SQL_MERGE_DIRECT, then one row per
+ * row inserted (ord, status, received_at); the others are existing.
+ */
+const char SQL_MERGE_DETAIL_NOTHING[] =
+    "WITH merged AS ("
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
+    "                            payload, received_at{extra_cols})"
+    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
+    "         s.payload::jsonb, s.received_at{extra_vals}"
+    "    FROM idemload_stage s"
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+    "{do_update}"
+    ") "
+    "SELECT s.ord, s.status, " SQL_TS_TEXT("s.received_at")
+    "  FROM idemload_stage s JOIN merged m"
+    "    ON m.tenant_id = s.tenant_id AND m.channel = s.channel"
+    "   AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type"
+    " WHERE s.ord BETWEEN $1::int AND $2::int";
 
 /* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
  * wins, an active row is never touched.  Rows not written are simply
- * existing, so no {missed_*} list is needed (SQL_MISSED_NONE). */
+ * existing: the {missed_direct} list names them, for the groups. */
 const char SQL_CONFLICT_NOTHING[] =
     "  ON CONFLICT {conflict} DO NOTHING"
-    "  RETURNING true AS inserted";
+    "  RETURNING true AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
 
 /*
  * {missed_probe} / {missed_direct}: the staged rows the merge sent to the
@@ -222,10 +323,16 @@ const char SQL_MISSED_PROBE[] =
     "    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN ("
     "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
 
-const char SQL_MISSED_DIRECT[] =
-    "(SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int"
-    "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN ("
-    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+#define MISSED_DIRECT \
+    "(SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int" \
+    "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN (" \
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))"
+const char SQL_MISSED_DIRECT[] = MISSED_DIRECT;
+
+/* --on-conflict nothing: the existing rows, for the groups; looked for only
+ * when some row was not inserted, so a first load does not pay for it. */
+const char SQL_MISSED_NOTHING[] =
+    "CASE WHEN (SELECT count(*) FROM merged) < $2::int - $1::int + 1 THEN " MISSED_DIRECT " END";
 
 const char SQL_MISSED_NONE[] = "NULL::int[]";
 
@@ -255,8 +362,9 @@ const char SQL_INSERTED_SNAPSHOT[] =
 /* (LATERAL ... LIMIT 1: one index probe per listed row, whatever the
  * statistics say; a plain join was planned as a merge join over the whole
  * unique index once autovacuum had analyzed a growing table, 1 s a chunk.) */
+/* Columns: the count and the ords of the stale rows. */
 const char SQL_COUNT_STALE[] =
-    "SELECT count(*) FROM idemload_stage s CROSS JOIN LATERAL ("
+    "SELECT count(*), array_agg(s.ord) FROM idemload_stage s CROSS JOIN LATERAL ("
     "  SELECT 1 FROM {table} t"
     "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
     "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"

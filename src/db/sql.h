@@ -47,9 +47,18 @@ extern const char SQL_MERGE_PROBE[];
 extern const char SQL_MERGE_DIRECT[];
 extern const char SQL_CONFLICT_NOTHING[];
 extern const char SQL_COUNT_STALE[];
+extern const char SQL_MERGE_DETAIL[];
+extern const char SQL_STALE_DETAIL[];
+extern const char SQL_MERGE_DETAIL_NOTHING[];
+/* A timestamptz as UTC text, 2026-11-28T02:00:00.500000Z ('infinity' as
+ * itself): the received_at of the --changes lines, one format whoever
+ * reads it. */
+#define SQL_TS_TEXT(x) \
+    "coalesce(to_char((" x ") AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), (" x ")::text)"
 extern const char SQL_MISSED_PROBE[];
 extern const char SQL_MISSED_DIRECT[];
 extern const char SQL_MISSED_NONE[];
+extern const char SQL_MISSED_NOTHING[];
 extern const char SQL_INSERTED_XMAX[];
 extern const char SQL_INSERTED_SNAPSHOT[];
 extern const char SQL_LEDGER_EXISTS[];

@@ -41,6 +41,7 @@ void lane_init(lane_runner *ln, const lane_env *env, db *conn, lane_reopen_fn re
 void lane_free(lane_runner *ln)
 {
     buf_free(&ln->copybuf);
+    buf_free(&ln->missed);
     buf_free(&ln->err_msg);
 }
 
@@ -178,23 +179,74 @@ static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi
     return db_copy_end(d, NULL);
 }
 
+/* A server answer that does not fit the rows staged: a bug, said once. */
+static bool answer_mismatch(const lane_job *job)
+{
+    log_error("%s: chunk %llu: the merge's answer does not match the rows staged (a bug in "
+              "idemload; please report it)", job->path, (unsigned long long)job->chunk_no);
+    return false;
+}
+
 /* Classifies the rows an updating merge sent to the INSERT but did not
- * write (missed, an int[] of ords): adds the stale ones to *stale. */
-static bool count_stale(lane_runner *ln, const char *missed, uint64_t *stale)
+ * write (missed, an int[] of ords): adds the stale ones to *stale and marks
+ * them stale in the job's outcome. */
+static bool count_stale(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                        const char *missed, uint64_t *stale)
 {
     const char *ps[] = {missed};
     db_result *s = db_query(ln->conn, buf_cstr(&ln->env->sql->count_stale), 1, ps);
     if (!s)
         return false;
     *stale += (uint64_t)db_int(s, 0, 0);
+    bool fits = outcome_apply_ords(job->out, job->idx, lo, hi, db_value(s, 0, 1), MERGE_STALE,
+                                   MERGE_STALE);
     db_result_free(&s);
+    return fits || answer_mismatch(job);
+}
+
+/* The merge for --changes: every row's outcome with its versions
+ * (SQL_MERGE_DETAIL, or SQL_MERGE_DETAIL_NOTHING), parameters p as for the
+ * plain merges.  Adds the figures to *c. */
+static bool merge_rows_detail(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                              const char *const *p, int np, load_counts *c)
+{
+    const lane_env *env = ln->env;
+    chunk_outcome *o = job->out;
+    db_result *r = db_query(ln->conn, buf_cstr(&env->sql->merge_detail), np, p);
+    if (!r)
+        return false;
+    if (!env->update) {
+        bool fits = outcome_apply_inserted(o, job->idx, lo, hi, r, c);
+        db_result_free(&r);
+        return fits || answer_mismatch(job);
+    }
+    load_counts got = {0};
+    outcome_fill(o, job->idx, lo, hi, MERGE_UNCHANGED);
+    bool fits = outcome_apply_detail(o, job->idx, lo, hi, r, &ln->missed, &got);
+    db_result_free(&r);
+    if (!fits)
+        return answer_mismatch(job);
+    if (ln->missed.len) {
+        const char *ps[] = {buf_cstr(&ln->missed)};
+        db_result *s = db_query(ln->conn, buf_cstr(&env->sql->stale_detail), 1, ps);
+        if (!s)
+            return false;
+        fits = outcome_apply_stale_detail(o, job->idx, lo, hi, s, &got);
+        db_result_free(&s);
+        if (!fits)
+            return answer_mismatch(job);
+    }
+    got.unchanged = (hi - lo + 1) - load_counts_merged(&got);
+    load_counts_add(c, &got);
     return true;
 }
 
-/* Merges staged rows with ord in [lo+1, hi+1]; adds figures to *c. */
-static bool merge_rows(lane_runner *ln, size_t lo, size_t hi, load_counts *c)
+/* Merges staged rows with ord in [lo+1, hi+1] (the job's rows lo..hi);
+ * adds figures to *c and each row's action to the job's outcome. */
+static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi, load_counts *c)
 {
     const lane_env *env = ln->env;
+    chunk_outcome *o = job->out;
     char a[24], b[24];
     snprintf(a, sizeof a, "%zu", lo + 1);
     snprintf(b, sizeof b, "%zu", hi + 1);
@@ -204,7 +256,10 @@ static bool merge_rows(lane_runner *ln, size_t lo, size_t hi, load_counts *c)
     int np = env->update ? 3 : 2;
     for (size_t i = 0; i < env->n_extra_set; i++)
         p[np++] = env->extra_set[i].value;
-    const buf *sql = ln->probe ? &env->sql->merge_probe : &env->sql->merge_direct;
+    if (o->details)
+        return merge_rows_detail(ln, job, lo, hi, p, np, c);
+    bool probe = ln->probe;
+    const buf *sql = probe ? &env->sql->merge_probe : &env->sql->merge_direct;
     db_result *r = db_query(ln->conn, buf_cstr(sql), np, p);
     if (!r)
         return false;
@@ -212,16 +267,34 @@ static bool merge_rows(lane_runner *ln, size_t lo, size_t hi, load_counts *c)
     uint64_t inserted = (uint64_t)db_int(r, 0, 0);
     uint64_t updated = (uint64_t)db_int(r, 0, 1);
     uint64_t stale = (uint64_t)db_int(r, 0, 2);
+    const char *missed = db_is_null(r, 0, 3) ? NULL : db_value(r, 0, 3);
+    /* Each row's action: the direct merge wrote every row it does not list
+     * (inserted, or updated when listed negative); the probe lists the
+     * rows it wrote and the stale ones, the rest being unchanged.  Rows
+     * sent but not written are unchanged (existing, not updating) until
+     * count_stale says otherwise. */
+    outcome_fill(o, job->idx, lo, hi, probe ? MERGE_UNCHANGED : MERGE_INSERTED);
+    bool fits = outcome_apply_ords(o, job->idx, lo, hi, db_value(r, 0, 4), MERGE_INSERTED,
+                                   MERGE_UPDATED) &&
+                outcome_apply_ords(o, job->idx, lo, hi, db_value(r, 0, 5), MERGE_STALE,
+                                   MERGE_STALE) &&
+                outcome_apply_ords(o, job->idx, lo, hi, missed,
+                                   env->update ? MERGE_UNCHANGED : MERGE_EXISTING,
+                                   MERGE_UNCHANGED);
     if (!env->update) {
         db_result_free(&r);
         c->inserted += inserted;
         c->existing += n - inserted;
-        return true;
+        return fits || answer_mismatch(job);
+    }
+    if (!fits) {
+        db_result_free(&r);
+        return answer_mismatch(job);
     }
     /* Rows sent to the INSERT but not written: those the direct merge
      * turned away, or a concurrent load got to first.  Classify them now;
      * the merge has locked their active rows, so this is exact. */
-    bool ok = db_is_null(r, 0, 3) || count_stale(ln, db_value(r, 0, 3), &stale);
+    bool ok = !missed || count_stale(ln, job, lo, hi, missed, &stale);
     db_result_free(&r);
     if (!ok)
         return false;
@@ -249,7 +322,7 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
     if (!db_savepoint(d, SP_PART))
         return classify(ln);
     load_counts got = {0};
-    if (copy_rows(ln, job, lo, hi) && merge_rows(ln, lo, hi, &got)) {
+    if (copy_rows(ln, job, lo, hi) && merge_rows(ln, job, lo, hi, &got)) {
         if (!db_release(d, SP_PART))
             return classify(ln);
         load_counts_add(c, &got);
@@ -266,6 +339,7 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
     }
     if (lo == hi) {
         bool ok = add_refused(res, job->idx[lo], buf_cstr(&msg));
+        job->out->action[job->idx[lo]] = MERGE_REFUSED;
         buf_free(&msg);
         return ok ? ATTEMPT_OK : ATTEMPT_FAILED;
     }
@@ -303,13 +377,15 @@ static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolate
     db *d = ln->conn;
     bool dry = ln->env->dry_run;
     lane_result_clear(res);
+    if (job->n > 0)
+        outcome_fill(job->out, job->idx, 0, job->n - 1, MERGE_NONE); /* an earlier attempt's */
     if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) || !db_exec(d, SQL_TRUNCATE_STAGE))
         return classify(ln);
     attempt_result ar = ATTEMPT_OK;
     if (job->n > 0) {
         if (isolated)
             ar = isolate(ln, job, 0, job->n - 1, c, res);
-        else if (!copy_rows(ln, job, 0, job->n - 1) || !merge_rows(ln, 0, job->n - 1, c))
+        else if (!copy_rows(ln, job, 0, job->n - 1) || !merge_rows(ln, job, 0, job->n - 1, c))
             ar = classify(ln);
     }
     if (ar == ATTEMPT_OK) {

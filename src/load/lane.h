@@ -28,6 +28,7 @@
 #include "load/gate.h"
 #include "load/lane_sql.h"
 #include "load/ledger.h"
+#include "load/outcome.h"
 #include "output/report.h"
 #include "util/buf.h"
 
@@ -60,6 +61,7 @@ typedef struct lane_runner {
     bool holds_file_lock;       /* retake the ledger's file lock after reopening */
     bool probe;                 /* next lane: probe first (keys tend to exist) */
     buf copybuf;
+    buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */
     buf err_msg;                /* past the ROLLBACK that clears the connection's */
 } lane_runner;
@@ -72,6 +74,7 @@ typedef struct lane_job {
     uint64_t chunk_no;          /* from 1 */
     int lane, lanes;            /* this lane of how many */
     const char *path;           /* the file, for messages */
+    chunk_outcome *out;         /* each row's outcome: the lane writes its rows' */
     load_counts base;           /* figures the lane's row starts with (lane 0: reading) */
     uint64_t last_committed;    /* for messages */
     ledger *ledger;             /* the file's ledger, or NULL (a stream) */
@@ -98,7 +101,9 @@ void lane_free(lane_runner *ln);
 
 /*
  * Loads the job's rows as one transaction, retrying as the errors allow.
- * Fills res->counts and res->refused when the lane committed; returns (and
+ * Fills res->counts and res->refused when the lane committed, and the
+ * outcome of each of its rows in job->out (with its versions when
+ * job->out->details: SQL_MERGE_DETAIL); returns (and
  * stores in res->code) its exit code, logged.  The lane arrives at the
  * commit barrier before committing (res->arrived).
  */

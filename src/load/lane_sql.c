@@ -18,7 +18,7 @@ static bool render(const lane_sql_names *n, buf *out, const char *tmpl, const ch
                           n->active,
                           do_update,
                           n->update ? SQL_MISSED_PROBE : SQL_MISSED_NONE,
-                          n->update ? SQL_MISSED_DIRECT : SQL_MISSED_NONE,
+                          n->update ? SQL_MISSED_DIRECT : SQL_MISSED_NOTHING,
                           n->extra_cols,
                           n->extra_vals,
                           inserted};
@@ -35,7 +35,11 @@ bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
                      buf_cstr(&inserted)) &&
               render(n, &out->merge_probe, SQL_MERGE_PROBE, buf_cstr(&action), "") &&
               render(n, &out->merge_direct, SQL_MERGE_DIRECT, buf_cstr(&action), "") &&
-              render(n, &out->count_stale, SQL_COUNT_STALE, "", "");
+              render(n, &out->count_stale, SQL_COUNT_STALE, "", "") &&
+              render(n, &out->merge_detail,
+                     n->update ? SQL_MERGE_DETAIL : SQL_MERGE_DETAIL_NOTHING, buf_cstr(&action),
+                     "") &&
+              render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "");
     buf_free(&inserted);
     buf_free(&action);
     return ok;
@@ -46,4 +50,6 @@ void lane_sql_free(lane_sql *s)
     buf_free(&s->merge_probe);
     buf_free(&s->merge_direct);
     buf_free(&s->count_stale);
+    buf_free(&s->merge_detail);
+    buf_free(&s->stale_detail);
 }

@@ -1,6 +1,6 @@
 /*
  * lane_sql.h - the statements a lane runs for every chunk (the two merges
- * and the stale count), rendered once from sql.c's templates and the
+ * and the stale count, and their row-by-row forms for --changes), rendered once from sql.c's templates and the
  * target's names.  A pure function: no connection, so a unit test renders
  * exactly the SQL an import sends (tests/golden/).
  *
@@ -28,9 +28,11 @@ typedef struct lane_sql {
     buf merge_probe;        /* probe the active rows first (keys tend to exist) */
     buf merge_direct;       /* straight to the INSERT (keys tend to be new) */
     buf count_stale;        /* classifies the rows a merge did not write */
+    buf merge_detail;       /* --changes: the probing merge, row by row */
+    buf stale_detail;       /* --changes: count_stale, row by row */
 } lane_sql;
 
-/* Renders the three statements into *out (which starts empty); false when
+/* Renders the five statements into *out (which starts empty); false when
  * out of memory. */
 bool lane_sql_render(const lane_sql_names *names, lane_sql *out);
 void lane_sql_free(lane_sql *s);

@@ -446,7 +446,7 @@ uint64_t loader_last_committed(const loader *ld)
 /* Splits the chunk's rows (in key order) into the lanes, keeping the order
  * within each lane, and describes each lane's job. */
 static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char *file,
-                      const load_counts *reading)
+                      const load_counts *reading, chunk_outcome *out)
 {
     size_t n = chunk_size(ch);
     if (n > ld->cap_idx) {
@@ -466,7 +466,8 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
         at[l] = start;
         pt->job = (lane_job){.ch = ch, .idx = ld->idx + start, .n = count[l],
                              .chunk_no = chunk_no, .lane = (int)l, .lanes = ld->lanes,
-                             .path = file, .last_committed = ledger_last_committed(&ld->lg),
+                             .path = file, .out = out,
+                             .last_committed = ledger_last_committed(&ld->lg),
                              .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL};
         if (l == 0) {
             pt->job.base = *reading;
@@ -549,7 +550,7 @@ static int write_refused(const chunk *ch, lane_result *res, rejects *rj, const c
 }
 
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts)
+                      load_counts *counts, chunk_outcome *out)
 {
     if (gate_cancelled(&ld->gate) || signals_interrupted()) {
         log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
@@ -559,7 +560,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     }
     /* Keys in one order, so concurrent loaders lock them in the same order. */
     chunk_sort(ch);
-    if (!partition(ld, ch, chunk_no, file, counts)) {
+    if (!partition(ld, ch, chunk_no, file, counts, out)) {
         log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
         return EXIT_DATABASE;
     }

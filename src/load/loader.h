@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "chunk/chunk.h"
 #include "cli/config.h"
+#include "load/outcome.h"
 #include "output/rejects.h"
 #include "output/report.h"
 #include "load/ledger.h"
@@ -42,10 +43,13 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
  * of the run's single transaction).  Sorts the chunk's rows by key first,
  * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj and move from
  * merged to rejected in *counts; the merge figures are added to *counts.
- * chunk_no counts from 1.
+ * chunk_no counts from 1.  *out (room for the chunk's rows:
+ * chunk_outcome_reserve) receives what the merge did with each row, indexed
+ * like the sorted chunk, and with out->details their versions before and
+ * after; rows of lanes an earlier run committed stay MERGE_NONE.
  */
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts);
+                      load_counts *counts, chunk_outcome *out);
 
 /* Records the file as completed (complete) or leaves it resumable; releases
  * the file's lock. */

@@ -18,6 +18,8 @@ struct rejects {
     FILE *fp;
     bool is_stdout;
     uint64_t count;
+    reject_summary summary;
+    size_t cap_groups;
     pthread_mutex_t lock;
 };
 
@@ -100,6 +102,109 @@ static json_t *text_string(const char *s)
     return j;
 }
 
+void reject_reason_group(const char *reason, buf *out)
+{
+    size_t n = strcspn(reason, "\"");
+    const char *at = strstr(reason, " at byte ");
+    if (at && (size_t)(at - reason) < n)
+        n = (size_t)(at - reason);
+    while (n > 0 && (reason[n - 1] == ' ' || reason[n - 1] == ':'))
+        n--;
+    buf_clear(out);
+    buf_append(out, reason, n ? n : strlen(reason));
+}
+
+static char *copy_text(const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+/* Counts a reject in its group (under the lock).  Memory running out only
+ * loses the example, never the row: the rejects file has it. */
+static void summary_add(rejects *rj, const char *file, uint64_t line, const char *reason,
+                        const char *raw, size_t raw_len)
+{
+    buf key = BUF_INIT;
+    reject_reason_group(reason, &key);
+    reject_summary *s = &rj->summary;
+    reject_group *g = NULL;
+    for (size_t i = 0; i < s->n_groups && !g; i++)
+        if (strcmp(s->groups[i].reason, buf_cstr(&key)) == 0)
+            g = &s->groups[i];
+    if (!g && s->n_groups == REJECT_MAX_GROUPS) {
+        for (size_t i = 0; i < s->n_groups && !g; i++)
+            if (strcmp(s->groups[i].reason, REJECT_OTHER_REASONS) == 0)
+                g = &s->groups[i];
+        if (!g) {
+            g = &s->groups[s->n_groups - 1];
+            free(g->reason);
+            g->reason = strdup(REJECT_OTHER_REASONS);
+        }
+    }
+    if (!g) {
+        if (s->n_groups == rj->cap_groups) {
+            size_t cap = rj->cap_groups ? rj->cap_groups * 2 : 8;
+            reject_group *ng = realloc(s->groups, cap * sizeof *ng);
+            if (!ng)
+                goto out;
+            s->groups = ng;
+            rj->cap_groups = cap;
+        }
+        g = &s->groups[s->n_groups];
+        memset(g, 0, sizeof *g);
+        g->reason = copy_text(key.data ? key.data : "", key.len);
+        if (!g->reason)
+            goto out;
+        s->n_groups++;
+    }
+    g->count++;
+    if (g->n_examples < REJECT_EXAMPLES) {
+        reject_example *e = &g->example[g->n_examples];
+        size_t n = raw_len > REJECT_EXAMPLE_BYTES ? REJECT_EXAMPLE_BYTES : raw_len;
+        e->file = strdup(file);
+        e->raw = copy_text(raw, n);
+        e->raw_len = n;
+        e->raw_cut = n < raw_len;
+        e->line = line;
+        if (e->file && e->raw) {
+            g->n_examples++;
+        } else {
+            free(e->file);
+            free(e->raw);
+        }
+    }
+out:
+    buf_free(&key);
+}
+
+void rejects_take_summary(rejects *rj, reject_summary *out)
+{
+    pthread_mutex_lock(&rj->lock);
+    *out = rj->summary;
+    memset(&rj->summary, 0, sizeof rj->summary);
+    rj->cap_groups = 0;
+    pthread_mutex_unlock(&rj->lock);
+}
+
+void reject_summary_free(reject_summary *s)
+{
+    for (size_t i = 0; i < s->n_groups; i++) {
+        free(s->groups[i].reason);
+        for (size_t k = 0; k < s->groups[i].n_examples; k++) {
+            free(s->groups[i].example[k].file);
+            free(s->groups[i].example[k].raw);
+        }
+    }
+    free(s->groups);
+    s->groups = NULL;
+    s->n_groups = 0;
+}
+
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err)
 {
@@ -139,6 +244,7 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
         buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
     } else {
         rj->count++;
+        summary_add(rj, file, line, reason, raw, raw_len);
         ok = true;
     }
     pthread_mutex_unlock(&rj->lock);
@@ -185,6 +291,7 @@ bool rejects_close(rejects **rjp, buf *err)
             buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
     }
     pthread_mutex_destroy(&rj->lock);
+    reject_summary_free(&rj->summary);
     free(rj->path);
     free(rj);
     *rjp = NULL;

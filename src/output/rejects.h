@@ -38,6 +38,48 @@ bool rejects_flush(rejects *rj, buf *err);
 /* Rows written so far. */
 uint64_t rejects_count(const rejects *rj);
 
+/*
+ * The rejects grouped by reason, for the HTML report: a reason's quoted
+ * value and byte position are left out of its group (reject_reason_group),
+ * so "status is not an integer ...: \"x\"" and "...: \"y\"" are one group.
+ * Each group keeps its count and its first REJECT_EXAMPLES rows (file,
+ * line, the raw text cut at REJECT_EXAMPLE_BYTES).  At most
+ * REJECT_MAX_GROUPS groups; the rows of further reasons count in a last
+ * group REJECT_OTHER_REASONS.
+ */
+#define REJECT_EXAMPLES 3
+#define REJECT_EXAMPLE_BYTES 2000
+#define REJECT_MAX_GROUPS 100
+#define REJECT_OTHER_REASONS "(other reasons)"
+
+typedef struct reject_example {
+    char *file;
+    uint64_t line;
+    char *raw;              /* NUL-terminated copy, cut (raw_cut) */
+    size_t raw_len;
+    bool raw_cut;
+} reject_example;
+
+typedef struct reject_group {
+    char *reason;
+    uint64_t count;
+    reject_example example[REJECT_EXAMPLES];
+    size_t n_examples;
+} reject_group;
+
+typedef struct reject_summary {
+    reject_group *groups;   /* in order of first appearance */
+    size_t n_groups;
+} reject_summary;
+
+/* The group a reason text belongs to, written into *out. */
+void reject_reason_group(const char *reason, buf *out);
+
+/* Moves the groups gathered so far into *out (which the caller then owns:
+ * reject_summary_free); rj starts a new summary. */
+void rejects_take_summary(rejects *rj, reject_summary *out);
+void reject_summary_free(reject_summary *s);
+
 /* Flushes and closes; false (with *err) if the final flush failed. */
 bool rejects_close(rejects **rj, buf *err);
 

@@ -7,6 +7,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "util/exitcodes.h"
 
 void load_counts_add(load_counts *to, const load_counts *from)
 {
@@ -22,6 +25,51 @@ void load_counts_add(load_counts *to, const load_counts *from)
     to->chunks += from->chunks;
 }
 
+const char *merge_action_name(merge_action a)
+{
+    switch (a) {
+    case MERGE_UNCHANGED:
+        return "unchanged";
+    case MERGE_INSERTED:
+        return "inserted";
+    case MERGE_UPDATED:
+        return "updated";
+    case MERGE_STALE:
+        return "stale";
+    case MERGE_EXISTING:
+        return "existing";
+    case MERGE_REFUSED:
+        return "refused";
+    case MERGE_NONE:
+        break;
+    }
+    return "none";
+}
+
+void load_counts_count(load_counts *c, merge_action a)
+{
+    switch (a) {
+    case MERGE_UNCHANGED:
+        c->unchanged++;
+        break;
+    case MERGE_INSERTED:
+        c->inserted++;
+        break;
+    case MERGE_UPDATED:
+        c->updated++;
+        break;
+    case MERGE_STALE:
+        c->stale++;
+        break;
+    case MERGE_EXISTING:
+        c->existing++;
+        break;
+    case MERGE_REFUSED:
+    case MERGE_NONE:
+        break;
+    }
+}
+
 uint64_t load_counts_merged(const load_counts *c)
 {
     return c->inserted + c->updated + c->unchanged + c->stale + c->existing;
@@ -32,7 +80,11 @@ bool run_report_init(run_report *rep, size_t n_files)
     memset(rep, 0, sizeof *rep);
     rep->files = calloc(n_files ? n_files : 1, sizeof *rep->files);
     rep->n_files = n_files;
-    return rep->files != NULL;
+    rep->started_at = (int64_t)time(NULL);
+    rep->timeline = timeline_new();
+    for (size_t i = 0; rep->files && i < n_files; i++)
+        rep->files[i].elapsed_s = -1;
+    return rep->files != NULL && rep->timeline != NULL;
 }
 
 void run_report_free(run_report *rep)
@@ -45,6 +97,36 @@ void run_report_free(run_report *rep)
     free(rep->files);
     rep->files = NULL;
     rep->n_files = 0;
+    for (size_t i = 0; i < rep->n_groups; i++) {
+        free(rep->groups[i].channel);
+        free(rep->groups[i].kind);
+    }
+    free(rep->groups);
+    rep->groups = NULL;
+    rep->n_groups = 0;
+    free(rep->target);
+    rep->target = NULL;
+    timeline_free(&rep->timeline);
+    reject_summary_free(&rep->rejects);
+}
+
+const char *exit_status_meaning(int code)
+{
+    switch (code) {
+    case EXIT_OK:
+        return "every row of every file loaded (or, in a dry run, would load)";
+    case EXIT_REJECTS:
+        return "finished, but some rows were rejected";
+    case EXIT_USAGE:
+        return "usage or configuration error";
+    case EXIT_INPUT:
+        return "an input could not be read or is corrupt";
+    case EXIT_DATABASE:
+        return "database error that retries did not overcome";
+    case EXIT_INTERRUPTED:
+        return "interrupted; committed chunks stay";
+    }
+    return "unknown status";
 }
 
 void file_report_set_error(file_report *fr, const char *msg)
@@ -111,6 +193,55 @@ static void print_counts(FILE *fp, const char *indent, const load_counts *c, boo
                 elapsed > 0 ? (double)c->rows_read / elapsed : 0.0);
 }
 
+/* The groups summed over tenants: per channel and kind, sorted, as a cron
+ * mail reader scans them. */
+#define SUMMARY_MAX_LINES 40
+
+typedef struct channel_kind {
+    const char *channel, *kind;
+    load_counts c;
+} channel_kind;
+
+static int cmp_channel_kind(const void *pa, const void *pb)
+{
+    const channel_kind *a = pa, *b = pb;
+    int c = strcmp(a->channel, b->channel);
+    return c ? c : strcmp(a->kind, b->kind);
+}
+
+static void print_by_channel(const run_report *rep, FILE *fp)
+{
+    if (rep->validate_only || rep->n_groups == 0)
+        return;
+    channel_kind *ck = calloc(rep->n_groups, sizeof *ck);
+    if (!ck)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < rep->n_groups; i++) {
+        const group_report *g = &rep->groups[i];
+        size_t k = 0;
+        while (k < n && !(strcmp(ck[k].channel, g->channel) == 0 && strcmp(ck[k].kind, g->kind) == 0))
+            k++;
+        if (k == n)
+            ck[n++] = (channel_kind){g->channel, g->kind, {0}};
+        load_counts_add(&ck[k].c, &g->counts);
+    }
+    qsort(ck, n, sizeof *ck, cmp_channel_kind);
+    fprintf(fp, "  by channel and kind:\n");
+    for (size_t k = 0; k < n && k < SUMMARY_MAX_LINES; k++) {
+        const load_counts *c = &ck[k].c;
+        fprintf(fp, "    %s %s: rows %llu, inserted %llu, updated %llu, unchanged %llu, stale %llu, "
+                    "existing %llu\n",
+                ck[k].channel, ck[k].kind, (unsigned long long)load_counts_merged(c),
+                (unsigned long long)c->inserted, (unsigned long long)c->updated,
+                (unsigned long long)c->unchanged, (unsigned long long)c->stale,
+                (unsigned long long)c->existing);
+    }
+    if (n > SUMMARY_MAX_LINES)
+        fprintf(fp, "    ... and %zu more (see --report or --html)\n", n - SUMMARY_MAX_LINES);
+    free(ck);
+}
+
 void report_print_summary(const run_report *rep, FILE *fp)
 {
     const char *what = rep->validate_only ? "validate" : rep->dry_run ? "import (dry run, rolled back)"
@@ -129,6 +260,7 @@ void report_print_summary(const run_report *rep, FILE *fp)
     }
     fprintf(fp, "  total:\n");
     print_counts(fp, "    ", &rep->totals, rep->validate_only, rep->elapsed_s);
+    print_by_channel(rep, fp);
 }
 
 static json_t *counts_json(const load_counts *c)
@@ -144,6 +276,25 @@ static json_t *counts_json(const load_counts *c)
                      "stale", (json_int_t)c->stale,
                      "existing", (json_int_t)c->existing,
                      "chunks", (json_int_t)c->chunks);
+}
+
+/* "groups": the figures per tenant, channel and kind (SPEC.md
+ * "Reconciliation"); rows = the sum of the five figures. */
+static json_t *groups_json(const run_report *rep)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < rep->n_groups; i++) {
+        const group_report *g = &rep->groups[i];
+        const load_counts *c = &g->counts;
+        json_array_append_new(
+            a, json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "tenant_id",
+                         (json_int_t)g->tenant_id, "channel", g->channel, "callback_kind", g->kind,
+                         "rows", (json_int_t)load_counts_merged(c), "inserted",
+                         (json_int_t)c->inserted, "updated", (json_int_t)c->updated, "unchanged",
+                         (json_int_t)c->unchanged, "stale", (json_int_t)c->stale, "existing",
+                         (json_int_t)c->existing));
+    }
+    return a;
 }
 
 bool report_write_json(const run_report *rep, const char *path, buf *err)
@@ -172,6 +323,8 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
                              rep->validate_only ? "validate" : "import", "dry_run", rep->dry_run,
                              "elapsed_s", rep->elapsed_s, "files", files, "totals",
                              counts_json(&rep->totals));
+    if (root && !rep->validate_only)
+        json_object_set_new(root, "groups", groups_json(rep));
     if (!root) {
         buf_printf(err, "out of memory building the report");
         return false;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "util/buf.h"
+#include "output/rejects.h"
+#include "output/timeline.h"
 
 typedef struct load_counts {
     uint64_t rows_read;
@@ -27,6 +29,22 @@ typedef struct load_counts {
 } load_counts;
 
 void load_counts_add(load_counts *to, const load_counts *from);
+
+/* What the merge did with one row of a chunk. */
+typedef enum merge_action {
+    MERGE_UNCHANGED,
+    MERGE_INSERTED,
+    MERGE_UPDATED,
+    MERGE_STALE,
+    MERGE_EXISTING,
+    MERGE_REFUSED,      /* the server refused it: a reject */
+    MERGE_NONE          /* not merged in this run (committed by an earlier one) */
+} merge_action;
+
+/* "inserted", "updated", ... */
+const char *merge_action_name(merge_action a);
+/* Adds one row to the figure of action a (none for REFUSED and NONE). */
+void load_counts_count(load_counts *c, merge_action a);
 /* Rows that reached the merge. */
 uint64_t load_counts_merged(const load_counts *c);
 
@@ -39,8 +57,19 @@ typedef struct file_report {
     char *error;             /* NULL when none */
     char *note;              /* NULL, or e.g. "resumed after chunk 12" */
     char *reload_reason;     /* NULL, or why a file the ledger knew is loaded again */
+    char digest[65];         /* SHA-256 hex; "" when not computed (validate, stdin) */
+    double elapsed_s;        /* time spent on the file; < 0 when not started */
     load_counts counts;
 } file_report;
+
+/* The figures of one (tenant, channel, callback kind) over every file
+ * (SPEC.md "Reconciliation"); kind is callback_type up to its first ':'. */
+typedef struct group_report {
+    int64_t tenant_id;
+    char *channel;
+    char *kind;
+    load_counts counts;      /* inserted, updated, unchanged, stale, existing */
+} group_report;
 
 typedef struct run_report {
     bool dry_run;
@@ -49,9 +78,21 @@ typedef struct run_report {
     file_report *files;
     size_t n_files;
     load_counts totals;
+    /* Facts for the HTML report (html.h), beyond the figures. */
+    char *target;            /* the table as given; NULL for validate */
+    int exit_code;           /* set by main before rendering */
+    int64_t started_at;      /* Unix seconds */
+    timeline *timeline;      /* received_at of valid rows per channel */
+    reject_summary rejects;  /* rejects by reason */
+    group_report *groups;    /* sorted by tenant, channel, kind */
+    size_t n_groups;
 } run_report;
 
-/* Allocates room for n files; false when out of memory. */
+/* The meaning of an exit status, for people ("some rows were rejected"). */
+const char *exit_status_meaning(int code);
+
+/* Allocates room for n files and an empty timeline; false when out of
+ * memory. */
 bool run_report_init(run_report *rep, size_t n_files);
 void run_report_free(run_report *rep);
 /* Sets a file's error text (copied). */

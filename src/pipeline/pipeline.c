@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/outcome.h"
+#include "output/changes.h"
+#include "output/groups.h"
 #include "util/digest.h"
 #include "util/exitcodes.h"
 #include "output/log.h"
@@ -42,6 +45,7 @@ typedef struct file_run {
     bool check_utf8;
     uint64_t rejected;      /* in this file, for --max-rejects */
     progress *prog;
+    timeline *tl;           /* written by the reading thread only */
     uint64_t rows_seen;
     bool stop;              /* set when loading gave up: stop reading */
     buf reason;
@@ -82,6 +86,9 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
         if (validate_record(&rec, &fr->cfg->presets, fr->check_utf8, &r, &fr->reason)) {
             if (!chunk_add(ch, &r))
                 return FILL_NO_MEMORY;
+            /* A chart is no reason to stop a load: a row it cannot place
+             * is counted as uncharted. */
+            (void)timeline_add(fr->tl, r.channel, r.channel_len, r.received_us);
             continue;
         }
         cc->rows_rejected++;
@@ -250,15 +257,56 @@ static bool precheck_count(const char *path, const reader_options *ropt, buf *er
     return ok;
 }
 
+/* Where the outcome of each merged row goes: the figures per group, and
+ * the --changes file (NULL: not asked for). */
+typedef struct row_sinks {
+    group_table *groups;
+    changes *chg;
+    chunk_outcome out;
+} row_sinks;
+
+/* After a chunk committed (or, in a dry run, was merged and kept in the
+ * run's transaction): each row's outcome into its group and, for the
+ * actions --changes lists, one line.  In chunk order (business key), so a
+ * dry run and the real run write the same lines whatever the lanes. */
+static int record_outcomes(row_sinks *rs, chunk *ch, const char *path)
+{
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    size_t n = chunk_size(ch);
+    for (size_t i = 0; i < n; i++) {
+        row r;
+        chunk_get(ch, i, &r);
+        merge_action a = (merge_action)rs->out.action[i];
+        if (!group_table_add(rs->groups, r.tenant_id, r.channel, r.channel_len, r.callback_type,
+                             r.callback_type_len, a)) {
+            log_error("out of memory counting the figures per group");
+            code = EXIT_INPUT;
+            break;
+        }
+        if (!rs->chg || !changes_wanted(a))
+            continue;
+        if (!changes_write(rs->chg, path, &r, a, rs->out.has_before[i] ? &rs->out.before[i] : NULL,
+                           &rs->out.after[i], &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = EXIT_INPUT;
+            break;
+        }
+    }
+    buf_free(&err);
+    return code;
+}
+
 static int severity_of_rejects(const load_counts *c)
 {
     return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
 }
 
 /* Loads or validates one file; fills fr_rep.  Returns its exit status. */
-static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
-                    file_report *rep)
+static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, timeline *tl,
+                    row_sinks *rs, const char *path, file_report *rep)
 {
+    double started = now_seconds();
     rep->path = path;
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
     rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
@@ -285,7 +333,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         return EXIT_USAGE;
     }
 
-    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog};
+    file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog, .tl = tl};
     int code = EXIT_OK;
     chunk_feed feed = {0};
     bool feed_started = false;
@@ -304,6 +352,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             code = EXIT_INPUT;
             goto out;
         }
+        memcpy(rep->digest, id.digest, sizeof rep->digest);
     }
     fr.src = source_open(path, &fr.err);
     if (!fr.src) {
@@ -405,7 +454,16 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                         feed_return(&feed, ch);
                         break;
                     }
-                    code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta);
+                    if (!chunk_outcome_reserve(&rs->out, chunk_size(ch))) {
+                        log_error("%s: out of memory", path);
+                        file_report_set_error(rep, "out of memory");
+                        code = EXIT_INPUT;
+                        feed_return(&feed, ch);
+                        break;
+                    }
+                    code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta, &rs->out);
+                    if (code == EXIT_OK)
+                        code = record_outcomes(rs, ch, path);
                     if (code != EXIT_OK) {
                         file_report_set_error(rep, code == EXIT_INTERRUPTED
                                                        ? "interrupted; the chunk in flight was rolled back"
@@ -478,6 +536,7 @@ out:
     buf_free(&fr.reason);
     buf_free(&fr.err);
     buf_free(&load_err);
+    rep->elapsed_s = now_seconds() - started;
     return code;
 }
 
@@ -492,7 +551,34 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
     }
     double t0 = now_seconds();
     int code = EXIT_OK;
+    row_sinks rs = {.out.details = cfg->changes_path != NULL};
+    buf err = BUF_INIT;
+    if (ld) {
+        rs.groups = group_table_new();
+        if (!rs.groups) {
+            log_error("out of memory");
+            code = EXIT_INPUT;
+        }
+        if (cfg->changes_path && code == EXIT_OK) {
+            rs.chg = changes_open(cfg->changes_path, &err);
+            if (!rs.chg) {
+                log_error("%s", buf_cstr(&err));
+                code = EXIT_INPUT;
+            }
+        }
+    }
     for (size_t i = 0; i < cfg->n_files; i++) {
+        if (code != EXIT_OK && i == 0) {
+            /* Nothing can be loaded without its sinks; no file is touched. */
+            for (size_t k = 0; k < cfg->n_files; k++) {
+                file_report *fr = &rep->files[k];
+                fr->path = strdup(cfg->files[k]);
+                fr->format = format_name(cfg->format);
+                fr->status = FILE_FAILED;
+                file_report_set_error(fr, "not started (see the error above)");
+            }
+            break;
+        }
         if (signals_interrupted()) {
             file_report *fr = &rep->files[i];
             fr->path = cfg->files[i];
@@ -502,14 +588,26 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
             code = exit_worst(code, EXIT_INTERRUPTED);
             continue;
         }
-        int c = run_file(cfg, ld, rj, &prog, cfg->files[i], &rep->files[i]);
+        int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i], &rep->files[i]);
         code = exit_worst(code, c);
     }
     if (ld) {
         int c = loader_finish(ld);
         code = exit_worst(code, c);
     }
-    buf err = BUF_INIT;
+    buf_clear(&err);
+    if (rs.groups && !group_table_move(rs.groups, rep)) {
+        log_error("out of memory gathering the figures per group");
+        code = exit_worst(code, EXIT_INPUT);
+    }
+    group_table_free(&rs.groups);
+    if (!changes_close(&rs.chg, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = exit_worst(code, EXIT_INPUT);
+    }
+    chunk_outcome_free(&rs.out);
+    buf_clear(&err);
+    rejects_take_summary(rj, &rep->rejects);
     if (!rejects_close(&rj, &err)) {
         log_error("%s", buf_cstr(&err));
         code = exit_worst(code, EXIT_INPUT);

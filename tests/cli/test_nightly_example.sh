@@ -49,6 +49,10 @@ eq "idemload import with yesterday's .gz files, report and rejects in a dated di
 service=payments
 --report
 $WORK/out/$yesterday/report.json
+--changes
+$WORK/out/$yesterday/changes.ndjson
+--html
+$WORK/out/$yesterday/report.html
 --rejects
 $WORK/out/$yesterday/rejects.ndjson
 $WORK/inbox/$yesterday/mixed.ndjson.gz
@@ -84,6 +88,10 @@ eq "a given day: its files, IDEMLOAD_DB as -d" \
 host=/tmp dbname=pay
 --report
 $WORK/out/2026-11-28/report.json
+--changes
+$WORK/out/2026-11-28/changes.ndjson
+--html
+$WORK/out/2026-11-28/report.html
 --rejects
 $WORK/out/2026-11-28/rejects.ndjson
 $WORK/inbox/2026-11-28/alipay.ndjson.gz" "$(cat args)"

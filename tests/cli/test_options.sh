@@ -30,6 +30,8 @@ import|--on-conflict|ignore|--on-conflict must be update or nothing, not 'ignore
 import|--final-status|2,x|--final-status needs a comma-separated list of smallints, not '2,x'
 import|--final-status|40000|--final-status needs a comma-separated list of smallints, not '40000'
 import|--report||--report needs a path or -
+import|--html||--html needs a path
+import|--changes||--changes needs a path or -
 import|--retries|1001|--retries needs a count from 0 to 1000, not '1001'
 import|--retries|-1|--retries needs a count from 0 to 1000, not '-1'
 import|--jobs|0|--jobs needs a count from 1 to 16, not '0'

@@ -3,8 +3,8 @@
  * rendered for the default table public.payment_callback and compared byte
  * for byte with tests/golden/NAME.sql, so a reviewer reads the SQL that runs,
  * whole: the probing and the direct merge, updating and not, the stale
- * count, one with a --set column beyond idemload's own, and one for a
- * partitioned table.
+ * count, one with a --set column beyond idemload's own, one for a
+ * partitioned table, and the row-by-row forms --changes runs.
  *
  * The names are those target.c builds for the table of `idemload init`
  * (its index predicate as pg_get_expr prints it).  A golden file holds the
@@ -27,7 +27,7 @@
 #define ACTIVE "(deleted_at IS NULL)"
 #define CONFLICT "(tenant_id, channel, out_trade_no, callback_type) WHERE " ACTIVE
 
-enum which { PROBE, DIRECT, STALE };
+enum which { PROBE, DIRECT, STALE, DETAIL, STALE_DETAIL };
 
 typedef struct golden_case {
     const char *file;
@@ -52,6 +52,10 @@ static const golden_case cases[] = {
     /* A partitioned table returns no xmax: {inserted} asks the snapshot. */
     {"merge_probe_update_partitioned.sql", PROBE, true, true, "", ""},
     {"merge_direct_update_partitioned.sql", DIRECT, true, true, "", ""},
+    /* --changes: every row's outcome with its versions before and after. */
+    {"merge_detail_update.sql", DETAIL, true, false, "", ""},
+    {"merge_detail_nothing.sql", DETAIL, false, false, "", ""},
+    {"stale_detail.sql", STALE_DETAIL, true, false, "", ""},
 };
 
 static char *read_all(const char *path, size_t *len)
@@ -96,10 +100,13 @@ static void check_case(const golden_case *gc)
                             .extra_vals = gc->extra_vals,
                             .partitioned = gc->partitioned,
                             .update = gc->update};
-    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &sql));
-    const buf *b = gc->which == PROBE ? &sql.merge_probe
-                   : gc->which == DIRECT ? &sql.merge_direct : &sql.count_stale;
+    const buf *b = gc->which == PROBE          ? &sql.merge_probe
+                   : gc->which == DIRECT       ? &sql.merge_direct
+                   : gc->which == DETAIL       ? &sql.merge_detail
+                   : gc->which == STALE_DETAIL ? &sql.stale_detail
+                                               : &sql.count_stale;
     buf want = BUF_INIT;
     assert_true(buf_append(&want, b->data, b->len) && buf_append_str(&want, "\n"));
     /* No template placeholder may survive the rendering. */
@@ -145,7 +152,8 @@ static void test_variants_differ(void **state)
     (void)state;
     lane_sql_names names = {.table = TABLE, .conflict = CONFLICT, .active = ACTIVE,
                             .extra_cols = "", .extra_vals = "", .update = true};
-    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT}, no = {BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT},
+             no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &up));
     names.update = false;
     assert_true(lane_sql_render(&names, &no));

@@ -1,0 +1,103 @@
+/*
+ * changes.c - the --changes file (see changes.h), JSON through jansson.
+ */
+#include "output/changes.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct changes {
+    char *path;
+    FILE *fp;
+    bool is_stdout;
+    uint64_t count;
+};
+
+changes *changes_open(const char *path, buf *err)
+{
+    changes *c = calloc(1, sizeof *c);
+    if (!c || !(c->path = strdup(path))) {
+        free(c);
+        buf_printf(err, "out of memory");
+        return NULL;
+    }
+    if (strcmp(path, "-") == 0) {
+        c->fp = stdout;
+        c->is_stdout = true;
+    } else if (!(c->fp = fopen(path, "w"))) {
+        buf_printf(err, "cannot create the changes file %s: %s", path, strerror(errno));
+        free(c->path);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+bool changes_wanted(merge_action a)
+{
+    return a == MERGE_INSERTED || a == MERGE_UPDATED || a == MERGE_STALE;
+}
+
+static json_t *version_json(const row_version *v)
+{
+    if (!v)
+        return json_null();
+    return json_pack("{s:i, s:s}", "status", (int)v->status, "received_at", v->received_at);
+}
+
+bool changes_write(changes *c, const char *file, const row *r, merge_action a,
+                   const row_version *before, const row_version *after, buf *err)
+{
+    json_t *o = json_object();
+    json_t *name = json_string(file);
+    if (!name)
+        name = json_string("(path not valid UTF-8)");
+    /* Key texts are valid UTF-8 without NUL: validation saw to it. */
+    bool ok = o && json_object_set_new(o, "file", name) == 0 &&
+              json_object_set_new(o, "line", json_integer((json_int_t)r->line)) == 0 &&
+              json_object_set_new(o, "action", json_string(merge_action_name(a))) == 0 &&
+              json_object_set_new(o, "tenant_id", json_integer((json_int_t)r->tenant_id)) == 0 &&
+              json_object_set_new(o, "channel", json_stringn(r->channel, r->channel_len)) == 0 &&
+              json_object_set_new(o, "out_trade_no",
+                                  json_stringn(r->out_trade_no, r->out_trade_no_len)) == 0 &&
+              json_object_set_new(o, "callback_type",
+                                  json_stringn(r->callback_type, r->callback_type_len)) == 0 &&
+              json_object_set_new(o, "before", version_json(before)) == 0 &&
+              json_object_set_new(o, "after", version_json(after)) == 0;
+    char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    if (!text) {
+        buf_printf(err, "out of memory writing the changes file");
+        return false;
+    }
+    ok = fputs(text, c->fp) != EOF && fputc('\n', c->fp) != EOF;
+    free(text);
+    if (!ok) {
+        buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
+        return false;
+    }
+    c->count++;
+    return true;
+}
+
+uint64_t changes_count(const changes *c)
+{
+    return c->count;
+}
+
+bool changes_close(changes **cp, buf *err)
+{
+    changes *c = *cp;
+    if (!c)
+        return true;
+    bool ok = c->is_stdout ? fflush(c->fp) == 0 : fclose(c->fp) == 0;
+    if (!ok)
+        buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
+    free(c->path);
+    free(c);
+    *cp = NULL;
+    return ok;
+}

@@ -1,0 +1,588 @@
+/*
+ * html.c - the --html report (see html.h).
+ *
+ * The page reads top down like pgBadger's: what ran where and how it
+ * ended, the figures as tiles, then the charts (figures per channel and
+ * kind, rows over time per channel with the holes marked), then the
+ * details (rejects by reason with examples, the files).  Everything is
+ * rendered from the run_report; nothing here queries or reads a file.
+ */
+#include "output/html.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rules/utf8.h"
+
+/* The page being built: out of memory once, the whole page fails. */
+typedef struct page {
+    buf *out;
+    bool ok;
+} page;
+
+static void put(page *pg, const char *s)
+{
+    pg->ok = buf_append_str(pg->out, s) && pg->ok;
+}
+
+static void putf(page *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(page *pg, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        pg->ok = false;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        put(pg, small);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        pg->ok = false;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    put(pg, big);
+    free(big);
+}
+
+bool html_escape(buf *out, const char *s, size_t n)
+{
+    bool ok = true;
+    while (n > 0) {
+        size_t good = n, bad_at;
+        bool is_nul;
+        if (!utf8_check(s, n, &bad_at, &is_nul))
+            good = bad_at;
+        size_t start = 0;
+        for (size_t i = 0; i < good; i++) {
+            const char *ref = NULL;
+            switch (s[i]) {
+            case '&': ref = "&amp;"; break;
+            case '<': ref = "&lt;"; break;
+            case '>': ref = "&gt;"; break;
+            case '"': ref = "&quot;"; break;
+            case '\'': ref = "&#39;"; break;
+            default: break;
+            }
+            if (ref) {
+                ok = buf_append(out, s + start, i - start) && buf_append_str(out, ref) && ok;
+                start = i + 1;
+            }
+        }
+        ok = buf_append(out, s + start, good - start) && ok;
+        if (good == n)
+            break;
+        ok = buf_append_str(out, "\xEF\xBF\xBD") && ok;
+        s += good + 1;
+        n -= good + 1;
+    }
+    return ok;
+}
+
+/* Data text, escaped. */
+static void text(page *pg, const char *s)
+{
+    pg->ok = html_escape(pg->out, s ? s : "", s ? strlen(s) : 0) && pg->ok;
+}
+
+static void textn(page *pg, const char *s, size_t n)
+{
+    pg->ok = html_escape(pg->out, s, n) && pg->ok;
+}
+
+/* The UTC time of unix_s as "2026-11-28 10:00:00" (what: TIME_SECONDS),
+ * "2026-11-28 10:00" (TIME_HOUR) or "2026-11-28" (TIME_DAY). */
+typedef enum time_shape { TIME_SECONDS, TIME_HOUR, TIME_DAY } time_shape;
+
+static void utc_text(char *out, size_t size, int64_t unix_s, time_shape what)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    if (!gmtime_r(&t, &tm)) {
+        snprintf(out, size, "@%" PRId64, unix_s);
+        return;
+    }
+    long long y = (long long)tm.tm_year + 1900;
+    if (what == TIME_DAY)
+        snprintf(out, size, "%04lld-%02d-%02d", y, tm.tm_mon + 1, tm.tm_mday);
+    else if (what == TIME_HOUR)
+        snprintf(out, size, "%04lld-%02d-%02d %02d:00", y, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour);
+    else
+        snprintf(out, size, "%04lld-%02d-%02d %02d:%02d:%02d", y, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static const char STYLE[] =
+    "body{font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:0;"
+    "color:#222;background:#f4f5f7}"
+    "header{background:#24364b;color:#fff;padding:18px 28px}"
+    "header h1{margin:0 0 6px;font-size:22px}"
+    "header dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0 0;"
+    "font-size:14px}"
+    "header dt{color:#b8c4d2}header dd{margin:0;word-break:break-all}"
+    "main{padding:18px 28px}"
+    "section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:14px 18px;"
+    "margin:0 0 18px}"
+    "h2{font-size:17px;margin:0 0 10px}"
+    ".status{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600}"
+    ".s0{background:#d7f0dc;color:#1b5e20}.s1{background:#fff1c9;color:#7a5200}"
+    ".sx{background:#fbd5d5;color:#8e1b1b}"
+    ".tiles{display:flex;flex-wrap:wrap;gap:10px;margin:0 0 18px}"
+    ".tile{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:10px 16px;"
+    "min-width:110px}"
+    ".tile .n{font-size:24px;font-weight:600}.tile .l{font-size:13px;color:#5a6675}"
+    ".tile.inserted{border-top:4px solid #2e7d32}.tile.updated{border-top:4px solid #1565c0}"
+    ".tile.unchanged{border-top:4px solid #9e9e9e}.tile.stale{border-top:4px solid #ef6c00}"
+    ".tile.existing{border-top:4px solid #6a1b9a}.tile.rejected{border-top:4px solid #c62828}"
+    "table{border-collapse:collapse;width:100%;font-size:13px}"
+    "th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "pre{white-space:pre-wrap;word-break:break-all;margin:2px 0;font-size:12px;"
+    "background:#f7f7f9;padding:4px 6px;border-radius:3px}"
+    "code{font-size:12px;word-break:break-all}"
+    ".note{color:#5a6675;font-size:13px}.gaps{color:#b71c1c;font-size:13px}"
+    "svg text{font-family:inherit}";
+
+typedef struct figure {
+    const char *name;
+    uint64_t value;
+} figure;
+
+static void tile(page *pg, const char *cls, const char *label, uint64_t n)
+{
+    putf(pg, "<div class=\"tile %s\" data-figure=\"%s\"><div class=\"n\">%llu</div>"
+             "<div class=\"l\">%s</div></div>\n",
+         cls, cls, (unsigned long long)n, label);
+}
+
+static void render_header(page *pg, const run_report *rep)
+{
+    const char *cmd = rep->validate_only ? "validate" : rep->dry_run ? "import --dry-run" : "import";
+    char when[64];
+    utc_text(when, sizeof when, rep->started_at, TIME_SECONDS);
+    put(pg, "<header><h1>idemload ");
+    put(pg, cmd);
+    put(pg, " report</h1><dl>\n<dt>target</dt><dd id=\"target\">");
+    if (rep->validate_only)
+        put(pg, "none (validate reads no database)");
+    else
+        text(pg, rep->target);
+    putf(pg, "</dd>\n<dt>mode</dt><dd id=\"mode\">%s</dd>\n",
+         rep->validate_only ? "validate: parse, validate and deduplicate only"
+         : rep->dry_run     ? "dry run: figures computed against the live table, then rolled back"
+                            : "import: written and committed");
+    putf(pg, "<dt>started</dt><dd>%s UTC</dd>\n<dt>elapsed</dt><dd>%.2f s</dd>\n", when,
+         rep->elapsed_s);
+    putf(pg, "<dt>files</dt><dd>%zu</dd>\n", rep->n_files);
+    putf(pg, "<dt>exit status</dt><dd><span id=\"exit-status\" class=\"status %s\">%d</span> %s"
+             "</dd>\n</dl></header>\n",
+         rep->exit_code == 0 ? "s0" : rep->exit_code == 1 ? "s1" : "sx", rep->exit_code,
+         exit_status_meaning(rep->exit_code));
+}
+
+static void render_tiles(page *pg, const run_report *rep)
+{
+    const load_counts *t = &rep->totals;
+    put(pg, "<div class=\"tiles\" id=\"figures\">\n");
+    tile(pg, "read", "rows read", t->rows_read);
+    tile(pg, "rejected", "rejected", t->rows_rejected);
+    tile(pg, "deduplicated", "deduplicated", t->rows_deduplicated);
+    if (rep->validate_only) {
+        tile(pg, "merge", "would merge", t->rows_read - t->rows_rejected - t->rows_deduplicated);
+    } else {
+        tile(pg, "inserted", rep->dry_run ? "would insert" : "inserted", t->inserted);
+        tile(pg, "updated", rep->dry_run ? "would update" : "updated", t->updated);
+        tile(pg, "unchanged", "unchanged", t->unchanged);
+        tile(pg, "stale", "stale", t->stale);
+        tile(pg, "existing", "existing", t->existing);
+    }
+    tile(pg, "chunks", "chunks", t->chunks);
+    put(pg, "</div>\n");
+}
+
+static const struct {
+    const char *name;
+    const char *color;
+} ACTIONS[] = {{"inserted", "#2e7d32"}, {"updated", "#1565c0"}, {"unchanged", "#9e9e9e"},
+               {"stale", "#ef6c00"},    {"existing", "#6a1b9a"}};
+#define N_ACTIONS (sizeof ACTIONS / sizeof ACTIONS[0])
+
+static void action_values(const load_counts *c, uint64_t v[N_ACTIONS])
+{
+    v[0] = c->inserted;
+    v[1] = c->updated;
+    v[2] = c->unchanged;
+    v[3] = c->stale;
+    v[4] = c->existing;
+}
+
+static void group_label(page *pg, const group_report *g)
+{
+    putf(pg, "tenant %lld \xC2\xB7 ", (long long)g->tenant_id);
+    text(pg, g->channel);
+    put(pg, " \xC2\xB7 ");
+    text(pg, g->kind);
+}
+
+/* Horizontal stacked bars, one per group, and the table of their figures. */
+static void render_groups(page *pg, const run_report *rep)
+{
+    put(pg, "<section id=\"groups\"><h2>Figures per tenant, channel and kind</h2>\n");
+    if (rep->validate_only) {
+        put(pg, "<p class=\"note\">validate does not merge: the figures per group come from "
+                "an import or a dry run.</p></section>\n");
+        return;
+    }
+    if (rep->n_groups == 0) {
+        put(pg, "<p class=\"note\">No row reached the merge.</p></section>\n");
+        return;
+    }
+    uint64_t max = 1;
+    for (size_t i = 0; i < rep->n_groups; i++) {
+        uint64_t m = load_counts_merged(&rep->groups[i].counts);
+        if (m > max)
+            max = m;
+    }
+    const size_t shown = rep->n_groups < 60 ? rep->n_groups : 60;
+    const int label_w = 330, bar_w = 640, row_h = 22, top = 28;
+    int height = top + (int)shown * row_h + 8;
+    putf(pg, "<svg width=\"1100\" height=\"%d\" viewBox=\"0 0 1100 %d\" role=\"img\" "
+             "aria-label=\"figures per group\">\n", height, height);
+    for (size_t a = 0; a < N_ACTIONS; a++)
+        putf(pg, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                 "<text x=\"%d\" y=\"17\" font-size=\"12\">%s</text>\n",
+             label_w + (int)a * 110, ACTIONS[a].color, label_w + (int)a * 110 + 16,
+             ACTIONS[a].name);
+    for (size_t i = 0; i < shown; i++) {
+        const group_report *g = &rep->groups[i];
+        int y = top + (int)i * row_h;
+        putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">", label_w - 8,
+             y + 15);
+        group_label(pg, g);
+        put(pg, "</text>\n");
+        uint64_t v[N_ACTIONS];
+        action_values(&g->counts, v);
+        double x = label_w;
+        for (size_t a = 0; a < N_ACTIONS; a++) {
+            if (!v[a])
+                continue;
+            double w = (double)bar_w * (double)v[a] / (double)max;
+            if (w < 1)
+                w = 1;
+            putf(pg, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\">"
+                     "<title>%s %llu</title></rect>\n",
+                 x, y + 3, w, ACTIONS[a].color, ACTIONS[a].name, (unsigned long long)v[a]);
+            x += w;
+        }
+        putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%llu</text>\n",
+             x + 6, y + 15, (unsigned long long)load_counts_merged(&g->counts));
+    }
+    put(pg, "</svg>\n");
+    if (shown < rep->n_groups)
+        putf(pg, "<p class=\"note\">The chart shows the first %zu of %zu groups; the table has "
+                 "them all.</p>\n", shown, rep->n_groups);
+    put(pg, "<table id=\"group-table\"><tr><th>tenant</th><th>channel</th><th>kind</th>"
+            "<th class=\"num\">rows</th>");
+    for (size_t a = 0; a < N_ACTIONS; a++)
+        putf(pg, "<th class=\"num\">%s</th>", ACTIONS[a].name);
+    put(pg, "</tr>\n");
+    for (size_t i = 0; i < rep->n_groups; i++) {
+        const group_report *g = &rep->groups[i];
+        uint64_t v[N_ACTIONS];
+        action_values(&g->counts, v);
+        putf(pg, "<tr><td>%lld</td><td>", (long long)g->tenant_id);
+        text(pg, g->channel);
+        put(pg, "</td><td>");
+        text(pg, g->kind);
+        putf(pg, "</td><td class=\"num\">%llu</td>",
+             (unsigned long long)load_counts_merged(&g->counts));
+        for (size_t a = 0; a < N_ACTIONS; a++)
+            putf(pg, "<td class=\"num\">%llu</td>", (unsigned long long)v[a]);
+        put(pg, "</tr>\n");
+    }
+    put(pg, "</table></section>\n");
+}
+
+/* The timeline's buckets: hours for up to a week, else days (or several
+ * days each, so a stray far date cannot make the chart endless). */
+#define TIMELINE_MAX_HOURS (24 * 7)
+#define TIMELINE_MAX_BUCKETS 400
+
+static void bucket_label(char *out, size_t size, int64_t hour, int64_t bucket_hours)
+{
+    utc_text(out, size, hour * 3600, bucket_hours < 24 ? TIME_HOUR : TIME_DAY);
+}
+
+static void render_timeline(page *pg, const run_report *rep)
+{
+    const timeline *tl = rep->timeline;
+    int64_t first, last;
+    put(pg, "<section id=\"timeline\"><h2>Rows per ");
+    if (!tl || !timeline_range(tl, &first, &last)) {
+        put(pg, "hour of received_at</h2><p class=\"note\">No valid row: nothing to chart."
+                "</p></section>\n");
+        return;
+    }
+    int64_t bucket_hours = 1;
+    if (last - first + 1 > TIMELINE_MAX_HOURS) {
+        first -= ((first % 24) + 24) % 24; /* days start at 00:00 UTC */
+        int64_t days = (last - first) / 24 + 1;
+        bucket_hours = 24 * ((days + TIMELINE_MAX_BUCKETS - 1) / TIMELINE_MAX_BUCKETS);
+    }
+    size_t n = (size_t)((last - first) / bucket_hours + 1);
+    const char *unit = bucket_hours == 1 ? "hour" : bucket_hours == 24 ? "day" : "period";
+    putf(pg, "%s of received_at, per channel</h2>\n", unit);
+    char a[40], b[40];
+    bucket_label(a, sizeof a, first, bucket_hours);
+    bucket_label(b, sizeof b, first + (int64_t)(n - 1) * bucket_hours, bucket_hours);
+    putf(pg, "<p class=\"note\">Valid rows (before deduplication) from %s to %s UTC, %zu %s%s "
+             "of %lld hour%s each. Periods with no row of a channel inside the files' range "
+             "are shaded red: a hole in a statement.</p>\n",
+         a, b, n, unit, n == 1 ? "" : "s", (long long)bucket_hours, bucket_hours == 1 ? "" : "s");
+    uint64_t *counts = calloc(n, sizeof *counts);
+    if (!counts) {
+        pg->ok = false;
+        put(pg, "</section>\n");
+        return;
+    }
+    size_t n_ch = timeline_channels(tl);
+    const int label_w = 150, plot_w = 920, band_h = 64, gap = 14, top = 8;
+    int height = top + (int)n_ch * (band_h + gap) + 24;
+    double bw = (double)plot_w / (double)n;
+    putf(pg, "<svg width=\"1100\" height=\"%d\" viewBox=\"0 0 1100 %d\" role=\"img\" "
+             "aria-label=\"rows per %s per channel\">\n", height, height, unit);
+    buf gaps = BUF_INIT;
+    page gp = {&gaps, true};
+    for (size_t c = 0; c < n_ch; c++) {
+        timeline_buckets(tl, c, first, bucket_hours, counts, n);
+        uint64_t max = 1, total = 0;
+        size_t empty = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (counts[k] > max)
+                max = counts[k];
+            total += counts[k];
+            empty += counts[k] == 0;
+        }
+        int y0 = top + (int)c * (band_h + gap);
+        putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
+                 "font-weight=\"600\">", label_w - 10, y0 + band_h / 2);
+        text(pg, timeline_channel(tl, c));
+        putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
+                 "fill=\"#5a6675\">%llu rows</text>\n", label_w - 10, y0 + band_h / 2 + 15,
+             (unsigned long long)total);
+        putf(pg, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
+             label_w, y0, plot_w, band_h);
+        for (size_t k = 0; k < n; k++) {
+            double x = label_w + bw * (double)k;
+            char when[40];
+            bucket_label(when, sizeof when, first + (int64_t)k * bucket_hours, bucket_hours);
+            if (counts[k] == 0) {
+                putf(pg, "<rect class=\"gap\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+                         "fill=\"#fbdada\"><title>%s: no rows</title></rect>\n",
+                     x, y0, bw, band_h, when);
+                continue;
+            }
+            double h = (double)(band_h - 4) * (double)counts[k] / (double)max;
+            if (h < 1)
+                h = 1;
+            putf(pg, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                     "fill=\"#3f6fa8\"><title>%s: %llu rows</title></rect>\n",
+                 x + (bw > 3 ? 0.5 : 0), y0 + band_h - h, bw > 3 ? bw - 1 : bw, h, when,
+                 (unsigned long long)counts[k]);
+        }
+        if (empty) {
+            /* The holes as text too, spans of consecutive empty periods. */
+            put(&gp, "<li>");
+            text(&gp, timeline_channel(tl, c));
+            putf(&gp, ": %zu empty %s%s:", empty, unit, empty == 1 ? "" : "s");
+            size_t spans = 0;
+            for (size_t k = 0; k < n; k++) {
+                if (counts[k] != 0 || (k > 0 && counts[k - 1] == 0))
+                    continue;
+                size_t e = k;
+                while (e + 1 < n && counts[e + 1] == 0)
+                    e++;
+                if (spans++ == 12) {
+                    put(&gp, " \xE2\x80\xA6");
+                    break;
+                }
+                char s1[40], s2[40];
+                bucket_label(s1, sizeof s1, first + (int64_t)k * bucket_hours, bucket_hours);
+                bucket_label(s2, sizeof s2, first + (int64_t)(e + 1) * bucket_hours,
+                             bucket_hours);
+                putf(&gp, "%s %s \xE2\x80\x93 %s", spans > 1 ? ";" : "", s1, s2);
+            }
+            put(&gp, "</li>\n");
+        }
+    }
+    /* The time axis: about eight labels. */
+    int ya = top + (int)n_ch * (band_h + gap) + 4;
+    size_t step = n > 8 ? (n + 7) / 8 : 1;
+    for (size_t k = 0; k < n && bw * (double)k < plot_w - 90; k += step) {
+        char when[40];
+        bucket_label(when, sizeof when, first + (int64_t)k * bucket_hours, bucket_hours);
+        putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%s</text>\n",
+             label_w + bw * (double)k, ya + 10, when);
+    }
+    put(pg, "</svg>\n");
+    pg->ok = pg->ok && gp.ok;
+    if (gaps.len) {
+        put(pg, "<ul class=\"gaps\" id=\"empty-periods\">\n");
+        put(pg, buf_cstr(&gaps));
+        put(pg, "</ul>\n");
+    } else {
+        put(pg, "<p class=\"note\" id=\"empty-periods\">No empty period inside the range.</p>\n");
+    }
+    if (timeline_uncharted(tl))
+        putf(pg, "<p class=\"note\">%llu rows could not be charted (out of memory).</p>\n",
+             (unsigned long long)timeline_uncharted(tl));
+    buf_free(&gaps);
+    free(counts);
+    put(pg, "</section>\n");
+}
+
+static void render_rejects(page *pg, const run_report *rep)
+{
+    const reject_summary *s = &rep->rejects;
+    put(pg, "<section id=\"rejects\"><h2>Rejects by reason</h2>\n");
+    if (s->n_groups == 0) {
+        put(pg, "<p class=\"note\">No row was rejected.</p></section>\n");
+        return;
+    }
+    put(pg, "<table id=\"reject-table\"><tr><th>reason</th><th class=\"num\">rows</th><th>first examples "
+            "(file:line, the raw text)</th></tr>\n");
+    for (size_t i = 0; i < s->n_groups; i++) {
+        const reject_group *g = &s->groups[i];
+        put(pg, "<tr><td>");
+        text(pg, g->reason);
+        putf(pg, "</td><td class=\"num\">%llu</td><td>", (unsigned long long)g->count);
+        for (size_t k = 0; k < g->n_examples; k++) {
+            const reject_example *e = &g->example[k];
+            put(pg, "<code>");
+            text(pg, e->file);
+            putf(pg, ":%llu</code><pre>", (unsigned long long)e->line);
+            textn(pg, e->raw, e->raw_len);
+            if (e->raw_cut)
+                put(pg, " \xE2\x80\xA6");
+            put(pg, "</pre>");
+        }
+        put(pg, "</td></tr>\n");
+    }
+    put(pg, "</table></section>\n");
+}
+
+static void render_files(page *pg, const run_report *rep)
+{
+    put(pg, "<section id=\"files\"><h2>Files</h2>\n<table id=\"file-table\"><tr><th>file</th><th>format</th>"
+            "<th>status</th><th>SHA-256</th><th class=\"num\">time</th>"
+            "<th class=\"num\">read</th><th class=\"num\">rejected</th>"
+            "<th class=\"num\">dedup.</th>");
+    if (!rep->validate_only)
+        for (size_t a = 0; a < N_ACTIONS; a++)
+            putf(pg, "<th class=\"num\">%s</th>", ACTIONS[a].name);
+    put(pg, "</tr>\n");
+    for (size_t i = 0; i < rep->n_files; i++) {
+        const file_report *f = &rep->files[i];
+        put(pg, "<tr><td>");
+        text(pg, f->path ? f->path : "");
+        if (f->error) {
+            put(pg, "<div class=\"gaps\">");
+            text(pg, f->error);
+            put(pg, "</div>");
+        }
+        if (f->reload_reason) {
+            put(pg, "<div class=\"note\">ledger: ");
+            text(pg, f->reload_reason);
+            put(pg, "</div>");
+        }
+        if (f->note) {
+            put(pg, "<div class=\"note\">");
+            text(pg, f->note);
+            put(pg, "</div>");
+        }
+        putf(pg, "</td><td>%s</td><td><span class=\"status %s\">%s</span></td><td><code>%s"
+                 "</code></td>",
+             f->format ? f->format : "", f->status == FILE_OK || f->status == FILE_SKIPPED ? "s0"
+                                         : f->status == FILE_PARTIAL                       ? "s1"
+                                                                                           : "sx",
+             file_status_name(f->status), f->digest[0] ? f->digest : "not computed");
+        if (f->elapsed_s >= 0)
+            putf(pg, "<td class=\"num\">%.2f s</td>", f->elapsed_s);
+        else
+            put(pg, "<td class=\"num\">-</td>");
+        putf(pg, "<td class=\"num\">%llu</td><td class=\"num\">%llu</td><td class=\"num\">%llu"
+                 "</td>",
+             (unsigned long long)f->counts.rows_read, (unsigned long long)f->counts.rows_rejected,
+             (unsigned long long)f->counts.rows_deduplicated);
+        if (!rep->validate_only) {
+            uint64_t v[N_ACTIONS];
+            action_values(&f->counts, v);
+            for (size_t a = 0; a < N_ACTIONS; a++)
+                putf(pg, "<td class=\"num\">%llu</td>", (unsigned long long)v[a]);
+        }
+        put(pg, "</tr>\n");
+    }
+    put(pg, "</table></section>\n");
+}
+
+bool html_render(const run_report *rep, buf *out)
+{
+    page pg = {out, true};
+    char when[64];
+    utc_text(when, sizeof when, rep->started_at, TIME_SECONDS);
+    put(&pg, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+             "style-src 'unsafe-inline'; img-src data:\">\n<title>idemload ");
+    put(&pg, rep->validate_only ? "validate" : rep->dry_run ? "dry run" : "import");
+    if (rep->target && !rep->validate_only) {
+        put(&pg, " into ");
+        text(&pg, rep->target);
+    }
+    putf(&pg, ", %s UTC</title>\n<style>%s</style></head><body>\n", when, STYLE);
+    render_header(&pg, rep);
+    put(&pg, "<main>\n");
+    render_tiles(&pg, rep);
+    render_groups(&pg, rep);
+    render_timeline(&pg, rep);
+    render_rejects(&pg, rep);
+    render_files(&pg, rep);
+    putf(&pg, "<p class=\"note\">Written by idemload %s.</p>\n</main></body></html>\n",
+         IDEMLOAD_VERSION);
+    return pg.ok;
+}
+
+bool html_write(const run_report *rep, const char *path, buf *err)
+{
+    buf page_text = BUF_INIT;
+    if (!html_render(rep, &page_text)) {
+        buf_free(&page_text);
+        buf_printf(err, "out of memory rendering the HTML report");
+        return false;
+    }
+    bool ok = true;
+    FILE *fp = fopen(path, "w");
+    if (!fp || fwrite(page_text.data, 1, page_text.len, fp) != page_text.len) {
+        buf_printf(err, "cannot write the HTML report to %s: %s", path, strerror(errno));
+        ok = false;
+    }
+    if (fp && fclose(fp) != 0 && ok) {
+        buf_printf(err, "cannot write the HTML report to %s: %s", path, strerror(errno));
+        ok = false;
+    }
+    buf_free(&page_text);
+    return ok;
+}

@@ -1,0 +1,31 @@
+/*
+ * html.h - the --html report: one self-contained page rendered from the
+ * facts a run gathered (run_report, report.h), with its charts drawn here
+ * as inline SVG.  No script, no style sheet or font fetched from anywhere:
+ * the page reads the same offline, in a mail attachment, years later.
+ *
+ * Every text that comes from the data (paths, keys, channels, reasons, raw
+ * rows) goes through html_escape(): a payment key is attacker-controlled
+ * text, and `</script><img src=x onerror=alert(1)>` must show as text.
+ */
+#ifndef IDEMLOAD_HTML_H
+#define IDEMLOAD_HTML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "output/report.h"
+#include "util/buf.h"
+
+/* Appends s[0..n) to out with & < > " ' as character references and every
+ * byte that breaks UTF-8 (or a NUL) as U+FFFD.  False when memory runs out. */
+bool html_escape(buf *out, const char *s, size_t n);
+
+/* Renders the page for rep (rep->exit_code already set) into *out.  False
+ * when memory runs out. */
+bool html_render(const run_report *rep, buf *out);
+
+/* Renders and writes the page to path.  False with *err on failure. */
+bool html_write(const run_report *rep, const char *path, buf *err);
+
+#endif

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `--html` of validate, checked in a real browser: headless Chromium renders
+# the page to a PNG that must not be blank, and the DOM it dumps must hold the
+# run's figures, the rejects by reason, the files, the holes of the timeline,
+# and every hostile text from the data as text (no element made of it).
+# Import and dry run pages: tests/db/test_reconciliation.sh.
+. "$(dirname "$0")/../lib.sh"
+
+CHECK="python3 $SRC/tests/cli/html_check.py"
+# page NAME: renders NAME.html to NAME.png and NAME.dom, facts in NAME.json.
+page() {
+    if ! $CHECK render "$1.html" "$1.png" "$1.dom"; then
+        fail "$1: chromium rendered the page"
+        return 1
+    fi
+    check "$1: the screenshot is not blank" $CHECK png "$1.png"
+    $CHECK dom "$1.dom" >"$1.json"
+    check "$1: no script, no image, no URL: nothing runs or is fetched" \
+        jtrue "$1.json" '"script" not in r["tags"] and "img" not in r["tags"] and r["urls"] == []'
+}
+
+# --- the samples: figures, rejects, files
+S=$SRC/samples
+run validate --rejects rj.ndjson --report rep.json --html samples.html \
+    "$S/statements-wechat-2026-11-28.csv.gz" "$S/statements-alipay-2026-11-28.ndjson" \
+    "$S/statements-mixed-2026-11-29.ndjson.gz"
+eq "samples: exit 1 (some rows rejected)" 1 $RC
+if page samples; then
+    for f in rows_read:read rows_rejected:rejected rows_deduplicated:deduplicated chunks:chunks; do
+        eq "samples: tile ${f#*:} is the report's ${f%:*}" \
+            "$(json rep.json "r['totals']['${f%:*}']")" "$(json samples.json "r['tiles']['${f#*:}']")"
+    done
+    eq "samples: tile 'would merge'" \
+        "$(json rep.json "r['totals']['rows_read'] - r['totals']['rows_rejected'] - r['totals']['rows_deduplicated']")" \
+        "$(json samples.json "r['tiles']['merge']")"
+    check "samples: exit status shown" jtrue samples.json '"exit status" in r["text"] and "some rows were rejected" in r["text"]'
+    check "samples: every file in the files table" jtrue samples.json \
+        'all(any(row[0].startswith(p) for row in r["tables"]["file-table"]) for p in ["'"$S"'/statements-wechat-2026-11-28.csv.gz", "'"$S"'/statements-alipay-2026-11-28.ndjson", "'"$S"'/statements-mixed-2026-11-29.ndjson.gz"])'
+    check "samples: rejects by reason add up to the rejected rows" jtrue samples.json \
+        "sum(int(row[1]) for row in r['tables']['reject-table'][1:]) == $(json rep.json "r['totals']['rows_rejected']")"
+    check "samples: a reject example shows its file:line and raw text" jtrue samples.json \
+        '"statements-wechat-2026-11-28.csv.gz:9" in r["text"] and "WX2026112800010000" in r["text"]'
+    check "samples: a reason's quoted value is not its group" jtrue samples.json \
+        'any(row[0].startswith("tenant_id is not an integer") and "abc" not in row[0] for row in r["tables"]["reject-table"])'
+    check "samples: the timeline charts each channel" jtrue samples.json \
+        'r["ids"].get("timeline") == "section" and all(c in r["text"] for c in ["wechat", "alipay", "paypal"])'
+fi
+
+# --- holes: rows of one channel at 10:00 and 13:00: 11:00 and 12:00 are empty
+cat >hole.ndjson <<'J'
+{"tenant_id":1,"channel":"wechat","out_trade_no":"A","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-28T10:15:00Z"}
+{"tenant_id":1,"channel":"wechat","out_trade_no":"B","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-28T13:59:59+00:00"}
+{"tenant_id":1,"channel":"wechat","out_trade_no":"C","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-28T21:30:00+08:00"}
+J
+run validate --rejects rj2.ndjson --html hole.html hole.ndjson
+eq "hole: exit 0" 0 $RC
+if page hole; then
+    check "hole: per hour, 11:00 to 13:00 empty (two hours)" jtrue hole.json \
+        '"Rows per hour" in r["text"] and "wechat: 2 empty hours: 2026-11-28 11:00 – 2026-11-28 13:00" in r["text"]'
+fi
+# Long range: per day, with an empty day.
+: >days.ndjson
+for d in 01 02 03 05 06 07 08 09 10; do
+    echo '{"tenant_id":1,"channel":"alipay","out_trade_no":"D'$d'","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-'$d'T12:00:00Z"}' >>days.ndjson
+done
+run validate --rejects rj3.ndjson --html days.html days.ndjson
+if page days; then
+    check "days: per day, 2026-11-04 empty" jtrue days.json \
+        '"Rows per day" in r["text"] and "alipay: 1 empty day: 2026-11-04 – 2026-11-05" in r["text"]'
+fi
+
+# --- hostile text in a file name, a channel and a rejected row's raw text
+X='</script><img src=x onerror=alert(1)>'
+HF="x<img src=x onerror=alert(1)>.ndjson"
+printf '%s\n' \
+ '{"tenant_id":1,"channel":"</script><img src=x onerror=alert(1)>","out_trade_no":"</script><img src=x onerror=alert(1)>","callback_type":"pay","status":1,"payload":{"memo":"</script><img src=x onerror=alert(1)>"},"received_at":"2026-11-28T10:00:00Z"}' \
+ '{"tenant_id":1,"channel":"wechat","out_trade_no":"K","callback_type":"pay","status":"</script><img src=x onerror=alert(1)>","payload":{},"received_at":"2026-11-28T10:00:00Z"}' >"$HF"
+run validate --rejects rj4.ndjson --html hostile.html "$HF"
+eq "hostile: exit 1" 1 $RC
+check "hostile: the raw page holds no tag made of data" test "$(grep -c '<img' hostile.html)" -eq 0
+if page hostile; then
+    python3 - "$X" "$HF" hostile.json <<'PY' && ok "hostile: channel, raw text and file name shown as text" || fail "hostile: shown as text"
+import json, sys
+x, hf, facts = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
+t = facts["text"]
+sys.exit(0 if t.count(x) >= 2 and hf in t else 1)
+PY
+fi
+
+# --- zero rows, and every row rejected: still a valid page
+: >empty.ndjson
+run validate --rejects rj5.ndjson --html empty.html empty.ndjson
+eq "zero rows: exit 0" 0 $RC
+if page empty; then
+    check "zero rows: tiles at 0, nothing to chart, no rejects" jtrue empty.json \
+        'r["tiles"]["read"] == 0 and r["tiles"]["merge"] == 0 and "No valid row" in r["text"] and "No row was rejected" in r["text"]'
+fi
+printf '%s\n' '{"tenant_id":"x"}' '{"tenant_id":1}' 'not json' >allbad.ndjson
+run validate --rejects rj6.ndjson --html allbad.html allbad.ndjson
+eq "all rejected: exit 1" 1 $RC
+if page allbad; then
+    check "all rejected: 3 rejected, nothing to merge, the reasons listed" jtrue allbad.json \
+        'r["tiles"]["rejected"] == 3 and r["tiles"]["merge"] == 0 and "No valid row" in r["text"] and sum(int(row[1]) for row in r["tables"]["reject-table"][1:]) == 3'
+fi
+
+# --- a page that cannot be written: exit 3, the summary still there
+run validate --rejects rj7.ndjson --html /nonexistent/dir/p.html hole.ndjson
+eq "unwritable --html: exit 3" 3 $RC
+check "unwritable --html: says so" contains "$ERR" "cannot write the HTML report to /nonexistent/dir/p.html"
+check "unwritable --html: summary printed" contains "$ERR" "rows read 3"
+run validate --help
+check "validate --help lists --html" contains "$OUT" "--html PATH"
+
+finish
