@@ -12,7 +12,7 @@
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
-                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT))
+                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT) | CMDBIT(CMD_STATUS))
 #define READING (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE))
 #define EVERY (ALL_DB | CMDBIT(CMD_VALIDATE))
 
@@ -33,6 +33,8 @@ static const command_def commands[] = {
     {CMD_CREATE_INDEX, "create-index", "[OPTIONS]",
      "build the partial unique index CONCURRENTLY, with progress"},
     {CMD_INIT, "init", "[OPTIONS]", "create the table and its unique index if absent"},
+    {CMD_STATUS, "status", "[OPTIONS]",
+     "what the ledger holds: every file, its state, who loads it, how far"},
 };
 
 typedef enum opt_id {
@@ -72,7 +74,8 @@ static const option_def options[] = {
      "comma-separated statuses that are final and never change (default 2)"},
     {OPT_DRY_RUN, 'n', "dry-run", NULL, CMDBIT(CMD_IMPORT),
      "compute the exact figures against the live table, then roll back"},
-    {OPT_REPORT, 0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE),
+    {OPT_REPORT, 0, "report", "PATH|-",
+     READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)"},
     {OPT_QUIET, 'q', "quiet", NULL, EVERY, "no progress line and no informational messages (the summary stays)"},
     {OPT_FORCE, 0, "force", NULL, CMDBIT(CMD_IMPORT),

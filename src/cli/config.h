@@ -23,6 +23,7 @@ typedef enum command {
     CMD_DEDUPE,
     CMD_CREATE_INDEX,
     CMD_INIT,
+    CMD_STATUS,
     CMD_COUNT
 } command;
 

@@ -267,7 +267,9 @@ const char SQL_LEDGER_EXISTS[] =
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
     "                  AND attname = 'lane' AND NOT attisdropped),"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'table_storage' AND NOT attisdropped)";
+    "                  AND attname = 'table_storage' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
+    "                  AND attname = 'loader_host' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(7350323339418284032);"
@@ -285,6 +287,8 @@ const char SQL_LEDGER_CREATE[] =
     "  completed_at timestamptz,"
     "  table_oid    oid,"
     "  table_storage text,"
+    "  loader_host  text,"
+    "  loader_pid   integer,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -320,6 +324,12 @@ const char SQL_LEDGER_ADD_IDENTITY[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS table_oid oid,"
     "  ADD COLUMN IF NOT EXISTS table_storage text";
 
+/* A ledger written before it recorded who loads each file (run in the
+ * transaction of SQL_LEDGER_CREATE, only when the column is missing). */
+const char SQL_LEDGER_ADD_LOADER[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS loader_host text,"
+    "  ADD COLUMN IF NOT EXISTS loader_pid integer";
+
 /* $1 the target's quoted name (the merge writes into whatever table the
  * name denotes now): what identifies its contents, as (oid, storage).
  * A table's storage is its relfilenode; a partitioned table has none of its
@@ -350,18 +360,25 @@ const char SQL_LEDGER_LANES[] =
     "GROUP BY 1";
 
 /* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes, $7 and
- * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this.
+ * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this,
+ * $9 and $10 who loads it (host name, process id).
  * Starts (or restarts from zero) a file's entry. */
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
     "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
-    "                      chunks, table_oid, table_storage) "
-    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8) "
+    "                      chunks, table_oid, table_storage, loader_host, loader_pid) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
     "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
     "  lanes = EXCLUDED.lanes, status = 'loading',"
     "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL,"
-    "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage";
+    "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
+    "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid";
+
+/* $1 target, $2 digest, $3 host, $4 pid: this process resumes the file. */
+const char SQL_LEDGER_CLAIM[] =
+    "UPDATE {ledger} SET loader_host = $3, loader_pid = $4, updated_at = now() "
+    "WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
  * also moves the file's progress (the other lanes leave the file row alone,
@@ -396,6 +413,41 @@ const char SQL_LEDGER_SUMS[] =
 const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
 const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
 const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(hashtextextended($1 || ':' || $2, 0))";
+
+/*
+ * idemload status: $1 target.  Every file of the ledger with its figures
+ * (summed over its chunk rows), its loader, its times (UTC, ISO 8601), and
+ * the backend pid of the session holding its advisory lock (the key of
+ * SQL_FILE_LOCK: a bigint lock shows in pg_locks as classid = high 32 bits,
+ * objid = low 32 bits, objsubid 1), NULL when none holds it.
+ * {loader_host}/{loader_pid}: the columns, or NULL for an older ledger.
+ */
+const char SQL_STATUS[] =
+    "SELECT l.file_name, l.digest, l.size_bytes, l.status, {loader_host}, {loader_pid}::text,"
+    "       l.chunks, coalesce(c.rows_read, 0), coalesce(c.rows_rejected, 0),"
+    "       coalesce(c.rows_deduplicated, 0), coalesce(c.inserted, 0), coalesce(c.updated, 0),"
+    "       coalesce(c.unchanged, 0), coalesce(c.stale, 0), coalesce(c.existing, 0),"
+    "       to_char(l.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       to_char(l.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       to_char(l.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       (SELECT k.pid FROM pg_locks k"
+    "         WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1"
+    "           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    "           AND k.classid = ((hashtextextended(l.target || ':' || l.digest, 0) >> 32)"
+    "                            & 4294967295)::oid"
+    "           AND k.objid = (hashtextextended(l.target || ':' || l.digest, 0)"
+    "                          & 4294967295)::oid"
+    "         LIMIT 1),"
+    "       extract(epoch FROM now() - l.updated_at)::bigint "
+    "FROM {ledger} l "
+    "LEFT JOIN LATERAL ("
+    "  SELECT sum(rows_read) AS rows_read, sum(rows_rejected) AS rows_rejected,"
+    "         sum(rows_deduplicated) AS rows_deduplicated, sum(inserted) AS inserted,"
+    "         sum(updated) AS updated, sum(unchanged) AS unchanged, sum(stale) AS stale,"
+    "         sum(existing) AS existing"
+    "    FROM {ledger_chunk} ch WHERE ch.target = l.target AND ch.digest = l.digest) c ON true "
+    "WHERE l.target = $1 "
+    "ORDER BY l.started_at, l.file_name";
 
 /* idemload init: the default profile of SPEC.md. */
 const char SQL_INIT_TABLE[] =

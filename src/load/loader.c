@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/exitcodes.h"
 #include "output/log.h"
@@ -261,6 +262,9 @@ loader *loader_open(const config *cfg, int *code)
     }
     ld->cfg = cfg;
     ld->lanes = 1;
+    if (gethostname(ld->host, sizeof ld->host - 1) != 0 || !ld->host[0])
+        snprintf(ld->host, sizeof ld->host, "unknown");
+    snprintf(ld->pid, sizeof ld->pid, "%ld", (long)getpid());
     worker *w0 = &ld->workers[0];
     w0->ld = ld;
     w0->conn = db_connect(cfg->dbname, &err);
@@ -338,6 +342,7 @@ loader *loader_open(const config *cfg, int *code)
     ld->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
     ld->ledger_lanes = strcmp(db_value(r, 0, 1), "t") == 0;
     ld->ledger_identity = strcmp(db_value(r, 0, 2), "t") == 0;
+    ld->ledger_loader = strcmp(db_value(r, 0, 3), "t") == 0;
     db_result_free(&r);
     if (!prepare_session(ld, w0->conn)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(w0->conn),

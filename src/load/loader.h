@@ -31,6 +31,7 @@ typedef struct file_identity {
 
 /* What the ledger says to do with a file. */
 typedef struct file_plan {
+    bool busy;              /* another process holds the file (not waiting): come back later */
     bool skip;              /* completed before: skip (unless --force) */
     uint64_t resume_after;  /* chunks already committed by an earlier run */
     bool next_partial;      /* ... and some lanes of the chunk after them */
@@ -51,9 +52,12 @@ void loader_close(loader **ld);
 
 /*
  * Looks the file up in the ledger and takes the file's advisory lock (so
- * two processes never load one file at once).  Fills *plan.
+ * two processes never load one file at once).  Fills *plan.  When another
+ * process holds the lock: wait for it, or (wait false) set plan->busy and
+ * return at once, having taken nothing (loader_end_file is not needed).
  */
-int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan);
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bool wait,
+                      file_plan *plan);
 
 /*
  * Loads one chunk as one transaction (in a dry run: one savepoint of the

@@ -89,6 +89,9 @@ struct loader {
     bool ledger_exists;
     bool ledger_lanes;      /* the ledger has its lane columns */
     bool ledger_identity;   /* the ledger records the table's identity */
+    bool ledger_loader;     /* the ledger records who loads a file */
+    char host[256];         /* this process, as the ledger records it */
+    char pid[16];
     bool in_run_txn;        /* dry run: the one transaction is open */
     /* the current file */
     file_identity file;

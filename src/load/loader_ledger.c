@@ -24,7 +24,7 @@ db *ld_control(loader *ld)
  * identity was recorded). */
 static bool ensure_ledger(loader *ld)
 {
-    if (ld->ledger_exists && ld->ledger_lanes && ld->ledger_identity)
+    if (ld->ledger_exists && ld->ledger_lanes && ld->ledger_identity && ld->ledger_loader)
         return true;
     db *d = ld_control(ld);
     buf *sql = &ld->workers[0].sql;
@@ -36,6 +36,7 @@ static bool ensure_ledger(loader *ld)
         ok = r != NULL;
         bool has_lanes = ok && strcmp(db_value(r, 0, 1), "t") == 0;
         bool has_identity = ok && strcmp(db_value(r, 0, 2), "t") == 0;
+        bool has_loader = ok && strcmp(db_value(r, 0, 3), "t") == 0;
         db_result_free(&r);
         if (ok && !has_lanes)
             ok = ld_render(ld, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
@@ -45,6 +46,8 @@ static bool ensure_ledger(loader *ld)
                 log_info("ledger %s: now records the identity of the table of each file; "
                          "files it held before are loaded once more", buf_cstr(&ld->ledger_name));
         }
+        if (ok && !has_loader)
+            ok = ld_render(ld, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
     }
     if (!ok || !db_exec(d, "COMMIT")) {
         log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&ld->ledger_name),
@@ -55,6 +58,7 @@ static bool ensure_ledger(loader *ld)
     ld->ledger_exists = true;
     ld->ledger_lanes = true;
     ld->ledger_identity = true;
+    ld->ledger_loader = true;
     return true;
 }
 
@@ -130,20 +134,48 @@ static void explain_mismatch(loader *ld, file_plan *plan, identity_match m, bool
     }
 }
 
-/* The file's advisory lock, on connection 0 (called again by worker 0
- * after it reconnects). */
-bool ld_file_lock(loader *ld)
+/* Who the ledger says loads the file: " (host H, process P)", or "". */
+static void holder_of(loader *ld, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!ld->ledger_loader)
+        return;
+    buf *sql = &ld->workers[0].sql;
+    buf_clear(sql);
+    buf_printf(sql, "SELECT loader_host, loader_pid FROM %s WHERE target = $1 AND digest = $2",
+               buf_cstr(&ld->ledger_name));
+    const char *p[] = {ld->t.display, ld->file.digest};
+    db_result *r = db_query(ld_control(ld), buf_cstr(sql), 2, p);
+    if (r && db_nrows(r) > 0 && !db_is_null(r, 0, 0))
+        snprintf(out, size, " (host %s, process %s, as the ledger says)", db_value(r, 0, 0),
+                 db_is_null(r, 0, 1) ? "?" : db_value(r, 0, 1));
+    db_result_free(&r);
+}
+
+/* The file's advisory lock, on connection 0.  wait: until the process
+ * holding it lets go; otherwise *busy says it is held elsewhere. */
+static bool file_lock(loader *ld, bool wait, bool *busy)
 {
     db *d = ld_control(ld);
     const char *p[] = {ld->t.display, ld->file.digest};
+    *busy = false;
     db_result *r = db_query(d, SQL_FILE_LOCK_TRY, 2, p);
     if (!r)
         return false;
     bool got = strcmp(db_value(r, 0, 0), "t") == 0;
     db_result_free(&r);
     if (!got) {
-        log_info("%s: another idemload process is loading this file into %s; waiting for it",
-                 ld->file.path, ld->t.display);
+        char who[400];
+        holder_of(ld, who, sizeof who);
+        if (!wait) {
+            log_info("%s: another idemload process%s is loading this file into %s; going on "
+                     "with the next file, and back to this one at the end",
+                     ld->file.path, who, ld->t.display);
+            *busy = true;
+            return true;
+        }
+        log_info("%s: another idemload process%s is loading this file into %s; waiting for it",
+                 ld->file.path, who, ld->t.display);
         r = db_query(d, SQL_FILE_LOCK, 2, p);
         if (!r)
             return false;
@@ -151,6 +183,14 @@ bool ld_file_lock(loader *ld)
     }
     ld->locked = true;
     return true;
+}
+
+/* (Called again by worker 0 after it reconnects: the file is this
+ * process's, so it waits.) */
+bool ld_file_lock(loader *ld)
+{
+    bool busy;
+    return file_lock(ld, true, &busy);
 }
 
 static void file_unlock(loader *ld)
@@ -240,7 +280,8 @@ static int ledger_failed(loader *ld, const char *what)
     return EXIT_DATABASE;
 }
 
-int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan)
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bool wait,
+                      file_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     memset(ld->lane_done, 0, sizeof ld->lane_done);
@@ -260,8 +301,10 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
     } else {
         if (!ensure_ledger(ld))
             return EXIT_DATABASE;
-        if (!ld_file_lock(ld))
+        if (!file_lock(ld, wait, &plan->busy))
             return ledger_failed(ld, "ledger");
+        if (plan->busy)
+            return EXIT_OK;
     }
     /* The table's identity now, before the entry is read: a TRUNCATE
      * after this point makes the entry mismatch at the next run at the
@@ -320,6 +363,10 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
             ld->last_committed = all;
             if (!ledger_sums(ld, all, &plan->previous))
                 return ledger_failed(ld, "cannot read the ledger");
+            const char *pc[] = {ld->t.display, id->digest, ld->host, ld->pid};
+            if (!ld->cfg->dry_run && (!ld_render(ld, sql, SQL_LEDGER_CLAIM) ||
+                                      !db_exec_params(ld_control(ld), buf_cstr(sql), 4, pc)))
+                return ledger_failed(ld, "cannot record this process in the ledger");
             if (ld->lanes != ld->n_workers)
                 log_info("%s: resuming with the %d lane%s of the earlier run over %d "
                          "connection%s", id->path, ld->lanes, ld->lanes == 1 ? "" : "s",
@@ -342,9 +389,10 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, fi
      * on the table anyway. */
     const char *ps[] = {ld->t.display, id->digest, size_s, id->path, rows_s, lanes_s,
                         ld->table_oid[0] ? ld->table_oid : NULL,
-                        ld->table_oid[0] ? buf_cstr(&ld->table_storage) : NULL};
+                        ld->table_oid[0] ? buf_cstr(&ld->table_storage) : NULL,
+                        ld->host, ld->pid};
     if (!ld_render(ld, sql, SQL_LEDGER_START) ||
-        !db_exec_params(ld_control(ld), buf_cstr(sql), 8, ps))
+        !db_exec_params(ld_control(ld), buf_cstr(sql), 10, ps))
         return ledger_failed(ld, "cannot record the file in the ledger");
     return EXIT_OK;
 }

@@ -47,6 +47,15 @@ void run_report_free(run_report *rep)
     rep->n_files = 0;
 }
 
+void file_report_clear(file_report *fr)
+{
+    free(fr->path);
+    free(fr->error);
+    free(fr->note);
+    free(fr->reload_reason);
+    memset(fr, 0, sizeof *fr);
+}
+
 void file_report_set_error(file_report *fr, const char *msg)
 {
     free(fr->error);
