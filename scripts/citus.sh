@@ -7,10 +7,11 @@
 #   scripts/citus.sh start DIR    build if needed, initdb (first time), start the
 #                                 three nodes, add the workers; writes DIR/env
 #   scripts/citus.sh stop DIR     stop the three nodes (the data stays in DIR)
-# The nodes listen on 127.0.0.1 (the coordinator reaches the workers by host
-# and port) at CITUS_PORT (default 57630) and the next two ports, and on a Unix
-# socket in DIR; DIR/env exports PGHOST (the socket), PGPORT and PGUSER of the
-# coordinator for psql and idemload, and CITUS_WORKER_PORTS.  As root the
+# The nodes listen on Unix sockets in DIR only (no TCP port to collide with
+# another suite's): the coordinator reaches the workers by that directory as
+# their host name, with "ports" CITUS_PORT (default 57630) + 1 and + 2, which
+# only name the sockets.  DIR/env exports PGHOST (DIR), PGPORT and PGUSER of
+# the coordinator for psql and idemload, and CITUS_WORKER_PORTS.  As root the
 # servers run as the postgres system user (initdb refuses root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -102,7 +103,7 @@ start_node() {
             { cat "$dir/initdb-$name.log" >&2; exit 1; }
         cat >>"$data/postgresql.conf" <<CONF
 shared_preload_libraries = 'citus'
-listen_addresses = '127.0.0.1'
+listen_addresses = ''
 unix_socket_directories = '$dir'
 port = $port
 fsync = off
@@ -141,9 +142,9 @@ start)
     for port in "${ports[@]}"; do
         node_psql "$port" -c "CREATE EXTENSION IF NOT EXISTS citus"
     done
-    node_psql "${ports[0]}" -c "SELECT citus_set_coordinator_host('127.0.0.1', ${ports[0]})" >/dev/null
+    node_psql "${ports[0]}" -c "SELECT citus_set_coordinator_host('$dir', ${ports[0]})" >/dev/null
     for port in "${ports[1]}" "${ports[2]}"; do
-        node_psql "${ports[0]}" -c "SELECT citus_add_node('127.0.0.1', $port)" >/dev/null
+        node_psql "${ports[0]}" -c "SELECT citus_add_node('$dir', $port)" >/dev/null
     done
     cat >"$dir/env" <<ENV
 export PGHOST=$dir
