@@ -41,7 +41,8 @@ typedef enum opt_id {
     OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
     OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
     OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
-    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME
+    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME, OPT_DISTRIBUTED,
+    OPT_SHARD_COUNT
 } opt_id;
 
 typedef struct option_def {
@@ -95,6 +96,10 @@ static const option_def options[] = {
      "duplicate keys to list (default 20; 0: all)"},
     {OPT_INDEX_NAME, 0, "index-name", "NAME", CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT),
      "name of the unique index (default uk_<table>_biz_active)"},
+    {OPT_DISTRIBUTED, 0, "distributed", NULL, CMDBIT(CMD_INIT),
+     "on a Citus coordinator: primary key (tenant_id, id), distributed by tenant_id"},
+    {OPT_SHARD_COUNT, 0, "shard-count", "N", CMDBIT(CMD_INIT),
+     "with --distributed: the number of shards (default: citus.shard_count)"},
     {OPT_HELP, 'h', "help", NULL, EVERY, "show this help"},
     {OPT_VERSION, 'V', "version", NULL, EVERY, "show the version"},
 };
@@ -344,6 +349,16 @@ static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *
         }
         cfg->index_name = arg;
         break;
+    case OPT_DISTRIBUTED:
+        cfg->distributed = true;
+        break;
+    case OPT_SHARD_COUNT:
+        if (!parse_count(arg, 1, 64000, &v)) {
+            buf_printf(err, "--shard-count needs a count from 1 to 64000, not '%s'", arg);
+            return CLI_ERROR;
+        }
+        cfg->shard_count = (int)v;
+        break;
     }
     return CLI_RUN;
 }
@@ -469,6 +484,10 @@ cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
     }
     if (cfg->include_final && !cfg->apply) {
         buf_printf(err, "--include-final goes with --apply");
+        return CLI_ERROR;
+    }
+    if (cfg->shard_count && !cfg->distributed) {
+        buf_printf(err, "--shard-count goes with --distributed");
         return CLI_ERROR;
     }
     return CLI_RUN;

@@ -71,6 +71,8 @@ typedef struct config {
     size_t batch_size;
     size_t limit;                /* rows of a listing to show */
     const char *index_name;      /* NULL: the default name */
+    bool distributed;            /* init --distributed: a Citus distributed table */
+    int shard_count;             /* init --shard-count; 0: Citus's default */
     char **files;
     size_t n_files;
 } config;

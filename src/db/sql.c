@@ -86,8 +86,8 @@ const char SQL_COPY_STAGE[] =
  *   lacks: then only the status becomes that final one (payload and
  *   received_at stay the newer version's), so the order in which versions
  *   arrive never decides a key's final status.
- * Rows it turns away are locked, not written.  {inserted} tells an inserted
- * row from an updated one (SQL_INSERTED_*).
+ * Rows it turns away are locked, not written.  The merge appends what it
+ * returns of each written row (SQL_CONFLICT_RETURNING, SQL_CITUS_RETURNING).
  */
 const char SQL_CONFLICT_UPDATE[] =
     "  ON CONFLICT {conflict}"
@@ -102,7 +102,10 @@ const char SQL_CONFLICT_UPDATE[] =
     "                    CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
     "                         ELSE EXCLUDED.status END)"
     "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
-    "                   AND NOT t.status = ANY ($3::smallint[]) END"
+    "                   AND NOT t.status = ANY ($3::smallint[]) END";
+
+/* What the single-server merges return of each row they write. */
+const char SQL_CONFLICT_RETURNING[] =
     "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
 
 /*
@@ -241,6 +244,119 @@ const char SQL_COUNT_STALE[] =
     "     AND {active} AND t.received_at > s.received_at"
     "   LIMIT 1) newer"
     " WHERE s.ord = ANY ($1::int[])";
+
+/*
+ * A Citus-distributed target (SPEC.md "A distributed target: Citus").
+ * The staging table is an UNLOGGED table of the target's schema, one per
+ * connection, named after the coordinator backend's pid (so a leftover of a
+ * killed loader is known by its pid being gone), distributed by tenant_id
+ * and colocated with the target: every statement below joins the two on
+ * the distribution column, so Citus runs it on the workers, shard by
+ * shard, never pulling rows through the coordinator.  new_id is filled
+ * from the target's id sequence while the rows are COPYed (on the
+ * coordinator), so the INSERT evaluates no volatile default; verdict is the
+ * probe's outcome (0: to write, 1: stale, 2: unchanged), stored so no CTE
+ * has to carry it (a CTE over the stage would be planned through the
+ * coordinator).  {seq}: the sequence as a quoted literal.
+ */
+/* A distributed target's sessions: the lanes of one import merge disjoint
+ * keys, each a multi-shard INSERT ... SELECT; with Citus's deadlock
+ * prevention on, only one multi-shard modification may hold a shard until
+ * it commits, so a second lane would wait for the first, which waits at
+ * the commit barrier for it.  Off, they run side by side; a real
+ * distributed deadlock between importers of overlapping files is found by
+ * Citus's deadlock detection and retried like any deadlock (40P01). */
+const char SQL_CITUS_SESSION_SETTINGS[] = "SET citus.enable_deadlock_prevention = off";
+
+const char SQL_CITUS_STAGE_CREATE[] =
+    "CREATE UNLOGGED TABLE IF NOT EXISTS {stage} ("
+    "  ord integer NOT NULL,"
+    "  new_id bigint NOT NULL DEFAULT nextval({seq}::regclass),"
+    "  verdict smallint NOT NULL DEFAULT 0,"
+    "  tenant_id bigint NOT NULL,"
+    "  channel text NOT NULL,"
+    "  out_trade_no text NOT NULL,"
+    "  callback_type text NOT NULL,"
+    "  status smallint NOT NULL,"
+    "  payload text NOT NULL,"
+    "  received_at timestamptz NOT NULL"
+    ")";
+
+/* $1 the stage, $2 the target (quoted names). */
+const char SQL_CITUS_STAGE_DISTRIBUTE[] =
+    "SELECT create_distributed_table($1::text::regclass, 'tenant_id', colocate_with => $2::text) "
+    "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
+    "                   WHERE logicalrelid = to_regclass($1::text))";
+
+/* $1 the target's quoted name: its id column's sequence, or NULL. */
+const char SQL_CITUS_ID_SEQUENCE[] = "SELECT pg_get_serial_sequence($1, 'id')";
+
+/* $1 the schema: staging tables whose coordinator session is gone (a
+ * loader killed, or a lost connection), as quoted names. */
+const char SQL_CITUS_LEFTOVERS[] =
+    "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c"
+    "  JOIN pg_namespace n ON n.oid = c.relnamespace"
+    " WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname ~ '^idemload_stage_[0-9]+$'"
+    "   AND substring(c.relname FROM 16)::int NOT IN (SELECT pid FROM pg_stat_activity)";
+
+const char SQL_CITUS_TRUNCATE[] = "TRUNCATE {stage}";
+
+const char SQL_CITUS_COPY[] =
+    "COPY {stage} (ord, tenant_id, channel, out_trade_no, callback_type, status, "
+    "payload, received_at) FROM STDIN (FORMAT binary)";
+
+/* The probe of SQL_MERGE_PROBE's verdicts, for staged rows $1..$2 with
+ * final statuses $3, written into the stage; a row whose key has no active
+ * row keeps verdict 0. */
+const char SQL_CITUS_VERDICT[] =
+    "UPDATE {stage} s"
+    "   SET verdict = CASE WHEN t.received_at > s.received_at THEN"
+    "                      CASE WHEN s.status = ANY ($3::smallint[])"
+    "                            AND NOT t.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
+    "                 WHEN t.received_at = s.received_at AND t.payload = s.payload::jsonb"
+    "                  AND t.status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                                      ELSE s.status END THEN 2"
+    "                 ELSE 0 END"
+    "  FROM {table} t"
+    " WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "   AND {active} AND s.ord BETWEEN $1::int AND $2::int";
+
+/* Staged rows $1..$2: how many the probe found stale, how many go to the
+ * INSERT. */
+const char SQL_CITUS_VERDICTS[] =
+    "SELECT count(*) FILTER (WHERE verdict = 1), count(*) FILTER (WHERE verdict = 0)"
+    "  FROM {stage} WHERE ord BETWEEN $1::int AND $2::int";
+
+/* The merge of staged rows $1..$2 whose verdict is 0 (all of them when no
+ * probe ran); {do_update}: the conflict action and SQL_CITUS_RETURNING. */
+const char SQL_CITUS_MERGE[] =
+    "INSERT INTO {table} AS t (id, tenant_id, channel, out_trade_no, callback_type, status, "
+    "                          payload, received_at{extra_cols})"
+    "SELECT s.new_id, s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
+    "       s.payload::jsonb, s.received_at{extra_vals}"
+    "  FROM {stage} s"
+    " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
+    "{do_update}";
+
+/* Of each written row, only whether it was inserted and its id travel back
+ * (through the coordinator to idemload). */
+const char SQL_CITUS_RETURNING[] = "  RETURNING {inserted} AS inserted, t.id";
+
+/*
+ * Staged rows $1..$2 sent to the INSERT but not written ($3: the ids it
+ * returned) whose active row is newer: stale; the others it did not write
+ * are unchanged.  A row the INSERT wrote is known by its id: its new_id
+ * when inserted, its active row's when updated.  As SQL_COUNT_STALE, exact:
+ * the merge locked every row it conflicted with.
+ */
+const char SQL_CITUS_MISSED_STALE[] =
+    "SELECT count(*) FROM {stage} s JOIN {table} t"
+    "    ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type AND {active}"
+    " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
+    "   AND NOT s.new_id = ANY ($3::bigint[]) AND NOT t.id = ANY ($3::bigint[])"
+    "   AND t.received_at > s.received_at";
 
 /*
  * The ledger: files by content digest, and their committed chunks.  An
@@ -463,6 +579,29 @@ const char SQL_INIT_TABLE[] =
     "  handled_at     TIMESTAMPTZ,"
     "  deleted_at     TIMESTAMPTZ"
     ")";
+
+/* init --distributed: the same table for Citus, whose unique indexes must
+ * hold the distribution column, so the primary key is (tenant_id, id). */
+const char SQL_INIT_TABLE_DISTRIBUTED[] =
+    "CREATE TABLE IF NOT EXISTS {table} ("
+    "  id             BIGSERIAL,"
+    "  tenant_id      BIGINT      NOT NULL,"
+    "  channel        TEXT        NOT NULL,"
+    "  out_trade_no   TEXT        NOT NULL,"
+    "  callback_type  TEXT        NOT NULL,"
+    "  status         SMALLINT    NOT NULL DEFAULT 0,"
+    "  payload        JSONB       NOT NULL,"
+    "  received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    "  handled_at     TIMESTAMPTZ,"
+    "  deleted_at     TIMESTAMPTZ,"
+    "  PRIMARY KEY (tenant_id, id)"
+    ")";
+
+/* $1 the table (quoted name), $2 the shard count (NULL: Citus's default). */
+const char SQL_DISTRIBUTE[] =
+    "SELECT create_distributed_table($1, 'tenant_id',"
+    "                                shard_count => coalesce($2::int,"
+    "                                  current_setting('citus.shard_count')::int))";
 
 const char SQL_INIT_INDEX[] =
     "CREATE UNIQUE INDEX IF NOT EXISTS {index} ON {table} "

@@ -45,9 +45,12 @@ static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger"
                                          "ledger_chunk", "do_update", "missed_probe",
                                          "missed_direct", "lane", "lanes", "extra_cols",
                                          "extra_vals", "table_oid", "table_storage",
-                                         "inserted"};
+                                         "inserted", "stage", "seq"};
 
-static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
+/* stage, seq: a distributed target's staging table of one connection and
+ * the target's id sequence (loader_citus.c); "" otherwise. */
+static bool render_full(const loader *ld, buf *out, const char *tmpl, const char *do_update,
+                        const char *stage, const char *seq)
 {
     bool update = ld->cfg->conflict == CONFLICT_UPDATE;
     const char *vals[] = {ld->t.quoted,
@@ -64,9 +67,22 @@ static bool render_with(const loader *ld, buf *out, const char *tmpl, const char
                           buf_cstr(&ld->extra_vals),
                           ld->ledger_identity ? "table_oid" : "NULL::oid",
                           ld->ledger_identity ? "table_storage" : "NULL::text",
-                          buf_cstr(&ld->inserted_expr)};
+                          buf_cstr(&ld->inserted_expr),
+                          stage,
+                          seq};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
+}
+
+static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
+{
+    return render_full(ld, out, tmpl, do_update, "", "");
+}
+
+bool ld_render_stage(const loader *ld, buf *out, const char *tmpl, const char *do_update,
+                     const char *stage)
+{
+    return render_full(ld, out, tmpl, do_update, stage, buf_cstr(&ld->seq_literal));
 }
 
 bool ld_render(const loader *ld, buf *out, const char *tmpl)
@@ -154,9 +170,15 @@ const char *ld_where(const loader *ld, uint64_t chunk_no, int lane, char *out, s
 }
 
 /* Session setup after (re)connecting: the staging table, and in a dry run
- * the run's transaction. */
-static bool prepare_session(loader *ld, db *d)
+ * the run's transaction.  A distributed target's staging table is created
+ * before that transaction: it is a distributed table of its own, dropped
+ * when the loader closes (loader_citus.c). */
+static bool prepare_session(loader *ld, worker *w, db *d)
 {
+    if (ld->t.distributed)
+        return db_exec(d, SQL_SESSION_SETTINGS) && db_exec(d, SQL_CITUS_SESSION_SETTINGS) &&
+               ld_citus_session(w, d) &&
+               (!ld->cfg->dry_run || (db_exec(d, "BEGIN") && (ld->in_run_txn = true)));
     if (ld->cfg->dry_run) {
         if (!db_exec(d, "BEGIN"))
             return false;
@@ -175,7 +197,7 @@ bool ld_connect_session(worker *w, buf *err)
     db *d = db_connect(w->ld->cfg->dbname, err);
     if (!d)
         return false;
-    if (!prepare_session(w->ld, d)) {
+    if (!prepare_session(w->ld, w, d)) {
         buf_printf(err, "cannot prepare the session: %s (SQLSTATE %s)", db_message(d),
                    db_sqlstate(d));
         db_close(&d);
@@ -316,10 +338,23 @@ loader *loader_open(const config *cfg, int *code)
     buf_append_str(&ld->ledger_chunk_name, ".idemload_ledger_chunk");
     bool update = cfg->conflict == CONFLICT_UPDATE;
     buf action = BUF_INIT;
+    buf returning = BUF_INIT;
     bool rendered =
         ld_render(ld, &ld->inserted_expr,
                   ld->t.partitioned ? SQL_INSERTED_SNAPSHOT : SQL_INSERTED_XMAX) &&
         ld_render(ld, &action, update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING);
+    /* The single-server merges return the written rows' keys; a
+     * distributed one their ids (SQL_CITUS_RETURNING). */
+    if (rendered && update) {
+        rendered = buf_append_str(&ld->citus_action, buf_cstr(&action)) &&
+                   ld_render(ld, &returning, SQL_CITUS_RETURNING) &&
+                   buf_append_str(&ld->citus_action, buf_cstr(&returning)) &&
+                   ld_render(ld, &returning, SQL_CONFLICT_RETURNING) &&
+                   buf_append_str(&action, buf_cstr(&returning));
+    } else if (rendered) {
+        rendered = buf_append_str(&ld->citus_action, buf_cstr(&action));
+    }
+    buf_free(&returning);
     rendered = rendered &&
                render_with(ld, &ld->merge_sql, SQL_MERGE_PROBE, buf_cstr(&action)) &&
                render_with(ld, &ld->merge_direct_sql, SQL_MERGE_DIRECT, buf_cstr(&action)) &&
@@ -344,7 +379,9 @@ loader *loader_open(const config *cfg, int *code)
     ld->ledger_identity = strcmp(db_value(r, 0, 2), "t") == 0;
     ld->ledger_loader = strcmp(db_value(r, 0, 3), "t") == 0;
     db_result_free(&r);
-    if (!prepare_session(ld, w0->conn)) {
+    if (ld->t.distributed && (*code = ld_citus_open(ld)) != EXIT_OK)
+        goto fail;
+    if (!prepare_session(ld, w0, w0->conn)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(w0->conn),
                   db_message(w0->conn), db_sqlstate(w0->conn));
         *code = EXIT_DATABASE;
@@ -375,9 +412,12 @@ void loader_close(loader **ldp)
         return;
     signals_set_hook(NULL, NULL);
     stop_threads(ld);
+    if (ld->t.distributed)
+        ld_citus_close(ld);
     for (int i = 0; i < MAX_LANES; i++) {
         worker *w = &ld->workers[i];
         db_close(&w->conn);
+        ld_citus_free(w);
         buf_free(&w->sql);
         buf_free(&w->copybuf);
         buf_free(&w->err_msg);
@@ -394,6 +434,8 @@ void loader_close(loader **ldp)
     buf_free(&ld->ledger_name);
     buf_free(&ld->ledger_chunk_name);
     buf_free(&ld->table_storage);
+    buf_free(&ld->citus_action);
+    buf_free(&ld->seq_literal);
     free(ld->idx);
     free(ld);
     *ldp = NULL;

@@ -72,6 +72,10 @@ typedef struct worker {
     uint64_t seen;          /* the last job taken */
     char err_state[6];      /* the last error's SQLSTATE and message, kept */
     buf err_msg;            /* past the ROLLBACK that clears the connection's */
+    /* A distributed target (loader_citus.c): this connection's staging
+     * table and its statements. */
+    buf stage;              /* quoted name; "" when none */
+    buf c_copy, c_truncate, c_verdict, c_verdicts, c_merge, c_missed;
 } worker;
 
 struct loader {
@@ -83,6 +87,8 @@ struct loader {
     buf extra_cols;         /* ", col, ..." of --set beyond idemload's columns */
     buf extra_vals;         /* ", $4::type, ..." their parameters */
     buf inserted_expr;      /* {inserted}: SQL_INSERTED_XMAX or _SNAPSHOT */
+    buf citus_action;       /* a distributed target: the conflict action, its RETURNING */
+    buf seq_literal;        /* ... and the id sequence, as a quoted literal */
     buf ledger_name;        /* quoted, schema-qualified */
     buf ledger_chunk_name;
     char final_array[16 * MAX_FINAL_STATUSES];
@@ -128,6 +134,23 @@ struct loader {
 
 /* SQL of sql.c with the loader's names ({table}, {ledger}, ...) filled in. */
 bool ld_render(const loader *ld, buf *out, const char *tmpl);
+/* The same with {do_update}, {stage} (a quoted name) and {seq}. */
+bool ld_render_stage(const loader *ld, buf *out, const char *tmpl, const char *do_update,
+                     const char *stage);
+
+/*
+ * A Citus-distributed target (loader_citus.c).  ld_citus_open: checks the
+ * target (an id sequence) and sweeps staging tables of dead sessions, once
+ * per import; an exit code.  ld_citus_session: creates the staging table of
+ * connection d (about to become w's) and renders its statements.  ld_citus_merge:
+ * the merge of staged rows [lo, hi], as merge_rows.  ld_citus_close drops
+ * the staging tables; ld_citus_free releases a worker's buffers.
+ */
+int ld_citus_open(loader *ld);
+bool ld_citus_session(worker *w, db *d);
+bool ld_citus_merge(worker *w, size_t lo, size_t hi, load_counts *c);
+void ld_citus_close(loader *ld);
+void ld_citus_free(worker *w);
 
 /* The commit gate: has an interrupt cancelled the chunk in flight?  May a
  * lane commit (false once cancelled; the first lane to ask closes the gate

@@ -91,9 +91,10 @@ static attempt_result classify(worker *w)
 static const char *failure_hint(const loader *ld, const char *state)
 {
     if (strcmp(state, "0A000") == 0 && ld->t.distributed)
-        return "; the target is a Citus distributed table, and idemload's merge joins it with a "
-               "temporary staging table, which Citus cannot run: load into a local "
-               "(not distributed) table";
+        return "; the target is a Citus distributed table, and Citus cannot run this "
+               "statement on it (a trigger, rule or column default the merge would evaluate on "
+               "the coordinator?): nothing was rejected, fix the cause and run the same "
+               "command again";
     if (strncmp(state, "0A", 2) == 0)
         return "; the server (or a trigger, rule or extension on the table) does not support a "
                "statement idemload needs: nothing was rejected, fix the cause and run the same "
@@ -116,7 +117,7 @@ static const char *failure_hint(const loader *ld, const char *state)
 static bool copy_rows(worker *w, const part *pt, size_t lo, size_t hi)
 {
     db *d = w->conn;
-    if (!db_copy_begin(d, SQL_COPY_STAGE))
+    if (!db_copy_begin(d, w->ld->t.distributed ? buf_cstr(&w->c_copy) : SQL_COPY_STAGE))
         return false;
     buf_clear(&w->copybuf);
     if (!copy_binary_header(&w->copybuf)) {
@@ -151,6 +152,8 @@ static bool merge_rows(worker *w, size_t lo, size_t hi, load_counts *c)
 {
     loader *ld = w->ld;
     const config *cfg = ld->cfg;
+    if (ld->t.distributed)
+        return ld_citus_merge(w, lo, hi, c);
     char a[24], b[24];
     snprintf(a, sizeof a, "%zu", lo + 1);
     snprintf(b, sizeof b, "%zu", hi + 1);
@@ -271,7 +274,7 @@ static attempt_result attempt_part(worker *w, int lane, bool isolated, load_coun
     bool dry = ld->cfg->dry_run;
     ld_clear_refused(w);
     if (!db_exec(d, dry ? "SAVEPOINT idemload_chunk" : "BEGIN") ||
-        !db_exec(d, SQL_TRUNCATE_STAGE))
+        !db_exec(d, ld->t.distributed ? buf_cstr(&w->c_truncate) : SQL_TRUNCATE_STAGE))
         return classify(w);
     attempt_result ar = ATTEMPT_OK;
     if (pt->n > 0) {
