@@ -750,6 +750,30 @@ const char SQL_CREATE_INDEX[] =
 
 const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {schema}.{index}";
 
+/* create-index on a distributed table: the progress of every index build
+ * running on the workers now (each shard's), summed; the columns of
+ * SQL_INDEX_PROGRESS.  The phase is the least advanced shard's (PostgreSQL
+ * 15's phases in their order). */
+const char SQL_INDEX_PROGRESS_WORKERS[] =
+    "WITH w AS ("
+    "  SELECT (jsonb_array_elements(coalesce(nullif(result, ''), '[]')::jsonb)) AS p"
+    "    FROM run_command_on_workers($q$SELECT coalesce(json_agg(json_build_object("
+    "           'phase', phase, 'blocks_done', blocks_done, 'blocks_total', blocks_total,"
+    "           'tuples_done', tuples_done, 'tuples_total', tuples_total,"
+    "           'lockers_done', lockers_done, 'lockers_total', lockers_total)), '[]')"
+    "           FROM pg_stat_progress_create_index$q$)"
+    "   WHERE success) "
+    "SELECT (array_agg(p->>'phase' ORDER BY array_position(ARRAY['initializing',"
+    "          'waiting for writers before build', 'building index',"
+    "          'waiting for writers before validation', 'index validation: scanning index',"
+    "          'index validation: sorting tuples', 'index validation: scanning table',"
+    "          'waiting for old snapshots', 'waiting for readers before marking dead',"
+    "          'waiting for readers before dropping'], p->>'phase') NULLS LAST))[1],"
+    "       sum((p->>'blocks_done')::bigint), sum((p->>'blocks_total')::bigint),"
+    "       sum((p->>'tuples_done')::bigint), sum((p->>'tuples_total')::bigint),"
+    "       sum((p->>'lockers_done')::bigint), sum((p->>'lockers_total')::bigint), NULL::int "
+    "  FROM w HAVING count(*) > 0";
+
 /* $1: pid of the building session. */
 const char SQL_INDEX_PROGRESS[] =
     "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total,"

@@ -75,6 +75,7 @@ extern const char SQL_DEDUPE_BATCH[];
 extern const char SQL_CREATE_INDEX[];
 extern const char SQL_DROP_INDEX[];
 extern const char SQL_INDEX_PROGRESS[];
+extern const char SQL_INDEX_PROGRESS_WORKERS[];
 extern const char SQL_INDEX_STATE[];
 
 /*

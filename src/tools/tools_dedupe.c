@@ -22,6 +22,7 @@
 #include "output/log.h"
 #include "util/signals.h"
 #include "db/sql.h"
+#include "tools/tools_distributed.h"
 #include "tools/tools_shared.h"
 
 /* Retries of one batch after a deadlock or serialization failure with
@@ -241,7 +242,7 @@ static int dedupe_apply(const config *cfg, tool_ctx *c)
     int code = EXIT_OK;
     bool started = false;
 
-    if (!tool_render(&sql, SQL_DEDUPE_BATCH, t, NULL, NULL)) {
+    if (!tool_dedupe_batch_sql(&sql, t)) {
         log_error("out of memory");
         code = EXIT_DATABASE;
         goto out;

@@ -32,6 +32,7 @@
 #include "output/progress.h"
 #include "util/signals.h"
 #include "db/sql.h"
+#include "tools/tools_distributed.h"
 #include "tools/tools_shared.h"
 
 /* What the catalog holds under the index name (SQL_INDEX_STATE). */
@@ -121,6 +122,10 @@ static void *build_thread(void *arg)
     return NULL;
 }
 
+/* A distributed table: its shards are built on the workers, so read the
+ * progress there (tools_distributed.h).  Set before the build starts. */
+static bool progress_from_workers;
+
 /* One progress line from pg_stat_progress_create_index for backend pid;
  * *locker receives the pid the build waits for, if any.  False when the
  * progress connection failed (stop asking). */
@@ -130,7 +135,8 @@ static bool show_progress(db *watch, int pid, const char *index, double started,
     buf p = BUF_INIT, line = BUF_INIT;
     buf_printf(&p, "%d", pid);
     const char *params[] = {buf_cstr(&p)};
-    db_result *r = db_query(watch, SQL_INDEX_PROGRESS, 1, params);
+    db_result *r = progress_from_workers ? tool_distributed_index_progress(watch)
+                                         : db_query(watch, SQL_INDEX_PROGRESS, 1, params);
     buf_free(&p);
     if (!r) {
         log_warn("no more progress shown: %s", db_message(watch));
@@ -382,6 +388,7 @@ int tools_create_index(const config *cfg)
              buf_cstr(&in.display), t->display);
     double started = now_seconds();
     int locker = 0;
+    progress_from_workers = c.t.distributed;
     if (build(cfg, c.d, buf_cstr(&sql), buf_cstr(&in.display), &locker)) {
         if (!read_state(c.d, t, buf_cstr(&in.bare), &st)) {
             code = tool_db_failure(c.d, "cannot look up the index just built");

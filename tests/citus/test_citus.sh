@@ -14,6 +14,8 @@ REF=$DB
 $IDEMLOAD init -q -d "$REF"
 citus_new_db citus_load
 psql -X -q -c "ALTER DATABASE citus_load SET log_statement = 'all'"
+# The coordinator's log (kept across runs): this run's part starts here.
+LOG_FROM=$(stat -c %s "$IDEMLOAD_CITUSDIR/coordinator.log")
 cq() { psql -X -q -t -A -v ON_ERROR_STOP=1 -d "$CDB" -c "$1"; }
 rq() { psql -X -q -t -A -v ON_ERROR_STOP=1 -d "$REF" -c "$1"; }
 # The active rows (and the soft-deleted count), ordered by the key.
@@ -141,11 +143,83 @@ eq "big.csv: every chunk once in the ledger" 30 "$(cq "SELECT count(DISTINCT chu
 run check -d "$CDB" --report -
 eq "check: the distributed table is safe (exit 0)" 0 "$RC"
 
+# ---- dedupe and create-index on a distributed table with duplicates,
+# next to the same table on the single server
+DDL="CREATE TABLE dupt (id bigserial, tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL, callback_type text NOT NULL, status smallint NOT NULL DEFAULT 0, payload jsonb NOT NULL, received_at timestamptz NOT NULL, handled_at timestamptz, deleted_at timestamptz, PRIMARY KEY (tenant_id, id))"
+FILL="INSERT INTO dupt (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) SELECT g % 5, 'wechat', 'o' || (g % 50), 'pay', CASE WHEN g % 7 = 0 THEN 2 ELSE 1 END, jsonb_build_object('g', g), timestamptz '2026-11-01' - (g % 13) * interval '1 min' FROM generate_series(1, 400) g ORDER BY g"
+cq "$DDL; SELECT create_distributed_table('dupt', 'tenant_id', shard_count => 8); $FILL" >/dev/null
+rq "$DDL; $FILL" >/dev/null
+tools_both() {
+    local name=$1
+    shift
+    "$IDEMLOAD" "$@" -d "$CDB" --table dupt >"$name.citus.out" 2>"$name.citus.err"
+    CRC=$?
+    "$IDEMLOAD" "$@" -d "$REF" --table dupt >"$name.ref.out" 2>"$name.ref.err"
+    RRC=$?
+    eq "$name: the same exit status" "$RRC" "$CRC"
+}
+deleted() { psql -X -q -t -A -d "$1" -c "SELECT string_agg(id::text, ',' ORDER BY id) FROM dupt WHERE deleted_at IS NOT NULL"; }
+tools_both check check --report check.json
+eq "check finds the duplicates: exit 1" 1 "$CRC"
+check "check: the same listing" diff -q check.citus.out check.ref.out
+# A failed CREATE INDEX CONCURRENTLY leaves an INVALID index (on every shard).
+cq "CREATE UNIQUE INDEX CONCURRENTLY uk_dupt_biz_active ON dupt (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >/dev/null 2>&1
+eq "an INVALID index left on the distributed table" f "$(cq "SELECT indisvalid FROM pg_index WHERE indexrelid = 'uk_dupt_biz_active'::regclass")"
+rq "CREATE UNIQUE INDEX CONCURRENTLY uk_dupt_biz_active ON dupt (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >/dev/null 2>&1
+tools_both refuse create-index
+check "create-index refuses while duplicates remain" test "$CRC" -ne 0
+tools_both list dedupe --limit 0
+check "dedupe: the same listing" diff -q list.citus.out list.ref.out
+tools_both apply dedupe --apply --batch-size 7
+eq "dedupe --apply: exit 1 (keys holding a final status refused)" 1 "$CRC"
+check "dedupe --apply: the same output" diff -q apply.citus.out apply.ref.out
+eq "dedupe --apply: the same rows soft-deleted" "$(deleted "$REF")" "$(deleted "$CDB")"
+tools_both apply2 dedupe --apply --include-final --batch-size 7
+eq "dedupe --apply --include-final: exit 0" 0 "$CRC"
+eq "... the same rows soft-deleted" "$(deleted "$REF")" "$(deleted "$CDB")"
+check "... some rows" test -n "$(deleted "$CDB")"
+"$IDEMLOAD" create-index -d "$CDB" --table dupt >index.out 2>index.err
+eq "create-index: exit 0" 0 $?
+check "it dropped the INVALID index first" contains index.err "dropping the INVALID index public.uk_dupt_biz_active"
+eq "the index is valid" t "$(cq "SELECT indisvalid FROM pg_index WHERE indexrelid = 'uk_dupt_biz_active'::regclass")"
+eq "... on every shard" 8 "$(cq "SELECT sum(result::int) FROM run_command_on_shards('dupt', \$\$SELECT count(*) FROM pg_index WHERE indrelid = '%s'::regclass AND indisvalid AND indisunique AND indpred IS NOT NULL\$\$)")"
+# create-index with a writer open on a shard: the build waits for it on the
+# workers, and the progress says so (read from the workers, where the shards
+# are built; the coordinator holds only the empty shell table).
+# (The writer works on a shard, on its worker: a writer through the
+# coordinator would make the CREATE wait there, for the shell table's lock.)
+cq "DROP INDEX uk_dupt_biz_active"
+read -r SHARD SHARD_PORT <<<"$(cq "SELECT shard_name('dupt'::regclass, shardid), nodeport FROM citus_shards WHERE shardid = get_shard_id_for_distribution_column('dupt', 1)" | tr '|' ' ')"
+psql -X -q -p "$SHARD_PORT" -d citus_load -c "BEGIN" -c "UPDATE $SHARD SET handled_at = now() WHERE id = (SELECT min(id) FROM $SHARD)" -c "SELECT pg_sleep(600)" >writer.out 2>&1 &
+WRITER=$!
+wq() { psql -X -q -t -A -p "$SHARD_PORT" -d citus_load -c "$1"; }
+for _ in $(seq 1 100); do
+    [ "$(wq "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")" = 1 ] && break
+    sleep 0.1
+done
+"$IDEMLOAD" create-index -d "$CDB" --table dupt >index2.out 2>index2.err &
+BUILDER=$!
+for _ in $(seq 1 300); do grep -q "waiting for writers" index2.err && break; sleep 0.1; done
+check "create-index shows the workers' progress (waiting for the writer)" grep -q "create-index public.uk_dupt_biz_active: waiting for writers before build.*transactions waited for" index2.err
+check "... while the writer still holds its shard" kill -0 $WRITER
+wq "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()" >/dev/null
+wait $WRITER 2>/dev/null
+wait $BUILDER
+eq "create-index after the writer: exit 0" 0 $?
+eq "... the index valid on every shard" 8 "$(cq "SELECT sum(result::int) FROM run_command_on_shards('dupt', \$\$SELECT count(*) FROM pg_index WHERE indrelid = '%s'::regclass AND indisvalid AND indisunique AND indpred IS NOT NULL\$\$)")"
+"$IDEMLOAD" create-index -q -d "$REF" --table dupt 2>/dev/null
+tools_both safe check
+eq "check: safe now (exit 0)" 0 "$CRC"
+check "check: the same verdict" diff -q safe.citus.out safe.ref.out
+same_table "after dedupe" dupt
+
 # ---- EXPLAIN of each merge statement idemload sent: pushed down whole
-python3 - "$IDEMLOAD_CITUSDIR/coordinator.log" >merges.sql <<'PY'
+python3 - "$IDEMLOAD_CITUSDIR/coordinator.log" "$LOG_FROM" >merges.sql <<'PY'
 import re, sys
 seen = {}
-for line in open(sys.argv[1], errors="replace"):
+log = open(sys.argv[1], errors="replace")
+log.seek(int(sys.argv[2]))
+for line in log:
     m = re.search(r"LOG:  (?:execute [^:]*|statement): (.*)$", line)
     if not m or "idemload_stage_" not in m.group(1) or "pg_class" in m.group(1):
         continue
