@@ -38,6 +38,13 @@ code2=$?
 set -e
 echo "(exit status $code and $code2: 1 means some rows were rejected, see $work/rejects.ndjson)"
 echo
+echo "== a channel's own bill: the Alipay download (a zip of GBK CSVs) read by its profile"
+"$idl" import --rejects "$work/rejects.ndjson" --profile alipay-trade --set tenant_id=10001 \
+    samples/bill-alipay-trade-2024-05-01.zip || true
+psql -X -c "SELECT out_trade_no, callback_type, received_at, payload->>'订单金额（元）' AS amount
+            FROM payment_callback WHERE channel = 'alipay' AND tenant_id = 10001
+              AND out_trade_no LIKE 'AORD%' ORDER BY out_trade_no, callback_type"
+echo
 echo "== rejected rows"
 cat "$work/rejects.ndjson" 2>/dev/null | head -n 20 || true
 echo

@@ -4,7 +4,8 @@
 # target crashes, leaks, times out or fails an invariant; the input that did
 # it is kept as build-fuzz/artifacts/<target>/crash-*.
 #
-# Seeds: fuzz/corpus/<target>/ (small hand-made inputs, kept in git) plus,
+# Seeds: fuzz/corpus/<target>/ (small hand-made inputs, kept in git; for
+# profile and profile_reader, the built-in profiles and synthetic bills) plus,
 # when samples/ holds statement files, their first 64 KiB (and for the
 # timestamp and JSON targets, received_at values and NDJSON lines taken from
 # them).  What a run discovers goes to build-fuzz/corpus/<target>/, which
@@ -14,7 +15,12 @@ set -euo pipefail
 secs="${1:-60}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-targets=(csv_reader ndjson_reader timestamp json_scan validate)
+# One target per fuzz/fuzz_<target>.c (scripts/test.sh counts them alike).
+targets=()
+for src in "$root"/fuzz/fuzz_*.c; do
+    t=${src##*/fuzz_}
+    targets+=("${t%.c}")
+done
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DIDEMLOAD_FUZZ=ON \
       -DIDEMLOAD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -28,6 +34,13 @@ shopt -s nullglob
 for f in "$root"/samples/*; do
     [ -f "$f" ] || continue
     base="$(basename "$f")"
+    # channel bills seed the profile reader; its option byte picks the profile
+    case "$base" in
+        bill-wechat-trade-*) printf '\0' ;; bill-alipay-trade-*) printf '\1' ;;
+        bill-stripe-balance-*) printf '\2' ;; bill-paypal-stl-*) printf '\3' ;;
+        *) false ;;
+    esac >"$seeds/profile_reader/$base" && { head -c 65536 "$f" >>"$seeds/profile_reader/$base"; continue; }
+    rm -f "$seeds/profile_reader/$base"
     case "$base" in
         *.csv|*.csv.gz) t=csv_reader ;;
         *.ndjson|*.ndjson.gz|*.jsonl|*.jsonl.gz) t=ndjson_reader ;;

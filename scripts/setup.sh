@@ -9,7 +9,8 @@ shift || true
 
 packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev zlib1g-dev
           libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev
-          lintian man-db file)   # the last three: the package and man page tests
+          lintian man-db file    # the package and man page tests
+          tzdata)                # IANA zones for --timezone (and their tests)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

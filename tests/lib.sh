@@ -21,16 +21,40 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
 eq() {
     if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected [$2], got [$3]"; fi
 }
+# A sanitizer report (ASan, LSan, UBSan) in a file: a finding fails the test
+# whatever the exit status (a build with -DIDEMLOAD_SANITIZE=ON also exits
+# 86/87 on one, never 1, which is idemload's "rows rejected").
+SAN_RE='ERROR: (Address|Leak)Sanitizer|runtime error: |SUMMARY: (Address|Leak|UndefinedBehavior|Thread)Sanitizer|WARNING: ThreadSanitizer'
+# san_check FILE WHAT: fails (and shows the report) when FILE holds one.
+san_check() {
+    if grep -aEq "$SAN_RE" "$1" 2>/dev/null; then
+        fail "sanitizer report from $2:"
+        grep -aE -A8 "$SAN_RE" "$1" | head -n 30 | sed 's/^/#   /'
+        return 1
+    fi
+    return 0
+}
 # run ARGS...: runs idemload; sets RC, OUT (stdout file), ERR (stderr file).
 run() {
     OUT=$WORK/out.txt ERR=$WORK/err.txt
     "$IDEMLOAD" "$@" >"$OUT" 2>"$ERR"
     RC=$?
+    san_check "$ERR" "idemload $*"
 }
 # jq-free JSON field reader: json FILE EXPR (python expression on `r`).
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
 contains() { grep -q -- "$2" "$1"; }
 finish() {
+    local f
+    # idemload started in the background writes its stderr to *.err files.
+    for f in "$WORK"/*.err; do
+        [ -f "$f" ] && san_check "$f" "a background run (${f##*/})"
+    done
+    if [ -s "$WORK/.q_failures" ]; then
+        fail "psql failed $(wc -l <"$WORK/.q_failures") time(s):"
+        sed 's/^/#   /' "$WORK/.q_failures"
+    fi
+    [ $((PASSED + FAILED)) -eq 0 ] && fail "$TEST_NAME ran no check at all"
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ]
     exit $?
@@ -51,6 +75,69 @@ new_db() {
     export PGDATABASE=$1
     DB="postgresql:///$1?host=$PGHOST&port=$PGPORT&user=$PGUSER"
 }
-q() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
+# q SQL / qd CONNINFO SQL: the result (unaligned, no headers).  A failure of
+# psql never reads as an empty or zero result: it prints a line saying so
+# (which no expected value matches), returns psql's status, and is recorded
+# so that `finish` fails the test even when the caller ignored it.
+qd() {
+    local out rc errf=$WORK/.q_err.$BASHPID
+    if [ -n "$1" ]; then
+        out=$(psql -X -q -t -A -v ON_ERROR_STOP=1 -d "$1" -c "$2" 2>"$errf")
+    else
+        out=$(psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$2" 2>"$errf")
+    fi
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "exit $rc: ${2:0:200}: $(grep -v '^NOTICE' "$errf" | head -c 300 | tr '\n' ' ')" >>"$WORK/.q_failures"
+        echo "<psql failed, exit $rc>"
+        rm -f "$errf"
+        return $rc
+    fi
+    grep -v '^NOTICE' "$errf" >&2
+    rm -f "$errf"
+    [ -z "$out" ] || printf '%s\n' "$out"
+}
+q() { qd "" "$1"; }
+# init_db NAME: new_db NAME, then `idemload init` in it (a failure fails the test).
+init_db() {
+    new_db "$1"
+    run init -d "$DB"
+    [ "$RC" -eq 0 ] || fail "init in database $1: exit $RC: $(head -c 300 "$ERR")"
+}
+# expect_table DESCRIPTION EXPECTED_CSV [TABLE]: the active rows of TABLE
+# (default payment_callback) are exactly the expected state (a
+# gen_statements.py --expected file, or tests/expected_merge.py's output):
+# the same keys, and for each its status, received_at (to the microsecond)
+# and payload (as jsonb: the value, with numbers as written, 168.90).
+EXPECTED_MERGE="python3 $SRC/tests/expected_merge.py"
+expect_table() {
+    local d=$1 exp=$2 t=${3:-payment_callback} out
+    [ -s "$exp" ] || { fail "$d: no expected state in $exp"; return; }
+    out=$(psql -X -q -t -A -v ON_ERROR_STOP=1 2>&1 <<SQL
+CREATE TEMP TABLE exp (tenant_id bigint, channel text, out_trade_no text, callback_type text,
+                       status smallint, received_us bigint, payload jsonb);
+\copy exp FROM '$exp' WITH (FORMAT csv, HEADER true)
+CREATE TEMP VIEW want AS SELECT tenant_id, channel, out_trade_no, callback_type, status,
+       received_us, payload::text AS payload FROM exp;
+CREATE TEMP VIEW got AS SELECT tenant_id, channel, out_trade_no, callback_type, status,
+       (extract(epoch FROM received_at) * 1000000)::bigint, payload::text FROM $t
+ WHERE deleted_at IS NULL;
+SELECT (SELECT count(*) FROM want) || ' ' ||
+       (SELECT count(*) FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM got) a) || ' ' ||
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want) b);
+SELECT 'expected: ' || w::text FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM got ORDER BY 1, 2, 3, 4 LIMIT 3) w;
+SELECT 'in table: ' || g::text FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want ORDER BY 1, 2, 3, 4 LIMIT 3) g;
+SQL
+)
+    local first=${out%%$'\n'*}
+    if [[ "$first" =~ ^[1-9][0-9]*\ 0\ 0$ ]]; then
+        ok "$d (${first%% *} keys)"
+    else
+        fail "$d: expected keys, missing or different, unexpected: $first"
+        printf '%s\n' "$out" | tail -n +2 | cut -c1-400 | sed 's/^/#   /'
+    fi
+}
+# table_exists NAME: whether the relation exists (never a psql failure).
+table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.
 jtrue() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }

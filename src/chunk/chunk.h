@@ -45,6 +45,7 @@ typedef struct row {
 typedef struct chunk_counts {
     uint64_t rows_read;
     uint64_t rows_rejected;
+    uint64_t rows_skipped;      /* skipped on purpose by a channel profile */
     uint64_t rows_deduplicated;
 } chunk_counts;
 

@@ -7,8 +7,11 @@
  */
 #include "cli/cli.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "input/profile.h"
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
@@ -35,95 +38,128 @@ static const command_def commands[] = {
     {CMD_INIT, "init", "[OPTIONS]", "create the table and its unique index if absent"},
     {CMD_STATUS, "status", "[OPTIONS]",
      "what the ledger holds: every file, its state, who loads it, how far"},
+    {CMD_PROFILES, "profiles", "[NAME]",
+     "list the built-in channel profiles, or print one as a profile file"},
 };
 
-typedef enum opt_id {
-    OPT_HELP, OPT_VERSION, OPT_DBNAME, OPT_TABLE, OPT_FORMAT, OPT_DELIMITER, OPT_SET,
-    OPT_REJECTS, OPT_MAX_REJECTS, OPT_CHUNK_ROWS, OPT_ON_CONFLICT, OPT_FINAL_STATUS,
-    OPT_DRY_RUN, OPT_REPORT, OPT_QUIET, OPT_FORCE, OPT_RETRIES, OPT_JOBS, OPT_APPLY,
-    OPT_INCLUDE_FINAL, OPT_BATCH_SIZE, OPT_LIMIT, OPT_INDEX_NAME, OPT_DISTRIBUTED,
-    OPT_SHARD_COUNT
-} opt_id;
+typedef struct option_def option_def;
 
-typedef struct option_def {
-    opt_id id;
+/* Applies one option's value to cfg: CLI_RUN, or CLI_ERROR with the one-line
+ * message in *err (CLI_HELP, CLI_VERSION for those two). */
+typedef cli_result (*option_setter)(const option_def *o, const char *arg, config *cfg,
+                                    buf *err);
+
+struct option_def {
     char short_name;        /* 0: none */
     const char *long_name;
     const char *arg;        /* NULL: a flag */
     unsigned commands;      /* CMDBIT mask */
     const char *help;
-} option_def;
+    option_setter set;
+    size_t field;           /* offsetof(config, ...) the generic setters write */
+    int64_t min, max;       /* set_count_*: the accepted range */
+    const char *need;       /* set_text: what an empty value lacks ("a path"); NULL: may be empty */
+};
 
+static cli_result set_help(const option_def *, const char *, config *, buf *);
+static cli_result set_version(const option_def *, const char *, config *, buf *);
+static cli_result set_flag(const option_def *, const char *, config *, buf *);
+static cli_result set_text(const option_def *, const char *, config *, buf *);
+static cli_result set_count_int(const option_def *, const char *, config *, buf *);
+static cli_result set_count_size(const option_def *, const char *, config *, buf *);
+static cli_result set_count_i64(const option_def *, const char *, config *, buf *);
+static cli_result set_format(const option_def *, const char *, config *, buf *);
+static cli_result set_delimiter(const option_def *, const char *, config *, buf *);
+static cli_result set_column(const option_def *, const char *, config *, buf *);
+static cli_result set_on_conflict(const option_def *, const char *, config *, buf *);
+static cli_result set_final_status(const option_def *, const char *, config *, buf *);
+
+#define FIELD(f) offsetof(config, f)
+
+/* Every option: what --help, the man page and the completion show, which
+ * commands take it, and how its value is checked and stored (ranges here,
+ * not in code). */
 static const option_def options[] = {
-    {OPT_DBNAME, 'd', "dbname", "DB", ALL_DB,
-     "database name, conninfo string or URI (else PGHOST, PGDATABASE, ... as psql)"},
-    {OPT_TABLE, 0, "table", "[SCHEMA.]NAME", ALL_DB, "target table (default payment_callback)"},
-    {OPT_FORMAT, 0, "format", "csv|ndjson", READING,
-     "input format (default: from the name: .csv, .ndjson, .jsonl, optionally .gz)"},
-    {OPT_DELIMITER, 0, "delimiter", "C", READING, "CSV field delimiter (default ,)"},
-    {OPT_SET, 0, "set", "COLUMN=VALUE", READING,
+    {'d', "dbname", "DB", ALL_DB,
+     "database name, conninfo string or URI (else PGHOST, PGDATABASE, ... as psql)",
+     .set = set_text, .field = FIELD(dbname)},
+    {0, "table", "[SCHEMA.]NAME", ALL_DB, "target table (default payment_callback)",
+     .set = set_text, .field = FIELD(table), .need = "a name"},
+    {0, "format", "csv|ndjson", READING,
+     "input format (default: from the name: .csv, .ndjson, .jsonl, optionally .gz)",
+     .set = set_format},
+    {0, "delimiter", "C", READING, "CSV field delimiter (default ,)", .set = set_delimiter},
+    {0, "profile", "NAME|PATH.json", READING,
+     "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
+     "a profile file ('idemload profiles' lists them)",
+     .set = set_text, .field = FIELD(profile_name)},
+    {0, "encoding", "utf-8|gbk", READING,
+     "with --profile: the bill's encoding (default: the profile's)",
+     .set = set_text, .field = FIELD(encoding)},
+    {0, "timezone", "ZONE", READING,
+     "with --profile: zone of timestamps without an offset, +08:00, Z or an IANA name such "
+     "as Asia/Shanghai (default: the profile's)",
+     .set = set_text, .field = FIELD(timezone)},
+    {0, "set", "COLUMN=VALUE", READING,
      "supply a column the file does not have, or a constant for another column of the "
-     "table, set on the rows it inserts (repeatable)"},
-    {OPT_REJECTS, 0, "rejects", "PATH", READING,
-     "append rejected rows here (default idemload-rejects.ndjson)"},
-    {OPT_MAX_REJECTS, 0, "max-rejects", "N", READING,
-     "stop a file once more than N rows are rejected"},
-    {OPT_CHUNK_ROWS, 0, "chunk-rows", "N", READING, "rows per chunk and transaction"},
-    {OPT_ON_CONFLICT, 0, "on-conflict", "update|nothing", CMDBIT(CMD_IMPORT),
-     "update: the newest version wins (default); nothing: the first write wins"},
-    {OPT_FINAL_STATUS, 0, "final-status", "LIST", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_DEDUPE),
-     "comma-separated statuses that are final and never change (default 2)"},
-    {OPT_DRY_RUN, 'n', "dry-run", NULL, CMDBIT(CMD_IMPORT),
-     "compute the exact figures against the live table, then roll back"},
-    {OPT_REPORT, 0, "report", "PATH|-",
-     READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
-     "write a JSON report to PATH (- for standard output)"},
-    {OPT_QUIET, 'q', "quiet", NULL, EVERY, "no progress line and no informational messages (the summary stays)"},
-    {OPT_FORCE, 0, "force", NULL, CMDBIT(CMD_IMPORT),
-     "load files the ledger holds as completed again"},
-    {OPT_RETRIES, 0, "retries", "N", CMDBIT(CMD_IMPORT),
-     "retries of a chunk after a lost connection or deadlock (default 5)"},
-    {OPT_JOBS, 'j', "jobs", "N", CMDBIT(CMD_IMPORT),
+     "table, set on the rows it inserts (repeatable)",
+     .set = set_column},
+    {0, "rejects", "PATH", READING, "append rejected rows here (default idemload-rejects.ndjson)",
+     .set = set_text, .field = FIELD(rejects_path), .need = "a path"},
+    {0, "max-rejects", "N", READING, "stop a file once more than N rows are rejected",
+     .set = set_count_i64, .field = FIELD(max_rejects), .min = 0, .max = INT64_MAX},
+    {0, "chunk-rows", "N", READING, "rows per chunk and transaction",
+     .set = set_count_size, .field = FIELD(chunk_rows), .min = 1, .max = 10000000},
+    {0, "on-conflict", "update|nothing", CMDBIT(CMD_IMPORT),
+     "update: the newest version wins (default); nothing: the first write wins",
+     .set = set_on_conflict},
+    {0, "final-status", "LIST", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_DEDUPE),
+     "comma-separated statuses that are final and never change (default 2)",
+     .set = set_final_status},
+    {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT),
+     "compute the exact figures against the live table, then roll back",
+     .set = set_flag, .field = FIELD(dry_run)},
+    {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
+     "write a JSON report to PATH (- for standard output)",
+     .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
+    {'q', "quiet", NULL, EVERY,
+     "no progress line and no informational messages (the summary stays)",
+     .set = set_flag, .field = FIELD(quiet)},
+    {0, "force", NULL, CMDBIT(CMD_IMPORT), "load files the ledger holds as completed again",
+     .set = set_flag, .field = FIELD(force)},
+    {0, "retries", "N", CMDBIT(CMD_IMPORT),
+     "retries of a chunk after a lost connection or deadlock (default 5)",
+     .set = set_count_int, .field = FIELD(retries), .min = 0, .max = 1000},
+    {'j', "jobs", "N", CMDBIT(CMD_IMPORT),
      "connections merging at once, each with its share of a chunk's keys (default 2; "
-     "1: one transaction per chunk; a dry run uses 1)"},
-    {OPT_APPLY, 0, "apply", NULL, CMDBIT(CMD_DEDUPE),
-     "soft-delete all but the earliest row of each duplicate key"},
-    {OPT_INCLUDE_FINAL, 0, "include-final", NULL, CMDBIT(CMD_DEDUPE),
-     "with --apply: also soft-delete rows with a final status"},
-    {OPT_BATCH_SIZE, 0, "batch-size", "N", CMDBIT(CMD_DEDUPE),
-     "keys per transaction with --apply (default 1000)"},
-    {OPT_LIMIT, 0, "limit", "N", CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_CHECK),
-     "duplicate keys to list (default 20; 0: all)"},
-    {OPT_INDEX_NAME, 0, "index-name", "NAME", CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT),
-     "name of the unique index (default uk_<table>_biz_active)"},
-    {OPT_DISTRIBUTED, 0, "distributed", NULL, CMDBIT(CMD_INIT),
-     "on a Citus coordinator: primary key (tenant_id, id), distributed by tenant_id"},
-    {OPT_SHARD_COUNT, 0, "shard-count", "N", CMDBIT(CMD_INIT),
-     "with --distributed: the number of shards (default: citus.shard_count)"},
-    {OPT_HELP, 'h', "help", NULL, EVERY, "show this help"},
-    {OPT_VERSION, 'V', "version", NULL, EVERY, "show the version"},
+     "1: one transaction per chunk; a dry run uses 1)",
+     .set = set_count_int, .field = FIELD(jobs), .min = 1, .max = MAX_JOBS},
+    {0, "apply", NULL, CMDBIT(CMD_DEDUPE),
+     "soft-delete all but the earliest row of each duplicate key",
+     .set = set_flag, .field = FIELD(apply)},
+    {0, "include-final", NULL, CMDBIT(CMD_DEDUPE),
+     "with --apply: also soft-delete rows with a final status",
+     .set = set_flag, .field = FIELD(include_final)},
+    {0, "batch-size", "N", CMDBIT(CMD_DEDUPE), "keys per transaction with --apply (default 1000)",
+     .set = set_count_size, .field = FIELD(batch_size), .min = 1, .max = 1000000},
+    {0, "limit", "N", CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_CHECK),
+     "duplicate keys to list (default 20; 0: all)",
+     .set = set_count_size, .field = FIELD(limit), .min = 0, .max = INT32_MAX},
+    {0, "index-name", "NAME", CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT),
+     "name of the unique index (default uk_<table>_biz_active)",
+     .set = set_text, .field = FIELD(index_name), .need = "a name"},
+    {0, "distributed", NULL, CMDBIT(CMD_INIT),
+     "on a Citus coordinator: primary key (tenant_id, id), distributed by tenant_id",
+     .set = set_flag, .field = FIELD(distributed)},
+    {0, "shard-count", "N", CMDBIT(CMD_INIT),
+     "with --distributed: the number of shards (default: citus.shard_count)",
+     .set = set_count_int, .field = FIELD(shard_count), .min = 1, .max = 64000},
+    {'h', "help", NULL, EVERY | CMDBIT(CMD_PROFILES), "show this help", .set = set_help},
+    {'V', "version", NULL, EVERY, "show the version", .set = set_version},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 #define N_OPTIONS (sizeof options / sizeof options[0])
-
-void config_defaults(config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->table = "payment_callback";
-    cfg->format = FORMAT_AUTO;
-    cfg->delimiter = ',';
-    cfg->rejects_path = "idemload-rejects.ndjson";
-    cfg->max_rejects = -1;
-    cfg->chunk_rows = DEFAULT_CHUNK_ROWS;
-    cfg->conflict = CONFLICT_UPDATE;
-    cfg->final_status[0] = 2;
-    cfg->n_final_status = 1;
-    cfg->retries = 5;
-    cfg->jobs = DEFAULT_JOBS;
-    cfg->batch_size = 1000;
-    cfg->limit = 20;
-}
 
 const char *cli_command_name(command cmd)
 {
@@ -181,184 +217,166 @@ static bool parse_final_list(const char *s, config *cfg)
 }
 
 /* Applies one option with its argument (NULL for a flag). */
-static cli_result apply(const option_def *o, const char *arg, config *cfg, buf *err)
+static cli_result set_help(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o, (void)arg, (void)cfg, (void)err;
+    return CLI_HELP;
+}
+
+static cli_result set_version(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o, (void)arg, (void)cfg, (void)err;
+    return CLI_VERSION;
+}
+
+static cli_result set_flag(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)arg, (void)err;
+    *(bool *)((char *)cfg + o->field) = true;
+    return CLI_RUN;
+}
+
+static cli_result set_text(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    if (o->need && !*arg) {
+        buf_printf(err, "--%s needs %s", o->long_name, o->need);
+        return CLI_ERROR;
+    }
+    *(const char **)((char *)cfg + o->field) = arg;
+    return CLI_RUN;
+}
+
+/* The option's count in [o->min, o->max], or CLI_ERROR saying the range. */
+static cli_result count_of(const option_def *o, const char *arg, int64_t *v, buf *err)
+{
+    if (parse_count(arg, o->min, o->max, v))
+        return CLI_RUN;
+    if (o->max >= INT32_MAX)
+        buf_printf(err, "--%s needs a count >= %lld, not '%s'", o->long_name, (long long)o->min,
+                   arg);
+    else
+        buf_printf(err, "--%s needs a count from %lld to %lld, not '%s'", o->long_name,
+                   (long long)o->min, (long long)o->max, arg);
+    return CLI_ERROR;
+}
+
+static cli_result set_count_int(const option_def *o, const char *arg, config *cfg, buf *err)
 {
     int64_t v;
-    switch (o->id) {
-    case OPT_HELP:
-        return CLI_HELP;
-    case OPT_VERSION:
-        return CLI_VERSION;
-    case OPT_DBNAME:
-        cfg->dbname = arg;
-        break;
-    case OPT_TABLE:
-        if (!*arg) {
-            buf_printf(err, "--table needs a name");
-            return CLI_ERROR;
-        }
-        cfg->table = arg;
-        break;
-    case OPT_FORMAT:
-        if (strcmp(arg, "csv") == 0)
-            cfg->format = FORMAT_CSV;
-        else if (strcmp(arg, "ndjson") == 0 || strcmp(arg, "jsonl") == 0)
-            cfg->format = FORMAT_NDJSON;
-        else {
-            buf_printf(err, "--format must be csv or ndjson, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        break;
-    case OPT_DELIMITER:
-        if (strcmp(arg, "\\t") == 0 || strcmp(arg, "tab") == 0)
-            arg = "\t";
-        if (strlen(arg) != 1 || arg[0] == '"' || arg[0] == '\n' || arg[0] == '\r') {
-            buf_printf(err, "--delimiter must be one character other than a quote or line break");
-            return CLI_ERROR;
-        }
-        cfg->delimiter = arg[0];
-        break;
-    case OPT_SET: {
-        const char *eq = strchr(arg, '=');
-        if (!eq || eq == arg) {
-            buf_printf(err, "--set takes COLUMN=VALUE; got '%s'", arg);
-            return CLI_ERROR;
-        }
-        size_t name_len = (size_t)(eq - arg);
-        int col = column_lookup(arg, name_len);
-        if (col >= 0) {
-            if (!validate_preset((column)col, eq + 1, err))
-                return CLI_ERROR;
-            cfg->presets.value[col] = eq + 1;
-            break;
-        }
-        /* Another column of the target: checked against the catalog (its
-         * existence, type and constraints) once connected. */
-        if (name_len >= sizeof cfg->extra_set[0].name) {
-            buf_printf(err, "--set %.*s: a column name has at most 63 bytes", (int)name_len, arg);
-            return CLI_ERROR;
-        }
-        for (size_t i = 0; i < cfg->n_extra_set; i++)
-            if (strlen(cfg->extra_set[i].name) == name_len &&
-                memcmp(cfg->extra_set[i].name, arg, name_len) == 0) {
-                buf_printf(err, "--set %.*s is given twice", (int)name_len, arg);
-                return CLI_ERROR;
-            }
-        if (cfg->n_extra_set == MAX_EXTRA_SETS) {
-            buf_printf(err, "--set: at most %d columns beyond idemload's own", MAX_EXTRA_SETS);
-            return CLI_ERROR;
-        }
-        column_set *cs = &cfg->extra_set[cfg->n_extra_set++];
-        memcpy(cs->name, arg, name_len);
-        cs->name[name_len] = '\0';
-        cs->value = eq + 1;
-        break;
+    cli_result r = count_of(o, arg, &v, err);
+    if (r == CLI_RUN)
+        *(int *)((char *)cfg + o->field) = (int)v;
+    return r;
+}
+
+static cli_result set_count_size(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    int64_t v;
+    cli_result r = count_of(o, arg, &v, err);
+    if (r == CLI_RUN)
+        *(size_t *)((char *)cfg + o->field) = (size_t)v;
+    return r;
+}
+
+static cli_result set_count_i64(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    int64_t v;
+    cli_result r = count_of(o, arg, &v, err);
+    if (r == CLI_RUN)
+        *(int64_t *)((char *)cfg + o->field) = v;
+    return r;
+}
+
+static cli_result set_format(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (strcmp(arg, "csv") == 0) {
+        cfg->format = FORMAT_CSV;
+    } else if (strcmp(arg, "ndjson") == 0 || strcmp(arg, "jsonl") == 0) {
+        cfg->format = FORMAT_NDJSON;
+    } else {
+        buf_printf(err, "--format must be csv or ndjson, not '%s'", arg);
+        return CLI_ERROR;
     }
-    case OPT_REJECTS:
-        if (!*arg) {
-            buf_printf(err, "--rejects needs a path");
+    return CLI_RUN;
+}
+
+static cli_result set_delimiter(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (strcmp(arg, "\\t") == 0 || strcmp(arg, "tab") == 0)
+        arg = "\t";
+    if (strlen(arg) != 1 || arg[0] == '"' || arg[0] == '\n' || arg[0] == '\r') {
+        buf_printf(err, "--delimiter must be one character other than a quote or line break");
+        return CLI_ERROR;
+    }
+    cfg->delimiter = arg[0];
+    return CLI_RUN;
+}
+
+/* --set for a column beyond idemload's own: checked against the catalog
+ * (existence, type, constraints) once connected. */
+static cli_result set_extra_column(const char *arg, size_t name_len, config *cfg, buf *err)
+{
+    if (name_len >= sizeof cfg->extra_set[0].name) {
+        buf_printf(err, "--set %.*s: a column name has at most 63 bytes", (int)name_len, arg);
+        return CLI_ERROR;
+    }
+    for (size_t i = 0; i < cfg->n_extra_set; i++)
+        if (strlen(cfg->extra_set[i].name) == name_len &&
+            memcmp(cfg->extra_set[i].name, arg, name_len) == 0) {
+            buf_printf(err, "--set %.*s is given twice", (int)name_len, arg);
             return CLI_ERROR;
         }
-        cfg->rejects_path = arg;
-        break;
-    case OPT_MAX_REJECTS:
-        if (!parse_count(arg, 0, INT64_MAX, &v)) {
-            buf_printf(err, "--max-rejects needs a count >= 0, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->max_rejects = v;
-        break;
-    case OPT_CHUNK_ROWS:
-        if (!parse_count(arg, 1, 10000000, &v)) {
-            buf_printf(err, "--chunk-rows needs a count from 1 to 10000000, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->chunk_rows = (size_t)v;
-        break;
-    case OPT_ON_CONFLICT:
-        if (strcmp(arg, "update") == 0)
-            cfg->conflict = CONFLICT_UPDATE;
-        else if (strcmp(arg, "nothing") == 0)
-            cfg->conflict = CONFLICT_NOTHING;
-        else {
-            buf_printf(err, "--on-conflict must be update or nothing, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        break;
-    case OPT_FINAL_STATUS:
-        if (!parse_final_list(arg, cfg)) {
-            buf_printf(err, "--final-status needs a comma-separated list of smallints, not '%s'",
-                       arg);
-            return CLI_ERROR;
-        }
-        break;
-    case OPT_DRY_RUN:
-        cfg->dry_run = true;
-        break;
-    case OPT_REPORT:
-        if (!*arg) {
-            buf_printf(err, "--report needs a path or -");
-            return CLI_ERROR;
-        }
-        cfg->report_path = arg;
-        break;
-    case OPT_QUIET:
-        cfg->quiet = true;
-        break;
-    case OPT_FORCE:
-        cfg->force = true;
-        break;
-    case OPT_RETRIES:
-        if (!parse_count(arg, 0, 1000, &v)) {
-            buf_printf(err, "--retries needs a count from 0 to 1000, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->retries = (int)v;
-        break;
-    case OPT_JOBS:
-        if (!parse_count(arg, 1, MAX_JOBS, &v)) {
-            buf_printf(err, "--jobs needs a count from 1 to %d, not '%s'", MAX_JOBS, arg);
-            return CLI_ERROR;
-        }
-        cfg->jobs = (int)v;
-        break;
-    case OPT_APPLY:
-        cfg->apply = true;
-        break;
-    case OPT_INCLUDE_FINAL:
-        cfg->include_final = true;
-        break;
-    case OPT_BATCH_SIZE:
-        if (!parse_count(arg, 1, 1000000, &v)) {
-            buf_printf(err, "--batch-size needs a count from 1 to 1000000, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->batch_size = (size_t)v;
-        break;
-    case OPT_LIMIT:
-        if (!parse_count(arg, 0, INT32_MAX, &v)) {
-            buf_printf(err, "--limit needs a count >= 0, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->limit = (size_t)v;
-        break;
-    case OPT_INDEX_NAME:
-        if (!*arg) {
-            buf_printf(err, "--index-name needs a name");
-            return CLI_ERROR;
-        }
-        cfg->index_name = arg;
-        break;
-    case OPT_DISTRIBUTED:
-        cfg->distributed = true;
-        break;
-    case OPT_SHARD_COUNT:
-        if (!parse_count(arg, 1, 64000, &v)) {
-            buf_printf(err, "--shard-count needs a count from 1 to 64000, not '%s'", arg);
-            return CLI_ERROR;
-        }
-        cfg->shard_count = (int)v;
-        break;
+    if (cfg->n_extra_set == MAX_EXTRA_SETS) {
+        buf_printf(err, "--set: at most %d columns beyond idemload's own", MAX_EXTRA_SETS);
+        return CLI_ERROR;
+    }
+    column_set *cs = &cfg->extra_set[cfg->n_extra_set++];
+    memcpy(cs->name, arg, name_len);
+    cs->name[name_len] = '\0';
+    cs->value = arg + name_len + 1;
+    return CLI_RUN;
+}
+
+static cli_result set_column(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        buf_printf(err, "--set takes COLUMN=VALUE; got '%s'", arg);
+        return CLI_ERROR;
+    }
+    int col = column_lookup(arg, (size_t)(eq - arg));
+    if (col < 0)
+        return set_extra_column(arg, (size_t)(eq - arg), cfg, err);
+    if (!validate_preset((column)col, eq + 1, err))
+        return CLI_ERROR;
+    cfg->presets.value[col] = eq + 1;
+    return CLI_RUN;
+}
+
+static cli_result set_on_conflict(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (strcmp(arg, "update") == 0) {
+        cfg->conflict = CONFLICT_UPDATE;
+    } else if (strcmp(arg, "nothing") == 0) {
+        cfg->conflict = CONFLICT_NOTHING;
+    } else {
+        buf_printf(err, "--on-conflict must be update or nothing, not '%s'", arg);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
+static cli_result set_final_status(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (!parse_final_list(arg, cfg)) {
+        buf_printf(err, "--final-status needs a comma-separated list of smallints, not '%s'",
+                   arg);
+        return CLI_ERROR;
     }
     return CLI_RUN;
 }
@@ -379,91 +397,114 @@ static const option_def *find_short(char c)
     return NULL;
 }
 
-cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
+/* Loads --profile and applies --encoding and --timezone to it. */
+static bool cli_take_profile(config *cfg, buf *err)
 {
-    config_defaults(cfg);
-    int i = 1;
-    /* Global options before the command: only --help and --version. */
-    if (i < argc && argv[i][0] == '-') {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+    if (!cfg->profile_name) {
+        if (cfg->encoding || cfg->timezone) {
+            buf_printf(err, "%s goes with --profile", cfg->encoding ? "--encoding" : "--timezone");
+            return false;
+        }
+        return true;
+    }
+    cfg->profile = profile_load(cfg->profile_name, err);
+    if (!cfg->profile)
+        return false;
+    if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err))
+        return false;
+    if (!cfg->profile->col[COL_TENANT_ID].set && !cfg->presets.value[COL_TENANT_ID]) {
+        buf_printf(err, "profile %s takes tenant_id from the command line: a channel bill "
+                        "belongs to one merchant account; add --set tenant_id=N",
+                   cfg->profile->name);
+        return false;
+    }
+    if (!cfg->profile->col[COL_CHANNEL].set && !cfg->presets.value[COL_CHANNEL]) {
+        buf_printf(err, "profile %s names no channel; add --set channel=NAME",
+                   cfg->profile->name);
+        return false;
+    }
+    return true;
+}
+
+/* The command word at argv[1] (after at most --help or --version). */
+static cli_result parse_command(int argc, char **argv, config *cfg, buf *err)
+{
+    if (argc > 1 && argv[1][0] == '-') {
+        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
             return CLI_HELP;
-        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+        if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
             return CLI_VERSION;
         buf_printf(err, "unknown option '%s' before the command; try 'idemload --help'",
-                   argv[i]);
+                   argv[1]);
         return CLI_ERROR;
     }
-    if (i >= argc) {
+    if (argc < 2) {
         buf_printf(err, "no command given; try 'idemload --help'");
         return CLI_ERROR;
     }
     for (size_t k = 0; k < N_COMMANDS; k++)
-        if (strcmp(argv[i], commands[k].name) == 0)
+        if (strcmp(argv[1], commands[k].name) == 0)
             cfg->cmd = commands[k].cmd;
-    if (cfg->cmd == CMD_NONE) {
-        if (strcmp(argv[i], "help") == 0)
-            return CLI_HELP;
-        buf_printf(err, "unknown command '%s'; try 'idemload --help'", argv[i]);
-        return CLI_ERROR;
-    }
-    const char *cmdname = argv[i];
-    i++;
+    if (cfg->cmd != CMD_NONE)
+        return CLI_RUN;
+    if (strcmp(argv[1], "help") == 0)
+        return CLI_HELP;
+    buf_printf(err, "unknown command '%s'; try 'idemload --help'", argv[1]);
+    return CLI_ERROR;
+}
 
-    cfg->files = calloc((size_t)argc, sizeof *cfg->files);
-    if (!cfg->files) {
-        buf_printf(err, "out of memory");
+/* The option at argv[*i] (its value inline or the next word, then *i moves
+ * past it), applied to cfg. */
+static cli_result parse_option(int argc, char **argv, int *i, const char *cmdname, config *cfg,
+                               buf *err)
+{
+    const char *a = argv[*i];
+    const option_def *o;
+    const char *inline_arg = NULL;
+    if (a[1] == '-') {
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        o = find_long(name, eq ? (size_t)(eq - name) : strlen(name));
+        if (eq)
+            inline_arg = eq + 1;
+    } else {
+        o = find_short(a[1]);
+        if (o && a[2])
+            inline_arg = a + 2;
+    }
+    if (!o || !(o->commands & CMDBIT(cfg->cmd))) {
+        buf_printf(err, "%s option '%s' for %s; try 'idemload %s --help'",
+                   o ? "inapplicable" : "unknown", a, cmdname, cmdname);
         return CLI_ERROR;
     }
-    bool only_files = false;
-    for (; i < argc; i++) {
-        char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            cfg->files[cfg->n_files++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_files = true;
-            continue;
-        }
-        const option_def *o;
-        const char *inline_arg = NULL;
-        if (a[1] == '-') {
-            const char *name = a + 2;
-            const char *eq = strchr(name, '=');
-            size_t len = eq ? (size_t)(eq - name) : strlen(name);
-            o = find_long(name, len);
-            if (eq)
-                inline_arg = eq + 1;
-        } else {
-            o = find_short(a[1]);
-            if (o && a[2])
-                inline_arg = a + 2;
-        }
-        if (!o || !(o->commands & CMDBIT(cfg->cmd))) {
-            buf_printf(err, "%s option '%s' for %s; try 'idemload %s --help'",
-                       o ? "inapplicable" : "unknown", a, cmdname, cmdname);
+    const char *arg = inline_arg;
+    if (o->arg && !arg) {
+        if (*i + 1 >= argc) {
+            buf_printf(err, "option --%s needs a value (%s); try 'idemload %s --help'",
+                       o->long_name, o->arg, cmdname);
             return CLI_ERROR;
         }
-        const char *arg = NULL;
-        if (o->arg) {
-            if (inline_arg) {
-                arg = inline_arg;
-            } else if (i + 1 < argc) {
-                arg = argv[++i];
-            } else {
-                buf_printf(err, "option --%s needs a value (%s); try 'idemload %s --help'",
-                           o->long_name, o->arg, cmdname);
-                return CLI_ERROR;
-            }
-        } else if (inline_arg) {
-            buf_printf(err, "option --%s takes no value; try 'idemload %s --help'", o->long_name,
-                       cmdname);
-            return CLI_ERROR;
-        }
-        cli_result r = apply(o, arg, cfg, err);
-        if (r != CLI_RUN)
-            return r;
+        arg = argv[++*i];
+    } else if (!o->arg && arg) {
+        buf_printf(err, "option --%s takes no value; try 'idemload %s --help'", o->long_name,
+                   cmdname);
+        return CLI_ERROR;
     }
+    return o->set(o, arg, cfg, err);
+}
+
+/* What the options and files must say together, once all are read. */
+static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
+{
+    if (cfg->cmd == CMD_PROFILES) {
+        if (cfg->n_files > 1) {
+            buf_printf(err, "profiles takes at most one NAME; try 'idemload profiles --help'");
+            return CLI_ERROR;
+        }
+        return CLI_RUN;
+    }
+    if (!cli_take_profile(cfg, err))
+        return CLI_ERROR;
     bool wants_files = cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE;
     if (wants_files && cfg->n_files == 0) {
         buf_printf(err, "%s needs at least one FILE (or - for standard input); "
@@ -491,6 +532,32 @@ cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
         return CLI_ERROR;
     }
     return CLI_RUN;
+}
+
+cli_result cli_parse(int argc, char **argv, config *cfg, buf *err)
+{
+    config_defaults(cfg);
+    cli_result r = parse_command(argc, argv, cfg, err);
+    if (r != CLI_RUN)
+        return r;
+    const char *cmdname = argv[1];
+    cfg->files = calloc((size_t)argc, sizeof *cfg->files);
+    if (!cfg->files) {
+        buf_printf(err, "out of memory");
+        return CLI_ERROR;
+    }
+    bool only_files = false;
+    for (int i = 2; i < argc; i++) {
+        char *a = argv[i];
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            cfg->files[cfg->n_files++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = true;
+        } else if ((r = parse_option(argc, argv, &i, cmdname, cfg, err)) != CLI_RUN) {
+            return r;
+        }
+    }
+    return check_combination(cfg, cmdname, err);
 }
 
 void cli_print_help(FILE *fp, command cmd)

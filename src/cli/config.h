@@ -24,6 +24,7 @@ typedef enum command {
     CMD_CREATE_INDEX,
     CMD_INIT,
     CMD_STATUS,
+    CMD_PROFILES,
     CMD_COUNT
 } command;
 
@@ -75,6 +76,12 @@ typedef struct config {
     int shard_count;             /* init --shard-count; 0: Citus's default */
     char **files;
     size_t n_files;
+    /* --profile: a channel bill's layout (owned: profile_free in main);
+     * NULL reads idemload's own CSV/NDJSON columns. */
+    struct profile *profile;
+    const char *profile_name;    /* as given */
+    const char *encoding;        /* --encoding, NULL: the profile's */
+    const char *timezone;        /* --timezone, NULL: the profile's */
 } config;
 
 /* Fills cfg with the defaults of every option. */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_profiles.h"
+#include "input/profile.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/log.h"
@@ -33,8 +35,9 @@ static int run_pipeline(const config *cfg)
             /* No file was touched; the report still says so, file by file. */
             for (size_t i = 0; i < cfg->n_files; i++) {
                 file_report *fr = &rep.files[i];
-                fr->path = strdup(cfg->files[i]);
-                fr->format = format_name(cfg->format != FORMAT_AUTO ? cfg->format
+                fr->path = cfg->files[i];
+                fr->format = cfg->profile ? cfg->profile->name
+                             : format_name(cfg->format != FORMAT_AUTO ? cfg->format
                                                                     : format_from_name(cfg->files[i]));
                 fr->status = FILE_FAILED;
                 file_report_set_error(fr, "not loaded: the database or the target table could not be used "
@@ -100,6 +103,9 @@ int main(int argc, char **argv)
     case CMD_STATUS:
         code = tools_status(&cfg);
         break;
+    case CMD_PROFILES:
+        code = cli_profiles(&cfg);
+        break;
     default:
         code = EXIT_USAGE;
         break;
@@ -110,6 +116,7 @@ out:
         code = exit_worst(code, EXIT_INPUT);
     }
     free(cfg.files);
+    profile_free(&cfg.profile);
     buf_free(&err);
     return code;
 }

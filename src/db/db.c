@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/exitcodes.h"
+#include "util/signals.h"
+
 struct db {
     PGconn *conn;
     PGcancel *cancel;       /* prepared at connect, so a signal handler can use it */
@@ -140,9 +143,17 @@ db *db_connect(const char *dbname, buf *err)
         }
         PQfreemem(perr);
     }
+    /* Or the one PGPASSWORD holds (a password from ~/.pgpass or a service
+     * file is learnt from the connection below). */
+    const char *env_password = getenv("PGPASSWORD");
+    if (!d->password && env_password && *env_password)
+        d->password = strdup(env_password);
     const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
     const char *vals[] = {dbname, "idemload", "UTF8", NULL};
     d->conn = PQconnectdbParams(keys, vals, 1);
+    const char *used = d->conn ? PQpass(d->conn) : NULL;
+    if (!d->password && used && *used)
+        d->password = strdup(used);
     if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
         buf msg = BUF_INIT;
         buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
@@ -336,6 +347,32 @@ db_error_class db_error_class_of(const db *d)
     return d->cls;
 }
 
+void db_set_out_of_memory(db *d)
+{
+    snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
+    buf_clear(&d->message);
+    buf_append_str(&d->message, "out of memory (client)");
+    d->cls = DBE_FATAL;
+}
+
+int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted)
+{
+    static const char *const config_classes[] = {"42", "28", "3D", "3F"};
+    if (interrupted)
+        return EXIT_INTERRUPTED;
+    if (cls == DBE_CONNECTION)
+        return EXIT_DATABASE;
+    for (size_t i = 0; sqlstate && i < sizeof config_classes / sizeof config_classes[0]; i++)
+        if (strncmp(sqlstate, config_classes[i], 2) == 0)
+            return EXIT_USAGE;
+    return EXIT_DATABASE;
+}
+
+int db_failure_exit(const db *d)
+{
+    return db_exit_status(d->cls, d->sqlstate, signals_interrupted());
+}
+
 bool db_ok(const db *d)
 {
     return d->conn && PQstatus(d->conn) == CONNECTION_OK;
@@ -362,4 +399,57 @@ int db_server_version(const db *d)
 int db_backend_pid(const db *d)
 {
     return PQbackendPID(d->conn);
+}
+
+/* ---- transaction verbs -------------------------------------------------- */
+
+bool db_begin(db *d)
+{
+    return db_exec(d, "BEGIN");
+}
+
+bool db_commit(db *d)
+{
+    return db_exec(d, "COMMIT");
+}
+
+bool db_rollback(db *d)
+{
+    return db_exec(d, "ROLLBACK");
+}
+
+/* A savepoint name idemload may write into SQL as it is. */
+static bool plain_name(const char *name)
+{
+    if (!name || !((*name >= 'a' && *name <= 'z') || *name == '_'))
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return strlen(name) < 64;
+}
+
+/* Runs "<verb> <name>" for a plain savepoint name. */
+static bool savepoint_verb(db *d, const char *verb, const char *name)
+{
+    char sql[128];
+    if (!plain_name(name))
+        return false;
+    snprintf(sql, sizeof sql, "%s %s", verb, name);
+    return db_exec(d, sql);
+}
+
+bool db_savepoint(db *d, const char *name)
+{
+    return savepoint_verb(d, "SAVEPOINT", name);
+}
+
+bool db_release(db *d, const char *name)
+{
+    return savepoint_verb(d, "RELEASE SAVEPOINT", name);
+}
+
+bool db_rollback_to(db *d, const char *name)
+{
+    return savepoint_verb(d, "ROLLBACK TO SAVEPOINT", name);
 }

@@ -63,6 +63,20 @@ int64_t db_int(const db_result *r, int row, int col);
 void db_result_free(db_result **r);
 
 /*
+ * Transaction verbs: BEGIN, COMMIT, ROLLBACK, and savepoints by name.  A
+ * savepoint name is a plain lowercase identifier ([a-z_][a-z0-9_]*), written
+ * into the statement as it is; another name is refused (false, without
+ * reaching the server).  True when the server accepted the command; on
+ * false the error is on the handle as for db_exec.
+ */
+bool db_begin(db *d);
+bool db_commit(db *d);
+bool db_rollback(db *d);
+bool db_savepoint(db *d, const char *name);
+bool db_release(db *d, const char *name);       /* RELEASE SAVEPOINT name */
+bool db_rollback_to(db *d, const char *name);   /* ROLLBACK TO SAVEPOINT name */
+
+/*
  * COPY FROM STDIN in psql's handleCopyIn sequence: db_copy_begin expects
  * PGRES_COPY_IN; db_copy_send fails when PQputCopyData does not return 1;
  * db_copy_end(d, NULL) finishes, db_copy_end(d, reason) aborts the COPY so
@@ -79,6 +93,25 @@ bool db_append_ident(db *d, buf *out, const char *ident);
 const char *db_sqlstate(const db *d);
 const char *db_message(const db *d);
 db_error_class db_error_class_of(const db *d);
+/* Records on d that the client ran out of memory while working for it
+ * (SQLSTATE 53200, "out of memory (client)", as db_query does itself), so
+ * the caller's failure path logs and maps it like any other failure. */
+void db_set_out_of_memory(db *d);
+
+/*
+ * The exit status (exitcodes.h) a failed statement earns, decided here
+ * once for every command: EXIT_INTERRUPTED after an interrupt, whatever
+ * the server answered; EXIT_DATABASE for a lost connection; EXIT_USAGE
+ * for classes 42 (syntax, undefined object, privileges), 28 (invalid
+ * authorization), 3D (invalid database) and 3F (invalid schema), which
+ * are the caller's configuration; EXIT_DATABASE for anything else,
+ * including a client out-of-memory (never a row's fault here).
+ * db_exit_status is the pure rule; db_failure_exit applies it to the
+ * last failure on d and to signals_interrupted().
+ */
+int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted);
+int db_failure_exit(const db *d);
+
 /* Is the connection still usable? */
 bool db_ok(const db *d);
 

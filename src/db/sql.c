@@ -5,6 +5,28 @@
 
 #include <string.h>
 
+const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
+                                                    KEY_COLUMN_3};
+
+/*
+ * The advisory locks idemload takes, named here and nowhere else:
+ * LOCK_LEDGER_CREATE  one transaction at a time creates or migrates the
+ *                     ledger tables (a transaction lock, SQL_LEDGER_CREATE).
+ *                     An arbitrary constant key, chosen once: changing it
+ *                     would let an old and a new idemload create the ledger
+ *                     at the same time.
+ * LOCK_INIT           one `idemload init` at a time creates the table and
+ *                     its index (a transaction lock, SQL_INIT_LOCK): CREATE
+ *                     ... IF NOT EXISTS alone can still collide on the
+ *                     catalog.  The ledger's key + 1.
+ * LOCK_FILE           one process at a time loads a file into a table (a
+ *                     session lock, SQL_FILE_LOCK*): the key hashes
+ *                     "target:digest", $1 the target, $2 the file's digest.
+ */
+#define LOCK_LEDGER_CREATE "7350323339418284032"
+#define LOCK_INIT "7350323339418284033"
+#define LOCK_FILE "hashtextextended($1 || ':' || $2, 0)"
+
 /* $1: the table as typed ([schema.]name, quoted as needed). */
 const char SQL_RESOLVE_TABLE[] =
     "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p' "
@@ -388,7 +410,7 @@ const char SQL_LEDGER_EXISTS[] =
     "                  AND attname = 'loader_host' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
-    "SELECT pg_advisory_xact_lock(7350323339418284032);"
+    "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
     "CREATE TABLE IF NOT EXISTS {ledger} ("
     "  target       text        NOT NULL,"
     "  digest       text        NOT NULL,"
@@ -525,10 +547,14 @@ const char SQL_LEDGER_SUMS[] =
     "       coalesce(sum(existing), 0), count(DISTINCT chunk_no) "
     "FROM {ledger_chunk} WHERE target = $1 AND digest = $2 AND chunk_no <= $3";
 
-/* One file at a time per target: an advisory lock on (target, digest). */
-const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
-const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(hashtextextended($1 || ':' || $2, 0))";
-const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(hashtextextended($1 || ':' || $2, 0))";
+/* One file at a time per target: the advisory lock LOCK_FILE on (target,
+ * digest). */
+const char SQL_FILE_LOCK_TRY[] = "SELECT pg_try_advisory_lock(" LOCK_FILE ")";
+const char SQL_FILE_LOCK[] = "SELECT pg_advisory_lock(" LOCK_FILE ")";
+const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(" LOCK_FILE ")";
+
+/* idemload init, in its transaction before creating anything. */
+const char SQL_INIT_LOCK[] = "SELECT pg_advisory_xact_lock(" LOCK_INIT ")";
 
 /*
  * idemload status: $1 target.  Every file of the ledger with its figures
@@ -603,9 +629,15 @@ const char SQL_DISTRIBUTE[] =
     "                                shard_count => coalesce($2::int,"
     "                                  current_setting('citus.shard_count')::int))";
 
-const char SQL_INIT_INDEX[] =
-    "CREATE UNIQUE INDEX IF NOT EXISTS {index} ON {table} "
-    "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
+/*
+ * The unique index that makes loads idempotent, after "CREATE UNIQUE INDEX
+ * [IF NOT EXISTS | CONCURRENTLY] {index} ": the one place its shape is
+ * written (init and create-index build it; target.c judges an index by it).
+ */
+#define KEY_INDEX_TAIL "ON {table} ({key}) WHERE deleted_at IS NULL"
+const char SQL_KEY_INDEX_TAIL[] = KEY_INDEX_TAIL;
+
+const char SQL_INIT_INDEX[] = "CREATE UNIQUE INDEX IF NOT EXISTS {index} " KEY_INDEX_TAIL;
 
 /*
  * The table safety tools (check, dedupe, create-index).  {active} is the
@@ -616,14 +648,14 @@ const char SQL_INIT_INDEX[] =
 
 /* Duplicate active keys, largest groups first, with the number of
  * duplicate keys and of surplus rows over all of them (window over the
- * groups, taken before the LIMIT); $1 limit (NULL: all). */
+ * groups, taken before the LIMIT); $1 limit (NULL: all).  A row
+ * constructor IS NOT NULL when every one of its fields is. */
 const char SQL_DUPLICATES[] =
-    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*), min(id), max(id),"
+    "SELECT {key}, count(*), min(id), max(id),"
     "       count(*) OVER (), sum(count(*) - 1) OVER () "
     "  FROM {table}"
-    " WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
-    "   AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
-    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    " WHERE {active} AND ({key}) IS NOT NULL"
+    " GROUP BY {key}"
     " HAVING count(*) > 1"
     " ORDER BY count(*) DESC, min(id)"
     " LIMIT $1::bigint";
@@ -634,17 +666,15 @@ const char SQL_DUPLICATE_COUNT[] =
     "SELECT count(*) FILTER (WHERE n > 1 AND NOT null_key),"
     "       coalesce(sum(n - 1) FILTER (WHERE n > 1 AND NOT null_key), 0),"
     "       coalesce(sum(n) FILTER (WHERE null_key), 0)"
-    "  FROM (SELECT count(*) AS n,"
-    "               (tenant_id IS NULL OR channel IS NULL OR out_trade_no IS NULL"
-    "                OR callback_type IS NULL) AS null_key"
+    "  FROM (SELECT count(*) AS n, NOT (({key}) IS NOT NULL) AS null_key"
     "          FROM {table} WHERE {active}"
-    "         GROUP BY tenant_id, channel, out_trade_no, callback_type) g";
+    "         GROUP BY {key}) g";
 
 /* $1 table oid: key columns that allow NULL. */
 const char SQL_NULLABLE_KEYS[] =
     "SELECT a.attname FROM pg_attribute a WHERE a.attrelid = $1::oid AND NOT a.attnotnull "
     "AND NOT a.attisdropped AND a.attnum > 0 "
-    "AND a.attname IN ('tenant_id', 'channel', 'out_trade_no', 'callback_type') "
+    "AND a.attname = ANY (string_to_array('{key}', ', ')) "
     "ORDER BY a.attnum";
 
 /*
@@ -652,29 +682,24 @@ const char SQL_NULLABLE_KEYS[] =
  * a row other than the earliest (received_at, then id) holds a final
  * status ($1).  Only keys with some final row are ranked, so the sort
  * stays small.  Returns the key, the number of such rows and their ids.
+ * ({active} names no table: only {table} has deleted_at.)
  */
 const char SQL_DEDUPE_FINAL_BLOCKED[] =
     "WITH dup AS ("
-    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "  SELECT {key}"
     "    FROM {table}"
-    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
-    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
-    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "   WHERE {active} AND ({key}) IS NOT NULL"
+    "   GROUP BY {key}"
     "  HAVING count(*) > 1 AND bool_or(status = ANY ($1::smallint[]))), "
     "ranked AS ("
-    "  SELECT t.id, t.status, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
-    "         row_number() OVER (PARTITION BY t.tenant_id, t.channel, t.out_trade_no,"
-    "                                         t.callback_type"
-    "                            ORDER BY t.received_at, t.id) AS rn"
-    "    FROM {table} t"
-    "    JOIN dup d ON (d.tenant_id, d.channel, d.out_trade_no, d.callback_type)"
-    "                = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "  SELECT t.id, t.status, {key},"
+    "         row_number() OVER (PARTITION BY {key} ORDER BY t.received_at, t.id) AS rn"
+    "    FROM {table} t JOIN dup d USING ({key})"
     "   WHERE {active}) "
-    "SELECT tenant_id, channel, out_trade_no, callback_type, count(*),"
-    "       string_agg(id::text, ', ' ORDER BY id)"
+    "SELECT {key}, count(*), string_agg(id::text, ', ' ORDER BY id)"
     "  FROM ranked WHERE rn > 1 AND status = ANY ($1::smallint[])"
-    " GROUP BY tenant_id, channel, out_trade_no, callback_type"
-    " ORDER BY tenant_id, channel, out_trade_no, callback_type";
+    " GROUP BY {key}"
+    " ORDER BY {key}";
 
 /*
  * One batch of dedupe --apply, run as one statement (so one transaction):
@@ -689,64 +714,51 @@ const char SQL_DEDUPE_FINAL_BLOCKED[] =
  *
  * One row per ranked row: kind 'keep' (the earliest), 'delete' (soft-
  * deleted now) or 'refuse' (left alone), in key then rank order; plus one
- * row of kind 'last' holding the batch's last key, where the next batch
- * starts.  No 'last' row: nothing left to do.
+ * row of kind 'last' holding the batch's last key (the keys in key order,
+ * all but the last skipped), where the next batch starts.  No 'last' row:
+ * nothing left to do.
  */
 const char SQL_DEDUPE_BATCH[] =
     "WITH keys AS ("
-    "  SELECT tenant_id, channel, out_trade_no, callback_type"
+    "  SELECT {key}"
     "    FROM {table}"
-    "   WHERE {active} AND tenant_id IS NOT NULL AND channel IS NOT NULL"
-    "     AND out_trade_no IS NOT NULL AND callback_type IS NOT NULL"
-    "     AND ($4::bigint IS NULL"
-    "          OR (tenant_id, channel, out_trade_no, callback_type)"
-    "             > ($4::bigint, $5::text, $6::text, $7::text))"
-    "   GROUP BY tenant_id, channel, out_trade_no, callback_type"
+    "   WHERE {active} AND ({key}) IS NOT NULL"
+    "     AND ($4::bigint IS NULL OR ({key}) > ($4::bigint, $5::text, $6::text, $7::text))"
+    "   GROUP BY {key}"
     "  HAVING count(*) > 1"
-    "   ORDER BY tenant_id, channel, out_trade_no, callback_type"
+    "   ORDER BY {key}"
     "   LIMIT $1::bigint), "
     "locked AS ("
-    "  SELECT t.id, t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status,"
-    "         t.received_at"
-    "    FROM {table} t"
-    "    JOIN keys k ON (k.tenant_id, k.channel, k.out_trade_no, k.callback_type)"
-    "                 = (t.tenant_id, t.channel, t.out_trade_no, t.callback_type)"
+    "  SELECT t.id, {key}, t.status, t.received_at"
+    "    FROM {table} t JOIN keys k USING ({key})"
     "   WHERE {active}"
     "     FOR UPDATE OF t), "
     "ranked AS ("
-    "  SELECT l.*, row_number() OVER (PARTITION BY tenant_id, channel, out_trade_no,"
-    "                                              callback_type"
-    "                                 ORDER BY received_at, id) AS rn"
+    "  SELECT l.*, row_number() OVER (PARTITION BY {key} ORDER BY received_at, id) AS rn"
     "    FROM locked l), "
     "refused AS ("
-    "  SELECT DISTINCT tenant_id, channel, out_trade_no, callback_type"
+    "  SELECT DISTINCT {key}, true AS refused"
     "    FROM ranked"
     "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), "
     "doomed AS ("
-    "  SELECT r.id FROM ranked r"
-    "   WHERE r.rn > 1 AND NOT EXISTS ("
-    "         SELECT 1 FROM refused f"
-    "          WHERE (f.tenant_id, f.channel, f.out_trade_no, f.callback_type)"
-    "              = (r.tenant_id, r.channel, r.out_trade_no, r.callback_type))), "
+    "  SELECT r.id FROM ranked r LEFT JOIN refused f USING ({key})"
+    "   WHERE r.rn > 1 AND f.refused IS NULL), "
     "gone AS ("
     "  UPDATE {table} u SET deleted_at = now()"
     "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))"
     "  RETURNING u.id) "
     "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'"
     "            ELSE 'refuse' END AS kind,"
-    "       r.tenant_id, r.channel, r.out_trade_no, r.callback_type, r.id, r.status, r.rn"
+    "       {key}, r.id, r.status, r.rn"
     "  FROM ranked r LEFT JOIN gone g ON g.id = r.id "
     "UNION ALL "
-    "SELECT 'last', l.tenant_id, l.channel, l.out_trade_no, l.callback_type, NULL, NULL, 0"
-    "  FROM (SELECT * FROM keys"
-    "         ORDER BY tenant_id DESC, channel DESC, out_trade_no DESC, callback_type DESC"
-    "         LIMIT 1) l "
+    "SELECT 'last', {key}, NULL, NULL, 0"
+    "  FROM (SELECT {key} FROM keys ORDER BY {key}"
+    "        OFFSET (SELECT greatest(count(*) - 1, 0) FROM keys) LIMIT 1) l "
     "ORDER BY 2, 3, 4, 5, 8";
 
 /* {index}: the bare quoted name (an index lives in its table's schema). */
-const char SQL_CREATE_INDEX[] =
-    "CREATE UNIQUE INDEX CONCURRENTLY {index} ON {table} "
-    "(tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL";
+const char SQL_CREATE_INDEX[] = "CREATE UNIQUE INDEX CONCURRENTLY {index} " KEY_INDEX_TAIL;
 
 const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {schema}.{index}";
 
@@ -813,7 +825,10 @@ bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
         for (k = 0; k < n; k++)
             if (strlen(names[k]) == len && strncmp(names[k], open + 1, len) == 0)
                 break;
-        if (k == n || !buf_append_str(out, values[k]))
+        const char *value = k < n ? values[k] : NULL;
+        if (!value && len == 3 && strncmp(open + 1, "key", 3) == 0)
+            value = KEY_COLUMNS;
+        if (!value || !buf_append_str(out, value))
             return false;
         p = close + 1;
     }

@@ -3,7 +3,8 @@
  *
  * Identifiers are substituted by sql_render() from already quoted text
  * ({table}, {conflict}, {ledger}, {ledger_chunk}, {index}, {columns});
- * data only ever travels as $n parameters or through COPY.
+ * {key} is always the business key's column list, KEY_COLUMNS.  Data only
+ * ever travels as $n parameters or through COPY.
  */
 #ifndef IDEMLOAD_SQL_H
 #define IDEMLOAD_SQL_H
@@ -11,6 +12,25 @@
 #include <stdbool.h>
 
 #include "util/buf.h"
+
+/*
+ * The business key (SPEC.md), in the order of its unique index: the one
+ * place its columns are named.  KEY_COLUMNS is the list as SQL writes it,
+ * "tenant_id, channel, out_trade_no, callback_type" (and what {key}
+ * renders to); key_column_names holds the same names one by one.
+ */
+#define KEY_NCOLUMNS 4
+#define KEY_COLUMN_0 "tenant_id"
+#define KEY_COLUMN_1 "channel"
+#define KEY_COLUMN_2 "out_trade_no"
+#define KEY_COLUMN_3 "callback_type"
+#define KEY_COLUMNS KEY_COLUMN_0 ", " KEY_COLUMN_1 ", " KEY_COLUMN_2 ", " KEY_COLUMN_3
+extern const char *const key_column_names[KEY_NCOLUMNS];
+
+/* The unique index on the key, as it follows "CREATE UNIQUE INDEX ...
+ * {index} ": "ON {table} ({key}) WHERE deleted_at IS NULL".  SQL_INIT_INDEX
+ * and SQL_CREATE_INDEX are made of it. */
+extern const char SQL_KEY_INDEX_TAIL[];
 
 extern const char SQL_RESOLVE_TABLE[];
 extern const char SQL_TABLE_COLUMNS[];
@@ -63,6 +83,7 @@ extern const char SQL_LEDGER_SUMS[];
 extern const char SQL_FILE_LOCK_TRY[];
 extern const char SQL_FILE_LOCK[];
 extern const char SQL_FILE_UNLOCK[];
+extern const char SQL_INIT_LOCK[];
 extern const char SQL_INIT_TABLE[];
 extern const char SQL_INIT_INDEX[];
 extern const char SQL_INIT_TABLE_DISTRIBUTED[];
@@ -80,8 +101,10 @@ extern const char SQL_INDEX_STATE[];
 
 /*
  * Expands tmpl into *out, replacing each {name} by the value paired with it
- * in names/values (n pairs).  An unknown {name} is an error (false), so a
- * template and its caller cannot drift apart silently.
+ * in names/values (n pairs); {key}, unless the caller pairs it, becomes
+ * KEY_COLUMNS.  An unknown {name} or a '{' without its '}' is an error
+ * (false), so a template and its caller cannot drift apart silently; out
+ * then holds a partial expansion to discard.
  */
 bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
                 const char *const *values);

@@ -21,7 +21,7 @@ static bool same_key_set(const char *cols)
 {
     if (!cols)
         return false;
-    const char *want[] = {"tenant_id", "channel", "out_trade_no", "callback_type"};
+    const char *const *want = key_column_names;
     int seen = 0;
     int count = 0;
     const char *p = cols;
@@ -72,13 +72,13 @@ bool target_quote_arg(db *d, const char *arg, buf *out)
     return db_append_ident(d, out, arg);
 }
 
-bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)
+/* The table's names and kind (SQL_RESOLVE_TABLE); *missing when it does
+ * not exist. */
+static bool read_names(db *d, const char *table_arg, target *t, bool *missing, buf *err)
 {
-    memset(t, 0, sizeof *t);
-    *missing = false;
     buf q = BUF_INIT;
-    bool ok = false;
     db_result *r = NULL;
+    bool ok = false;
     if (!target_quote_arg(d, table_arg, &q)) {
         buf_printf(err, "cannot quote table name %s", table_arg);
         goto out;
@@ -99,69 +99,75 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
     t->name = strdup(db_value(r, 0, 1));
     t->oid = strdup(db_value(r, 0, 2));
     t->partitioned = strcmp(db_value(r, 0, 3), "t") == 0;
-    db_result_free(&r);
     buf quoted = BUF_INIT, display = BUF_INIT;
-    db_append_ident(d, &quoted, t->schema);
-    buf_append_char(&quoted, '.');
-    db_append_ident(d, &quoted, t->name);
-    buf_printf(&display, "%s.%s", t->schema, t->name);
-    t->quoted = strdup(buf_cstr(&quoted));
-    t->display = strdup(buf_cstr(&display));
+    ok = t->schema && t->name && t->oid && db_append_ident(d, &quoted, t->schema) &&
+         buf_append_char(&quoted, '.') && db_append_ident(d, &quoted, t->name) &&
+         buf_printf(&display, "%s.%s", t->schema, t->name);
+    t->quoted = ok ? strdup(buf_cstr(&quoted)) : NULL;
+    t->display = ok ? strdup(buf_cstr(&display)) : NULL;
     buf_free(&quoted);
     buf_free(&display);
+    ok = t->quoted && t->display;
+    if (!ok)
+        buf_printf(err, "out of memory");
+out:
+    db_result_free(&r);
+    buf_free(&q);
+    return ok;
+}
 
-    const char *p2[] = {t->oid};
-    r = db_query(d, SQL_TABLE_COLUMNS, 1, p2);
+/* Its columns (SQL_TABLE_COLUMNS), and whether Citus distributes it. */
+static bool read_columns(db *d, target *t, buf *err)
+{
+    const char *p[] = {t->oid};
+    db_result *r = db_query(d, SQL_TABLE_COLUMNS, 1, p);
     if (!r) {
         buf_printf(err, "cannot read the columns of %s: %s", t->display, db_message(d));
-        goto out;
+        return false;
     }
-    t->n_columns = db_nrows(r);
-    t->columns = calloc((size_t)(t->n_columns ? t->n_columns : 1), sizeof *t->columns);
-    if (!t->columns) {
-        buf_printf(err, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < t->n_columns; i++) {
+    bool ok = true;
+    t->columns = calloc((size_t)(db_nrows(r) ? db_nrows(r) : 1), sizeof *t->columns);
+    t->n_columns = t->columns ? db_nrows(r) : 0;
+    for (int i = 0; ok && i < t->n_columns; i++) {
         target_column *c = &t->columns[i];
         c->name = strdup(db_value(r, i, 0));
         c->type = strdup(db_value(r, i, 2));
-        if (!c->name || !c->type) {
-            buf_printf(err, "out of memory");
-            goto out;
-        }
+        ok = c->name && c->type;
         c->not_null = strcmp(db_value(r, i, 1), "t") == 0;
         c->has_default = strcmp(db_value(r, i, 3), "t") == 0;
         c->generated = strcmp(db_value(r, i, 4), "t") == 0;
-        if (strcmp(c->name, "deleted_at") == 0)
-            t->has_deleted_at = true;
-        if (strcmp(c->name, "id") == 0)
-            t->has_id = true;
+        t->has_deleted_at |= ok && strcmp(c->name, "deleted_at") == 0;
+        t->has_id |= ok && strcmp(c->name, "id") == 0;
     }
     db_result_free(&r);
-
+    if (!ok || !t->columns) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
     r = db_query(d, SQL_HAS_CITUS, 0, NULL);
     bool citus = r && strcmp(db_value(r, 0, 0), "t") == 0;
     db_result_free(&r);
     if (citus) {
-        r = db_query(d, SQL_TABLE_DISTRIBUTED, 1, p2);
+        r = db_query(d, SQL_TABLE_DISTRIBUTED, 1, p);
         t->distributed = r && strcmp(db_value(r, 0, 0), "t") == 0;
         db_result_free(&r);
     }
+    return true;
+}
 
-    r = db_query(d, SQL_UNIQUE_INDEXES, 1, p2);
+/* Its unique indexes (SQL_UNIQUE_INDEXES), and the one loads use. */
+static bool read_indexes(db *d, target *t, buf *err)
+{
+    const char *p[] = {t->oid};
+    db_result *r = db_query(d, SQL_UNIQUE_INDEXES, 1, p);
     if (!r) {
         buf_printf(err, "cannot read the indexes of %s: %s", t->display, db_message(d));
-        goto out;
+        return false;
     }
-    t->n_indexes = db_nrows(r);
-    t->indexes = calloc((size_t)(t->n_indexes ? t->n_indexes : 1), sizeof *t->indexes);
-    if (!t->indexes) {
-        t->n_indexes = 0;
-        buf_printf(err, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < t->n_indexes; i++) {
+    bool ok = true;
+    t->indexes = calloc((size_t)(db_nrows(r) ? db_nrows(r) : 1), sizeof *t->indexes);
+    t->n_indexes = t->indexes ? db_nrows(r) : 0;
+    for (int i = 0; ok && i < t->n_indexes; i++) {
         unique_index *ix = &t->indexes[i];
         ix->name = strdup(db_value(r, i, 0));
         ix->valid = strcmp(db_value(r, i, 1), "t") == 0 && strcmp(db_value(r, i, 2), "t") == 0 &&
@@ -169,26 +175,53 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
         ix->ready = strcmp(db_value(r, i, 2), "t") == 0;
         ix->predicate = dup_or_null(r, i, 4);
         ix->columns = dup_or_null(r, i, 5);
+        ok = ix->name && (ix->predicate || db_is_null(r, i, 4)) &&
+             (ix->columns || db_is_null(r, i, 5));
         ix->has_expressions = strcmp(db_value(r, i, 6), "t") == 0;
         ix->nulls_not_distinct = strcmp(db_value(r, i, 8), "t") == 0;
+    }
+    db_result_free(&r);
+    if (!ok || !t->indexes) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    target_pick_index(t);
+    return true;
+}
+
+void target_pick_index(target *t)
+{
+    t->key_index = NULL;
+    for (int i = 0; i < t->n_indexes; i++) {
+        unique_index *ix = &t->indexes[i];
         ix->covers_key = !ix->has_expressions && same_key_set(ix->columns);
         if (!t->key_index && ix->valid && ix->covers_key &&
             predicate_ok(ix->predicate, t->has_deleted_at))
             t->key_index = ix;
     }
+}
+
+bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)
+{
+    memset(t, 0, sizeof *t);
+    *missing = false;
+    if (!read_names(d, table_arg, t, missing, err) || !read_columns(d, t, err) ||
+        !read_indexes(d, t, err))
+        return false;
+    /* The conflict target and the active-row predicate the merge uses. */
     buf c = BUF_INIT;
-    buf_append_str(&c, "(tenant_id, channel, out_trade_no, callback_type)");
+    buf_append_str(&c, "(" KEY_COLUMNS ")");
     if (t->key_index && t->key_index->predicate)
         buf_printf(&c, " WHERE %s", t->key_index->predicate);
     t->conflict = strdup(buf_cstr(&c));
     buf_free(&c);
     t->active = strdup(t->key_index && t->key_index->predicate ? t->key_index->predicate
                        : t->has_deleted_at ? "(deleted_at IS NULL)" : "true");
-    ok = true;
-out:
-    db_result_free(&r);
-    buf_free(&q);
-    return ok;
+    if (!t->conflict || !t->active) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    return true;
 }
 
 void identifier_clip(buf *name)
@@ -220,8 +253,7 @@ void target_fix_hint(const target *t, buf *out)
 {
     buf name = BUF_INIT;
     target_default_index_name(t, &name);
-    buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s "
-                    "(tenant_id, channel, out_trade_no, callback_type)%s; "
+    buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (" KEY_COLUMNS ")%s; "
                     "or run 'idemload check' and 'idemload create-index'",
                buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
     buf_free(&name);

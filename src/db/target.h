@@ -73,6 +73,16 @@ bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf 
 bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
                           int first_param, buf *cols, buf *vals, bool *db_failed, buf *err);
 
+/*
+ * Decides, from t->indexes (name, valid, predicate, columns, expressions
+ * filled) and t->has_deleted_at, which index makes loads safe: valid, on
+ * exactly the four key columns in any order and without expressions, with
+ * the predicate "deleted_at IS NULL" when the table soft-deletes and none
+ * otherwise; the first such one in name order.  Sets each index's
+ * covers_key and t->key_index (NULL: none).  No database needed.
+ */
+void target_pick_index(target *t);
+
 /* The CREATE UNIQUE INDEX statement that would make the table usable. */
 void target_fix_hint(const target *t, buf *out);
 

@@ -77,6 +77,8 @@ const char *format_name(input_format f)
 
 reader *reader_open(source *src, const char *path, const reader_options *opt, buf *err)
 {
+    if (opt->profile)
+        return profile_reader_open(src, path, opt, err);
     if (opt->format == FORMAT_CSV)
         return csv_reader_open(src, path, opt, err);
     if (opt->format == FORMAT_NDJSON)

@@ -25,8 +25,12 @@ typedef enum input_format { FORMAT_AUTO, FORMAT_CSV, FORMAT_NDJSON } input_forma
 input_format format_from_name(const char *path);
 const char *format_name(input_format f);
 
+struct profile;
+
 typedef struct reader_options {
-    input_format format;          /* CSV or NDJSON, never AUTO */
+    input_format format;          /* CSV or NDJSON, never AUTO; ignored with a profile */
+    const struct profile *profile;/* non-NULL: a channel bill read by this
+                                     profile (profile_reader.c) */
     char delimiter;               /* CSV only */
     bool preset[COL_COUNT];       /* columns --set supplies */
 } reader_options;
@@ -53,5 +57,6 @@ void reader_close(reader **r);
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
+reader *profile_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 
 #endif

@@ -58,6 +58,9 @@ typedef struct raw_record {
     size_t raw_len;
     const char *error;    /* non-NULL: the reader could not split this record
                              into fields; the reason to reject it with */
+    bool skipped;         /* a channel profile skips this row on purpose (a
+                             Stripe payout): counted as rows_skipped, neither
+                             rejected nor loaded */
     field fields[COL_COUNT];
 } raw_record;
 

@@ -7,6 +7,8 @@
  */
 #include "input/source.h"
 
+#include "input/zip_source.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -41,6 +43,7 @@ struct source {
     bool owns_fd;
     char *name;             /* for messages: the path or "standard input" */
     bool gzip;
+    zip_stream *zip;        /* a zip archive: its detail member (zip_source.h) */
     bool eof;               /* no more raw bytes */
     bool done;              /* no more decoded bytes */
     bool failed;
@@ -151,8 +154,8 @@ source *source_open(const char *path, buf *err)
         if (S_ISREG(st.st_mode))
             s->raw_size = (int64_t)st.st_size;
     }
-    /* Sniff the magic bytes: read until two bytes are there or input ends. */
-    while (s->raw_len < 2 && !s->eof) {
+    /* Sniff the magic bytes: read until four bytes are there or input ends. */
+    while (s->raw_len < 4 && !s->eof) {
         if (!fill_raw(s)) {
             buf_append_str(err, buf_cstr(&s->err));
             source_close(&s);
@@ -170,6 +173,13 @@ source *source_open(const char *path, buf *err)
         s->zs_live = true;
         s->member_open = true;
         s->members = 1;
+    } else if (zip_magic(s->raw, s->raw_len)) {
+        s->zip = zip_stream_new();
+        if (!s->zip) {
+            buf_printf(err, "%s: out of memory", path);
+            source_close(&s);
+            return NULL;
+        }
     }
     for (int i = 0; i < RA_BLOCKS; i++) {
         s->ra[i].data = malloc(RA_BLOCK_SIZE);
@@ -298,6 +308,36 @@ static ssize_t read_gzip(source *s, char *dst, size_t cap)
     return (ssize_t)(cap - s->zs.avail_out);
 }
 
+/* zip_io over the raw buffer (see zip_source.h). */
+static bool zip_need(void *ctx, size_t want, const unsigned char **p, size_t *avail)
+{
+    source *s = ctx;
+    while (s->raw_len - s->raw_pos < want && !s->eof)
+        if (!fill_raw(s))
+            return false;
+    *p = s->raw + s->raw_pos;
+    *avail = s->raw_len - s->raw_pos;
+    return true;
+}
+
+static void zip_consume(void *ctx, size_t n)
+{
+    source *s = ctx;
+    s->raw_pos += n;
+    s->raw_offset += n;
+}
+
+static ssize_t read_zip(source *s, char *dst, size_t cap)
+{
+    zip_io io = {s, zip_need, zip_consume};
+    ssize_t n = zip_stream_read(s->zip, &io, dst, cap);
+    if (n < 0 && !s->failed)
+        set_error(s, zip_stream_error(s->zip));
+    if (n == 0)
+        s->done = true;
+    return n;
+}
+
 /* Decodes the next bytes (runs on the read-ahead thread). */
 static ssize_t decode_read(source *s, char *dst, size_t cap)
 {
@@ -305,7 +345,8 @@ static ssize_t decode_read(source *s, char *dst, size_t cap)
         return -1;
     if (s->done || cap == 0)
         return 0;
-    ssize_t n = s->gzip ? read_gzip(s, dst, cap) : read_plain(s, dst, cap);
+    ssize_t n = s->gzip ? read_gzip(s, dst, cap)
+                : s->zip ? read_zip(s, dst, cap) : read_plain(s, dst, cap);
     if (n > 0)
         s->decoded += (uint64_t)n;
     return n;
@@ -442,6 +483,7 @@ void source_close(source **sp)
     pthread_cond_destroy(&s->cv);
     if (s->zs_live)
         inflateEnd(&s->zs);
+    zip_stream_free(&s->zip);
     if (s->owns_fd)
         close(s->fd);
     free(s->raw);

@@ -5,7 +5,9 @@
  * gzip stream (cat a.gz b.gz) is read to its end; anything after a member
  * that is not another gzip member is reported as corrupt rather than
  * silently ignored, and a stream that ends inside a member is reported as
- * truncated, with how far it got.  Plain input is passed through unchanged.
+ * truncated, with how far it got.  A zip archive (recognised by its magic
+ * bytes too) yields its one detail member, streamed (zip_source.h).  Plain
+ * input is passed through unchanged.
  *
  * Ownership: source_open() returns a source the caller frees with
  * source_close(), which sets the caller's pointer to NULL.

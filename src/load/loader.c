@@ -1,12 +1,10 @@
 /*
- * loader.c - chunks into PostgreSQL (see loader.h).
+ * loader.c - chunks into PostgreSQL (see loader.h): the coordinator.
  *
  * Each chunk is split into lanes by a hash of the business key; lane k of
  * every chunk is loaded by connection k (--jobs), so no two connections of
  * one import ever touch the same key and the merges run side by side on
- * the server.  One lane of one chunk is one transaction:
- *   BEGIN; TRUNCATE idemload_stage; COPY; merge; [count stale];
- *   ledger row (chunk, lane); COMMIT.
+ * the server.  One lane of one chunk is one transaction (lane.h).
  * Worker 0 runs on the caller's thread and owns the file's advisory lock
  * and the ledger's file row; the others run on threads of their own, one
  * connection each.  All lanes of a chunk finish before the next chunk
@@ -15,130 +13,93 @@
  * transaction, each lane of each chunk a savepoint, rolled back at the
  * end, so later chunks see what earlier ones would do.
  *
- * When the server refuses something (a data error) the lane is redone in
- * isolation: ranges of rows, each under a savepoint, halved on failure
- * until the single refused row is found and rejected with the server's
- * message; the other rows load.  Lost connections, deadlocks and
- * serialization failures redo the lane, up to --retries times.
- *
  * This file: the connections and their threads, splitting a chunk into
- * lanes, the commit gate.  One lane's transaction is in loader_lane.c, the
- * ledger in loader_ledger.c; their shared types in loader_impl.h.
+ * lanes, handing them out and collecting their outcomes, the rejects of
+ * refused rows, and the file's begin and end through the ledger.  It calls
+ * its parts, which never call back: lane.c (one lane's transaction),
+ * ledger.c (the ledger), gate.c (the commit gate and barrier) and
+ * lane_sql.c (the lane's statements).
  */
-#include "load/loader_impl.h"
+#include "load/loader.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "util/exitcodes.h"
-#include "output/log.h"
-#include "output/progress.h"
-#include "util/signals.h"
+#include "db/db.h"
 #include "db/sql.h"
+#include "db/target.h"
+#include "load/citus_stage.h"
+#include "load/gate.h"
+#include "load/lane.h"
+#include "load/lane_sql.h"
+#include "output/log.h"
+#include "util/exitcodes.h"
+#include "util/final_status.h"
+#include "util/signals.h"
 
-static const char *const tmpl_names[] = {"table", "conflict", "active", "ledger",
-                                         "ledger_chunk", "do_update", "missed_probe",
-                                         "missed_direct", "lane", "lanes", "extra_cols",
-                                         "extra_vals", "table_oid", "table_storage",
-                                         "inserted", "stage", "seq"};
+/* A lane left alone because an earlier lane on its connection failed. */
+#define PART_NOT_RUN (-1)
 
-/* stage, seq: a distributed target's staging table of one connection and
- * the target's id sequence (loader_citus.c); "" otherwise. */
-static bool render_full(const loader *ld, buf *out, const char *tmpl, const char *do_update,
-                        const char *stage, const char *seq)
-{
-    bool update = ld->cfg->conflict == CONFLICT_UPDATE;
-    const char *vals[] = {ld->t.quoted,
-                          ld->t.conflict,
-                          ld->t.active,
-                          buf_cstr(&ld->ledger_name),
-                          buf_cstr(&ld->ledger_chunk_name),
-                          do_update,
-                          update ? SQL_MISSED_PROBE : SQL_MISSED_NONE,
-                          update ? SQL_MISSED_DIRECT : SQL_MISSED_NONE,
-                          ld->ledger_lanes ? "lane" : "0",
-                          ld->ledger_lanes ? "lanes" : "1",
-                          buf_cstr(&ld->extra_cols),
-                          buf_cstr(&ld->extra_vals),
-                          ld->ledger_identity ? "table_oid" : "NULL::oid",
-                          ld->ledger_identity ? "table_storage" : "NULL::text",
-                          buf_cstr(&ld->inserted_expr),
-                          stage,
-                          seq};
-    buf_clear(out);
-    return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), tmpl_names, vals);
-}
+/* A connection and the thread that drives it. */
+typedef struct worker {
+    loader *ld;
+    int no;
+    db *conn;               /* read by the signal handler: swapped atomically */
+    lane_runner ln;               /* its lane runner, on this connection */
+    citus_stage stage;      /* a distributed target: its staging table (citus_stage.h) */
+    pthread_t thread;
+    bool started;
+    uint64_t seen;          /* the last job taken */
+} worker;
 
-static bool render_with(const loader *ld, buf *out, const char *tmpl, const char *do_update)
-{
-    return render_full(ld, out, tmpl, do_update, "", "");
-}
+/* One lane of the chunk in flight. */
+typedef struct part {
+    lane_job job;
+    lane_result res;
+    bool done;              /* committed by an earlier run (resume) */
+} part;
 
-bool ld_render_stage(const loader *ld, buf *out, const char *tmpl, const char *do_update,
-                     const char *stage)
-{
-    return render_full(ld, out, tmpl, do_update, stage, buf_cstr(&ld->seq_literal));
-}
-
-bool ld_render(const loader *ld, buf *out, const char *tmpl)
-{
-    return render_with(ld, out, tmpl, "");
-}
-
-/* Has an interrupt cancelled the chunk in flight? */
-bool ld_cancelled(const loader *ld)
-{
-    return __atomic_load_n(&ld->gate, __ATOMIC_SEQ_CST) == GATE_CANCELLED;
-}
-
-/* The lane may commit unless the chunk was cancelled. */
-bool ld_may_commit(loader *ld)
-{
-    int expected = GATE_RUNNING;
-    __atomic_compare_exchange_n(&ld->gate, &expected, GATE_COMMITTING, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    return expected != GATE_CANCELLED;
-}
+struct loader {
+    const config *cfg;
+    target t;
+    buf extra_cols;         /* ", col, ..." of --set beyond idemload's columns */
+    buf extra_vals;         /* ", $4::type, ..." their parameters */
+    buf final_array;        /* the final statuses, a smallint[] literal */
+    lane_sql sql;
+    citus_names citus;      /* a distributed target: its names (citus_stage.h) */
+    lane_env env;           /* what every lane reads */
+    ledger lg;
+    gate gate;
+    bool in_run_txn;        /* dry run: the one transaction is open */
+    int lanes;              /* of the current file */
+    /* the connections */
+    int n_workers;
+    worker workers[MAX_LANES];
+    /* the chunk in flight, shared read-only with the workers */
+    part parts[MAX_LANES];
+    uint32_t *idx;
+    size_t cap_idx;
+    /* handing chunks to the worker threads */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool sync_inited;
+    uint64_t job;
+    int pending;
+    bool quit;
+};
 
 static db *conn_of(worker *w)
 {
     return __atomic_load_n(&w->conn, __ATOMIC_ACQUIRE);
 }
 
-/* The barrier applies when every lane has a connection of its own (not in a
- * dry run, not when resuming more lanes than there are connections). */
-static bool barrier_applies(const loader *ld)
+/* Connection 0, which holds the file's lock and writes the file's row. */
+static db *control(loader *ld)
 {
-    return ld->n_workers > 1 && ld->lanes <= ld->n_workers;
-}
-
-void ld_arrive(loader *ld, int lane, bool wait)
-{
-    part *pt = &ld->parts[lane];
-    if (!barrier_applies(ld) || pt->arrived)
-        return;
-    pthread_mutex_lock(&ld->mu);
-    pt->arrived = true;
-    ld->arrived++;
-    pthread_cond_broadcast(&ld->cv);
-    double end = now_seconds() + BARRIER_MS / 1000.0;
-    /* Naps of 50 ms: the signal handler cannot wake a condition variable. */
-    while (wait && ld->arrived < ld->expected && !ld_cancelled(ld) && now_seconds() < end) {
-        struct timespec nap;
-        clock_gettime(CLOCK_REALTIME, &nap);
-        nap.tv_nsec += 50000000L;
-        if (nap.tv_nsec >= 1000000000L) {
-            nap.tv_sec++;
-            nap.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&ld->cv, &ld->mu, &nap);
-    }
-    pthread_mutex_unlock(&ld->mu);
+    return conn_of(&ld->workers[0]);
 }
 
 /* The signal hook: unless a lane of the chunk in flight has begun to
@@ -146,10 +107,7 @@ void ld_arrive(loader *ld, int lane, bool wait)
 static void cancel_all(void *arg)
 {
     loader *ld = arg;
-    int expected = GATE_RUNNING;
-    if (!__atomic_compare_exchange_n(&ld->gate, &expected, GATE_CANCELLED, false,
-                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) &&
-        expected != GATE_CANCELLED)
+    if (!gate_cancel(&ld->gate))
         return;
     for (int i = 0; i < ld->n_workers; i++) {
         db *d = conn_of(&ld->workers[i]);
@@ -158,29 +116,25 @@ static void cancel_all(void *arg)
     }
 }
 
-/* "chunk 7" or "chunk 7, lane 2 of 2", for messages. */
-const char *ld_where(const loader *ld, uint64_t chunk_no, int lane, char *out, size_t size)
-{
-    if (ld->lanes > 1)
-        snprintf(out, size, "chunk %llu, lane %d of %d", (unsigned long long)chunk_no, lane + 1,
-                 ld->lanes);
-    else
-        snprintf(out, size, "chunk %llu", (unsigned long long)chunk_no);
-    return out;
-}
-
 /* Session setup after (re)connecting: the staging table, and in a dry run
  * the run's transaction.  A distributed target's staging table is created
  * before that transaction: it is a distributed table of its own, dropped
- * when the loader closes (loader_citus.c). */
+ * when the loader closes (citus_stage.h). */
 static bool prepare_session(loader *ld, worker *w, db *d)
 {
-    if (ld->t.distributed)
-        return db_exec(d, SQL_SESSION_SETTINGS) && db_exec(d, SQL_CITUS_SESSION_SETTINGS) &&
-               ld_citus_session(w, d) &&
-               (!ld->cfg->dry_run || (db_exec(d, "BEGIN") && (ld->in_run_txn = true)));
+    if (ld->t.distributed) {
+        if (!db_exec(d, SQL_SESSION_SETTINGS) || !db_exec(d, SQL_CITUS_SESSION_SETTINGS) ||
+            !citus_stage_open(&w->stage, &ld->citus, d))
+            return false;
+        if (ld->cfg->dry_run) {
+            if (!db_begin(d))
+                return false;
+            ld->in_run_txn = true;
+        }
+        return true;
+    }
     if (ld->cfg->dry_run) {
-        if (!db_exec(d, "BEGIN"))
+        if (!db_begin(d))
             return false;
         ld->in_run_txn = true;
     }
@@ -189,7 +143,7 @@ static bool prepare_session(loader *ld, worker *w, db *d)
 
 /* (Re)opens a worker's session.  The old connection is unpublished before
  * it is closed, so the signal hook never cancels through a freed handle. */
-bool ld_connect_session(worker *w, buf *err)
+static bool connect_session(worker *w, buf *err)
 {
     db *old = conn_of(w);
     __atomic_store_n(&w->conn, NULL, __ATOMIC_RELEASE);
@@ -207,7 +161,64 @@ bool ld_connect_session(worker *w, buf *err)
     return true;
 }
 
-static void *worker_main(void *arg);
+/* The lane's reopen function (lane.h): a new session for worker ctx. */
+static bool reopen_session(void *ctx, db **conn, buf *err)
+{
+    worker *w = ctx;
+    bool ok = connect_session(w, err);
+    *conn = conn_of(w);
+    return ok;
+}
+
+static void worker_init(loader *ld, int no)
+{
+    worker *w = &ld->workers[no];
+    w->ld = ld;
+    w->no = no;
+    lane_init(&w->ln, &ld->env, conn_of(w), reopen_session, w);
+    w->ln.holds_file_lock = no == 0;
+    w->ln.stage = ld->t.distributed ? &w->stage : NULL;
+}
+
+/* A worker's share of the chunk in flight: lanes no, no + workers, ... */
+static void run_parts(worker *w)
+{
+    loader *ld = w->ld;
+    bool failed = false;
+    for (int lane = w->no; lane < ld->lanes; lane += ld->n_workers) {
+        part *pt = &ld->parts[lane];
+        if (pt->done)
+            continue;
+        if (failed) {
+            pt->res.code = PART_NOT_RUN;
+            continue;
+        }
+        lane_run(&w->ln, &pt->job, &pt->res);
+        gate_arrive(&ld->gate, &pt->res.arrived, false);   /* given up: the others need not wait */
+        failed = pt->res.code != EXIT_OK;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    loader *ld = w->ld;
+    pthread_mutex_lock(&ld->mu);
+    for (;;) {
+        while (w->seen == ld->job && !ld->quit)
+            pthread_cond_wait(&ld->cv, &ld->mu);
+        if (ld->quit)
+            break;
+        w->seen = ld->job;
+        pthread_mutex_unlock(&ld->mu);
+        run_parts(w);
+        pthread_mutex_lock(&ld->mu);
+        ld->pending--;
+        pthread_cond_broadcast(&ld->cv);
+    }
+    pthread_mutex_unlock(&ld->mu);
+    return NULL;
+}
 
 /* Starts the threads of workers 1.., with SIGINT and SIGTERM blocked in
  * them so the handler always runs on the main thread. */
@@ -260,49 +271,30 @@ static void open_extra_workers(loader *ld)
     for (int i = 1; i < want; i++) {
         worker *w = &ld->workers[i];
         w->ld = ld;
-        w->no = i;
-        w->probe = ld->workers[0].probe;
         buf_clear(&err);
-        if (!ld_connect_session(w, &err)) {
+        if (!connect_session(w, &err)) {
             log_warn("cannot open connection %d of %d (%s); loading over %d", i + 1, want,
                      buf_cstr(&err), i);
             break;
         }
+        worker_init(ld, i);
         ld->n_workers = i + 1;
     }
     buf_free(&err);
 }
 
-loader *loader_open(const config *cfg, int *code)
+/* The target, its unique index on the business key and the columns an
+ * import writes; an exit code (logged). */
+static int open_target(loader *ld, db *d)
 {
-    loader *ld = calloc(1, sizeof *ld);
+    const config *cfg = ld->cfg;
     buf err = BUF_INIT;
-    if (!ld) {
-        log_error("out of memory");
-        *code = EXIT_DATABASE;
-        return NULL;
-    }
-    ld->cfg = cfg;
-    ld->lanes = 1;
-    if (gethostname(ld->host, sizeof ld->host - 1) != 0 || !ld->host[0])
-        snprintf(ld->host, sizeof ld->host, "unknown");
-    snprintf(ld->pid, sizeof ld->pid, "%ld", (long)getpid());
-    worker *w0 = &ld->workers[0];
-    w0->ld = ld;
-    w0->conn = db_connect(cfg->dbname, &err);
-    if (!w0->conn) {
+    bool missing, db_failed;
+    int code = EXIT_OK;
+    if (!target_resolve(d, cfg->table, &ld->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
-        *code = EXIT_DATABASE;
-        goto fail;
-    }
-    ld->n_workers = 1;
-    bool missing;
-    if (!target_resolve(w0->conn, cfg->table, &ld->t, &missing, &err)) {
-        log_error("%s", buf_cstr(&err));
-        *code = missing ? EXIT_USAGE : EXIT_DATABASE;
-        goto fail;
-    }
-    if (!ld->t.key_index) {
+        code = missing ? EXIT_USAGE : EXIT_DATABASE;
+    } else if (!ld->t.key_index) {
         buf hint = BUF_INIT;
         target_fix_hint(&ld->t, &hint);
         log_error("table %s has no valid unique index on exactly (tenant_id, channel, "
@@ -310,99 +302,120 @@ loader *loader_open(const config *cfg, int *code)
                   ld->t.display, ld->t.has_deleted_at ? " WHERE deleted_at IS NULL" : "",
                   buf_cstr(&hint));
         buf_free(&hint);
-        *code = EXIT_USAGE;
-        goto fail;
-    }
-    /* Columns beyond idemload's own: --set constants, NOT NULL columns
-     * nothing would fill; before any row is read.  Their parameters follow
-     * the merge's own ($1, $2 and, updating, $3). */
-    bool db_failed;
-    if (!target_check_columns(w0->conn, &ld->t, cfg->extra_set, cfg->n_extra_set,
-                              cfg->conflict == CONFLICT_UPDATE ? 4 : 3, &ld->extra_cols,
-                              &ld->extra_vals, &db_failed, &err)) {
+        code = EXIT_USAGE;
+    } else if (!target_check_columns(d, &ld->t, cfg->extra_set, cfg->n_extra_set,
+                                     cfg->conflict == CONFLICT_UPDATE ? 4 : 3, &ld->extra_cols,
+                                     &ld->extra_vals, &db_failed, &err)) {
+        /* Columns beyond idemload's own: --set constants, NOT NULL columns
+         * nothing would fill; before any row is read.  Their parameters
+         * follow the merge's own ($1, $2 and, updating, $3). */
         log_error("%s", buf_cstr(&err));
-        *code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
-        goto fail;
+        code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
     }
-    /* {2,3}: the final statuses as a smallint[] literal parameter. */
-    size_t pos = 0;
-    ld->final_array[pos++] = '{';
-    for (size_t i = 0; i < cfg->n_final_status; i++)
-        pos += (size_t)snprintf(ld->final_array + pos, sizeof ld->final_array - pos, "%s%d",
-                                i ? "," : "", cfg->final_status[i]);
-    snprintf(ld->final_array + pos, sizeof ld->final_array - pos, "}");
+    buf_free(&err);
+    return code;
+}
 
-    db_append_ident(w0->conn, &ld->ledger_name, ld->t.schema);
-    buf_append_str(&ld->ledger_name, ".idemload_ledger");
-    db_append_ident(w0->conn, &ld->ledger_chunk_name, ld->t.schema);
-    buf_append_str(&ld->ledger_chunk_name, ".idemload_ledger_chunk");
+/* The lanes' statements and what else they read; false when out of
+ * memory. */
+static bool prepare_lanes(loader *ld)
+{
+    const config *cfg = ld->cfg;
     bool update = cfg->conflict == CONFLICT_UPDATE;
-    buf action = BUF_INIT;
-    buf returning = BUF_INIT;
-    bool rendered =
-        ld_render(ld, &ld->inserted_expr,
-                  ld->t.partitioned ? SQL_INSERTED_SNAPSHOT : SQL_INSERTED_XMAX) &&
-        ld_render(ld, &action, update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING);
-    /* The single-server merges return the written rows' keys; a
-     * distributed one their ids (SQL_CITUS_RETURNING). */
-    if (rendered && update) {
-        rendered = buf_append_str(&ld->citus_action, buf_cstr(&action)) &&
-                   ld_render(ld, &returning, SQL_CITUS_RETURNING) &&
-                   buf_append_str(&ld->citus_action, buf_cstr(&returning)) &&
-                   ld_render(ld, &returning, SQL_CONFLICT_RETURNING) &&
-                   buf_append_str(&action, buf_cstr(&returning));
-    } else if (rendered) {
-        rendered = buf_append_str(&ld->citus_action, buf_cstr(&action));
+    /* $3: the final statuses as a smallint[] literal parameter. */
+    bool ok = final_status_array(cfg->final_status, cfg->n_final_status, &ld->final_array);
+    lane_sql_names names = {.table = ld->t.quoted,
+                            .conflict = ld->t.conflict,
+                            .active = ld->t.active,
+                            .extra_cols = buf_cstr(&ld->extra_cols),
+                            .extra_vals = buf_cstr(&ld->extra_vals),
+                            .partitioned = ld->t.partitioned,
+                            .update = update};
+    ok = ok && lane_sql_render(&names, &ld->sql);
+    ld->env = (lane_env){.sql = &ld->sql,
+                         .final_array = buf_cstr(&ld->final_array),
+                         .extra_set = cfg->extra_set,
+                         .n_extra_set = cfg->n_extra_set,
+                         .update = update,
+                         .dry_run = cfg->dry_run,
+                         .distributed = ld->t.distributed,
+                         .retries = cfg->retries,
+                         .gate = &ld->gate};
+    return ok;
+}
+
+/* Connection 0 and everything read through it; an exit code (logged). */
+static int open_control(loader *ld)
+{
+    buf err = BUF_INIT;
+    ld->workers[0].conn = db_connect(ld->cfg->dbname, &err);
+    if (!ld->workers[0].conn) {
+        log_error("%s", buf_cstr(&err));
+        buf_free(&err);
+        return EXIT_DATABASE;
     }
-    buf_free(&returning);
-    rendered = rendered &&
-               render_with(ld, &ld->merge_sql, SQL_MERGE_PROBE, buf_cstr(&action)) &&
-               render_with(ld, &ld->merge_direct_sql, SQL_MERGE_DIRECT, buf_cstr(&action)) &&
-               ld_render(ld, &ld->stale_sql, SQL_COUNT_STALE);
-    buf_free(&action);
-    /* DO NOTHING never writes an existing row: nothing for a probe to save. */
-    w0->probe = update;
-    if (!rendered) {
+    buf_free(&err);
+    ld->n_workers = 1;
+    db *d = ld->workers[0].conn;
+    int code = open_target(ld, d);
+    if (code != EXIT_OK)
+        return code;
+    if (!prepare_lanes(ld)) {
+        log_error("out of memory");
+        return EXIT_DATABASE;
+    }
+    if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
+                     ld->cfg->force))
+        return EXIT_DATABASE;
+    if (ld->t.distributed) {
+        ld->citus = (citus_names){.schema = ld->t.schema,
+                                  .table = ld->t.quoted,
+                                  .display = ld->t.display,
+                                  .active = ld->t.active,
+                                  .extra_cols = buf_cstr(&ld->extra_cols),
+                                  .extra_vals = buf_cstr(&ld->extra_vals),
+                                  .action = buf_cstr(&ld->sql.citus_action)};
+        code = citus_target_open(&ld->citus, d);
+        if (code != EXIT_OK)
+            return code;
+    }
+    if (!prepare_session(ld, &ld->workers[0], d)) {
+        log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(d),
+                  db_message(d), db_sqlstate(d));
+        return EXIT_DATABASE;
+    }
+    worker_init(ld, 0);
+    return EXIT_OK;
+}
+
+loader *loader_open(const config *cfg, int *code)
+{
+    loader *ld = calloc(1, sizeof *ld);
+    if (!ld || !gate_init(&ld->gate)) {
         log_error("out of memory");
         *code = EXIT_DATABASE;
-        goto fail;
+        free(ld);
+        return NULL;
     }
-    const char *p[] = {buf_cstr(&ld->ledger_chunk_name), buf_cstr(&ld->ledger_name)};
-    db_result *r = db_query(w0->conn, SQL_LEDGER_EXISTS, 2, p);
-    if (!r) {
-        log_error("cannot look for the ledger: %s", db_message(w0->conn));
-        *code = EXIT_DATABASE;
-        goto fail;
-    }
-    ld->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
-    ld->ledger_lanes = strcmp(db_value(r, 0, 1), "t") == 0;
-    ld->ledger_identity = strcmp(db_value(r, 0, 2), "t") == 0;
-    ld->ledger_loader = strcmp(db_value(r, 0, 3), "t") == 0;
-    db_result_free(&r);
-    if (ld->t.distributed && (*code = ld_citus_open(ld)) != EXIT_OK)
-        goto fail;
-    if (!prepare_session(ld, w0, w0->conn)) {
-        log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(w0->conn),
-                  db_message(w0->conn), db_sqlstate(w0->conn));
-        *code = EXIT_DATABASE;
-        goto fail;
+    ld->cfg = cfg;
+    ld->lanes = 1;
+    *code = open_control(ld);
+    if (*code != EXIT_OK) {
+        loader_close(&ld);
+        return NULL;
     }
     signals_set_hook(cancel_all, ld);
     open_extra_workers(ld);
     if (ld->n_workers > 1 && !start_threads(ld)) {
         log_error("cannot start the loading threads");
         *code = EXIT_DATABASE;
-        goto fail;
+        loader_close(&ld);
+        return NULL;
     }
     log_info("loading into %s on %s (conflict target %s)%s, %d connection%s", ld->t.display,
-             db_describe(w0->conn), ld->t.conflict, cfg->dry_run ? ", dry run" : "",
+             db_describe(control(ld)), ld->t.conflict, cfg->dry_run ? ", dry run" : "",
              ld->n_workers, ld->n_workers == 1 ? "" : "s");
-    buf_free(&err);
     return ld;
-fail:
-    buf_free(&err);
-    loader_close(&ld);
-    return NULL;
 }
 
 void loader_close(loader **ldp)
@@ -412,83 +425,73 @@ void loader_close(loader **ldp)
         return;
     signals_set_hook(NULL, NULL);
     stop_threads(ld);
-    if (ld->t.distributed)
-        ld_citus_close(ld);
-    for (int i = 0; i < MAX_LANES; i++) {
-        worker *w = &ld->workers[i];
-        db_close(&w->conn);
-        ld_citus_free(w);
-        buf_free(&w->sql);
-        buf_free(&w->copybuf);
-        buf_free(&w->err_msg);
-        ld_clear_refused(w);
-        free(w->refused);
+    if (ld->t.distributed) {
+        /* The staging tables: each through its own session, or the
+         * control one when that is gone; then those of sessions lost on
+         * the way. */
+        db *d0 = control(ld);
+        for (int i = 0; i < MAX_LANES; i++) {
+            db *d = conn_of(&ld->workers[i]);
+            citus_stage_drop(&ld->workers[i].stage, d && db_ok(d) ? d : d0);
+        }
+        if (d0 && db_ok(d0))
+            citus_sweep(&ld->citus, d0);
     }
+    for (int i = 0; i < MAX_LANES; i++) {
+        db_close(&ld->workers[i].conn);
+        citus_stage_free(&ld->workers[i].stage);
+        lane_free(&ld->workers[i].ln);
+        lane_result_free(&ld->parts[i].res);
+    }
+    gate_destroy(&ld->gate);
+    ledger_free(&ld->lg);
+    lane_sql_free(&ld->sql);
+    citus_names_free(&ld->citus);
     target_free(&ld->t);
-    buf_free(&ld->merge_sql);
-    buf_free(&ld->merge_direct_sql);
-    buf_free(&ld->stale_sql);
     buf_free(&ld->extra_cols);
     buf_free(&ld->extra_vals);
-    buf_free(&ld->inserted_expr);
-    buf_free(&ld->ledger_name);
-    buf_free(&ld->ledger_chunk_name);
-    buf_free(&ld->table_storage);
-    buf_free(&ld->citus_action);
-    buf_free(&ld->seq_literal);
+    buf_free(&ld->final_array);
     free(ld->idx);
     free(ld);
     *ldp = NULL;
 }
 
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bool wait,
+                      file_plan *plan)
+{
+    int code = ledger_begin_file(&ld->lg, control(ld), id, chunk_rows, ld->n_workers, wait,
+                                 plan);
+    ld->lanes = ledger_lanes(&ld->lg);
+    return code;
+}
+
+int loader_end_file(loader *ld, bool complete)
+{
+    return ledger_end_file(&ld->lg, control(ld), complete);
+}
+
+int loader_finish(loader *ld)
+{
+    db *d = control(ld);
+    if (ld->in_run_txn && d && db_ok(d)) {
+        if (!db_rollback(d)) {
+            log_error("dry run: cannot roll back: %s", db_message(d));
+            return EXIT_DATABASE;
+        }
+        ld->in_run_txn = false;
+    }
+    return EXIT_OK;
+}
+
 uint64_t loader_last_committed(const loader *ld)
 {
-    return ld->last_committed;
-}
-
-/* A worker's share of the chunk in flight: lanes no, no + workers, ... */
-static void run_parts(worker *w)
-{
-    loader *ld = w->ld;
-    bool failed = false;
-    for (int lane = w->no; lane < ld->lanes; lane += ld->n_workers) {
-        part *pt = &ld->parts[lane];
-        if (pt->done)
-            continue;
-        if (failed) {
-            pt->code = PART_NOT_RUN;
-            continue;
-        }
-        pt->code = ld_load_part(w, lane);
-        ld_arrive(ld, lane, false);     /* given up: the others need not wait */
-        failed = pt->code != EXIT_OK;
-    }
-}
-
-static void *worker_main(void *arg)
-{
-    worker *w = arg;
-    loader *ld = w->ld;
-    pthread_mutex_lock(&ld->mu);
-    for (;;) {
-        while (w->seen == ld->job && !ld->quit)
-            pthread_cond_wait(&ld->cv, &ld->mu);
-        if (ld->quit)
-            break;
-        w->seen = ld->job;
-        pthread_mutex_unlock(&ld->mu);
-        run_parts(w);
-        pthread_mutex_lock(&ld->mu);
-        ld->pending--;
-        pthread_cond_broadcast(&ld->cv);
-    }
-    pthread_mutex_unlock(&ld->mu);
-    return NULL;
+    return ledger_last_committed(&ld->lg);
 }
 
 /* Splits the chunk's rows (in key order) into the lanes, keeping the order
- * within each lane. */
-static bool partition(loader *ld, chunk *ch)
+ * within each lane, and describes each lane's job. */
+static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char *file,
+                      const load_counts *reading)
 {
     size_t n = chunk_size(ch);
     if (n > ld->cap_idx) {
@@ -504,8 +507,21 @@ static bool partition(loader *ld, chunk *ch)
         count[chunk_key_hash(ch, i) % lanes]++;
     size_t start = 0;
     for (unsigned l = 0; l < lanes; l++) {
+        part *pt = &ld->parts[l];
         at[l] = start;
-        ld->parts[l] = (part){.idx = ld->idx + start, .n = count[l]};
+        pt->job = (lane_job){.ch = ch, .idx = ld->idx + start, .n = count[l],
+                             .chunk_no = chunk_no, .lane = (int)l, .lanes = ld->lanes,
+                             .path = file, .last_committed = ledger_last_committed(&ld->lg),
+                             .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL};
+        if (l == 0) {
+            pt->job.base = *reading;
+            pt->job.base.chunks = 0;
+        }
+        pt->done = false;
+        lane_result_clear(&pt->res);
+        pt->res.code = EXIT_OK;
+        pt->res.counts = (load_counts){0};
+        pt->res.arrived = false;
         start += count[l];
     }
     for (size_t i = 0; i < n; i++)
@@ -513,41 +529,34 @@ static bool partition(loader *ld, chunk *ch)
     return true;
 }
 
-int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts)
+/* Lanes an earlier run committed (resume): their figures, not a reload. */
+static int take_resumed(loader *ld, uint64_t chunk_no, const char *file)
 {
-    if (ld_cancelled(ld) || signals_interrupted()) {
-        log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
-                  (unsigned long long)chunk_no, (unsigned long long)ld->last_committed);
-        return EXIT_INTERRUPTED;
-    }
-    ld->ch = ch;
-    ld->chunk_no = chunk_no;
-    ld->path = file;
-    ld->rj = rj;
-    ld->reading = *counts;
-    if (!partition(ld, ch)) {
-        log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
-        return EXIT_DATABASE;
-    }
-    /* Lanes an earlier run committed (resume): their figures, not a reload. */
     for (int lane = 0; lane < ld->lanes; lane++) {
         part *pt = &ld->parts[lane];
-        if (ld->lane_done[lane] < chunk_no)
+        if (ledger_lane_done(&ld->lg, lane) < chunk_no)
             continue;
-        if (!ld_lane_figures(ld, ld_control(ld), &ld->workers[0].sql, chunk_no, lane,
-                            &pt->counts)) {
+        if (!ledger_lane_figures(&ld->lg, control(ld), chunk_no, lane, &pt->res.counts)) {
             char at[64];
             log_error("%s: %s: the ledger has lost this lane's row: %s", file,
-                      ld_where(ld, chunk_no, lane, at, sizeof at), db_message(ld_control(ld)));
+                      lane_where(chunk_no, lane, ld->lanes, at, sizeof at),
+                      db_message(control(ld)));
             return EXIT_DATABASE;
         }
         pt->done = true;
     }
-    ld->arrived = 0;
-    ld->expected = 0;
+    return EXIT_OK;
+}
+
+/* Runs the chunk's lanes on every connection and waits for them all.
+ * The barrier applies when every lane has a connection of its own (not in
+ * a dry run, not when resuming more lanes than there are connections). */
+static void run_lanes(loader *ld)
+{
+    int expected = 0;
     for (int lane = 0; lane < ld->lanes; lane++)
-        ld->expected += !ld->parts[lane].done;
+        expected += !ld->parts[lane].done;
+    gate_barrier_reset(&ld->gate, expected, ld->n_workers > 1 && ld->lanes <= ld->n_workers);
     if (ld->n_workers > 1) {
         pthread_mutex_lock(&ld->mu);
         ld->job++;
@@ -563,23 +572,59 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         pthread_mutex_unlock(&ld->mu);
     }
     /* The next chunk starts open (unless an interrupt cancelled this one). */
-    int committing = GATE_COMMITTING;
-    __atomic_compare_exchange_n(&ld->gate, &committing, GATE_RUNNING, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
+    gate_reopen(&ld->gate);
+}
+
+/* After a lane committed: its refused rows go to the rejects file. */
+static int write_refused(const chunk *ch, lane_result *res, rejects *rj, const char *file)
+{
+    buf err = BUF_INIT;
     int code = EXIT_OK;
+    for (size_t i = 0; i < res->n_refused && code == EXIT_OK; i++) {
+        row r;
+        chunk_get(ch, res->refused[i].index, &r);
+        if (!rejects_write(rj, file, r.line, res->refused[i].message, r.raw, r.raw_len, &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = EXIT_INPUT;
+        }
+    }
+    buf_free(&err);
+    lane_result_clear(res);
+    return code;
+}
+
+int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
+                      load_counts *counts)
+{
+    if (gate_cancelled(&ld->gate) || signals_interrupted()) {
+        log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
+                  (unsigned long long)chunk_no,
+                  (unsigned long long)ledger_last_committed(&ld->lg));
+        return EXIT_INTERRUPTED;
+    }
+    /* Keys in one order, so concurrent loaders lock them in the same order. */
+    chunk_sort(ch);
+    if (!partition(ld, ch, chunk_no, file, counts)) {
+        log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
+        return EXIT_DATABASE;
+    }
+    int code = take_resumed(ld, chunk_no, file);
+    if (code != EXIT_OK)
+        return code;
+    run_lanes(ld);
     load_counts total = {0};
     for (int lane = 0; lane < ld->lanes; lane++) {
-        const part *pt = &ld->parts[lane];
-        if (pt->code != PART_NOT_RUN)
-            code = exit_worst(code, pt->code);
-        load_counts_add(&total, &pt->counts);
+        part *pt = &ld->parts[lane];
+        if (!pt->done && pt->res.code == EXIT_OK)
+            pt->res.code = write_refused(ch, &pt->res, rj, file);
+        if (pt->res.code != PART_NOT_RUN)
+            code = exit_worst(code, pt->res.code);
+        load_counts_add(&total, &pt->res.counts);
     }
     if (code != EXIT_OK)
         return code;
     total.chunks = 1;
     *counts = total;
-    ld->last_committed = chunk_no;
-    for (int lane = 0; lane < ld->lanes; lane++)
-        ld->lane_done[lane] = chunk_no;
+    ledger_chunk_done(&ld->lg, chunk_no);
     return EXIT_OK;
 }

@@ -19,28 +19,9 @@
 #include "cli/config.h"
 #include "output/rejects.h"
 #include "output/report.h"
+#include "load/ledger.h"
 
 typedef struct loader loader;
-
-/* Identity of a file for the ledger. */
-typedef struct file_identity {
-    const char *path;
-    char digest[65];        /* SHA-256 hex of the file's bytes; "" if unknown (stdin) */
-    int64_t size;
-} file_identity;
-
-/* What the ledger says to do with a file. */
-typedef struct file_plan {
-    bool busy;              /* another process holds the file (not waiting): come back later */
-    bool skip;              /* completed before: skip (unless --force) */
-    uint64_t resume_after;  /* chunks already committed by an earlier run */
-    bool next_partial;      /* ... and some lanes of the chunk after them */
-    load_counts previous;   /* their figures */
-    /* Not "" when the ledger knew the file but no longer holds it for the
-     * table (truncated, rewritten, dropped and recreated, or not known):
-     * why it is loaded (again, or from the start), for the summary. */
-    char reload_reason[512];
-} file_plan;
 
 /*
  * Connects (libpq conventions), reads the target's unique index on the
@@ -60,8 +41,9 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
                       file_plan *plan);
 
 /*
- * Loads one chunk as one transaction (in a dry run: one savepoint of the
- * run's single transaction).  Rows the server refuses go to rj and move from
+ * Loads one chunk as one transaction per lane (in a dry run: one savepoint
+ * of the run's single transaction).  Sorts the chunk's rows by key first,
+ * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj and move from
  * merged to rejected in *counts; the merge figures are added to *counts.
  * chunk_no counts from 1.
  */
@@ -70,7 +52,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
 
 /* Records the file as completed (complete) or leaves it resumable; releases
  * the file's lock. */
-int loader_end_file(loader *ld, bool complete, const load_counts *totals);
+int loader_end_file(loader *ld, bool complete);
 
 /* Ends the run: in a dry run rolls everything back. */
 int loader_finish(loader *ld);

@@ -8,13 +8,7 @@
 #include <unistd.h>
 
 #include "output/log.h"
-
-double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util/clock.h"
 
 void progress_init(progress *p, bool quiet)
 {

@@ -19,8 +19,6 @@ typedef struct progress {
     int64_t total_bytes;  /* -1: unknown */
 } progress;
 
-/* Monotonic seconds. */
-double now_seconds(void);
 
 void progress_init(progress *p, bool quiet);
 void progress_file(progress *p, const char *label, int64_t total_bytes);

@@ -12,6 +12,7 @@ void load_counts_add(load_counts *to, const load_counts *from)
 {
     to->rows_read += from->rows_read;
     to->rows_rejected += from->rows_rejected;
+    to->rows_skipped += from->rows_skipped;
     to->rows_deduplicated += from->rows_deduplicated;
     to->inserted += from->inserted;
     to->updated += from->updated;
@@ -37,7 +38,6 @@ bool run_report_init(run_report *rep, size_t n_files)
 void run_report_free(run_report *rep)
 {
     for (size_t i = 0; i < rep->n_files && rep->files; i++) {
-        free(rep->files[i].path);
         free(rep->files[i].error);
         free(rep->files[i].note);
         free(rep->files[i].reload_reason);
@@ -49,7 +49,6 @@ void run_report_free(run_report *rep)
 
 void file_report_clear(file_report *fr)
 {
-    free(fr->path);
     free(fr->error);
     free(fr->note);
     free(fr->reload_reason);
@@ -102,9 +101,12 @@ static void print_counts(FILE *fp, const char *indent, const load_counts *c, boo
     fprintf(fp, "%srows read %llu, rejected %llu, deduplicated %llu", indent,
             (unsigned long long)c->rows_read, (unsigned long long)c->rows_rejected,
             (unsigned long long)c->rows_deduplicated);
+    if (c->rows_skipped > 0)
+        fprintf(fp, ", skipped %llu", (unsigned long long)c->rows_skipped);
     if (validate_only)
-        fprintf(fp, ", would merge %llu", (unsigned long long)(c->rows_read - c->rows_rejected -
-                                                               c->rows_deduplicated));
+        fprintf(fp, ", would merge %llu",
+                (unsigned long long)(c->rows_read - c->rows_rejected - c->rows_skipped -
+                                     c->rows_deduplicated));
     fprintf(fp, "\n");
     if (!validate_only)
         fprintf(fp, "%sinserted %llu, updated %llu, unchanged %llu, stale %llu, existing %llu\n",
@@ -139,9 +141,10 @@ void report_print_summary(const run_report *rep, FILE *fp)
 
 static json_t *counts_json(const load_counts *c)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rows_read", (json_int_t)c->rows_read,
                      "rows_rejected", (json_int_t)c->rows_rejected,
+                     "rows_skipped", (json_int_t)c->rows_skipped,
                      "rows_deduplicated", (json_int_t)c->rows_deduplicated,
                      "inserted", (json_int_t)c->inserted,
                      "updated", (json_int_t)c->updated,

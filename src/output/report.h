@@ -16,6 +16,7 @@
 typedef struct load_counts {
     uint64_t rows_read;
     uint64_t rows_rejected;
+    uint64_t rows_skipped;      /* rows a channel profile skips on purpose */
     uint64_t rows_deduplicated;
     uint64_t inserted;
     uint64_t updated;
@@ -32,7 +33,7 @@ uint64_t load_counts_merged(const load_counts *c);
 typedef enum file_status { FILE_OK, FILE_PARTIAL, FILE_FAILED, FILE_SKIPPED } file_status;
 
 typedef struct file_report {
-    char *path;
+    const char *path;       /* as given (argv, which outlives the report); NULL: not set */
     const char *format;      /* static text */
     file_status status;
     char *error;             /* NULL when none */

@@ -15,6 +15,8 @@
 #include "util/exitcodes.h"
 #include "output/log.h"
 #include "output/progress.h"
+#include "util/clock.h"
+#include "input/profile.h"
 #include "input/reader.h"
 #include "util/signals.h"
 #include "rules/validate.h"
@@ -71,6 +73,10 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
         fr->rows_seen++;
         if (skip)
             continue;
+        if (rec.skipped) {
+            cc->rows_skipped++;
+            continue;
+        }
         row r;
         buf_clear(&fr->reason);
         if (validate_record(&rec, &fr->cfg->presets, fr->check_utf8, &r, &fr->reason)) {
@@ -211,34 +217,79 @@ static void feed_stop(chunk_feed *f, bool started)
     pthread_cond_destroy(&f->cv);
 }
 
+/*
+ * A profile whose file states its own row count: reads the whole file once
+ * and checks the count before anything of it is loaded (SPEC.md: "The file
+ * checks itself").  Reading is cheap next to loading.  Returns false with
+ * the message in *err.
+ */
+static bool precheck_count(const char *path, const reader_options *ropt, buf *err)
+{
+    source *src = source_open(path, err);
+    if (!src)
+        return false;
+    reader *rdr = reader_open(src, path, ropt, err);
+    bool ok = rdr != NULL;
+    uint64_t n = 0;
+    while (ok) {
+        raw_record rec;
+        read_result rr = reader_next(rdr, &rec);
+        if (rr == READ_EOF)
+            break;
+        if (rr == READ_FAILED) {
+            buf_append_str(err, reader_error(rdr));
+            ok = false;
+        }
+        if ((++n & 0x3ff) == 0 && signals_interrupted()) {
+            buf_printf(err, "%s: interrupted", path);
+            ok = false;
+        }
+    }
+    reader_close(&rdr);
+    source_close(&src);
+    return ok;
+}
+
 static int severity_of_rejects(const load_counts *c)
 {
     return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
 }
 
-/* Loads or validates one file; fills fr_rep.  Returns its exit status. */
-/* Loads (or validates) one file.  wait: when another process holds the
+/* Loads (or validates) one file; fills rep; returns its exit status.  wait: when another process holds the
  * file, wait for it; otherwise return at once with *busy set, rep left
  * empty and nothing read. */
 static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, const char *path,
                     file_report *rep, bool wait, bool *busy)
 {
     *busy = false;
-    rep->path = strdup(path);
+    rep->path = path;
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
-    rep->format = format_name(fmt);
+    rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
     rep->status = FILE_FAILED;
-    if (fmt == FORMAT_AUTO) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
-                 strcmp(path, "-") == 0 ? "standard input" : path);
-        log_error("%s", msg);
-        file_report_set_error(rep, msg);
+    if (cfg->profile && ld && profile_has_trailer(cfg->profile) && strcmp(path, "-") == 0) {
+        /* The count is checked before anything is committed, which takes a
+         * first pass over the file: standard input cannot be read twice. */
+        buf msg = BUF_INIT;
+        buf_printf(&msg, "standard input: profile %s checks the bill's own row count before "
+                         "loading anything, which reads the file twice; give the file's path "
+                         "(validate reads standard input)", cfg->profile->name);
+        log_error("%s", buf_cstr(&msg));
+        file_report_set_error(rep, buf_cstr(&msg));
+        buf_free(&msg);
+        return EXIT_USAGE;
+    }
+    if (fmt == FORMAT_AUTO && !cfg->profile) {
+        buf msg = BUF_INIT;
+        buf_printf(&msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                   strcmp(path, "-") == 0 ? "standard input" : path);
+        log_error("%s", buf_cstr(&msg));
+        file_report_set_error(rep, buf_cstr(&msg));
+        buf_free(&msg);
         return EXIT_USAGE;
     }
 
     file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog,
-                   .check_utf8 = fmt == FORMAT_CSV};
+                   .check_utf8 = fmt == FORMAT_CSV && !cfg->profile};
     int code = EXIT_OK;
     chunk_feed feed = {0};
     bool feed_started = false;
@@ -265,7 +316,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         code = EXIT_INPUT;
         goto out;
     }
-    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter};
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
     for (int c = 0; c < COL_COUNT; c++)
         ropt.preset[c] = cfg->presets.value[c] != NULL;
     fr.rdr = reader_open(fr.src, path, &ropt, &fr.err);
@@ -300,17 +351,32 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             log_info("%s: %s", path, plan.reload_reason);
         }
         if (plan.resume_after > 0 || plan.next_partial) {
-            char note[160];
+            buf note = BUF_INIT;
             if (plan.resume_after > 0)
-                snprintf(note, sizeof note, "resumed after chunk %llu committed by an earlier run%s",
-                         (unsigned long long)plan.resume_after,
-                         plan.next_partial ? " (and some lanes of the next chunk)" : "");
+                buf_printf(&note, "resumed after chunk %llu committed by an earlier run%s",
+                           (unsigned long long)plan.resume_after,
+                           plan.next_partial ? " (and some lanes of the next chunk)" : "");
             else
-                snprintf(note, sizeof note, "resumed: some lanes of chunk 1 were committed by an "
-                         "earlier run");
-            file_report_set_note(rep, note);
-            log_info("%s: %s", path, note);
+                buf_printf(&note, "resumed: some lanes of chunk 1 were committed by an earlier run");
+            file_report_set_note(rep, buf_cstr(&note));
+            log_info("%s: %s", path, buf_cstr(&note));
+            buf_free(&note);
             *counts = plan.previous;
+            /* The ledger keeps no rows_skipped; the identity gives it. */
+            uint64_t accounted = counts->rows_rejected + counts->rows_deduplicated +
+                                 load_counts_merged(counts);
+            counts->rows_skipped = counts->rows_read > accounted ? counts->rows_read - accounted
+                                                                 : 0;
+        }
+    }
+    /* A file already loaded is skipped above without this pass. */
+    if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
+        buf_clear(&fr.err);
+        if (!precheck_count(path, &ropt, &fr.err)) {
+            log_error("%s", buf_cstr(&fr.err));
+            file_report_set_error(rep, buf_cstr(&fr.err));
+            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
+            goto out;
         }
     }
     progress_file(prog, path, source_raw_size(fr.src));
@@ -334,10 +400,10 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             if (!skip) {
                 load_counts delta = {.rows_read = cc->rows_read,
                                      .rows_rejected = cc->rows_rejected,
+                                     .rows_skipped = cc->rows_skipped,
                                      .rows_deduplicated = cc->rows_deduplicated,
                                      .chunks = 1};
                 if (ld) {
-                    chunk_sort(ch);
                     buf_clear(&load_err);
                     if (!rejects_flush(rj, &load_err)) {
                         log_error("%s", buf_cstr(&load_err));
@@ -407,11 +473,11 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
 
 out:
     if (ld && file_begun && !plan.skip) {
-        int end = loader_end_file(ld, rep->status == FILE_OK, counts);
+        int end = loader_end_file(ld, rep->status == FILE_OK);
         if (end != EXIT_OK && code < end)
             code = end;
     } else if (ld && file_begun) {
-        loader_end_file(ld, false, counts);
+        loader_end_file(ld, false);
     }
     feed_stop(&feed, feed_started);
     reader_close(&fr.rdr);
@@ -426,8 +492,8 @@ out:
 static void not_started(const config *cfg, file_report *fr, const char *path)
 {
     file_report_clear(fr);
-    fr->path = strdup(path);
-    fr->format = format_name(cfg->format);
+    fr->path = path;
+    fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
     fr->status = FILE_FAILED;
     file_report_set_error(fr, "not started: interrupted");
 }

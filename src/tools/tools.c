@@ -41,8 +41,7 @@ static int distribute(db *d, const config *cfg, const char *table)
     snprintf(shards, sizeof shards, "%d", cfg->shard_count);
     const char *pt[] = {table};
     const char *pd[] = {table, cfg->shard_count ? shards : NULL};
-    bool ok = db_exec(d, "BEGIN") &&
-              db_exec(d, "SELECT pg_advisory_xact_lock(7350323339418284033)");
+    bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK);
     bool done = false;
     if (ok) {
         r = db_query(d, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
@@ -56,14 +55,14 @@ static int distribute(db *d, const config *cfg, const char *table)
         ok = r != NULL;
         db_result_free(&r);
     }
-    if (!ok || !db_exec(d, "COMMIT")) {
+    if (!ok || !db_commit(d)) {
         log_error("cannot distribute %s: %s (SQLSTATE %s)%s", cfg->table, db_message(d),
                   db_sqlstate(d),
                   strncmp(db_sqlstate(d), "0A", 2) == 0 || strcmp(db_sqlstate(d), "42P16") == 0
                       ? "; a table created without --distributed has the primary key (id), "
                         "which Citus refuses: its unique indexes must hold tenant_id"
                       : "");
-        db_exec(d, "ROLLBACK");
+        db_rollback(d);
         return strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "0A", 2) == 0
                    ? EXIT_USAGE : EXIT_DATABASE;
     }
@@ -102,21 +101,19 @@ int tools_init(const config *cfg)
     const char *vals[] = {buf_cstr(&table), buf_cstr(&index)};
     /* Serialize concurrent inits: CREATE ... IF NOT EXISTS alone can still
      * collide on the catalog when two sessions create at the same moment. */
-    bool ok = db_exec(d, "BEGIN") &&
-              db_exec(d, "SELECT pg_advisory_xact_lock(7350323339418284033)") &&
+    bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK) &&
               sql_render(&sql, cfg->distributed ? SQL_INIT_TABLE_DISTRIBUTED : SQL_INIT_TABLE, 2,
                          names, vals) &&
               db_exec(d, buf_cstr(&sql));
     if (ok) {
         buf_clear(&sql);
         ok = sql_render(&sql, SQL_INIT_INDEX, 2, names, vals) && db_exec(d, buf_cstr(&sql)) &&
-             db_exec(d, "COMMIT");
+             db_commit(d);
     }
     if (!ok) {
         log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d),
                   db_sqlstate(d));
-        code = strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "3F", 2) == 0
-                   ? EXIT_USAGE : EXIT_DATABASE;
+        code = db_failure_exit(d);
         goto out;
     }
     if (cfg->distributed && (code = distribute(d, cfg, buf_cstr(&table))) != EXIT_OK)

@@ -10,6 +10,12 @@
  * soft-delete holds a final status, unless --include-final: a later row
  * with a final status is usually the one that tells the truth.
  *
+ * Each run gathers its facts (a listing; per batch, what happened to each
+ * key; the run's totals) and renders them in text and JSON from the
+ * structs of tools_facts.h.  The lines of a batch are printed once the
+ * batch has committed, so a long run shows its progress and its memory
+ * stays that of one batch plus the refused keys.
+ *
  * Exit status: listing: 0 no duplicates, 1 some (like check).  --apply: 0
  * when every duplicate key was resolved (or there was none), 1 when some
  * keys were refused for their final status.  2/4/130 as everywhere.
@@ -22,311 +28,435 @@
 #include "output/log.h"
 #include "util/signals.h"
 #include "db/sql.h"
+#include "util/final_status.h"
 #include "tools/tools_distributed.h"
-#include "tools/tools_shared.h"
+#include "tools/tools_facts.h"
 
 /* Retries of one batch after a deadlock or serialization failure with
  * another writer; the batch rolled back whole, so running it again is
  * safe. */
 #define BATCH_RETRIES 5
 
-static int dedupe_list(const config *cfg, tool_ctx *c)
+/* ---- listing ------------------------------------------------------------ */
+
+/* The keys --apply would refuse (SQL_DEDUPE_FINAL_BLOCKED).  False: the
+ * failure is on c->d. */
+static bool gather_blocked(const config *cfg, tool_ctx *c, dedupe_listing *l)
 {
-    const target *t = &c->t;
-    FILE *fp = c->human;
-    long long keys = 0, surplus = 0;
-    db_result *dups = NULL, *blocked = NULL;
-    json_t *root = NULL;
-    buf sql = BUF_INIT, finals = BUF_INIT, line = BUF_INIT;
-    int code = EXIT_OK;
-
-    dups = tool_duplicates(c, cfg->limit, &keys, &surplus);
-    if (!dups) {
-        code = tool_db_failure(c->d, "cannot list duplicate keys");
-        goto out;
-    }
-    json_t *jblocked = json_array();
-    root = json_pack("{s:s, s:o, s:b, s:I, s:I, s:o, s:o}", "command", "dedupe", "table",
-                     tool_json_text(t->display), "apply", 0, "duplicate_keys",
-                     (json_int_t)keys, "surplus_rows", (json_int_t)surplus, "duplicates",
-                     tool_duplicates_json(dups), "final_blocked", jblocked);
-    if (keys == 0) {
-        fprintf(fp, "no duplicate active keys in %s\n", t->display);
-        json_object_set_new(root, "final_blocked_keys", json_integer(0));
-        goto report;
-    }
-    code = EXIT_FINDINGS;
-    fprintf(fp, "duplicate active keys in %s: %lld (%lld surplus rows)\n", t->display, keys,
-            surplus);
-    tool_print_duplicates(fp, "  ", dups);
-    if (db_nrows(dups) < keys)
-        fprintf(fp, "  (%d of %lld shown; --limit 0 lists all)\n", db_nrows(dups), keys);
-
-    /* Which of them --apply would refuse, so the operator is not surprised. */
-    tool_final_array(cfg, &finals);
-    tool_final_text(cfg, &line);
+    buf sql = BUF_INIT, finals = BUF_INIT;
+    db_result *r = NULL;
+    bool ok = tool_render(&sql, SQL_DEDUPE_FINAL_BLOCKED, &c->t, NULL, NULL) &&
+              final_status_array(cfg->final_status, cfg->n_final_status, &finals);
+    if (!ok)
+        db_set_out_of_memory(c->d);
     const char *params[] = {buf_cstr(&finals)};
-    if (!tool_render(&sql, SQL_DEDUPE_FINAL_BLOCKED, t, NULL, NULL) ||
-        !(blocked = db_query(c->d, buf_cstr(&sql), 1, params))) {
-        code = tool_db_failure(c->d, "cannot list keys holding a final status");
-        goto out;
+    if (ok && !(r = db_query(c->d, buf_cstr(&sql), 1, params)))
+        ok = false;
+    if (ok && db_nrows(r) > 0 &&
+        !(l->blocked = calloc((size_t)db_nrows(r), sizeof *l->blocked)))
+        ok = false;
+    for (int i = 0; ok && i < db_nrows(r); i++) {
+        blocked_key *b = &l->blocked[i];
+        ok = tool_key_copy(&b->key, r, i, 0) && (b->final_ids = strdup(db_value(r, i, 5)));
+        l->n_blocked += ok;
     }
-    int nb = db_nrows(blocked);
-    json_object_set_new(root, "final_blocked_keys", json_integer(nb));
-    if (nb > 0)
-        fprintf(fp, "%d of these keys hold a final status (%s) in a row other than the earliest; "
-                    "--apply leaves them whole unless --include-final:\n",
-                nb, buf_cstr(&line));
-    for (int i = 0; i < nb; i++) {
-        if (cfg->limit == 0 || (size_t)i < cfg->limit) {
-            buf_clear(&line);
-            tool_key_to_text(&line, blocked, i, 0);
-            fprintf(fp, "  %s: final row ids %s\n", buf_cstr(&line), db_value(blocked, i, 5));
-        } else if ((size_t)i == cfg->limit) {
-            fprintf(fp, "  (%zu of %d shown; --limit 0 lists all)\n", cfg->limit, nb);
-        }
-        json_t *o = json_object();
-        tool_key_to_json(o, blocked, i, 0);
-        json_object_set_new(o, "final_ids", tool_json_text(db_value(blocked, i, 5)));
-        json_array_append_new(jblocked, o);
-    }
-    fprintf(fp, "'idemload dedupe --apply' soft-deletes all but the earliest active row of each "
-                "key (by received_at, then id)\n");
-report:
-    if (cfg->report_path && !tool_write_report(root, cfg->report_path))
-        code = exit_worst(code, EXIT_INPUT);
-out:
-    json_decref(root);
-    db_result_free(&dups);
-    db_result_free(&blocked);
+    if (!ok && r)
+        db_set_out_of_memory(c->d);
+    db_result_free(&r);
     buf_free(&sql);
     buf_free(&finals);
+    return ok;
+}
+
+void dedupe_listing_free(dedupe_listing *l)
+{
+    dup_list_free(&l->dups);
+    for (size_t i = 0; i < l->n_blocked; i++) {
+        tool_key_free(&l->blocked[i].key);
+        free(l->blocked[i].final_ids);
+    }
+    free(l->blocked);
+    memset(l, 0, sizeof *l);
+}
+
+void dedupe_listing_render_text(const dedupe_listing *l, FILE *fp)
+{
+    if (l->dups.keys == 0) {
+        fprintf(fp, "no duplicate active keys in %s\n", l->table);
+        return;
+    }
+    fprintf(fp, "duplicate active keys in %s: %lld (%lld surplus rows)\n", l->table, l->dups.keys,
+            l->dups.surplus);
+    tool_print_duplicates(fp, "  ", &l->dups);
+    if ((long long)l->dups.n < l->dups.keys)
+        fprintf(fp, "  (%zu of %lld shown; --limit 0 lists all)\n", l->dups.n, l->dups.keys);
+    if (l->n_blocked > 0)
+        fprintf(fp, "%zu of these keys hold a final status (%s) in a row other than the earliest; "
+                    "--apply leaves them whole unless --include-final:\n",
+                l->n_blocked, l->finals);
+    buf line = BUF_INIT;
+    for (size_t i = 0; i < l->n_blocked; i++) {
+        if (l->limit == 0 || i < l->limit) {
+            buf_clear(&line);
+            tool_key_to_text(&line, &l->blocked[i].key);
+            fprintf(fp, "  %s: final row ids %s\n", buf_cstr(&line), l->blocked[i].final_ids);
+        } else if (i == l->limit) {
+            fprintf(fp, "  (%zu of %zu shown; --limit 0 lists all)\n", l->limit, l->n_blocked);
+        }
+    }
     buf_free(&line);
+    fprintf(fp, "'idemload dedupe --apply' soft-deletes all but the earliest active row of each "
+                "key (by received_at, then id)\n");
+}
+
+json_t *dedupe_listing_render_json(const dedupe_listing *l)
+{
+    json_t *blocked = json_array();
+    for (size_t i = 0; blocked && i < l->n_blocked; i++) {
+        json_t *o = json_object();
+        tool_key_to_json(o, &l->blocked[i].key);
+        json_object_set_new(o, "final_ids", tool_json_text(l->blocked[i].final_ids));
+        json_array_append_new(blocked, o);
+    }
+    return json_pack("{s:s, s:o, s:b, s:I, s:I, s:o, s:o, s:I}", "command", "dedupe", "table",
+                     tool_json_text(l->table), "apply", 0, "duplicate_keys",
+                     (json_int_t)l->dups.keys, "surplus_rows", (json_int_t)l->dups.surplus,
+                     "duplicates", tool_duplicates_json(&l->dups), "final_blocked", blocked,
+                     "final_blocked_keys", (json_int_t)l->n_blocked);
+}
+
+static int dedupe_list(const config *cfg, tool_ctx *c)
+{
+    dedupe_listing l;
+    buf finals = BUF_INIT;
+    memset(&l, 0, sizeof l);
+    final_status_text(cfg->final_status, cfg->n_final_status, &finals);
+    l.table = c->t.display;
+    l.finals = buf_cstr(&finals);
+    l.limit = cfg->limit;
+    int code = EXIT_OK;
+    if (!tool_duplicates(c, cfg->limit, &l.dups))
+        code = tool_db_failure(c->d, "cannot list duplicate keys");
+    else if (l.dups.keys > 0 && !gather_blocked(cfg, c, &l))
+        code = tool_db_failure(c->d, "cannot list keys holding a final status");
+    if (code == EXIT_OK) {
+        dedupe_listing_render_text(&l, c->human);
+        code = l.dups.keys > 0 ? EXIT_FINDINGS : EXIT_OK;
+        if (cfg->report_path) {
+            json_t *root = dedupe_listing_render_json(&l);
+            if (!tool_write_report(root, cfg->report_path))
+                code = exit_worst(code, EXIT_INPUT);
+            json_decref(root);
+        }
+    }
+    dedupe_listing_free(&l);
+    buf_free(&finals);
     return code;
 }
 
-/* The rows of one key in a batch result, gathered for one output line. */
-typedef struct key_group {
-    int first_row;          /* a row holding the key */
-    const char *kept_id;
-    buf deleted;            /* "5, 9" */
-    buf refused;            /* "5 (status 2), 9 (status 0)" */
-    int n_deleted;
-    int n_refused;
-    json_t *jrefused;
-} key_group;
+/* ---- --apply: one batch ------------------------------------------------- */
+
+void key_outcome_free(key_outcome *k)
+{
+    tool_key_free(&k->key);
+    free(k->kept_id);
+    strlist_free(&k->deleted);
+    free(k->refused);
+    memset(k, 0, sizeof *k);
+}
+
+void batch_outcome_free(batch_outcome *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        key_outcome_free(&b->keys[i]);
+    free(b->keys);
+    tool_key_free(&b->cursor);
+    memset(b, 0, sizeof *b);
+}
 
 static bool same_key(const db_result *r, int a, int b)
 {
-    for (int k = 1; k <= 4; k++)
+    for (int k = 1; k <= KEY_NCOLUMNS; k++)
         if (strcmp(db_value(r, a, k), db_value(r, b, k)) != 0)
             return false;
     return true;
 }
 
-static bool is_final(const config *cfg, long status)
+/* Adds row i of a batch result (kind keep, delete or refuse) to its key,
+ * the last of b->keys or a new one.  False: out of memory. */
+static bool batch_add_row(const config *cfg, const db_result *r, int i, int *first_row,
+                          batch_outcome *b)
 {
-    for (size_t k = 0; k < cfg->n_final_status; k++)
-        if (cfg->final_status[k] == status)
-            return true;
-    return false;
+    if (b->n == 0 || !same_key(r, *first_row, i)) {
+        key_outcome *grown = realloc(b->keys, (b->n + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        b->keys = grown;
+        memset(&b->keys[b->n], 0, sizeof *grown);
+        if (!tool_key_copy(&b->keys[b->n].key, r, i, 1))
+            return false;
+        b->n++;
+        *first_row = i;
+    }
+    key_outcome *k = &b->keys[b->n - 1];
+    const char *kind = db_value(r, i, 0), *id = db_value(r, i, 5);
+    if (strcmp(kind, "keep") == 0) {
+        free(k->kept_id);
+        return (k->kept_id = strdup(id)) != NULL;
+    }
+    if (strcmp(kind, "delete") == 0)
+        return strlist_add(&k->deleted, id);
+    refused_row *grown = realloc(k->refused, (k->n_refused + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    k->refused = grown;
+    long status = (long)db_int(r, i, 6);
+    k->refused[k->n_refused++] = (refused_row){
+        (long long)db_int(r, i, 5), (int)status,
+        final_status_has(cfg->final_status, cfg->n_final_status, status)};
+    return true;
 }
 
-typedef struct apply_totals {
-    long long batches;
-    long long keys_fixed;
-    long long rows;
-    long long refused;
-    json_t *jrefused;       /* refused keys, for the report */
-} apply_totals;
-
-/* Prints what happened to one key and adds it to the totals. */
-static void key_done(tool_ctx *c, const db_result *r, key_group *g, apply_totals *tot,
-                     buf *line)
+/* The rows of one batch result, grouped by key; a 'last' row gives the
+ * cursor of the next batch.  False: out of memory. */
+static bool batch_gather(const config *cfg, const db_result *r, batch_outcome *b)
 {
-    buf_clear(line);
-    tool_key_to_text(line, r, g->first_row, 1);
-    if (g->n_deleted > 0) {
-        fprintf(c->human, "soft-deleted id%s %s of %s; kept id %s\n", g->n_deleted > 1 ? "s" : "",
-                buf_cstr(&g->deleted), buf_cstr(line), g->kept_id ? g->kept_id : "?");
-        tot->keys_fixed++;
-        tot->rows += g->n_deleted;
-    }
-    if (g->n_refused > 0) {
-        fprintf(c->human, "REFUSED %s: left whole, as the rows to soft-delete include a final "
-                          "status: id%s %s; kept id %s\n",
-                buf_cstr(line), g->n_refused > 1 ? "s" : "", buf_cstr(&g->refused),
-                g->kept_id ? g->kept_id : "?");
-        tot->refused++;
-        json_t *o = json_object();
-        tool_key_to_json(o, r, g->first_row, 1);
-        json_object_set_new(o, "kept_id",
-                            g->kept_id ? json_integer(strtoll(g->kept_id, NULL, 10)) : json_null());
-        json_object_set_new(o, "ids", g->jrefused);
-        g->jrefused = NULL;
-        json_array_append_new(tot->jrefused, o);
-    }
-    json_decref(g->jrefused);
-    buf_free(&g->deleted);
-    buf_free(&g->refused);
-    memset(g, 0, sizeof *g);
-}
-
-/* Walks the rows of one batch result; returns whether a 'last' row (the
- * cursor for the next batch) was seen, copying it into cursor[0..3]. */
-static bool batch_report(const config *cfg, tool_ctx *c, const db_result *r, buf cursor[4],
-                         apply_totals *tot, long long *b_rows, long long *b_keys,
-                         long long *b_refused)
-{
-    bool more = false;
-    key_group g;
-    memset(&g, 0, sizeof g);
-    bool open = false;
-    buf line = BUF_INIT;
-    long long rows0 = tot->rows, keys0 = tot->keys_fixed, ref0 = tot->refused;
+    memset(b, 0, sizeof *b);
+    int first_row = 0;
     for (int i = 0; i < db_nrows(r); i++) {
-        const char *kind = db_value(r, i, 0);
-        if (strcmp(kind, "last") == 0) {
-            for (int k = 0; k < 4; k++) {
-                buf_clear(&cursor[k]);
-                buf_append_str(&cursor[k], db_value(r, i, k + 1));
-            }
-            more = true;
-            continue;
-        }
-        if (open && !same_key(r, g.first_row, i)) {
-            key_done(c, r, &g, tot, &line);
-            open = false;
-        }
-        if (!open) {
-            g.first_row = i;
-            g.jrefused = json_array();
-            open = true;
-        }
-        const char *id = db_value(r, i, 5);
-        if (strcmp(kind, "keep") == 0) {
-            g.kept_id = id;
-        } else if (strcmp(kind, "delete") == 0) {
-            buf_printf(&g.deleted, "%s%s", g.n_deleted++ ? ", " : "", id);
+        bool ok;
+        if (strcmp(db_value(r, i, 0), "last") == 0) {
+            tool_key_free(&b->cursor);
+            ok = b->more = tool_key_copy(&b->cursor, r, i, 1);
         } else {
-            long status = (long)db_int(r, i, 6);
-            buf_printf(&g.refused, "%s%s (status %ld%s)", g.n_refused++ ? ", " : "", id, status,
-                       is_final(cfg, status) ? ", final" : "");
-            json_array_append_new(g.jrefused, json_pack("{s:I, s:i, s:b}", "id",
-                                                         (json_int_t)db_int(r, i, 5), "status",
-                                                         (int)status, "final",
-                                                         is_final(cfg, status)));
+            ok = batch_add_row(cfg, r, i, &first_row, b);
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* "5, 9" or "5 (status 2, final), 9 (status 0)" */
+static void refused_text(const key_outcome *k, buf *out)
+{
+    for (size_t i = 0; i < k->n_refused; i++)
+        buf_printf(out, "%s%lld (status %d%s)", i ? ", " : "", k->refused[i].id,
+                   k->refused[i].status, k->refused[i].final ? ", final" : "");
+}
+
+void batch_render_text(const batch_outcome *b, FILE *fp)
+{
+    buf key = BUF_INIT, ids = BUF_INIT;
+    for (size_t i = 0; i < b->n; i++) {
+        const key_outcome *k = &b->keys[i];
+        const char *kept = k->kept_id ? k->kept_id : "?";
+        buf_clear(&key);
+        tool_key_to_text(&key, &k->key);
+        if (k->deleted.n > 0) {
+            buf_clear(&ids);
+            for (size_t j = 0; j < k->deleted.n; j++)
+                buf_printf(&ids, "%s%s", j ? ", " : "", k->deleted.v[j]);
+            fprintf(fp, "soft-deleted id%s %s of %s; kept id %s\n", k->deleted.n > 1 ? "s" : "",
+                    buf_cstr(&ids), buf_cstr(&key), kept);
+        }
+        if (k->n_refused > 0) {
+            buf_clear(&ids);
+            refused_text(k, &ids);
+            fprintf(fp, "REFUSED %s: left whole, as the rows to soft-delete include a final "
+                        "status: id%s %s; kept id %s\n",
+                    buf_cstr(&key), k->n_refused > 1 ? "s" : "", buf_cstr(&ids), kept);
         }
     }
-    if (open)
-        key_done(c, r, &g, tot, &line);
-    buf_free(&line);
-    *b_rows = tot->rows - rows0;
-    *b_keys = tot->keys_fixed - keys0;
-    *b_refused = tot->refused - ref0;
-    return more;
+    buf_free(&key);
+    buf_free(&ids);
+}
+
+/* Adds a batch to the run's totals, moving its refused keys into o.
+ * Sets *keys, *rows, *refused to the batch's own figures.  False: out of
+ * memory. */
+static bool outcome_add(dedupe_outcome *o, batch_outcome *b, long long *keys, long long *rows,
+                        long long *refused)
+{
+    *keys = *rows = *refused = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        key_outcome *k = &b->keys[i];
+        *keys += k->deleted.n > 0;
+        *rows += (long long)k->deleted.n;
+        if (k->n_refused == 0)
+            continue;
+        key_outcome *grown = realloc(o->refused, (o->n_refused + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        o->refused = grown;
+        o->refused[o->n_refused++] = *k;
+        memset(k, 0, sizeof *k);
+        (*refused)++;
+    }
+    o->keys_fixed += *keys;
+    o->rows += *rows;
+    return true;
+}
+
+/* ---- --apply: the run ----------------------------------------------------- */
+
+void dedupe_outcome_free(dedupe_outcome *o)
+{
+    for (size_t i = 0; i < o->n_refused; i++)
+        key_outcome_free(&o->refused[i]);
+    free(o->refused);
+    memset(o, 0, sizeof *o);
+}
+
+void dedupe_outcome_render_text(const dedupe_outcome *o, FILE *fp)
+{
+    if (!o->complete)
+        return;
+    if (o->keys_fixed == 0 && o->n_refused == 0)
+        fprintf(fp, "no duplicate active keys in %s; nothing changed\n", o->table);
+    else
+        fprintf(fp, "dedupe of %s: %lld rows soft-deleted, %lld keys deduplicated, %zu keys "
+                    "refused, in %lld batches\n",
+                o->table, o->rows, o->keys_fixed, o->n_refused, o->batches);
+    if (o->n_refused > 0)
+        fprintf(fp, "the %zu refused keys (listed above) hold a final status (%s) in a row that "
+                    "would be soft-deleted; review them, then run again with --include-final to "
+                    "soft-delete those rows too\n",
+                o->n_refused, o->finals);
+    else if (o->keys_fixed > 0)
+        fprintf(fp, "every active key is now unique; 'idemload create-index' can build the "
+                    "index\n");
+}
+
+json_t *dedupe_outcome_render_json(const dedupe_outcome *o)
+{
+    json_t *refused = json_array();
+    for (size_t i = 0; refused && i < o->n_refused; i++) {
+        const key_outcome *k = &o->refused[i];
+        json_t *ids = json_array();
+        for (size_t j = 0; ids && j < k->n_refused; j++)
+            json_array_append_new(ids, json_pack("{s:I, s:i, s:b}", "id",
+                                                 (json_int_t)k->refused[j].id, "status",
+                                                 k->refused[j].status, "final",
+                                                 k->refused[j].final));
+        json_t *obj = json_object();
+        tool_key_to_json(obj, &k->key);
+        json_object_set_new(obj, "kept_id", k->kept_id
+                                                ? json_integer(strtoll(k->kept_id, NULL, 10))
+                                                : json_null());
+        json_object_set_new(obj, "ids", ids);
+        json_array_append_new(refused, obj);
+    }
+    return json_pack("{s:s, s:o, s:b, s:b, s:I, s:I, s:I, s:I, s:o, s:b}", "command", "dedupe",
+                     "table", tool_json_text(o->table), "apply", 1, "include_final",
+                     o->include_final, "batches", (json_int_t)o->batches, "keys_deduplicated",
+                     (json_int_t)o->keys_fixed, "rows_soft_deleted", (json_int_t)o->rows,
+                     "refused_keys", (json_int_t)o->n_refused, "refused", refused, "complete",
+                     o->complete);
+}
+
+/* Runs one batch, again after a deadlock or serialization failure.  NULL:
+ * the failure is on c->d. */
+static db_result *run_batch(tool_ctx *c, const char *sql, const char *const params[7],
+                            long long batch)
+{
+    for (int attempt = 0;; attempt++) {
+        db_result *r = db_query(c->d, sql, 7, params);
+        if (r || db_error_class_of(c->d) != DBE_RETRY || attempt == BATCH_RETRIES ||
+            signals_interrupted())
+            return r;
+        log_warn("dedupe batch %lld: %s; retrying", batch, db_message(c->d));
+    }
+}
+
+/* The batch after cursor (NULL: the first): run, gathered, its lines
+ * printed, added to o.  Returns EXIT_OK, or the failure's status after
+ * logging it; *more: another batch may follow, from *cursor. */
+static int apply_batch(const config *cfg, tool_ctx *c, const char *sql, const char *finals,
+                       dedupe_outcome *o, tool_key *cursor, bool *more)
+{
+    char size[24];
+    snprintf(size, sizeof size, "%zu", cfg->batch_size);
+    const char *params[7] = {size, finals, cfg->include_final ? "true" : "false"};
+    for (int k = 0; k < KEY_NCOLUMNS; k++)
+        params[3 + k] = cursor->col[k];
+    db_result *r = run_batch(c, sql, params, o->batches + 1);
+    if (!r) {
+        buf what = BUF_INIT;
+        buf_printf(&what, "dedupe batch %lld failed (the %lld batches before it are committed; "
+                          "running dedupe --apply again continues)",
+                   o->batches + 1, o->batches);
+        int code = tool_db_failure(c->d, buf_cstr(&what));
+        buf_free(&what);
+        return code;
+    }
+    batch_outcome b;
+    long long keys, rows, refused;
+    bool ok = batch_gather(cfg, r, &b);
+    db_result_free(&r);
+    if (ok)
+        batch_render_text(&b, c->human);
+    if (!ok || !outcome_add(o, &b, &keys, &rows, &refused)) {
+        batch_outcome_free(&b);
+        db_set_out_of_memory(c->d);
+        return tool_db_failure(c->d, "dedupe batch results");
+    }
+    *more = b.more;
+    tool_key_free(cursor);
+    *cursor = b.cursor;
+    memset(&b.cursor, 0, sizeof b.cursor);
+    batch_outcome_free(&b);
+    if (*more) {
+        o->batches++;
+        log_info("batch %lld: %lld keys deduplicated, %lld rows soft-deleted, %lld keys refused",
+                 o->batches, keys, rows, refused);
+    }
+    return EXIT_OK;
 }
 
 static int dedupe_apply(const config *cfg, tool_ctx *c)
 {
     const target *t = &c->t;
-    FILE *fp = c->human;
     if (!t->has_deleted_at) {
         log_error("table %s has no deleted_at column: dedupe soft-deletes rows by setting it",
                   t->display);
         return EXIT_USAGE;
     }
-    buf sql = BUF_INIT, finals = BUF_INIT, size = BUF_INIT, what = BUF_INIT;
-    buf cursor[4] = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
-    apply_totals tot = {0, 0, 0, 0, json_array()};
+    buf sql = BUF_INIT, finals = BUF_INIT, finals_text = BUF_INIT;
+    tool_key cursor = {{NULL}};
+    dedupe_outcome o = {.table = t->display, .include_final = cfg->include_final};
     int code = EXIT_OK;
-    bool started = false;
-
-    if (!tool_dedupe_batch_sql(&sql, t)) {
-        log_error("out of memory");
-        code = EXIT_DATABASE;
-        goto out;
+    if (!tool_dedupe_batch_sql(&sql, t) ||
+        !final_status_array(cfg->final_status, cfg->n_final_status, &finals) ||
+        !final_status_text(cfg->final_status, cfg->n_final_status, &finals_text)) {
+        db_set_out_of_memory(c->d);
+        code = tool_db_failure(c->d, "dedupe");
     }
-    tool_final_array(cfg, &finals);
-    buf_printf(&size, "%zu", cfg->batch_size);
-    for (;;) {
+    o.finals = buf_cstr(&finals_text);
+    for (bool more = true; code == EXIT_OK && more;) {
         if (signals_interrupted()) {
             log_error("dedupe interrupted after %lld batches; they stay committed, and running "
-                      "dedupe --apply again continues", tot.batches);
+                      "dedupe --apply again continues", o.batches);
             code = EXIT_INTERRUPTED;
-            goto out;
+        } else {
+            code = apply_batch(cfg, c, buf_cstr(&sql), buf_cstr(&finals), &o, &cursor, &more);
         }
-        const char *params[7] = {buf_cstr(&size), buf_cstr(&finals),
-                                 cfg->include_final ? "true" : "false"};
-        for (int k = 0; k < 4; k++)
-            params[3 + k] = started ? buf_cstr(&cursor[k]) : NULL;
-        db_result *r = NULL;
-        for (int attempt = 0;; attempt++) {
-            r = db_query(c->d, buf_cstr(&sql), 7, params);
-            if (r || db_error_class_of(c->d) != DBE_RETRY || attempt == BATCH_RETRIES ||
-                signals_interrupted())
-                break;
-            log_warn("dedupe batch %lld: %s; retrying", tot.batches + 1, db_message(c->d));
-        }
-        if (!r) {
-            buf_clear(&what);
-            buf_printf(&what, "dedupe batch %lld failed (the %lld batches before it are "
-                              "committed; running dedupe --apply again continues)",
-                       tot.batches + 1, tot.batches);
-            code = tool_db_failure(c->d, buf_cstr(&what));
-            goto out;
-        }
-        long long b_rows, b_keys, b_refused;
-        bool more = batch_report(cfg, c, r, cursor, &tot, &b_rows, &b_keys, &b_refused);
-        db_result_free(&r);
-        if (!more)
-            break;
-        started = true;
-        tot.batches++;
-        log_info("batch %lld: %lld keys deduplicated, %lld rows soft-deleted, %lld keys refused",
-                 tot.batches, b_keys, b_rows, b_refused);
     }
-    if (tot.keys_fixed == 0 && tot.refused == 0)
-        fprintf(fp, "no duplicate active keys in %s; nothing changed\n", t->display);
-    else
-        fprintf(fp, "dedupe of %s: %lld rows soft-deleted, %lld keys deduplicated, %lld keys "
-                    "refused, in %lld batches\n",
-                t->display, tot.rows, tot.keys_fixed, tot.refused, tot.batches);
-    if (tot.refused > 0) {
-        buf_clear(&what);
-        tool_final_text(cfg, &what);
-        fprintf(fp, "the %lld refused keys (listed above) hold a final status (%s) in a row that "
-                    "would be soft-deleted; review them, then run again with --include-final to "
-                    "soft-delete those rows too\n",
-                tot.refused, buf_cstr(&what));
+    o.complete = code == EXIT_OK;
+    dedupe_outcome_render_text(&o, c->human);
+    if (o.complete && o.n_refused > 0)
         code = EXIT_FINDINGS;
-    } else if (tot.keys_fixed > 0) {
-        fprintf(fp, "every active key is now unique; 'idemload create-index' can build the "
-                    "index\n");
-    }
-out:
     if (cfg->report_path) {
-        json_t *root = json_pack("{s:s, s:o, s:b, s:b, s:I, s:I, s:I, s:I, s:O}", "command",
-                                 "dedupe", "table", tool_json_text(t->display), "apply", 1,
-                                 "include_final", cfg->include_final, "batches",
-                                 (json_int_t)tot.batches, "keys_deduplicated",
-                                 (json_int_t)tot.keys_fixed, "rows_soft_deleted",
-                                 (json_int_t)tot.rows, "refused_keys", (json_int_t)tot.refused,
-                                 "refused", tot.jrefused);
-        if (root)
-            json_object_set_new(root, "complete", json_boolean(code == EXIT_OK ||
-                                                               code == EXIT_FINDINGS));
+        json_t *root = dedupe_outcome_render_json(&o);
         if (!tool_write_report(root, cfg->report_path))
             code = exit_worst(code, EXIT_INPUT);
         json_decref(root);
     }
-    json_decref(tot.jrefused);
-    for (int k = 0; k < 4; k++)
-        buf_free(&cursor[k]);
+    dedupe_outcome_free(&o);
+    tool_key_free(&cursor);
     buf_free(&sql);
     buf_free(&finals);
-    buf_free(&size);
-    buf_free(&what);
+    buf_free(&finals_text);
     return code;
 }
 

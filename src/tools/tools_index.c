@@ -14,6 +14,12 @@
  * for that connection's backend on a second connection, about once a
  * second.  Each connection is used by one thread only.
  *
+ * survey() and build_index() gather an index_outcome (tools_facts.h);
+ * index_render() logs its verdict and index_exit_status() derives the exit
+ * status from it.  Only the announcements of a step about to start (the
+ * drop of a leftover, the build) and the progress lines are logged as it
+ * goes; a failing lookup is logged where it fails, as everywhere.
+ *
  * Exit status: 0 built, or a usable index already exists; 1 refused
  * (duplicates, another build in progress) or the build failed for a reason
  * the operator can act on (a duplicate arriving, a lock, a cancel); 2 for
@@ -30,10 +36,11 @@
 
 #include "output/log.h"
 #include "output/progress.h"
+#include "util/clock.h"
 #include "util/signals.h"
 #include "db/sql.h"
 #include "tools/tools_distributed.h"
-#include "tools/tools_shared.h"
+#include "tools/tools_facts.h"
 
 /* What the catalog holds under the index name (SQL_INDEX_STATE). */
 typedef struct index_state {
@@ -71,34 +78,6 @@ typedef struct index_names {
     buf schema;         /* "schema" */
     buf display;        /* schema.name */
 } index_names;
-
-/* Drops the INVALID index a failed build left, if it is still there and
- * nobody is building it.  Logs what it does; false when the drop failed
- * (the index stays, and the message says how to drop it by hand). */
-static bool drop_leftover(db *d, const target *t, const index_names *in)
-{
-    index_state st;
-    if (!read_state(d, t, buf_cstr(&in->bare), &st)) {
-        tool_db_failure(d, "cannot look up the index left by the build");
-        return false;
-    }
-    if (!st.exists || !st.is_index || !st.ours || st.valid || st.building_pid)
-        return true;
-    buf sql = BUF_INIT;
-    bool ok = tool_render(&sql, SQL_DROP_INDEX, t, buf_cstr(&in->schema), buf_cstr(&in->quoted)) &&
-              db_exec(d, buf_cstr(&sql));
-    if (ok)
-        log_info("dropped the INVALID index %s left behind by the failed build",
-                 buf_cstr(&in->display));
-    else
-        log_error("cannot drop the INVALID index %s: %s (SQLSTATE %s); drop it by hand "
-                  "(DROP INDEX CONCURRENTLY %s.%s) or run 'idemload create-index' again, which "
-                  "drops it first",
-                  buf_cstr(&in->display), db_message(d), db_sqlstate(d), buf_cstr(&in->schema),
-                  buf_cstr(&in->quoted));
-    buf_free(&sql);
-    return ok;
-}
 
 /* The CREATE, run in its own thread on its own connection. */
 typedef struct build_job {
@@ -231,214 +210,393 @@ static bool build(const config *cfg, db *d, const char *sql, const char *index, 
     return job.ok;
 }
 
-/* Why the build failed, in plain words, and the exit status it earns.
- * locker: the session the build was last seen waiting for, or 0. */
-static int explain_failure(db *d, const target *t, const index_names *in, int locker)
+/* ---- gather ------------------------------------------------------------ */
+
+void index_outcome_init(index_outcome *o)
 {
-    const char *state = db_sqlstate(d);
-    const char *why;
-    buf waited = BUF_INIT;
-    if (locker)
-        buf_printf(&waited, " (it was waiting for the transaction of pid %d)", locker);
-    int code = EXIT_FINDINGS;
-    if (signals_interrupted()) {
-        why = "interrupted";
-        code = EXIT_INTERRUPTED;
-    } else if (db_error_class_of(d) == DBE_CONNECTION) {
-        why = "the connection to the server was lost during the build";
-        code = EXIT_DATABASE;
-    } else if (strcmp(state, "23505") == 0) {
-        why = "an active row with a duplicate key exists: another session wrote it while the "
-              "index was being built ('idemload dedupe' lists such keys)";
-    } else if (strcmp(state, "55P03") == 0) {
-        why = "it gave up waiting for a lock (lock_timeout): another session holds a lock on the "
-              "table, or a long transaction is open; find it in pg_stat_activity and run "
-              "create-index again once it ends";
-    } else if (strcmp(state, "57014") == 0) {
-        why = "the build was canceled (statement_timeout, or pg_cancel_backend from another "
-              "session)";
-    } else if (strcmp(state, "40P01") == 0) {
-        why = "it deadlocked with another session changing the table's schema; run it again";
-    } else if (strcmp(state, "42P07") == 0) {
-        why = "a relation of that name appeared meanwhile (another create-index?)";
-    } else {
-        why = "the server refused it";
-        code = tool_db_code(d);
-    }
-    log_error("building index %s on %s failed: %s%s: %s (SQLSTATE %s)", buf_cstr(&in->display),
-              t->display, why, buf_cstr(&waited), db_message(d), *state ? state : "none");
-    buf_free(&waited);
-    return code;
+    memset(o, 0, sizeof *o);
+    o->verdict = IX_FAILED;
+    o->dups_now = -1;
 }
+
+void index_outcome_free(index_outcome *o)
+{
+    strlist_free(&o->other_invalid);
+    tool_failure_free(&o->failure);
+    tool_failure_free(&o->cleanup_failure);
+    tool_failure_free(&o->count_failure);
+    free(o->reconnect_error);
+    index_outcome_init(o);
+}
+
+/* The index's names from --index-name or the default.  EXIT_OK or the
+ * failure's status, logged. */
+static int make_names(const config *cfg, tool_ctx *c, index_names *in, index_outcome *o)
+{
+    const target *t = &c->t;
+    if (cfg->index_name)
+        buf_append_str(&in->bare, cfg->index_name);
+    else
+        target_default_index_name(t, &in->bare);
+    identifier_clip(&in->bare);
+    if (!db_append_ident(c->d, &in->quoted, buf_cstr(&in->bare)) ||
+        !db_append_ident(c->d, &in->schema, t->schema))
+        return tool_db_failure(c->d, "cannot quote the index name");
+    buf_printf(&in->display, "%s.%s", t->schema, buf_cstr(&in->bare));
+    o->index = buf_cstr(&in->display);
+    o->schema_sql = buf_cstr(&in->schema);
+    o->index_sql = buf_cstr(&in->quoted);
+    return EXIT_OK;
+}
+
+/* What the catalog holds under our name decides whether to build.  Sets
+ * o->verdict; EXIT_OK or the failure's status, logged. */
+static int survey_name(tool_ctx *c, const index_names *in, index_outcome *o)
+{
+    index_state st;
+    if (!read_state(c->d, &c->t, buf_cstr(&in->bare), &st))
+        return tool_db_failure(c->d, "cannot look up the index");
+    o->leftover = st.exists;
+    o->building_pid = st.building_pid;
+    if (st.exists && !st.is_index)
+        o->verdict = IX_NOT_AN_INDEX;
+    else if (st.exists && !st.ours)
+        o->verdict = IX_OTHER_TABLE;
+    else if (st.exists && st.valid)
+        o->verdict = IX_VALID_OTHER;
+    else if (st.exists && st.building_pid)
+        o->verdict = IX_BEING_BUILT;
+    else
+        o->verdict = IX_TO_BUILD;
+    return EXIT_OK;
+}
+
+/* Duplicate active keys (SQL_DUPLICATE_COUNT) into *keys, *surplus.
+ * False: the failure is on d. */
+static bool count_duplicates(db *d, const target *t, long long *keys, long long *surplus)
+{
+    buf sql = BUF_INIT;
+    db_result *r = NULL;
+    if (!tool_render(&sql, SQL_DUPLICATE_COUNT, t, NULL, NULL))
+        db_set_out_of_memory(d);
+    else
+        r = db_query(d, buf_cstr(&sql), 0, NULL);
+    buf_free(&sql);
+    if (!r)
+        return false;
+    *keys = db_int(r, 0, 0);
+    *surplus = db_int(r, 0, 1);
+    db_result_free(&r);
+    return true;
+}
+
+/* Everything create-index must know before building: the shape, the
+ * names, a usable index already there, other INVALID ones, what holds our
+ * name, duplicates.  Sets o->verdict (IX_TO_BUILD: go on); EXIT_OK or the
+ * failure's status, logged. */
+static int survey(const config *cfg, tool_ctx *c, index_names *in, index_outcome *o)
+{
+    const target *t = &c->t;
+    o->table = t->display;
+    o->schema = t->schema;
+    if (!t->has_deleted_at) {
+        o->verdict = IX_NO_DELETED_AT;
+        return EXIT_OK;
+    }
+    int code = make_names(cfg, c, in, o);
+    if (code != EXIT_OK)
+        return code;
+    if (t->key_index) {
+        o->verdict = IX_ALREADY;
+        o->existing = t->key_index->name;
+        o->existing_predicate = t->key_index->predicate;
+        return EXIT_OK;
+    }
+    for (int i = 0; i < t->n_indexes; i++) {
+        const unique_index *ix = &t->indexes[i];
+        if (!ix->valid && ix->covers_key && strcmp(ix->name, buf_cstr(&in->bare)) != 0)
+            strlist_add(&o->other_invalid, ix->name);
+    }
+    if ((code = survey_name(c, in, o)) != EXIT_OK || o->verdict != IX_TO_BUILD)
+        return code;
+    /* Refuse while duplicates remain: the build would only fail at its end. */
+    if (!count_duplicates(c->d, t, &o->dup_keys, &o->surplus))
+        return tool_db_failure(c->d, "cannot count duplicate keys");
+    if (o->dup_keys > 0)
+        o->verdict = IX_DUPLICATES;
+    return EXIT_OK;
+}
+
+/* After a failed build: drops the INVALID index it left, if it is still
+ * there and nobody is building it, on a connection that still works (the
+ * tool's, or a new one when the build's was lost); then, when a duplicate
+ * arrived during the build, counts the duplicates now. */
+static void clean_up(const config *cfg, tool_ctx *c, const index_names *in, index_outcome *o,
+                     db **spare)
+{
+    const target *t = &c->t;
+    db *cleaner = c->d;
+    if (!db_ok(cleaner)) {
+        buf err = BUF_INIT;
+        if (!(*spare = db_connect(cfg->dbname, &err))) {
+            o->cleanup = CLEANUP_NO_CONNECTION;
+            o->reconnect_error = strdup(buf_cstr(&err));
+        }
+        buf_free(&err);
+        if (!*spare)
+            return;
+        cleaner = *spare;
+        signals_set_hook(db_cancel, cleaner);
+    }
+    index_state st;
+    buf sql = BUF_INIT;
+    if (!read_state(cleaner, t, buf_cstr(&in->bare), &st)) {
+        o->cleanup = CLEANUP_LOOKUP_FAILED;
+        tool_failure_capture(&o->cleanup_failure, cleaner);
+    } else if (st.exists && st.is_index && st.ours && !st.valid && !st.building_pid) {
+        bool ok = tool_render(&sql, SQL_DROP_INDEX, t, buf_cstr(&in->schema),
+                              buf_cstr(&in->quoted)) && db_exec(cleaner, buf_cstr(&sql));
+        o->cleanup = ok ? CLEANUP_DROPPED : CLEANUP_DROP_FAILED;
+        if (!ok)
+            tool_failure_capture(&o->cleanup_failure, cleaner);
+    }
+    buf_free(&sql);
+    long long surplus;
+    if (strcmp(o->failure.sqlstate, "23505") == 0 &&
+        !count_duplicates(cleaner, t, &o->dups_now, &surplus)) {
+        o->dups_now = -1;
+        tool_failure_capture(&o->count_failure, cleaner);
+    }
+}
+
+/* Drops our leftover, builds (progress shown meanwhile), and records how
+ * it went in o.  EXIT_OK or the failure's status of a step before the
+ * build, logged. */
+static int build_index(const config *cfg, tool_ctx *c, const index_names *in, index_outcome *o,
+                       db **spare)
+{
+    const target *t = &c->t;
+    buf sql = BUF_INIT;
+    if (o->leftover) {
+        log_info("dropping the INVALID index %s left by an earlier failed build", o->index);
+        if (!tool_render(&sql, SQL_DROP_INDEX, t, o->schema_sql, o->index_sql) ||
+            !db_exec(c->d, buf_cstr(&sql))) {
+            buf_free(&sql);
+            return tool_db_failure(c->d, "cannot drop the INVALID index");
+        }
+    }
+    if (!tool_render(&sql, SQL_CREATE_INDEX, t, NULL, o->index_sql)) {
+        buf_free(&sql);
+        db_set_out_of_memory(c->d);
+        return tool_db_failure(c->d, "cannot build the index");
+    }
+    log_info("building unique index %s on %s (%s) WHERE deleted_at IS NULL, concurrently: "
+             "writes go on meanwhile", o->index, t->display, KEY_COLUMNS);
+    double started = now_seconds();
+    progress_from_workers = c->t.distributed;
+    bool built = build(cfg, c->d, buf_cstr(&sql), o->index, &o->locker);
+    buf_free(&sql);
+    index_state st;
+    if (built && !read_state(c->d, t, buf_cstr(&in->bare), &st))
+        return tool_db_failure(c->d, "cannot look up the index just built");
+    if (built) {
+        o->verdict = st.valid ? IX_BUILT : IX_BUILT_INVALID;
+        o->seconds = now_seconds() - started;
+        return EXIT_OK;
+    }
+    o->verdict = IX_BUILD_FAILED;
+    tool_failure_capture(&o->failure, c->d);
+    o->connection_lost = db_error_class_of(c->d) == DBE_CONNECTION;
+    o->failure_exit = db_failure_exit(c->d);
+    clean_up(cfg, c, in, o, spare);
+    return EXIT_OK;
+}
+
+/* ---- render ------------------------------------------------------------ */
+
+/* SQLSTATEs of a failed build the operator can act on (exit 1), and
+ * what each means. */
+static const struct {
+    const char *state;
+    const char *why;
+} build_failures[] = {
+    {"23505", "an active row with a duplicate key exists: another session wrote it while the "
+              "index was being built ('idemload dedupe' lists such keys)"},
+    {"55P03", "it gave up waiting for a lock (lock_timeout): another session holds a lock on the "
+              "table, or a long transaction is open; find it in pg_stat_activity and run "
+              "create-index again once it ends"},
+    {"57014", "the build was canceled (statement_timeout, or pg_cancel_backend from another "
+              "session)"},
+    {"40P01", "it deadlocked with another session changing the table's schema; run it again"},
+    {"42P07", "a relation of that name appeared meanwhile (another create-index?)"},
+};
+
+/* Why the build failed, in plain words; *actionable: one of
+ * build_failures (not an interrupt or a lost connection). */
+static const char *build_failure_why(const index_outcome *o, bool *actionable)
+{
+    *actionable = false;
+    if (o->failure.interrupted)
+        return "interrupted";
+    if (o->connection_lost)
+        return "the connection to the server was lost during the build";
+    for (size_t i = 0; i < sizeof build_failures / sizeof build_failures[0]; i++)
+        if (strcmp(o->failure.sqlstate, build_failures[i].state) == 0) {
+            *actionable = true;
+            return build_failures[i].why;
+        }
+    return "the server refused it";
+}
+
+int index_exit_status(const index_outcome *o)
+{
+    bool actionable;
+    switch (o->verdict) {
+    case IX_FAILED:
+        return o->code;
+    case IX_ALREADY:
+    case IX_BUILT:
+    case IX_TO_BUILD:
+        return EXIT_OK;
+    case IX_NO_DELETED_AT:
+    case IX_NOT_AN_INDEX:
+    case IX_OTHER_TABLE:
+    case IX_VALID_OTHER:
+        return EXIT_USAGE;
+    case IX_BEING_BUILT:
+    case IX_DUPLICATES:
+        return EXIT_FINDINGS;
+    case IX_BUILT_INVALID:
+        return EXIT_DATABASE;
+    case IX_BUILD_FAILED:
+        build_failure_why(o, &actionable);
+        return actionable ? EXIT_FINDINGS : o->failure_exit;
+    }
+    return EXIT_DATABASE;
+}
+
+void index_render_warnings(const index_outcome *o)
+{
+    for (size_t i = 0; i < o->other_invalid.n; i++)
+        log_warn("index %s.%s on the business key is INVALID too; it is not this one, so it "
+                 "stays: drop it with DROP INDEX CONCURRENTLY",
+                 o->schema, o->other_invalid.v[i]);
+}
+
+/* The failed build, then what became of its leftover and of the
+ * duplicates. */
+static void render_build_failure(const index_outcome *o)
+{
+    bool actionable;
+    const char *why = build_failure_why(o, &actionable);
+    buf waited = BUF_INIT;
+    if (o->locker)
+        buf_printf(&waited, " (it was waiting for the transaction of pid %d)", o->locker);
+    log_error("building index %s on %s failed: %s%s: %s (SQLSTATE %s)", o->index, o->table, why,
+              buf_cstr(&waited), o->failure.message ? o->failure.message : "",
+              *o->failure.sqlstate ? o->failure.sqlstate : "none");
+    buf_free(&waited);
+    if (o->cleanup == CLEANUP_NO_CONNECTION)
+        log_error("cannot reconnect to drop the INVALID index the build may have left: %s; "
+                  "run 'idemload check'", o->reconnect_error ? o->reconnect_error : "");
+    else if (o->cleanup == CLEANUP_LOOKUP_FAILED)
+        tool_failure_log(&o->cleanup_failure, "cannot look up the index left by the build");
+    else if (o->cleanup == CLEANUP_DROPPED)
+        log_info("dropped the INVALID index %s left behind by the failed build", o->index);
+    else if (o->cleanup == CLEANUP_DROP_FAILED)
+        log_error("cannot drop the INVALID index %s: %s (SQLSTATE %s); drop it by hand "
+                  "(DROP INDEX CONCURRENTLY %s.%s) or run 'idemload create-index' again, which "
+                  "drops it first",
+                  o->index, o->cleanup_failure.message ? o->cleanup_failure.message : "",
+                  o->cleanup_failure.sqlstate, o->schema_sql, o->index_sql);
+    if (o->dups_now >= 0)
+        log_error("%lld duplicate active keys now; run 'idemload dedupe --apply', then "
+                  "create-index again", o->dups_now);
+    else if (o->count_failure.message)
+        tool_failure_log(&o->count_failure, "cannot count duplicate keys");
+}
+
+void index_render(const index_outcome *o)
+{
+    switch (o->verdict) {
+    case IX_FAILED:
+    case IX_TO_BUILD:
+        break;
+    case IX_NO_DELETED_AT:
+        log_error("table %s has no deleted_at column, so it does not have the shape create-index "
+                  "builds for (a unique index WHERE deleted_at IS NULL)", o->table);
+        break;
+    case IX_ALREADY:
+        log_info("table %s already has a valid unique index on the business key: %s%s%s; "
+                 "nothing to do", o->table, o->existing,
+                 o->existing_predicate ? " WHERE " : " (no predicate)",
+                 o->existing_predicate ? o->existing_predicate : "");
+        break;
+    case IX_NOT_AN_INDEX:
+        log_error("a relation named %s exists and is not an index; choose another --index-name",
+                  o->index);
+        break;
+    case IX_OTHER_TABLE:
+        log_error("an index named %s exists on another table; choose another --index-name",
+                  o->index);
+        break;
+    case IX_VALID_OTHER:
+        log_error("index %s exists and is valid but is not a unique index on exactly the business "
+                  "key WHERE deleted_at IS NULL ('idemload check' says why); drop it or choose "
+                  "another --index-name", o->index);
+        break;
+    case IX_BEING_BUILT:
+        log_error("index %s is being built right now by another session (pid %d); wait for it to "
+                  "finish, then run 'idemload check'", o->index, o->building_pid);
+        break;
+    case IX_DUPLICATES:
+        log_error("cannot build a unique index on %s: %lld duplicate active keys (%lld surplus "
+                  "rows) remain; 'idemload dedupe' lists them and 'idemload dedupe --apply' "
+                  "keeps the earliest row of each%s",
+                  o->table, o->dup_keys, o->surplus,
+                  o->leftover ? "; the INVALID index left by an earlier attempt stays until then"
+                              : "");
+        break;
+    case IX_BUILT:
+        log_info("built index %s in %.1f s; %s is ready for idempotent loads", o->index,
+                 o->seconds, o->table);
+        break;
+    case IX_BUILT_INVALID:
+        log_error("index %s was built but is not valid; run 'idemload check'", o->index);
+        break;
+    case IX_BUILD_FAILED:
+        render_build_failure(o);
+        break;
+    }
+}
+
+/* ---- the command -------------------------------------------------------- */
 
 int tools_create_index(const config *cfg)
 {
     tool_ctx c;
     index_names in = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
-    buf sql = BUF_INIT, count = BUF_INIT;
+    index_outcome o;
     db *spare = NULL;
+    index_outcome_init(&o);
     int code = tool_open(cfg, &c);
-    if (code != EXIT_OK)
-        goto out;
-    const target *t = &c.t;
-    if (!t->has_deleted_at) {
-        log_error("table %s has no deleted_at column, so it does not have the shape create-index "
-                  "builds for (a unique index WHERE deleted_at IS NULL)", t->display);
-        code = EXIT_USAGE;
-        goto out;
+    if (code == EXIT_OK)
+        code = survey(cfg, &c, &in, &o);
+    index_render_warnings(&o);
+    if (code == EXIT_OK && o.verdict == IX_TO_BUILD)
+        code = build_index(cfg, &c, &in, &o, &spare);
+    if (code != EXIT_OK) {
+        o.verdict = IX_FAILED;
+        o.code = code;
     }
-    if (cfg->index_name)
-        buf_append_str(&in.bare, cfg->index_name);
-    else
-        target_default_index_name(t, &in.bare);
-    identifier_clip(&in.bare);
-    if (!db_append_ident(c.d, &in.quoted, buf_cstr(&in.bare)) ||
-        !db_append_ident(c.d, &in.schema, t->schema)) {
-        code = tool_db_failure(c.d, "cannot quote the index name");
-        goto out;
-    }
-    buf_printf(&in.display, "%s.%s", t->schema, buf_cstr(&in.bare));
-
-    if (t->key_index) {
-        log_info("table %s already has a valid unique index on the business key: %s%s%s; "
-                 "nothing to do", t->display, t->key_index->name,
-                 t->key_index->predicate ? " WHERE " : " (no predicate)",
-                 t->key_index->predicate ? t->key_index->predicate : "");
-        goto out;
-    }
-    for (int i = 0; i < t->n_indexes; i++) {
-        const unique_index *ix = &t->indexes[i];
-        if (!ix->valid && ix->covers_key && strcmp(ix->name, buf_cstr(&in.bare)) != 0)
-            log_warn("index %s.%s on the business key is INVALID too; it is not this one, so it "
-                     "stays: drop it with DROP INDEX CONCURRENTLY", t->schema, ix->name);
-    }
-
-    index_state st;
-    if (!read_state(c.d, t, buf_cstr(&in.bare), &st)) {
-        code = tool_db_failure(c.d, "cannot look up the index");
-        goto out;
-    }
-    if (st.exists && !st.is_index) {
-        log_error("a relation named %s exists and is not an index; choose another --index-name",
-                  buf_cstr(&in.display));
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (st.exists && !st.ours) {
-        log_error("an index named %s exists on another table; choose another --index-name",
-                  buf_cstr(&in.display));
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (st.exists && st.valid) {
-        log_error("index %s exists and is valid but is not a unique index on exactly the business "
-                  "key WHERE deleted_at IS NULL ('idemload check' says why); drop it or choose "
-                  "another --index-name", buf_cstr(&in.display));
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (st.exists && st.building_pid) {
-        log_error("index %s is being built right now by another session (pid %d); wait for it to "
-                  "finish, then run 'idemload check'", buf_cstr(&in.display), st.building_pid);
-        code = EXIT_FINDINGS;
-        goto out;
-    }
-
-    /* Refuse while duplicates remain: the build would only fail at its end. */
-    if (!tool_render(&sql, SQL_DUPLICATE_COUNT, t, NULL, NULL)) {
-        log_error("out of memory");
-        code = EXIT_DATABASE;
-        goto out;
-    }
-    db_result *r = db_query(c.d, buf_cstr(&sql), 0, NULL);
-    if (!r) {
-        code = tool_db_failure(c.d, "cannot count duplicate keys");
-        goto out;
-    }
-    long long dup_keys = db_int(r, 0, 0), surplus = db_int(r, 0, 1);
-    db_result_free(&r);
-    if (dup_keys > 0) {
-        log_error("cannot build a unique index on %s: %lld duplicate active keys (%lld surplus "
-                  "rows) remain; 'idemload dedupe' lists them and 'idemload dedupe --apply' "
-                  "keeps the earliest row of each%s",
-                  t->display, dup_keys, surplus,
-                  st.exists ? "; the INVALID index left by an earlier attempt stays until then"
-                            : "");
-        code = EXIT_FINDINGS;
-        goto out;
-    }
-
-    if (st.exists) {
-        log_info("dropping the INVALID index %s left by an earlier failed build",
-                 buf_cstr(&in.display));
-        if (!tool_render(&sql, SQL_DROP_INDEX, t, buf_cstr(&in.schema), buf_cstr(&in.quoted)) ||
-            !db_exec(c.d, buf_cstr(&sql))) {
-            code = tool_db_failure(c.d, "cannot drop the INVALID index");
-            goto out;
-        }
-    }
-
-    if (!tool_render(&sql, SQL_CREATE_INDEX, t, NULL, buf_cstr(&in.quoted))) {
-        log_error("out of memory");
-        code = EXIT_DATABASE;
-        goto out;
-    }
-    log_info("building unique index %s on %s (tenant_id, channel, out_trade_no, callback_type) "
-             "WHERE deleted_at IS NULL, concurrently: writes go on meanwhile",
-             buf_cstr(&in.display), t->display);
-    double started = now_seconds();
-    int locker = 0;
-    progress_from_workers = c.t.distributed;
-    if (build(cfg, c.d, buf_cstr(&sql), buf_cstr(&in.display), &locker)) {
-        if (!read_state(c.d, t, buf_cstr(&in.bare), &st)) {
-            code = tool_db_failure(c.d, "cannot look up the index just built");
-        } else if (!st.valid) {
-            log_error("index %s was built but is not valid; run 'idemload check'",
-                      buf_cstr(&in.display));
-            code = EXIT_DATABASE;
-        } else {
-            log_info("built index %s in %.1f s; %s is ready for idempotent loads",
-                     buf_cstr(&in.display), now_seconds() - started, t->display);
-        }
-        goto out;
-    }
-    code = explain_failure(c.d, t, &in, locker);
-    bool duplicate_arrived = strcmp(db_sqlstate(c.d), "23505") == 0;
-
-    /* Clean up on a connection that still works: the tool's, or a new one
-     * when the build's connection was lost. */
-    db *cleaner = c.d;
-    if (!db_ok(cleaner)) {
-        buf err = BUF_INIT;
-        spare = db_connect(cfg->dbname, &err);
-        if (!spare)
-            log_error("cannot reconnect to drop the INVALID index the build may have left: %s; "
-                      "run 'idemload check'", buf_cstr(&err));
-        buf_free(&err);
-        cleaner = spare;
-        if (spare)
-            signals_set_hook(db_cancel, spare);
-    }
-    if (cleaner)
-        drop_leftover(cleaner, t, &in);
-    if (duplicate_arrived && cleaner) {
-        /* Say how many duplicates there are now. */
-        if (!tool_render(&count, SQL_DUPLICATE_COUNT, t, NULL, NULL) ||
-            !(r = db_query(cleaner, buf_cstr(&count), 0, NULL)))
-            tool_db_failure(cleaner, "cannot count duplicate keys");
-        else
-            log_error("%lld duplicate active keys now; run 'idemload dedupe --apply', then "
-                      "create-index again", (long long)db_int(r, 0, 0));
-        db_result_free(&r);
-    }
-out:
-    db_close(&spare);
+    index_render(&o);
+    code = index_exit_status(&o);
+    index_outcome_free(&o);
     buf_free(&in.bare);
     buf_free(&in.quoted);
     buf_free(&in.schema);
     buf_free(&in.display);
-    buf_free(&sql);
-    buf_free(&count);
-    tool_close(&c);
+    tool_close(&c); /* first: it takes the interrupt hook off spare too */
+    db_close(&spare);
     return code;
 }

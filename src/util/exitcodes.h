@@ -14,6 +14,12 @@ enum exit_code {
     EXIT_INTERRUPTED = 130
 };
 
+/* Exit status 1 of the table tools (check, dedupe, create-index): they
+ * finished, but found something the operator must act on (an unsafe
+ * table, duplicates, refused keys).  It equals EXIT_REJECTS by design:
+ * status 1 always means "finished, now look at what it found". */
+#define EXIT_FINDINGS EXIT_REJECTS
+
 /* The more severe of two statuses (130 > 4 > 3 > 2 > 1 > 0). */
 static inline int exit_worst(int a, int b)
 {

@@ -18,13 +18,7 @@ printf '%s\n' "$H" >noext.txt
 run validate noext.txt; eq "unknown format is exit 2" 2 $RC; check "asks for --format" contains "$ERR" "--format"
 run validate --format csv noext.txt; eq "--format csv reads it" 0 $RC
 run validate --chunk-rows 0 noext.txt; eq "--chunk-rows 0 is a usage error" 2 $RC
-run import --help; check "import --help lists --jobs" grep -q -- "-j, --jobs N" "$OUT"
-for bad in 0 17 -1 2x ""; do
-    run import --jobs "$bad" -d "host=/nonexistent" noext.txt
-    eq "import --jobs '$bad' is a usage error, before any connection" 2 $RC
-    check "import --jobs '$bad': says what it needs" contains "$ERR" "--jobs needs a count from 1 to 16"
-done
-run validate --jobs 2 noext.txt; eq "validate does not take --jobs" 2 $RC
+# (Every option's refused values and errors: tests/cli/test_options.sh.)
 # A column beyond idemload's own is the table's business (checked by import
 # against the catalog); validate has no table, so it takes it.
 run validate --set merchant_id=1 --format csv noext.txt; check "--set another column: not a usage error" test $RC -ne 2
@@ -47,7 +41,7 @@ eq "rows_deduplicated (10:00+08:00 is before 03:00Z)" 1 "$(json rep.json 'r["fil
 eq "rows_rejected" 0 "$(json rep.json 'r["totals"]["rows_rejected"]')"
 eq "status ok" ok "$(json rep.json 'r["files"][0]["status"]')"
 eq "format csv" csv "$(json rep.json 'r["files"][0]["format"]')"
-eq "report keys" "chunks,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,stale,status,unchanged,updated" \
+eq "report keys" "chunks,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated" \
     "$(json rep.json '",".join(sorted(r["files"][0].keys()))')"
 check "dry_run and elapsed_s present" jtrue rep.json '"dry_run" in r and "elapsed_s" in r and "totals" in r'
 check "no rejects file for a clean run" test ! -e rj.ndjson
@@ -94,10 +88,12 @@ rm -f rj.ndjson
 # --- gzip: detected by magic bytes, multi-member, truncated, trailing garbage
 head -n 3 clean.csv >part1.csv; (head -n 1 clean.csv; tail -n 2 clean.csv) >part2.csv
 gzip -c part1.csv >m.csv.gz; tail -n 2 clean.csv | gzip -c >>m.csv.gz
-run validate --report rep.json m.csv.gz
-eq "multi-member gzip read to the end" 4 "$(json rep.json 'r["totals"]["rows_read"]')"
-cp m.csv.gz noname.csv; run validate --report rep.json noname.csv
-eq "gzip detected by magic bytes, not the name" 4 "$(json rep.json 'r["totals"]["rows_read"]')"
+run validate --report mm.json m.csv.gz
+eq "multi-member gzip: exit 0" 0 $RC
+eq "multi-member gzip read to the end" 4 "$(json mm.json 'r["totals"]["rows_read"]')"
+cp m.csv.gz noname.csv; run validate --report noname.json noname.csv
+eq "gzip by magic bytes: exit 0" 0 $RC
+eq "gzip detected by magic bytes, not the name" 4 "$(json noname.json 'r["totals"]["rows_read"]')"
 $GEN --rows 20000 --seed 3 --format csv --out big.csv.gz
 size=$(stat -c %s big.csv.gz); head -c $((size / 2)) big.csv.gz >trunc.csv.gz
 run validate --report rep.json trunc.csv.gz
@@ -136,14 +132,23 @@ check "missing column message names it" contains "$ERR" "channel"
 run validate --delimiter ';' --set channel=unionpay u.csv; eq "--set fills the absent column" 0 $RC
 
 # --- --max-rejects
-$GEN --rows 2000 --seed 5 --bad-rate 0.05 --format csv --out bad.csv
-run validate --max-rejects 3 --rejects rj.ndjson --report rep.json bad.csv
+$GEN --rows 2000 --seed 5 --bad-rate 0.05 --format csv --out bad.csv --summary bad.sum.json --quiet
+rm -f rj.ndjson
+run validate --max-rejects 3 --rejects rj.ndjson --report mr.json bad.csv
 eq "--max-rejects stops the file (exit 3)" 3 $RC
-check "--max-rejects: the file is not ok" test "$(json rep.json 'r["files"][0]["status"]')" != ok
-check "--max-rejects message" grep -q "max-rejects" "$ERR"
-run validate --rejects rj2.ndjson --report rep.json bad.csv
+eq "--max-rejects: the file failed" failed "$(json mr.json 'r["files"][0]["status"]')"
+check "--max-rejects message" grep -q "more than 3 rows rejected (--max-rejects)" "$ERR"
+eq "--max-rejects 3: it stopped at the 4th reject" 4 "$(wc -l <rj.ndjson)"
+run validate --rejects rj2.ndjson --report full.json bad.csv
 eq "without --max-rejects the file finishes (exit 1)" 1 $RC
-check "count identity rows_read = rejected + dedup + would-merge" test -s rj2.ndjson
+eq "--max-rejects 3: the 4 rejects are the file's first 4" "$(head -n 4 rj2.ndjson)" "$(cat rj.ndjson)"
+# The generator's own counts (one chunk holds the whole file): rows_read =
+# rows, rows_rejected = bad rows, rows_deduplicated = good rows - keys.
+eq "count identity: rows_read, rows_rejected, rows_deduplicated = the generator's" \
+    "$(json bad.sum.json '"%d %d %d" % (r["rows"], r["bad"], r["good"] - r["keys"])')" \
+    "$(json full.json '"%d %d %d" % (r["totals"]["rows_read"], r["totals"]["rows_rejected"], r["totals"]["rows_deduplicated"])')"
+eq "count identity: one reject line per bad row" "$(json bad.sum.json 'r["bad"]')" "$(wc -l <rj2.ndjson)"
+check "the generator made bad rows to count" jtrue bad.sum.json 'r["bad"] > 50 and r["good"] > r["keys"]' 
 
 # --- generated files, both formats: chunking does not change totals but
 # deduplication is per chunk

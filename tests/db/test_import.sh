@@ -44,7 +44,9 @@ $H
 1,wechat,K6,pay,0,"{""v"":6}",2026-11-28T10:00:00Z
 1,wechat,K7,pay,1,"{""v"":""seven""}",2026-11-28T10:00:00Z
 CSV
-n_upd_before=$(q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname='payment_callback'")
+# Row versions before the load: an update or a delete leaves its mark on
+# xmin and ctid (statistics would only be flushed later).
+q "CREATE TABLE ver_before AS SELECT id, out_trade_no, xmin::text AS x, ctid::text AS c FROM payment_callback"
 xmin_k3=$(q "SELECT xmin FROM payment_callback WHERE out_trade_no='K3'")
 run import -d "$DB" --report r2.json b.csv
 eq "second load exit 0" 0 $RC
@@ -60,20 +62,23 @@ eq "K4 tie: incoming wins" '{"v": "tie"}' "$(q "SELECT payload FROM payment_call
 eq "K5 final status kept, payload updated" '2|{"v": "five"}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K5'")"
 eq "K7: soft-deleted row untouched, new active row" "1|1" "$(q "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) FROM payment_callback WHERE out_trade_no='K7'")"
 eq "soft-deleted K7 kept its old payload" '{"v": 7}' "$(q "SELECT payload FROM payment_callback WHERE out_trade_no='K7' AND deleted_at IS NOT NULL")"
-sleep 0.7
-eq "exactly 3 row updates (K1, K4, K5)" $((n_upd_before + 3)) "$(q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname='payment_callback'")"
+eq "exactly 3 rows rewritten (K1, K4, K5), none deleted" "K1 K4 K5|0" \
+    "$(q "SELECT string_agg(b.out_trade_no, ' ' ORDER BY b.out_trade_no) FILTER (WHERE p.id IS NOT NULL AND (p.xmin::text, p.ctid::text) IS DISTINCT FROM (b.x, b.c)) || '|' || count(*) FILTER (WHERE p.id IS NULL) FROM ver_before b LEFT JOIN payment_callback p USING (id)")"
+eq "exactly 2 rows added (K6, K7)" "K6 K7" "$(q "SELECT string_agg(out_trade_no, ' ' ORDER BY out_trade_no) FROM payment_callback p WHERE NOT EXISTS (SELECT 1 FROM ver_before b WHERE b.id = p.id)")"
+q "DROP TABLE ver_before"
 
 # --final-status list: 3 is final too
 cat >c.csv <<CSV
 $H
 1,wechat,K2,pay,3,"{""v"":""c""}",2026-11-29T00:00:00Z
 CSV
-run import -d "$DB" c.csv; eq "K2 -> status 3" 3 "$(q "SELECT status FROM payment_callback WHERE out_trade_no='K2' AND deleted_at IS NULL")"
+run import -d "$DB" c.csv; eq "c.csv: exit 0" 0 $RC; eq "K2 -> status 3" 3 "$(q "SELECT status FROM payment_callback WHERE out_trade_no='K2' AND deleted_at IS NULL")"
 cat >d.csv <<CSV
 $H
 1,wechat,K2,pay,1,"{""v"":""d""}",2026-11-29T01:00:00Z
 CSV
 run import -d "$DB" --final-status 2,3 d.csv
+eq "--final-status 2,3: exit 0" 0 $RC
 eq "--final-status 2,3 keeps status 3" '3|{"v": "d"}' "$(q "SELECT status, payload FROM payment_callback WHERE out_trade_no='K2' AND deleted_at IS NULL")"
 
 # --on-conflict nothing: first write wins
@@ -83,37 +88,34 @@ $H
 1,wechat,K8,pay,0,"{""v"":8}",2026-12-01T00:00:00Z
 CSV
 run import -d "$DB" --on-conflict nothing --report r3.json e.csv
+eq "--on-conflict nothing: exit 0" 0 $RC
 eq "--on-conflict nothing figures" "1 0 0 0 1" "$(counts r3.json)"
 eq "--on-conflict nothing leaves K1" 2 "$(q "SELECT status FROM payment_callback WHERE out_trade_no='K1' AND deleted_at IS NULL")"
 eq "one active row per key" 0 "$(q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_at IS NULL GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1) d")"
 
 # --- re-import of a big generated file writes nothing
-new_db imp2
-run init -d "$DB"
-$GEN --rows 20000 --seed 11 --format csv --bad-rate 0.01 --expected exp.csv --out g.csv.gz
+init_db imp2
+# (Exact duplicates, no ties: a re-import writes nothing only when no two
+# versions of a key claim one instant, since the later row wins a tie.)
+$GEN --rows 20000 --seed 11 --format csv --bad-rate 0.01 --dup-rate 0.3 --exact-dup-rate 0.2 --expected exp.csv --out g.csv.gz --quiet
 run import -d "$DB" --chunk-rows 3000 --rejects rj.ndjson --report g1.json g.csv.gz
 eq "generated load exit 1 (bad rows)" 1 $RC
 check "count identity (generated)" identity g1.json
 eq "rejects file lines = rows_rejected" "$(json g1.json 'r["totals"]["rows_rejected"]')" "$(wc -l <rj.ndjson)"
-python3 - "$PWD/exp.csv" >exp.sorted <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-for r in sorted(rows, key=lambda r: (int(r["tenant_id"]), r["channel"], r["out_trade_no"], r["callback_type"])):
-    print("|".join([r["tenant_id"], r["channel"], r["out_trade_no"], r["callback_type"], r["status"], str(int(r["received_at"]))]))
-PY
-got() { q "SELECT tenant_id, channel, out_trade_no, callback_type, status, (extract(epoch from received_at)*1000000)::bigint FROM payment_callback WHERE deleted_at IS NULL ORDER BY tenant_id, channel COLLATE \"C\", out_trade_no COLLATE \"C\", callback_type COLLATE \"C\""; }
-got >got.sorted
-check "table holds the newest version of every key (generator's expectation)" cmp -s exp.sorted got.sorted
-upd0=$(q "SELECT n_tup_upd + n_tup_ins FROM pg_stat_user_tables WHERE relname='payment_callback'")
+expect_table "table holds the newest version of every key, payload included (generator's expectation)" exp.csv
+# wsnap: every row with its id, xmin and ctid: any write changes it.
+wsnap() { q "SELECT count(*) || ':' || md5(string_agg(concat_ws('|', id, xmin, ctid, p::text), ',' ORDER BY id)) FROM payment_callback p"; }
+before=$(wsnap)
 run import -d "$DB" --force --chunk-rows 3000 --rejects rj.ndjson --report g2.json g.csv.gz
-sleep 0.7
+eq "re-import: exit 1 (the same bad rows)" 1 $RC
 eq "re-import: nothing inserted or updated" "0 0" "$(json g2.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
-eq "re-import: no row written (n_tup_upd + n_tup_ins)" "$upd0" "$(q "SELECT n_tup_upd + n_tup_ins FROM pg_stat_user_tables WHERE relname='payment_callback'")"
+eq "re-import: no row written (ids, xmin, ctid, every column)" "$before" "$(wsnap)"
+eq "re-import: unchanged + stale = every row merged" "$(json g2.json '(t := r["totals"]) and t["rows_read"] - t["rows_rejected"] - t["rows_deduplicated"]')" "$(json g2.json '(t := r["totals"]) and t["unchanged"] + t["stale"]')"
 check "count identity (re-import)" identity g2.json
 
 # --- dry run: same figures as the real run, nothing changed anywhere
 $GEN --rows 8000 --seed 12 --format ndjson --out h.ndjson.gz
-checksum() { psql -X -q -t -A -c "SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM (SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid=c.relnamespace WHERE n.nspname='public') t"; q "SELECT md5(string_agg(p::text, ',' ORDER BY id)) FROM payment_callback p"; q "SELECT count(*) FROM pg_tables WHERE schemaname='public'"; }
+checksum() { q "SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM (SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid=c.relnamespace WHERE n.nspname='public') t"; q "SELECT md5(string_agg(p::text, ',' ORDER BY id)) FROM payment_callback p"; q "SELECT count(*) FROM pg_tables WHERE schemaname='public'"; }
 before=$(checksum)
 run import -d "$DB" --dry-run --chunk-rows 1000 --report dry.json h.ndjson.gz g.csv.gz
 eq "dry run exit 0 (g is skipped: the ledger holds it)" 0 $RC
@@ -175,10 +177,16 @@ eq "unreachable server: exit 4" 4 $RC
 check "password not in the message" sh -c "! grep -q S3cretPw '$ERR'"
 
 # --- concurrent loads of overlapping files equal a sequential load
-new_db conc_seq; run init -d "$DB"; SEQ=$DB
+init_db conc_seq; SEQ=$DB
 for i in 1 2 3 4; do
-    $GEN --rows 6000 --seed $((40 + i)) --tenants 3 --dup-rate 0.3 --format csv --out p$i.csv 2>/dev/null
+    $GEN --rows 6000 --seed $((40 + i)) --tenants 3 --dup-rate 0.3 --exact-dup-rate 0.2 --format csv --out p$i.csv --expected p$i.exp.csv --quiet
 done
+# What any order of the four loads must give: each file's added rows are
+# copies of rows of another file, never newer than that file's winners, and
+# (no --ties) no two versions of a key claim one instant, so they are stale
+# or unchanged wherever they arrive.
+$EXPECTED_MERGE p.exp.csv p1.exp.csv p2.exp.csv p3.exp.csv p4.exp.csv 2>p.exp.json
+check "the four files have no key two of them claim at one instant with different versions" jtrue p.exp.json 'r["order_dependent"] == 0' 
 # Make them overlap: every file holds part of the others' keys.
 python3 - <<'PY'
 import csv
@@ -190,36 +198,48 @@ for i, f in enumerate(files):
     with open(f, "w", newline="") as out:
         csv.writer(out).writerows(mixed)
 PY
-for i in 1 2 3 4; do "$IDEMLOAD" import -q -d "$SEQ" --chunk-rows 500 p$i.csv 2>/dev/null; done
-new_db conc_par; run init -d "$DB"
+for i in 1 2 3 4; do
+    run import -q -d "$SEQ" --chunk-rows 500 p$i.csv
+    eq "sequential reference load of p$i.csv: exit 0" 0 $RC
+done
+expect_table "sequential loads: the merged expected state of the four files" p.exp.csv
+init_db conc_par
 pids=""
 for i in 1 2 3 4; do "$IDEMLOAD" import -d "$DB" --chunk-rows 500 p$i.csv >/dev/null 2>par$i.err & pids="$pids $!"; done
 rcs=""; for p in $pids; do wait $p; rcs="$rcs $?"; done
 eq "concurrent loads all succeed" " 0 0 0 0" "$rcs"
 check "no deadlock error reached the user" sh -c "! grep -qi deadlock par*.err"
 eq "no duplicate active key" 0 "$(q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_at IS NULL GROUP BY tenant_id, channel, out_trade_no, callback_type HAVING count(*) > 1) d")"
-snap() { psql -X -q -t -A -d "$1" -c "SELECT md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, received_at), ',' ORDER BY tenant_id, channel, out_trade_no, callback_type)) FROM payment_callback WHERE deleted_at IS NULL"; }
+snap() { qd "$1" "SELECT md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, received_at), ',' ORDER BY tenant_id, channel, out_trade_no, callback_type)) FROM payment_callback WHERE deleted_at IS NULL"; }
 eq "concurrent result equals the sequential load" "$(snap "$SEQ")" "$(snap "$DB")"
+expect_table "concurrent loads: the merged expected state of the four files" p.exp.csv
 
 # --- an interrupted load keeps whole chunks only
-new_db intr; run init -d "$DB"
+init_db intr
 $GEN --rows 200000 --seed 21 --dup-rate 0 --format csv --out big.csv 2>/dev/null
 "$IDEMLOAD" import -d "$DB" --chunk-rows 1000 --report intr.json big.csv >/dev/null 2>intr.err &
 pid=$!
-for _ in $(seq 1 100); do
-    n=$(q "SELECT count(*) FROM payment_callback"); [ "$n" -gt 5000 ] && break; sleep 0.1
+# Interrupt once some chunks are in: the test fails (rather than proving
+# nothing) if the load ends before, or commits nothing, or everything.
+for _ in $(seq 1 1200); do
+    n=$(q "SELECT count(*) FROM payment_callback"); [ "$n" -gt 5000 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
 done
-kill -INT $pid; wait $pid; rc=$?
+check "SIGINT: sent while the load runs" kill -INT $pid
+wait $pid; rc=$?
 eq "SIGINT: exit 130" 130 $rc
 n=$(q "SELECT count(*) FROM payment_callback")
+check "SIGINT landed mid-load: some but not all of 200000 rows committed ($n)" test "$n" -gt 0 -a "$n" -lt 200000
 check "only whole chunks committed ($n rows)" test $((n % 1000)) -eq 0
+eq "SIGINT: the file is partial in the report" partial "$(json intr.json 'r["files"][0]["status"]')"
 check "interrupted run still prints the summary" contains intr.err "summary"
 eq "report counts match the table" "$n" "$(json intr.json 'r["totals"]["inserted"]')"
 
 # --- the samples give the figures samples/README.md works out by hand
-new_db samples; run init -d "$DB"
+init_db samples
 S=$SRC/samples
-fig() { run import -d "$DB" --rejects rj_s.ndjson --report s.json "$@"; counts s.json | cut -d' ' -f1-4; }
+fig() { rm -f s.json; run import -d "$DB" --rejects rj_s.ndjson --report s.json "$@"; counts s.json | cut -d' ' -f1-4; }
 eq "samples: wechat csv.gz" "18 0 0 0" "$(fig "$S/statements-wechat-2026-11-28.csv.gz")"
 eq "samples: alipay ndjson" "14 0 0 0" "$(fig "$S/statements-alipay-2026-11-28.ndjson")"
 eq "samples: mixed ndjson.gz (inserted updated unchanged stale)" "9 4 4 3" "$(fig "$S/statements-mixed-2026-11-29.ndjson.gz")"

@@ -19,17 +19,18 @@ dups() { q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_a
 
 # Two overlapping files: many repeated keys, older versions arriving later,
 # equal instants, and bad rows.
-$GEN --rows 40000 --seed 61 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --bad-rate 0.01 --format csv --out a.csv --quiet
+$GEN --rows 40000 --seed 61 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --exact-dup-rate 0.2 --bad-rate 0.01 --format csv --out a.csv --expected a.exp.csv --quiet
 $GEN --rows 20000 --seed 61 --dup-rate 0.5 --out-of-order 0.4 --format ndjson --out b.ndjson --quiet
 
 # =====================================================================
 # 1. The same table and figures over 1, 2 and 5 connections
 # =====================================================================
 for j in 1 2 5; do
-    new_db ln_j$j; run init -d "$DB"
+    init_db ln_j$j
     run import -d "$DB" -j $j --chunk-rows 4000 --report j$j.a.json a.csv
     eq "-j $j: first file exit 1 (bad rows rejected)" 1 $RC
     check "-j $j: says how many connections" contains "$ERR" "$j connection"
+    expect_table "-j $j: first file: the generator's expected state" a.exp.csv
     run import -d "$DB" -j $j --chunk-rows 3000 --report j$j.b.json b.ndjson
     eq "-j $j: second file exit 0" 0 $RC
     eval "SNAP_$j=\$(snap)"
@@ -49,8 +50,9 @@ check "the second file met existing keys (updated and stale > 0)" jtrue j2.b.jso
 eq "rejects: the same rows whatever -j (count)" "$(json j1.a.json 'r["totals"]["rows_rejected"]')" "$(json j5.a.json 'r["totals"]["rows_rejected"]')"
 # More connections than rows: most lanes are empty, and still recorded.
 for j in 1 16; do
-    new_db ln_small$j; run init -d "$DB"
+    init_db ln_small$j
     run import -d "$DB" -j $j --report small$j.json "$SRC"/samples/statements-*
+    eq "samples over $j connection(s): exit 3 (the unionpay file lacks channel)" 3 $RC
     eval "SMALL_$j=\$(snap)"
 done
 eq "samples over 16 connections: the figures of one" "$(totals small1.json)" "$(totals small16.json)"
@@ -58,15 +60,16 @@ eq "samples over 16 connections: the table of one" "$SMALL_1" "$SMALL_16"
 eq "samples over 16 connections: 16 ledger rows per chunk" 0 \
     "$(q "SELECT count(*) FROM (SELECT 1 FROM idemload_ledger_chunk GROUP BY digest, chunk_no HAVING count(*) <> 16) c")"
 # A dry run uses one connection and gives the figures of the real run.
-new_db ln_dry; run init -d "$DB"
+init_db ln_dry
 run import -d "$DB" -j 3 --dry-run --chunk-rows 4000 --report dry.json a.csv
 eq "dry run -j 3: exit 1, figures of the real run" "1 $(totals j1.a.json)" "$RC $(totals dry.json)"
 check "dry run: one connection" contains "$ERR" "1 connection"
 eq "dry run: nothing written" 0 "$(q "SELECT count(*) FROM payment_callback")"
 # Refused rows (a CHECK the server enforces) are isolated in their lane.
-new_db ln_check; run init -d "$DB"
+init_db ln_check
 q "ALTER TABLE payment_callback ADD CONSTRAINT no_status_3 CHECK (status <> 3)"
 run import -d "$DB" -j 3 --chunk-rows 4000 --rejects chk.rej --report chk.json a.csv
+eq "CHECK over 3 connections: exit 1 (rejects)" 1 $RC
 refused=$(grep -c 'no_status_3' chk.rej || true)
 check "CHECK violations rejected per row over 3 connections ($refused)" test "$refused" -gt 0
 eq "CHECK: the other rows load" "$(q "SELECT count(*) FROM payment_callback")" "$(json chk.json 'r["totals"]["inserted"]')"
@@ -77,16 +80,20 @@ eq "CHECK: rejected = read - merged - deduplicated" "$(json chk.json 'r["totals"
 # lane commits, every lane rolls back; once one has begun, all commit.
 $GEN --rows 60000 --seed 63 --dup-rate 0 --format csv --out i.csv --quiet
 for k in 1 2 3; do
-    new_db ln_int$k; run init -d "$DB"
+    init_db ln_int$k
     "$IDEMLOAD" import -d "$DB" -j 3 --chunk-rows 1000 --report int$k.json i.csv >/dev/null 2>int$k.err &
     pid=$!
-    for _ in $(seq 1 200); do
-        [ "$(q "SELECT count(*) FROM payment_callback")" -gt $((k * 3000)) ] && break; sleep 0.05
+    for _ in $(seq 1 2400); do
+        [ "$(q "SELECT count(*) FROM payment_callback")" -gt $((k * 3000)) ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.05
     done
     sleep "0.0$((RANDOM % 10))"
-    kill -INT $pid; wait $pid; rc=$?
+    check "SIGINT $k, -j 3: sent while the load runs" kill -INT $pid
+    wait $pid; rc=$?
     n=$(q "SELECT count(*) FROM payment_callback")
     eq "SIGINT $k, -j 3: exit 130" 130 $rc
+    check "SIGINT $k, -j 3: landed mid-load: more than $((k * 3000)) but not all 60000 rows ($n)" test "$n" -gt $((k * 3000)) -a "$n" -lt 60000
     check "SIGINT $k, -j 3: only whole chunks committed ($n rows)" test $((n % 1000)) -eq 0
     eq "SIGINT $k, -j 3: report counts match the table" "$n" "$(json int$k.json 'r["totals"]["inserted"]')"
     eq "SIGINT $k, -j 3: every chunk in the ledger has its 3 lanes" 0 \
@@ -94,7 +101,7 @@ for k in 1 2 3; do
 done
 
 # A role allowed one connection: the import warns and loads over one.
-new_db ln_limit; run init -d "$DB"
+init_db ln_limit
 q "DROP ROLE IF EXISTS idemload_one; CREATE ROLE idemload_one LOGIN CONNECTION LIMIT 1"
 q "GRANT ALL ON payment_callback, payment_callback_id_seq TO idemload_one; GRANT CREATE ON SCHEMA public TO idemload_one"
 run import -d "postgresql:///ln_limit?host=$PGHOST&port=$PGPORT&user=idemload_one" -j 2 --chunk-rows 4000 --report lim.json a.csv
@@ -106,9 +113,11 @@ q "DROP OWNED BY idemload_one; DROP ROLE idemload_one"
 # =====================================================================
 # 2. A lane fails while the other lane of its chunk commits
 # =====================================================================
-$GEN --rows 30000 --seed 62 --dup-rate 0.1 --format csv --out c.csv --quiet
-new_db ln_clean; run init -d "$DB"
+$GEN --rows 30000 --seed 62 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out c.csv --expected c.exp.csv --quiet
+init_db ln_clean
 run import -d "$DB" -j 2 --chunk-rows 5000 --report clean.json c.csv
+eq "clean load of c.csv: exit 0" 0 $RC
+expect_table "clean load of c.csv: the generator's expected state" c.exp.csv
 CLEAN_SNAP=$(snap); ledger_dump >clean.ledger
 # A key of chunk 4 (records 15001-20000) that occurs once in the file.
 BOOM=$(python3 - <<'EOF'
@@ -123,7 +132,7 @@ boom() {
     q "CREATE TRIGGER boom BEFORE INSERT OR UPDATE ON payment_callback FOR EACH ROW EXECUTE FUNCTION boom()"
 }
 for rerun_j in 2 1 4; do
-    new_db ln_fail$rerun_j; run init -d "$DB"; boom
+    init_db ln_fail$rerun_j; boom
     run import -d "$DB" -j 2 --chunk-rows 5000 --report f1.json c.csv
     eq "failing lane (rerun -j $rerun_j): exit 4" 4 $RC
     check "failing lane: the message names the chunk and lane" grep -q "chunk 4, lane [12] of 2" "$ERR"
@@ -138,6 +147,7 @@ for rerun_j in 2 1 4; do
         check "rerun -j $rerun_j: keeps the earlier run's 2 lanes" grep -q "with the 2 lanes of the earlier run over $rerun_j connection" "$ERR"
     fi
     eq "rerun -j $rerun_j: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
+    expect_table "rerun -j $rerun_j: the generator's expected state" c.exp.csv
     eq "rerun -j $rerun_j: report totals (both runs) = clean load's" "$(totals clean.json)" "$(totals f2.json)"
     ledger_dump >f$rerun_j.ledger
     check "rerun -j $rerun_j: per-chunk ledger figures = clean load's (no lane loaded twice)" cmp -s clean.ledger f$rerun_j.ledger
@@ -151,8 +161,9 @@ done
 # primary key on (target, digest, chunk_no); the file was killed after
 # three chunks.  (The table holds the whole file, so the rerun finds
 # chunks 4-6 unchanged; the ledger is what is under test here.)
-new_db ln_old; run init -d "$DB"
+init_db ln_old
 run import -d "$DB" -j 1 --chunk-rows 5000 c.csv
+eq "old ledger: the reference load exits 0" 0 $RC
 q "ALTER TABLE idemload_ledger_chunk DROP CONSTRAINT idemload_ledger_chunk_pkey, DROP COLUMN lane, ADD CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no)"
 q "ALTER TABLE idemload_ledger DROP COLUMN lanes"
 q "UPDATE idemload_ledger SET status = 'loading', chunks = 3, completed_at = NULL"

@@ -15,7 +15,7 @@ RANDOM=20261130          # the kill points below are drawn from this seed
 # ---- helpers
 # snap [CONNINFO]: checksum of the active rows, ordered by the business key.
 snap() {
-    psql -X -q -t -A -d "${1:-$PGDATABASE}" -c "SELECT count(*) || ':' || coalesce(md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, (extract(epoch from received_at)*1000000)::bigint), ',' ORDER BY tenant_id, channel COLLATE \"C\", out_trade_no COLLATE \"C\", callback_type COLLATE \"C\")), '-') FROM payment_callback WHERE deleted_at IS NULL"
+    qd "${1:-$PGDATABASE}" "SELECT count(*) || ':' || coalesce(md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, (extract(epoch from received_at)*1000000)::bigint), ',' ORDER BY tenant_id, channel COLLATE \"C\", out_trade_no COLLATE \"C\", callback_type COLLATE \"C\")), '-') FROM payment_callback WHERE deleted_at IS NULL"
 }
 # wsnap: checksum of every row with its id and xmin: any write changes it.
 wsnap() {
@@ -24,22 +24,26 @@ wsnap() {
 # ledger_dump [CONNINFO]: each chunk's figures in the ledger (summed over
 # the chunk's lanes, one row per lane and connection).
 ledger_dump() {
-    psql -X -q -t -A -d "${1:-$PGDATABASE}" -c "SELECT concat_ws(':', digest, chunk_no, sum(rows_read), sum(rows_rejected), sum(rows_deduplicated), sum(inserted), sum(updated), sum(unchanged), sum(stale), sum(existing)) FROM idemload_ledger_chunk GROUP BY digest, chunk_no ORDER BY digest, chunk_no"
+    qd "${1:-$PGDATABASE}" "SELECT concat_ws(':', digest, chunk_no, sum(rows_read), sum(rows_rejected), sum(rows_deduplicated), sum(inserted), sum(updated), sum(unchanged), sum(stale), sum(existing)) FROM idemload_ledger_chunk GROUP BY digest, chunk_no ORDER BY digest, chunk_no"
 }
 # ledger_all: both ledger tables, every column (dry-run checks).
 ledger_all() {
     q "SELECT md5(coalesce(string_agg(l::text, ',' ORDER BY l::text), '')) FROM idemload_ledger l"
     q "SELECT md5(coalesce(string_agg(c::text, ',' ORDER BY c::text), '')) FROM idemload_ledger_chunk c"
 }
+# has_ledger [CONNINFO]: whether the ledger tables exist (committed).
+has_ledger() { [ "$(qd "${1:-$PGDATABASE}" "SELECT to_regclass('idemload_ledger_chunk') IS NOT NULL AND to_regclass('idemload_ledger') IS NOT NULL")" = t ]; }
 # nchunks [CONNINFO]: chunks committed by all their lanes (0 while the
-# ledger does not exist).
+# ledger does not exist; any other failure of psql fails the test).
 nchunks() {
-    psql -X -q -t -A -d "${1:-$PGDATABASE}" -c "SELECT count(*) FROM (SELECT 1 FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) GROUP BY c.digest, c.chunk_no, l.lanes HAVING count(*) = l.lanes) w" 2>/dev/null || echo 0
+    has_ledger "${1:-}" || { echo 0; return 0; }
+    qd "${1:-$PGDATABASE}" "SELECT count(*) FROM (SELECT 1 FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) GROUP BY c.digest, c.chunk_no, l.lanes HAVING count(*) = l.lanes) w"
 }
 # partial [CONNINFO]: lanes committed of chunks not committed by all lanes
 # (a kill can land between two lanes' commits; the rerun completes them).
 partial() {
-    psql -X -q -t -A -d "${1:-$PGDATABASE}" -c "SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) GROUP BY c.digest, c.chunk_no, l.lanes HAVING count(*) < l.lanes) p" 2>/dev/null || echo 0
+    has_ledger "${1:-}" || { echo 0; return 0; }
+    qd "${1:-$PGDATABASE}" "SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) GROUP BY c.digest, c.chunk_no, l.lanes HAVING count(*) < l.lanes) p"
 }
 # ledger_rows DIGEST: chunks, and whether each (chunk, lane) row is unique.
 ledger_rows() { q "SELECT count(DISTINCT chunk_no) || ' ' || (count(*) = count(DISTINCT (chunk_no, lane)) AND count(*) = count(DISTINCT chunk_no) * max(l.lanes)) FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) WHERE digest = '$1'"; }
@@ -83,7 +87,7 @@ H='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
 # 1. A completed file is skipped; a renamed copy too; --force loads again
 # =====================================================================
 $GEN --rows 20000 --seed 31 --dup-rate 0.2 --format csv --out s.csv --quiet
-new_db lg_skip; run init -d "$DB"
+init_db lg_skip
 run import -d "$DB" --chunk-rows 3000 --report s1.json s.csv
 eq "skip: first load exit 0" 0 $RC
 eq "skip: first load status ok" ok "$(fstatus s1.json)"
@@ -119,7 +123,6 @@ eq "--force: status ok (loaded again)" ok "$(fstatus s5.json)"
 eq "--force: nothing inserted/updated/existing" "0 0 0" "$(json s5.json '"%d %d %d" % (r["totals"]["inserted"], r["totals"]["updated"], r["totals"]["existing"])')"
 check "--force: every merged row unchanged or stale" jtrue s5.json '(t := r["totals"]) and t["unchanged"] + t["stale"] == t["rows_read"] - t["rows_rejected"] - t["rows_deduplicated"] and t["rows_read"] == 20000 and t["unchanged"] > 0'
 eq "--force: same rows read/deduplicated as the first load" "$(json s1.json '[r["totals"][k] for k in ("rows_read","rows_deduplicated","chunks")]')" "$(json s5.json '[r["totals"][k] for k in ("rows_read","rows_deduplicated","chunks")]')"
-sleep 0.7
 eq "--force: no row written (ids, xmin unchanged)" "$before" "$(wsnap)"
 eq "--force: ledger completed again, chunks not duplicated" "completed:7 7 true" "$(ledger_status "$(digest s.csv)") $(ledger_rows "$(digest s.csv)")"
 run import -d "$DB" --report s6.json s.csv
@@ -128,11 +131,12 @@ eq "after --force: skipped again" "0 skipped" "$RC $(fstatus s6.json)"
 # =====================================================================
 # 2. kill -9 at seeded random points: the same command resumes
 # =====================================================================
-$GEN --rows 200000 --seed 32 --format csv --out big.csv --quiet
+$GEN --rows 200000 --seed 32 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out big.csv --expected big.exp.csv --quiet
 BIG_DIGEST=$(digest big.csv)
-new_db lg_clean; run init -d "$DB"
+init_db lg_clean
 run import -d "$DB" --chunk-rows 2000 --report clean.json big.csv
 eq "clean 200k load: exit 0" 0 $RC
+expect_table "clean 200k load: the generator's expected state" big.exp.csv
 CLEAN_SNAP=$(snap); CLEAN_DB=$DB
 ledger_dump >clean.ledger
 eq "clean load: 100 chunks in the ledger" 100 "$(wc -l <clean.ledger)"
@@ -141,13 +145,13 @@ eq "clean load: 100 chunks in the ledger" 100 "$(wc -l <clean.ledger)"
 # random few ms, to land inside a chunk), then rerun the same command.
 kill_and_resume() {
     local name=$1 k=$2 extra=$((RANDOM % 70))
-    new_db "lg_$name"; run init -d "$DB"
+    init_db "lg_$name"
     "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report "$name.1.json" big.csv >/dev/null 2>"$name.1.err" &
     local pid=$!
     if [ "$k" -eq 0 ]; then
         # As soon as the ledger knows the file: inside the first chunk.
         for _ in $(seq 1 2400); do
-            [ "$(q "SELECT count(*) FROM idemload_ledger" 2>/dev/null || echo 0)" -ge 1 ] && break
+            has_ledger && [ "$(q "SELECT count(*) FROM idemload_ledger")" -ge 1 ] && break
             kill -0 $pid 2>/dev/null || break
             sleep 0.01
         done
@@ -179,6 +183,7 @@ kill_and_resume() {
     eq "$name: ledger inserted over both runs = clean load's" "$(json clean.json 'r["totals"]["inserted"]')" "$(q "SELECT sum(inserted) FROM idemload_ledger_chunk")"
     eq "$name: report totals (both runs) = clean load's" "$(totals clean.json)" "$(totals "$name.2.json")"
     eq "$name: table equals a clean uninterrupted load" "$CLEAN_SNAP" "$(snap)"
+    expect_table "$name: the generator's expected state" big.exp.csv
     eq "$name: ledger completed, 100 chunks" "completed:100" "$(ledger_status "$BIG_DIGEST")"
     eq "$name: no duplicate active key" 0 "$(dups)"
 }
@@ -189,7 +194,7 @@ kill_and_resume kill_c "$k3"
 kill_and_resume kill_0 0
 
 # Killed, then rerun with another --chunk-rows: loaded from the start.
-new_db lg_kill_cr; run init -d "$DB"
+init_db lg_kill_cr
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 big.csv >/dev/null 2>kcr.err &
 pid=$!
 kcr=$((20 + RANDOM % 50))
@@ -214,10 +219,11 @@ $GEN --rows 50000 --seed 34 --format csv --out full.csv.gz --quiet
 size=$(stat -c %s full.csv.gz)
 head -c $((size * 60 / 100)) full.csv.gz >trunc.csv.gz
 TR=$(digest trunc.csv.gz); FULL=$(digest full.csv.gz)
-new_db lg_gzclean; run init -d "$DB"
+init_db lg_gzclean
 run import -d "$DB" --chunk-rows 5000 full.csv.gz
+eq "reference load of full.csv.gz: exit 0" 0 $RC
 GZ_SNAP=$(snap)
-new_db lg_corrupt; run init -d "$DB"
+init_db lg_corrupt
 run import -d "$DB" --chunk-rows 5000 --report tr1.json trunc.csv.gz
 eq "truncated gzip: exit 3" 3 $RC
 check "truncated gzip: says it is truncated" grep -qi "truncat" "$ERR"
@@ -267,7 +273,7 @@ eq "dry run: table unchanged" "$before" "$(wsnap)"
 run import -d "$DB" --dry-run --force --chunk-rows 3000 --report d3.json s.csv
 eq "dry run --force of a completed file: exit 0, ledger untouched" "0 $lb" "$RC $(ledger_all)"
 eq "dry run --force: table unchanged" "$before" "$(wsnap)"
-new_db lg_dry; run init -d "$DB"
+init_db lg_dry
 tables=$(q "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")
 run import -d "$DB" --dry-run --chunk-rows 1000 --report d4.json n.csv
 eq "dry run in a fresh database: exit 0" 0 $RC
@@ -282,11 +288,12 @@ eq "then the real load: same figures as the dry run" "$(totals d4.json)" "$(tota
 # =====================================================================
 $GEN --rows 60000 --seed 36 --format csv --out conc.csv --quiet
 CD=$(digest conc.csv)
-new_db lg_conc_ref; run init -d "$DB"
+init_db lg_conc_ref
 run import -d "$DB" --chunk-rows 2000 conc.csv
+eq "reference load of conc.csv: exit 0" 0 $RC
 CONC_SNAP=$(snap)
 # (a) the second starts while the first holds the file
-new_db lg_conc_a; run init -d "$DB"
+init_db lg_conc_a
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report ca1.json conc.csv >/dev/null 2>ca1.err &
 p1=$!
 wait_chunks $p1 1 || fail "concurrent (a): the first load ended before its first chunk"
@@ -307,7 +314,7 @@ eq "concurrent (a): ledger: one file, 30 chunks, none duplicated" "completed:30 
     "$(ledger_status "$CD") $(ledger_rows "$CD")"
 eq "concurrent (a): the skipping process wrote nothing" "0 0" "$(json ca2.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
 # (b) both start at the same instant on a database without a ledger yet
-new_db lg_conc_b; run init -d "$DB"
+init_db lg_conc_b
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report cb1.json conc.csv >/dev/null 2>cb1.err &
 p1=$!
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report cb2.json conc.csv >/dev/null 2>cb2.err &
@@ -324,13 +331,13 @@ eq "concurrent (b): ledger chunks not duplicated" "completed:30 30 true" \
 # =====================================================================
 # 7. Standard input loads, but cannot be skipped or resumed
 # =====================================================================
-new_db lg_stdin; run init -d "$DB"
+init_db lg_stdin
 run import -d "$DB" --format csv --chunk-rows 3000 --report st1.json - <s.csv
 eq "stdin: exit 0" 0 $RC
 eq "stdin: status ok" ok "$(fstatus st1.json)"
 check "stdin: says it cannot be skipped or resumed" sh -c "grep -qi 'skip' '$ERR' && grep -qi 'resume' '$ERR'"
 eq "stdin: table equals the file's load" "$S_SNAP" "$(snap)"
-eq "stdin: no ledger row" 0 "$(q "SELECT count(*) FROM idemload_ledger" 2>/dev/null || echo 0)"
+eq "stdin: no ledger row" 0 "$(if has_ledger; then q "SELECT count(*) FROM idemload_ledger"; else echo 0; fi)"
 run import -d "$DB" --format csv --chunk-rows 3000 --report st2.json - <s.csv
 eq "stdin again: loaded again, not skipped (exit 0, ok)" "0 ok" "$RC $(fstatus st2.json)"
 eq "stdin again: nothing inserted or updated" "0 0" "$(json st2.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
@@ -357,7 +364,7 @@ createdb lg_restart && createdb lg_retries1 || fail "createdb on the own server"
 
 # (a) stopped mid-load, restarted 3 s later: the load retries and succeeds
 export PGDATABASE=lg_restart; DB="postgresql:///lg_restart?host=$PG2&port=$PORT2&user=$PGUSER"
-run init -d "$DB"
+run init -d "$DB"; eq "own server: init exit 0" 0 $RC
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report rs.json big.csv >/dev/null 2>rs.err &
 pid=$!
 kr=$((10 + RANDOM % 40))
@@ -372,6 +379,7 @@ eq "server restarted: load exit 0" 0 $rc
 eq "server restarted: status ok" ok "$(fstatus rs.json)"
 check "server restarted: it warned and retried" grep -q "retry" rs.err
 eq "server restarted: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
+expect_table "server restarted: the generator's expected state" big.exp.csv
 ledger_dump >rs.ledger
 same_ledger "server restarted: ledger chunks equal a clean load's" clean.ledger rs.ledger
 eq "server restarted: report totals = clean load's" "$(totals clean.json)" "$(totals rs.json)"
@@ -379,7 +387,7 @@ eq "server restarted: ledger completed" "completed:100" "$(ledger_status "$BIG_D
 
 # (b) --retries 1 and the server down longer than the backoff: exit 4
 export PGDATABASE=lg_retries1; DB="postgresql:///lg_retries1?host=$PG2&port=$PORT2&user=$PGUSER"
-run init -d "$DB"
+run init -d "$DB"; eq "own server (retries): init exit 0" 0 $RC
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --retries 1 --report r1.json big.csv >/dev/null 2>r1.err &
 pid=$!
 kr=$((10 + RANDOM % 40))

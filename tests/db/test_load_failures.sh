@@ -15,7 +15,10 @@ NROWS=$(python3 -c 'import csv,sys; print(sum(1 for _ in csv.DictReader(open(sys
 check "the generator wrote 3000 keys" test "$NROWS" -eq 3000
 count() { q "SELECT count(*) FROM payment_callback"; }
 rejects() { if [ -f rj.ndjson ]; then wc -l <rj.ndjson; else echo 0; fi; }
-completed() { q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'" 2>/dev/null || echo none; }
+completed() {
+    if [ "$(q "SELECT to_regclass('idemload_ledger') IS NULL")" = t ]; then echo none; return; fi
+    q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'"
+}
 
 # A load-level failure, then the fix, then the same command.
 # usage: load_failure NAME SQLSTATE MESSAGE SETUP_SQL FIX_SQL

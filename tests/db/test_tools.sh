@@ -194,11 +194,30 @@ eq "check after the rebuild: exit 0" 0 $RC
 # --- failures during the build: each explained, the leftover dropped
 make_table race
 q "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}'), (1, 'w', 'R2', 'pay', '{}')"
-# hold SECONDS SQL: runs SQL in a transaction kept open SECONDS, in the background.
-hold() { psql -X -q -c "BEGIN; $2; SELECT pg_sleep($1); COMMIT;" >/dev/null 2>&1 & }
+# hold SECONDS SQL: runs SQL in a transaction kept open SECONDS, in the
+# background; returns once that session has run SQL and sleeps.
+hold() {
+    psql -X -q -c "BEGIN; $2; SELECT pg_sleep($1); COMMIT;" >/dev/null 2>&1 &
+    for _ in $(seq 1 200); do
+        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'")" -ge 1 ] && return 0
+        sleep 0.05
+    done
+    fail "hold: the holding session never started to sleep"
+}
+# build_started PID: waits until CREATE INDEX runs on the table race (its
+# progress row exists) while PID lives; prints the building backend's pid.
+build_started() {
+    local b
+    for _ in $(seq 1 400); do
+        b=$(q "SELECT pid FROM pg_stat_progress_create_index WHERE relid = 'race'::regclass")
+        [ -n "$b" ] && { echo "$b"; return 0; }
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
 # A duplicate committed while the build waits for writers: 23505.
 hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}')"
-sleep 0.7
 run create-index -d "$DB" --table race
 wait
 eq "a duplicate arriving during the build: exit 1" 1 $RC
@@ -210,7 +229,6 @@ eq "no index left behind" "" "$(valid_index race)"
 q "UPDATE race SET deleted_at = now() WHERE id = (SELECT max(id) FROM race)"
 # Another session's transaction outlasts lock_timeout: 55P03.
 hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R3', 'pay', '{}')"
-sleep 0.7
 PGOPTIONS="-c lock_timeout=1000" run create-index -d "$DB" --table race --quiet
 eq "lock timeout during the build: exit 1" 1 $RC
 check "explains the lock timeout" contains "$ERR" "gave up waiting for a lock (lock_timeout)"
@@ -222,31 +240,27 @@ eq "valid index on race" "uk_race_biz_active:true" "$(valid_index race)"
 # The building session killed: a lost connection, exit 4.
 q "DROP INDEX uk_race_biz_active"
 hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R4', 'pay', '{}')"
-sleep 0.7
-"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>err.txt &
+"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>lost.err &
 pid=$!
-builder=
-for _ in $(seq 100); do
-    builder=$(q "SELECT pid FROM pg_stat_progress_create_index WHERE relid = 'race'::regclass")
-    [ -n "$builder" ] && break
-    sleep 0.05
-done
-q "SELECT pg_terminate_backend($builder)" >/dev/null
+builder=$(build_started $pid)
+check "the build had started before its session was killed" test -n "$builder"
+q "SELECT pg_terminate_backend(${builder:-0})" >/dev/null
 wait $pid; RC=$?
 wait
 eq "connection lost during the build: exit 4" 4 $RC
-check "explains the lost connection" contains err.txt "connection to the server was lost"
+check "explains the lost connection" contains lost.err "connection to the server was lost"
 eq "the leftover was dropped on a new connection" "" "$(valid_index race)"
 # Interrupted: exit 130, leftover dropped.
 hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R5', 'pay', '{}')"
-sleep 0.7
-"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>err.txt &
+"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>intr.err &
 pid=$!
-sleep 1
+b=$(build_started $pid)
+check "the build had started before the interrupt" test -n "$b"
 kill -INT $pid
 wait $pid; RC=$?
 wait
 eq "interrupted build: exit 130" 130 $RC
+check "interrupted build: the leftover was dropped, it says" contains intr.err "dropped the INVALID index"
 eq "the leftover of the interrupted build was dropped" "" "$(valid_index race)"
 
 # --- usage and connection problems

@@ -68,8 +68,8 @@ static void run_sample(const sample *s)
     bool saw_multi = false;
 
     if (access(path, R_OK) != 0) {
-        free(path);
-        skip();
+        /* A sample the test names must exist: a skip would count as a pass. */
+        fail_msg("sample %s cannot be read", path);
     }
     memset(&opt, 0, sizeof opt);
     memset(&pre, 0, sizeof pre);
@@ -156,8 +156,8 @@ static void test_unionpay_needs_channel(void **state)
 
     (void)state;
     if (access(path, R_OK) != 0) {
-        free(path);
-        skip();
+        /* A sample the test names must exist: a skip would count as a pass. */
+        fail_msg("sample %s cannot be read", path);
     }
     memset(&opt, 0, sizeof opt);
     opt.format = FORMAT_CSV;

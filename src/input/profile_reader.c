@@ -1,0 +1,1044 @@
+/*
+ * profile_reader.c - a channel bill, read by its profile, as records of
+ * idemload's columns (SPEC.md "Channel exports: profiles").
+ *
+ * Line by line: each physical line is converted to UTF-8 (GBK through
+ * iconv) or checked as UTF-8, then classified: blank, framing (a skip
+ * prefix, a row type that is not data), a line stating the row count, the
+ * start of the summary (end_prefix) and its data line, the header, or a
+ * data row.  A quoted field may span lines (Stripe descriptions); quotes
+ * only count at the start of a field, so WeChat's unquoted text with a '"'
+ * inside stays as written.
+ *
+ * A data row becomes a record whose fields are texts this reader builds:
+ * the payload (a JSON object of every column by header name, each value a
+ * JSON string as written after the profile's cleanup), the columns the
+ * profile maps, and received_at with the profile's offset appended when the
+ * text has none.  Every data row counts toward the file's own row count,
+ * which is checked when the input ends: a missing or different count fails
+ * the file (READ_FAILED), so the caller must not commit anything before
+ * reading to the end (pipeline.c makes a first pass for that).
+ */
+#include "input/reader_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/profile.h"
+#include "input/transcode.h"
+#include "rules/timestamp.h"
+#include "rules/utf8.h"
+#include "rules/validate.h"
+
+/* One piece of a compiled template: literal text, or a source column. */
+typedef struct seg {
+    char *lit;          /* owned; NULL for a column */
+    size_t len;
+    const char *name;   /* the column's name (points into the profile) */
+    size_t name_len;
+    int col;            /* header index, -1 when the header lacks it */
+} seg;
+
+typedef struct tmpl {
+    seg *seg;
+    size_t n;
+} tmpl;
+
+typedef struct rule_rt {
+    const column_rule *r;
+    int *from_idx;      /* per r->from: header index or -1 */
+    tmpl value;
+    tmpl *map;          /* per r->map */
+} rule_rt;
+
+typedef enum pr_state { ST_ROWS, ST_SUMMARY_DATA, ST_AFTER_SUMMARY } pr_state;
+
+typedef struct profile_reader {
+    reader base;
+    line_feed lf;
+    const profile *pf;
+    transcoder *tc;
+    bool preset[COL_COUNT];
+    bool at_eof;
+    pr_state state;
+
+    /* header */
+    bool have_header;
+    size_t ncols;
+    buf hdr;                /* cleaned names, each followed by a NUL */
+    size_t *hoff, *hlen;
+    buf hjson;              /* "name": for every column, back to back */
+    size_t *hjoff, *hjlen;
+    rule_rt rt[COL_COUNT];
+    int count_idx;          /* summary column holding the count */
+
+    /* the row count */
+    uint64_t data_rows;
+    uint64_t stated;
+    bool have_count;
+
+    /* the record being read */
+    buf raw;                /* original bytes of its lines */
+    buf text;               /* the same in UTF-8 */
+    uint64_t rec_line;
+    buf vals;               /* split field values */
+    size_t *voff, *vlen;
+    size_t nvals, vcap;
+    buf out;                /* built texts handed out */
+    char msg[256];
+    char offset_text[8];    /* the fixed offset as "+HH:MM" */
+} profile_reader;
+
+/* --- templates -------------------------------------------------------- */
+
+static int header_index(const profile_reader *pr, const char *name, size_t len)
+{
+    for (size_t i = 0; i < pr->ncols; i++)
+        if (pr->hlen[i] == len && memcmp(pr->hdr.data + pr->hoff[i], name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void tmpl_free(tmpl *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->seg[i].lit);
+    free(t->seg);
+    t->seg = NULL;
+    t->n = 0;
+}
+
+static bool tmpl_add(tmpl *t, seg s)
+{
+    seg *n = realloc(t->seg, (t->n + 1) * sizeof *n);
+    if (!n) {
+        free(s.lit);
+        return false;
+    }
+    t->seg = n;
+    t->seg[t->n++] = s;
+    return true;
+}
+
+/* Compiles template text s (checked by the profile parser) against the
+ * current header. */
+static bool tmpl_compile(profile_reader *pr, const char *s, tmpl *t)
+{
+    tmpl_free(t);
+    buf lit = BUF_INIT;
+    bool ok = true;
+    for (const char *p = s; *p && ok;) {
+        if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+            ok = buf_append_char(&lit, p[0]);
+            p += 2;
+            continue;
+        }
+        if (*p != '{') {
+            ok = buf_append_char(&lit, *p++);
+            continue;
+        }
+        const char *end = strchr(p, '}');
+        if (lit.len) {
+            seg sg = {.lit = malloc(lit.len + 1), .len = lit.len, .col = -1};
+            ok = sg.lit && (memcpy(sg.lit, lit.data, lit.len), tmpl_add(t, sg));
+            buf_clear(&lit);
+        }
+        seg sg = {.name = p + 1, .name_len = (size_t)(end - p - 1)};
+        sg.col = header_index(pr, sg.name, sg.name_len);
+        ok = ok && tmpl_add(t, sg);
+        p = end + 1;
+    }
+    if (ok && lit.len) {
+        seg sg = {.lit = malloc(lit.len + 1), .len = lit.len, .col = -1};
+        ok = sg.lit && (memcpy(sg.lit, lit.data, lit.len), tmpl_add(t, sg));
+    }
+    buf_free(&lit);
+    return ok;
+}
+
+static void rules_free(profile_reader *pr)
+{
+    for (int c = 0; c < COL_COUNT; c++) {
+        rule_rt *rt = &pr->rt[c];
+        free(rt->from_idx);
+        rt->from_idx = NULL;
+        tmpl_free(&rt->value);
+        if (rt->map && rt->r)
+            for (size_t i = 0; i < rt->r->n_map; i++)
+                tmpl_free(&rt->map[i]);
+        free(rt->map);
+        rt->map = NULL;
+    }
+}
+
+/* --- lines and fields --------------------------------------------------- */
+
+static bool starts_with(const char *s, size_t n, const char *prefix)
+{
+    size_t k = strlen(prefix);
+    return n >= k && memcmp(s, prefix, k) == 0;
+}
+
+static size_t break_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && (s[n - 1 - k] == '\n' || s[n - 1 - k] == '\r'))
+        k++;
+    return k;
+}
+
+/*
+ * Reads one physical line (all its pieces) into pr->raw, appending.
+ * Returns 1, 0 at the end of input, -1 on a source fault (reader failed).
+ */
+static int read_line(profile_reader *pr, uint64_t *line)
+{
+    bool first = true;
+    for (;;) {
+        const char *p;
+        size_t n;
+        uint64_t ln;
+        int got = line_feed_next(&pr->lf, &p, &n, &ln);
+        if (got < 0) {
+            reader_fail(&pr->base, "%s", source_error(pr->lf.src));
+            return -1;
+        }
+        if (got == 0)
+            return first ? 0 : 1;
+        if (first)
+            *line = ln;
+        first = false;
+        if (pr->raw.len + n > READER_MAX_RECORD) {
+            reader_fail(&pr->base, "%s: line %llu: record longer than %zu MiB (an unterminated "
+                                   "quote?)", pr->base.path, (unsigned long long)*line,
+                        READER_MAX_RECORD >> 20);
+            return -1;
+        }
+        if (!buf_append(&pr->raw, p, n)) {
+            reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+            return -1;
+        }
+        if (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+            return 1;
+    }
+}
+
+/*
+ * Converts raw[from..] to UTF-8 onto pr->text.  Returns 1, 0 when the bytes
+ * are not valid in the file's encoding (pr->msg says where), -1 out of memory.
+ */
+static int to_text(profile_reader *pr, size_t from)
+{
+    const char *s = pr->raw.data + from;
+    size_t n = pr->raw.len - from;
+    size_t at = pr->text.len;
+    if (pr->tc) {
+        size_t bad;
+        int r = transcoder_run(pr->tc, s, n, &pr->text, &bad);
+        if (r <= 0) {
+            if (r == 0)
+                snprintf(pr->msg, sizeof pr->msg,
+                         "a byte sequence invalid in GBK at byte %zu of the record",
+                         from + bad + 1);
+            return r;
+        }
+        if (memchr(pr->text.data + at, '\0', pr->text.len - at)) {
+            snprintf(pr->msg, sizeof pr->msg, "NUL byte in the record");
+            return 0;
+        }
+        return 1;
+    }
+    size_t bad;
+    bool is_nul;
+    if (!utf8_check(s, n, &bad, &is_nul)) {
+        snprintf(pr->msg, sizeof pr->msg, "%s at byte %zu of the record",
+                 is_nul ? "NUL byte" : "invalid UTF-8", from + bad + 1);
+        return 0;
+    }
+    return buf_append(&pr->text, s, n) ? 1 : -1;
+}
+
+static bool add_value(profile_reader *pr, size_t off, size_t len)
+{
+    if (pr->nvals == pr->vcap) {
+        size_t cap = pr->vcap ? pr->vcap * 2 : 32;
+        size_t *o = realloc(pr->voff, cap * sizeof *o);
+        if (!o)
+            return false;
+        pr->voff = o;
+        size_t *l = realloc(pr->vlen, cap * sizeof *l);
+        if (!l)
+            return false;
+        pr->vlen = l;
+        pr->vcap = cap;
+    }
+    pr->voff[pr->nvals] = off;
+    pr->vlen[pr->nvals] = len;
+    pr->nvals++;
+    return true;
+}
+
+/*
+ * Splits s[0..n) into pr->vals.  A field that starts with a quote is quoted
+ * ("" inside is one quote) up to its closing quote; anything after that up
+ * to the delimiter is kept as written.  Returns 1, 0 when s ends inside a
+ * quoted field (the record goes on on the next line), -1 out of memory.
+ */
+static int split_fields(profile_reader *pr, const char *s, size_t n)
+{
+    char d = pr->pf->delimiter;
+    buf_clear(&pr->vals);
+    pr->nvals = 0;
+    if (!buf_reserve(&pr->vals, n))
+        return -1;
+    size_t i = 0;
+    for (;;) {
+        size_t start = pr->vals.len;
+        if (i < n && s[i] == '"') {
+            i++;
+            for (;;) {
+                if (i >= n)
+                    return 0;
+                if (s[i] == '"') {
+                    if (i + 1 < n && s[i + 1] == '"') {
+                        pr->vals.data[pr->vals.len++] = '"';
+                        i += 2;
+                        continue;
+                    }
+                    i++;
+                    break;
+                }
+                pr->vals.data[pr->vals.len++] = s[i++];
+            }
+        }
+        const char *q = i < n ? memchr(s + i, d, n - i) : NULL;
+        size_t e = q ? (size_t)(q - s) : n;
+        memcpy(pr->vals.data + pr->vals.len, s + i, e - i);
+        pr->vals.len += e - i;
+        if (!add_value(pr, start, pr->vals.len - start))
+            return -1;
+        if (!q)
+            break;
+        i = e + 1;
+    }
+    pr->vals.data[pr->vals.len] = '\0';
+    return 1;
+}
+
+/* The profile's cleanup of value i, in place (offset and length). */
+static void clean_value(profile_reader *pr, size_t i)
+{
+    const profile *pf = pr->pf;
+    const char *p = pr->vals.data + pr->voff[i];
+    size_t n = pr->vlen[i];
+    if (pf->trim)
+        trim_white_space(&p, &n);
+    if (pf->strip_prefix && starts_with(p, n, pf->strip_prefix)) {
+        size_t k = strlen(pf->strip_prefix);
+        p += k;
+        n -= k;
+    }
+    if (pf->strip_suffix) {
+        size_t k = strlen(pf->strip_suffix);
+        if (n >= k && memcmp(p + n - k, pf->strip_suffix, k) == 0)
+            n -= k;
+    }
+    if (pf->trim)
+        trim_white_space(&p, &n);
+    pr->voff[i] = (size_t)(p - pr->vals.data);
+    pr->vlen[i] = n;
+}
+
+/* --- JSON text ----------------------------------------------------------- */
+
+static bool json_escape(buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!buf_reserve(b, n + 2) || !buf_append_char(b, '"'))
+        return false;
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (!buf_append(b, s + run, i - run))
+            return false;
+        char e[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t k = 2;
+        switch (c) {
+        case '"': e[1] = '"'; break;
+        case '\\': e[1] = '\\'; break;
+        case '\n': e[1] = 'n'; break;
+        case '\r': e[1] = 'r'; break;
+        case '\t': e[1] = 't'; break;
+        case '\b': e[1] = 'b'; break;
+        case '\f': e[1] = 'f'; break;
+        default:
+            e[1] = 'u';
+            e[2] = '0';
+            e[3] = '0';
+            e[4] = hex[c >> 4];
+            e[5] = hex[c & 15];
+            k = 6;
+        }
+        if (!buf_append(b, e, k))
+            return false;
+        run = i + 1;
+    }
+    return buf_append(b, s + run, n - run) && buf_append_char(b, '"');
+}
+
+/* --- header --------------------------------------------------------------- */
+
+static void header_list(const profile_reader *pr, buf *b)
+{
+    for (size_t i = 0; i < pr->ncols && i < 60; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", pr->hdr.data + pr->hoff[i]);
+    if (pr->ncols > 60)
+        buf_printf(b, ", ... (%zu columns)", pr->ncols);
+    if (pr->ncols == 0)
+        buf_append_str(b, "(nothing)");
+}
+
+/* What the profile expects of a header, for messages. */
+static void expected_list(const profile *pf, const bool *preset, buf *b)
+{
+    bool first = true;
+    for (int c = 0; c < COL_COUNT; c++) {
+        const column_rule *r = &pf->col[c];
+        if (!r->set || preset[c] || r->n_from == 0)
+            continue;
+        buf_printf(b, "%s", first ? "" : ", ");
+        first = false;
+        for (size_t i = 0; i < r->n_from; i++)
+            buf_printf(b, "%s%s", i ? " or " : "", r->from[i]);
+    }
+}
+
+/* Takes the split values as the header; false with the reader failed. */
+static bool take_header(profile_reader *pr)
+{
+    rules_free(pr);
+    buf_clear(&pr->hdr);
+    buf_clear(&pr->hjson);
+    free(pr->hoff);
+    free(pr->hlen);
+    free(pr->hjoff);
+    free(pr->hjlen);
+    size_t n = pr->nvals ? pr->nvals : 1;
+    pr->hoff = malloc(n * sizeof *pr->hoff);
+    pr->hlen = malloc(n * sizeof *pr->hlen);
+    pr->hjoff = malloc(n * sizeof *pr->hjoff);
+    pr->hjlen = malloc(n * sizeof *pr->hjlen);
+    pr->ncols = 0;
+    if (!pr->hoff || !pr->hlen || !pr->hjoff || !pr->hjlen)
+        goto oom;
+    for (size_t i = 0; i < pr->nvals; i++) {
+        clean_value(pr, i);
+        const char *name = pr->vals.data + pr->voff[i];
+        size_t len = pr->vlen[i];
+        pr->hoff[i] = pr->hdr.len;
+        pr->hlen[i] = len;
+        if (!buf_append(&pr->hdr, name, len) || !buf_append_char(&pr->hdr, '\0'))
+            goto oom;
+        pr->hjoff[i] = pr->hjson.len;
+        if (!json_escape(&pr->hjson, name, len) || !buf_append_char(&pr->hjson, ':'))
+            goto oom;
+        pr->hjlen[i] = pr->hjson.len - pr->hjoff[i];
+    }
+    pr->ncols = pr->nvals;
+    for (size_t i = 0; i < pr->ncols; i++)
+        for (size_t j = 0; j < i; j++)
+            if (pr->hlen[i] == pr->hlen[j] &&
+                memcmp(pr->hdr.data + pr->hoff[i], pr->hdr.data + pr->hoff[j], pr->hlen[i]) == 0) {
+                reader_fail(&pr->base, "%s: line %llu: the header names column \"%s\" twice",
+                            pr->base.path, (unsigned long long)pr->rec_line,
+                            pr->hdr.data + pr->hoff[i]);
+                return false;
+            }
+    buf missing = BUF_INIT;
+    for (int c = 0; c < COL_COUNT; c++) {
+        const column_rule *r = &pr->pf->col[c];
+        rule_rt *rt = &pr->rt[c];
+        rt->r = r;
+        if (!r->set || pr->preset[c])
+            continue;
+        if (r->n_from) {
+            rt->from_idx = malloc(r->n_from * sizeof *rt->from_idx);
+            if (!rt->from_idx)
+                goto oom_missing;
+            bool any = false;
+            for (size_t i = 0; i < r->n_from; i++) {
+                rt->from_idx[i] = header_index(pr, r->from[i], strlen(r->from[i]));
+                any = any || rt->from_idx[i] >= 0;
+            }
+            if (!any)
+                for (size_t i = 0; i < r->n_from; i++)
+                    buf_printf(&missing, "%s%s", missing.len ? (i ? " or " : ", ") : "",
+                               r->from[i]);
+        }
+        if (r->value) {
+            if (!tmpl_compile(pr, r->value, &rt->value))
+                goto oom_missing;
+            for (size_t i = 0; i < rt->value.n; i++)
+                if (rt->value.seg[i].lit == NULL && rt->value.seg[i].col < 0)
+                    buf_printf(&missing, "%s%.*s", missing.len ? ", " : "",
+                               (int)rt->value.seg[i].name_len, rt->value.seg[i].name);
+        }
+        if (r->n_map) {
+            rt->map = calloc(r->n_map, sizeof *rt->map);
+            if (!rt->map)
+                goto oom_missing;
+            for (size_t i = 0; i < r->n_map; i++)
+                if (!tmpl_compile(pr, r->map[i].result, &rt->map[i]))
+                    goto oom_missing;
+        }
+    }
+    if (missing.len) {
+        buf exp = BUF_INIT, found = BUF_INIT;
+        expected_list(pr->pf, pr->preset, &exp);
+        header_list(pr, &found);
+        /* Not reader_fail: its 512 bytes would cut the lists. */
+        buf_clear(&pr->base.err);
+        buf_printf(&pr->base.err, "%s: line %llu: the header does not match profile %s "
+                                  "(missing: %s); the profile expects the columns %s; the file "
+                                  "has: %s", pr->base.path, (unsigned long long)pr->rec_line,
+                   pr->pf->name, buf_cstr(&missing), buf_cstr(&exp), buf_cstr(&found));
+        buf_free(&exp);
+        buf_free(&found);
+        buf_free(&missing);
+        return false;
+    }
+    buf_free(&missing);
+    pr->have_header = true;
+    return true;
+oom_missing:
+    buf_free(&missing);
+oom:
+    reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+    return false;
+}
+
+/* --- a data row ------------------------------------------------------------- */
+
+/* The first non-empty value among the rule's source columns (NULL when
+ * none has one). */
+static const char *from_value(const profile_reader *pr, const rule_rt *rt, size_t *n)
+{
+    for (size_t i = 0; i < rt->r->n_from; i++) {
+        int k = rt->from_idx[i];
+        if (k >= 0 && pr->vlen[k] > 0) {
+            *n = pr->vlen[k];
+            return pr->vals.data + pr->voff[k];
+        }
+    }
+    *n = 0;
+    return NULL;
+}
+
+/* Appends template t expanded for this row to pr->out; false with pr->msg
+ * set when a column it names is absent or empty. */
+static bool expand(profile_reader *pr, const tmpl *t, column c, bool *oom)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const seg *s = &t->seg[i];
+        if (s->lit) {
+            if (!buf_append(&pr->out, s->lit, s->len))
+                return !(*oom = true);
+            continue;
+        }
+        if (s->col < 0 || pr->vlen[s->col] == 0) {
+            snprintf(pr->msg, sizeof pr->msg, "%s: the column %.*s %s", column_name(c),
+                     (int)s->name_len, s->name,
+                     s->col < 0 ? "is not in this file's header" : "is empty");
+            return false;
+        }
+        if (!buf_append(&pr->out, pr->vals.data + pr->voff[s->col], pr->vlen[s->col]))
+            return !(*oom = true);
+    }
+    return true;
+}
+
+static const tmpl *map_lookup(const rule_rt *rt, const char *v, size_t n)
+{
+    const column_rule *r = rt->r;
+    const tmpl *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < r->n_map; i++) {
+        const char *m = r->map[i].match;
+        size_t k = strlen(m);
+        if (k == n && memcmp(m, v, n) == 0)
+            return &rt->map[i];
+        if (k > 0 && m[k - 1] == '*' && k - 1 <= n && memcmp(m, v, k - 1) == 0 &&
+            (!best || k > best_len)) {
+            best = &rt->map[i];
+            best_len = k;
+        }
+    }
+    return best;
+}
+
+typedef enum row_outcome { ROW_OK, ROW_REJECT, ROW_SKIP, ROW_OOM } row_outcome;
+
+/* Appends received_at's text with the profile's offset when it has none. */
+static bool add_offset(profile_reader *pr, size_t start)
+{
+    char *t = pr->out.data + start;
+    size_t n = pr->out.len - start;
+    if (n >= 10 && t[4] == '/' && t[7] == '/')
+        t[4] = t[7] = '-';
+    for (size_t i = 10; i < n; i++)
+        if (t[i] == '+' || t[i] == '-' || t[i] == 'Z' || t[i] == 'z')
+            return true;
+    const tz_zone *z = &pr->pf->tz;
+    if (!pr->pf->timezone)
+        return true; /* validation says it has no offset */
+    if (z->fixed)
+        return buf_append_str(&pr->out, pr->offset_text);
+    /* An IANA zone: the wall-clock time read as UTC gives the local second. */
+    if (!buf_append_char(&pr->out, 'Z'))
+        return false;
+    int64_t us;
+    const char *why;
+    t = pr->out.data + start;
+    if (!ts_parse(t, n + 1, &us, &why)) {
+        pr->out.len--; /* unparsable: validation quotes it as written */
+        pr->out.data[pr->out.len] = '\0';
+        return true;
+    }
+    int64_t local_s = us / 1000000 - (us % 1000000 < 0);
+    char off[8];
+    tz_format_offset(tz_offset_at_local(z, local_s), off);
+    pr->out.len--;
+    return buf_append_str(&pr->out, off);
+}
+
+/* Fills the record's fields from the split, cleaned values. */
+static row_outcome build_row(profile_reader *pr, raw_record *out)
+{
+    size_t off[COL_COUNT], len[COL_COUNT];
+    bool have[COL_COUNT] = {false};
+    bool oom = false;
+    buf_clear(&pr->out);
+    /* callback_type first: a row its map skips is skipped whatever else it
+     * lacks (a Stripe payout has no order number). */
+    static const column order[COL_COUNT] = {COL_CALLBACK_TYPE, COL_TENANT_ID, COL_CHANNEL,
+                                            COL_OUT_TRADE_NO, COL_STATUS, COL_RECEIVED_AT,
+                                            COL_PAYLOAD};
+    for (int k = 0; k < COL_COUNT; k++) {
+        column c = order[k];
+        const rule_rt *rt = &pr->rt[c];
+        if (c == COL_PAYLOAD || !rt->r || !rt->r->set || pr->preset[c])
+            continue;
+        const column_rule *r = rt->r;
+        size_t start = pr->out.len;
+        if (r->n_map) {
+            size_t n;
+            const char *v = from_value(pr, rt, &n);
+            const tmpl *t = map_lookup(rt, v ? v : "", n);
+            if (!t) {
+                if (r->unmapped == UNMAPPED_SKIP)
+                    return ROW_SKIP;
+                snprintf(pr->msg, sizeof pr->msg,
+                         "%s: %s \"%.*s\" is not a value profile %s maps", column_name(c),
+                         r->from[0], (int)(n > 60 ? 60 : n), v ? v : "", pr->pf->name);
+                return ROW_REJECT;
+            }
+            if (!expand(pr, t, c, &oom))
+                return oom ? ROW_OOM : ROW_REJECT;
+        } else if (r->value) {
+            if (!expand(pr, &rt->value, c, &oom))
+                return oom ? ROW_OOM : ROW_REJECT;
+        } else {
+            size_t n;
+            const char *v = from_value(pr, rt, &n);
+            if (!v)
+                continue; /* FIELD_NULL: validation names the column */
+            if (!buf_append(&pr->out, v, n))
+                return ROW_OOM;
+        }
+        if (c == COL_RECEIVED_AT && !add_offset(pr, start))
+            return ROW_OOM;
+        have[c] = true;
+        off[c] = start;
+        len[c] = pr->out.len - start;
+    }
+    /* The payload: every column by its header name. */
+    size_t pstart = pr->out.len;
+    if (!buf_append_char(&pr->out, '{'))
+        return ROW_OOM;
+    for (size_t i = 0; i < pr->ncols; i++) {
+        if ((i && !buf_append_char(&pr->out, ',')) ||
+            !buf_append(&pr->out, pr->hjson.data + pr->hjoff[i], pr->hjlen[i]) ||
+            !json_escape(&pr->out, pr->vals.data + pr->voff[i], pr->vlen[i]))
+            return ROW_OOM;
+    }
+    if (!buf_append_char(&pr->out, '}'))
+        return ROW_OOM;
+    const char *base = buf_cstr(&pr->out);
+    for (int c = 0; c < COL_COUNT; c++) {
+        const column_rule *r = &pr->pf->col[c];
+        if (c == COL_PAYLOAD || !r->set || pr->preset[c])
+            continue;
+        field *f = &out->fields[c];
+        if (!have[c]) {
+            f->kind = FIELD_NULL;
+            continue;
+        }
+        f->kind = FIELD_TEXT;
+        f->text = base + off[c];
+        f->len = len[c];
+    }
+    field *pf = &out->fields[COL_PAYLOAD];
+    pf->kind = FIELD_JSON;
+    pf->jkind = JSON_KIND_OBJECT;
+    pf->text = pf->json = base + pstart;
+    pf->len = pf->json_len = pr->out.len - pstart;
+    return ROW_OK;
+}
+
+/* --- the line loop -------------------------------------------------------- */
+
+/* The first integer in s[0..n) after the prefix; false when there is none. */
+static bool count_after(const char *s, size_t n, size_t skip, uint64_t *out)
+{
+    size_t i = skip;
+    while (i < n && (s[i] < '0' || s[i] > '9'))
+        i++;
+    if (i == n)
+        return false;
+    uint64_t v = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    return true;
+}
+
+/* The end of input: checks the stated row count. */
+static read_result at_end(profile_reader *pr)
+{
+    pr->at_eof = true;
+    const profile *pf = pr->pf;
+    if (!profile_has_trailer(pf))
+        return READ_EOF;
+    char what[160] = "";
+    if (pf->count_column)
+        snprintf(what, sizeof what, "%s", pf->count_column);
+    for (size_t i = 0; i < pf->n_count_lines; i++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", i ? " + " : "",
+                 pf->count_lines[i]);
+    if (!pr->have_count)
+        return reader_fail(&pr->base, "%s: the bill ends without stating its row count (%s): "
+                                      "truncated? nothing is loaded from it", pr->base.path, what);
+    if (pr->stated != pr->data_rows)
+        return reader_fail(&pr->base, "%s: the bill states %llu rows (%s) but holds %llu: "
+                                      "truncated or edited; nothing is loaded from it",
+                           pr->base.path, (unsigned long long)pr->stated, what,
+                           (unsigned long long)pr->data_rows);
+    return READ_EOF;
+}
+
+/*
+ * Reads until a data row (READ_RECORD into *out), the end (READ_EOF), or a
+ * fault.  With want_header, returns READ_RECORD as soon as the header is
+ * taken instead.
+ */
+static read_result advance(profile_reader *pr, raw_record *out, bool want_header)
+{
+    const profile *pf = pr->pf;
+    for (;;) {
+        buf_clear(&pr->raw);
+        buf_clear(&pr->text);
+        uint64_t line = 0;
+        int got = read_line(pr, &line);
+        if (got < 0)
+            return READ_FAILED;
+        if (got == 0)
+            return want_header ? READ_EOF : at_end(pr);
+        pr->rec_line = line;
+        int conv = to_text(pr, 0);
+        if (conv < 0)
+            return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+        const char *t = pr->text.data ? pr->text.data : "";
+        size_t tn = pr->text.len;
+        if (conv == 0) {
+            /* Unreadable in the encoding: framing if its ASCII prefix says
+             * so, else a data row rejected with its bytes kept. */
+            bool framing = false;
+            for (size_t i = 0; i < pf->n_skip_prefix; i++)
+                framing = framing || starts_with(pr->raw.data, pr->raw.len, pf->skip_prefix[i]);
+            for (size_t i = 0; i < pf->n_count_lines; i++)
+                if (starts_with(pr->raw.data, pr->raw.len, pf->count_lines[i]))
+                    framing = false;
+            if (framing)
+                continue;
+            if (!pr->have_header || pr->state != ST_ROWS) {
+                buf exp = BUF_INIT;
+                expected_list(pf, pr->preset, &exp);
+                buf_clear(&pr->base.err);
+                buf_printf(&pr->base.err, "%s: line %llu: %s: not a %s file (try --encoding %s, "
+                                          "or another profile)%s%s%s",
+                           pr->base.path, (unsigned long long)line, pr->msg,
+                           pf->encoding == PROFILE_GBK ? "GBK" : "UTF-8",
+                           pf->encoding == PROFILE_GBK ? "utf-8" : "gbk",
+                           pr->have_header ? "" : "; profile ",
+                           pr->have_header ? "" : pf->name,
+                           pr->have_header ? "" : " expects the columns ");
+                if (!pr->have_header)
+                    buf_append_str(&pr->base.err, buf_cstr(&exp));
+                buf_free(&exp);
+                return READ_FAILED;
+            }
+            pr->data_rows++;
+            memset(out, 0, sizeof *out);
+            out->line = line;
+            out->raw = pr->raw.data;
+            out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
+            out->error = pr->msg;
+            return READ_RECORD;
+        }
+        if (is_blank(t, tn))
+            continue;
+        bool counted = false;
+        for (size_t i = 0; i < pf->n_count_lines; i++) {
+            size_t k = strlen(pf->count_lines[i]);
+            if (!starts_with(t, tn, pf->count_lines[i]))
+                continue;
+            uint64_t v;
+            if (!count_after(t, tn - break_len(t, tn), k, &v))
+                return reader_fail(&pr->base, "%s: line %llu: no count after %s",
+                                   pr->base.path, (unsigned long long)line,
+                                   pf->count_lines[i]);
+            pr->stated += v;
+            pr->have_count = true;
+            counted = true;
+        }
+        if (counted)
+            continue;
+        bool framing = false;
+        for (size_t i = 0; i < pf->n_skip_prefix && !framing; i++)
+            framing = starts_with(t, tn, pf->skip_prefix[i]);
+        if (framing)
+            continue;
+        if (pr->state == ST_AFTER_SUMMARY)
+            return reader_fail(&pr->base, "%s: line %llu: text after the bill's summary; "
+                                          "nothing is loaded from it", pr->base.path,
+                               (unsigned long long)line);
+        /* Fields, reading on while a quoted field spans lines. */
+        for (;;) {
+            size_t body = pr->text.len - break_len(pr->text.data, pr->text.len);
+            int sp = split_fields(pr, pr->text.data, body);
+            if (sp < 0)
+                return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+            if (sp == 1)
+                break;
+            size_t before = pr->raw.len;
+            uint64_t more_line;
+            got = read_line(pr, &more_line);
+            if (got < 0)
+                return READ_FAILED;
+            if (got == 0) {
+                /* An unterminated quote at the end: the rest as one field. */
+                pr->text.len = body;
+                if (!buf_append_char(&pr->text, '"'))
+                    return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+                continue;
+            }
+            conv = to_text(pr, before);
+            if (conv < 0)
+                return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+            if (conv == 0) {
+                pr->data_rows += pr->have_header && pr->state == ST_ROWS;
+                memset(out, 0, sizeof *out);
+                out->line = line;
+                out->raw = pr->raw.data;
+                out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
+                out->error = pr->msg;
+                return READ_RECORD;
+            }
+        }
+        /* Reading on may have moved the text. */
+        t = pr->text.data;
+        tn = pr->text.len;
+        if (pr->state == ST_SUMMARY_DATA) {
+            pr->state = ST_AFTER_SUMMARY;
+            if (pr->count_idx >= 0 && (size_t)pr->count_idx < pr->nvals) {
+                clean_value(pr, (size_t)pr->count_idx);
+                const char *v = pr->vals.data + pr->voff[pr->count_idx];
+                size_t vn = pr->vlen[pr->count_idx];
+                int64_t c;
+                if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c))
+                    return reader_fail(&pr->base, "%s: line %llu: the summary's %s is not a "
+                                                  "count: \"%.*s\"", pr->base.path,
+                                       (unsigned long long)line, pf->count_column,
+                                       (int)(vn > 40 ? 40 : vn), v);
+                pr->stated = (uint64_t)c;
+                pr->have_count = true;
+            }
+            continue;
+        }
+        if (pf->end_prefix && pr->have_header && starts_with(t, tn, pf->end_prefix)) {
+            pr->state = ST_SUMMARY_DATA;
+            pr->count_idx = -1;
+            for (size_t i = 0; pf->count_column && i < pr->nvals; i++) {
+                clean_value(pr, i);
+                if (pr->vlen[i] == strlen(pf->count_column) &&
+                    memcmp(pr->vals.data + pr->voff[i], pf->count_column, pr->vlen[i]) == 0)
+                    pr->count_idx = (int)i;
+            }
+            if (pf->count_column && pr->count_idx < 0)
+                return reader_fail(&pr->base, "%s: line %llu: the summary header has no %s "
+                                              "column", pr->base.path, (unsigned long long)line,
+                                   pf->count_column);
+            continue;
+        }
+        if (pf->row_type_header) {
+            clean_value(pr, 0);
+            const char *rt = pr->vals.data + pr->voff[0];
+            size_t rn = pr->vlen[0];
+            bool is_header = rn == strlen(pf->row_type_header) &&
+                             memcmp(rt, pf->row_type_header, rn) == 0;
+            if (is_header) {
+                /* Back to the raw split: take_header cleans every name. */
+                if (split_fields(pr, pr->text.data,
+                                 pr->text.len - break_len(pr->text.data, pr->text.len)) < 0)
+                    return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+                if (!take_header(pr))
+                    return READ_FAILED;
+                if (want_header)
+                    return READ_RECORD;
+                continue;
+            }
+            bool data = false;
+            for (size_t i = 0; i < pf->n_row_type_data && !data; i++)
+                data = rn == strlen(pf->row_type_data[i]) &&
+                       memcmp(rt, pf->row_type_data[i], rn) == 0;
+            if (!data || !pr->have_header)
+                continue; /* framing: RH, FH, SH, SF, ... */
+        } else if (!pr->have_header) {
+            if (!take_header(pr))
+                return READ_FAILED;
+            if (want_header)
+                return READ_RECORD;
+            continue;
+        }
+        if (want_header)
+            continue;
+        /* A data row. */
+        pr->data_rows++;
+        memset(out, 0, sizeof *out);
+        out->line = line;
+        out->raw = pr->text.data;
+        out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
+        if (pr->nvals != pr->ncols) {
+            snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
+                     pr->ncols, pr->nvals);
+            out->error = pr->msg;
+            return READ_RECORD;
+        }
+        for (size_t i = 0; i < pr->nvals; i++)
+            clean_value(pr, i);
+        switch (build_row(pr, out)) {
+        case ROW_OK:
+            break;
+        case ROW_SKIP:
+            out->skipped = true;
+            break;
+        case ROW_REJECT:
+            out->error = pr->msg;
+            break;
+        case ROW_OOM:
+            return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+        }
+        return READ_RECORD;
+    }
+}
+
+static read_result profile_next(reader *r, raw_record *out)
+{
+    profile_reader *pr = (profile_reader *)r;
+    if (pr->at_eof)
+        return READ_EOF;
+    return advance(pr, out, false);
+}
+
+static void profile_close(reader *r)
+{
+    profile_reader *pr = (profile_reader *)r;
+    rules_free(pr);
+    line_feed_free(&pr->lf);
+    transcoder_close(&pr->tc);
+    buf_free(&pr->hdr);
+    buf_free(&pr->hjson);
+    free(pr->hoff);
+    free(pr->hlen);
+    free(pr->hjoff);
+    free(pr->hjlen);
+    buf_free(&pr->raw);
+    buf_free(&pr->text);
+    buf_free(&pr->vals);
+    free(pr->voff);
+    free(pr->vlen);
+    buf_free(&pr->out);
+    free(pr);
+}
+
+reader *profile_reader_open(source *src, const char *path, const reader_options *opt, buf *err)
+{
+    profile_reader *pr = calloc(1, sizeof *pr);
+    if (!pr) {
+        buf_printf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    pr->base.next = profile_next;
+    pr->base.close = profile_close;
+    pr->base.path = path;
+    pr->pf = opt->profile;
+    pr->count_idx = -1;
+    for (int c = 0; c < COL_COUNT; c++)
+        pr->preset[c] = opt->preset[c];
+    if (pr->pf->timezone && pr->pf->tz.fixed)
+        tz_format_offset(pr->pf->tz.offset_s, pr->offset_text);
+    reader *r = &pr->base;
+    if (!line_feed_init(&pr->lf, src)) {
+        buf_printf(err, "%s: out of memory", path);
+        reader_close(&r);
+        return NULL;
+    }
+    if (pr->pf->encoding == PROFILE_GBK) {
+        pr->tc = transcoder_open("GBK", err);
+        if (!pr->tc) {
+            reader_close(&r);
+            return NULL;
+        }
+    }
+    raw_record dummy;
+    read_result rr = advance(pr, &dummy, true);
+    if (rr == READ_FAILED) {
+        buf_append_str(err, reader_error(r));
+        reader_close(&r);
+        return NULL;
+    }
+    if (rr == READ_EOF) {
+        buf exp = BUF_INIT;
+        expected_list(pr->pf, pr->preset, &exp);
+        buf_printf(err, "%s: no header found for profile %s (it expects the columns %s)", path,
+                   pr->pf->name, buf_cstr(&exp));
+        buf_free(&exp);
+        reader_close(&r);
+        return NULL;
+    }
+    return r;
+}

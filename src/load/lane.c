@@ -1,0 +1,460 @@
+/*
+ * lane.c - one lane of one chunk on one connection (see lane.h).
+ */
+#include "load/lane.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/copy_encode.h"
+#include "db/sql.h"
+#include "output/log.h"
+#include "util/exitcodes.h"
+
+/* Savepoints: the lane's transaction in a dry run, and a range of rows
+ * being isolated. */
+#define SP_CHUNK "idemload_chunk"
+#define SP_PART "idemload_part"
+
+/* Outcome of one attempt at a lane. */
+typedef enum attempt_result {
+    ATTEMPT_OK,
+    ATTEMPT_DATA,       /* the server refused a row: isolate */
+    ATTEMPT_RETRY,      /* deadlock or serialization failure */
+    ATTEMPT_CONNECTION, /* connection lost */
+    ATTEMPT_CANCELED,   /* interrupted */
+    ATTEMPT_FAILED      /* anything else: give up */
+} attempt_result;
+
+void lane_init(lane_runner *ln, const lane_env *env, db *conn, lane_reopen_fn reopen, void *ctx)
+{
+    memset(ln, 0, sizeof *ln);
+    ln->env = env;
+    ln->conn = conn;
+    ln->reopen = reopen;
+    ln->reopen_ctx = ctx;
+    /* DO NOTHING never writes an existing row: nothing for a probe to save. */
+    ln->probe = env->update;
+}
+
+void lane_free(lane_runner *ln)
+{
+    buf_free(&ln->copybuf);
+    buf_free(&ln->err_msg);
+}
+
+void lane_result_clear(lane_result *res)
+{
+    for (size_t i = 0; i < res->n_refused; i++)
+        free(res->refused[i].message);
+    res->n_refused = 0;
+}
+
+void lane_result_free(lane_result *res)
+{
+    lane_result_clear(res);
+    free(res->refused);
+    res->refused = NULL;
+    res->cap_refused = 0;
+}
+
+static bool add_refused(lane_result *res, size_t index, const char *msg)
+{
+    if (res->n_refused == res->cap_refused) {
+        size_t cap = res->cap_refused ? res->cap_refused * 2 : 8;
+        refused *p = realloc(res->refused, cap * sizeof *p);
+        if (!p)
+            return false;
+        res->refused = p;
+        res->cap_refused = cap;
+    }
+    char *copy = strdup(msg);
+    if (!copy)
+        return false;
+    res->refused[res->n_refused].index = index;
+    res->refused[res->n_refused].message = copy;
+    res->n_refused++;
+    return true;
+}
+
+const char *lane_where(uint64_t chunk_no, int lane, int lanes, char *out, size_t size)
+{
+    if (lanes > 1)
+        snprintf(out, size, "chunk %llu, lane %d of %d", (unsigned long long)chunk_no, lane + 1,
+                 lanes);
+    else
+        snprintf(out, size, "chunk %llu", (unsigned long long)chunk_no);
+    return out;
+}
+
+/*
+ * Classifies the error the lane's connection just returned, and keeps its
+ * SQLSTATE and message on the lane: the ROLLBACK that follows a failure
+ * clears the connection's own copy, and the user must still read the
+ * server's words.
+ */
+static attempt_result classify(lane_runner *ln)
+{
+    const db *d = ln->conn;
+    snprintf(ln->err_state, sizeof ln->err_state, "%s", db_sqlstate(d));
+    buf_clear(&ln->err_msg);
+    buf_append_str(&ln->err_msg, db_message(d));
+    if (gate_cancelled(ln->env->gate))
+        return ATTEMPT_CANCELED;
+    switch (db_error_class_of(d)) {
+    case DBE_CONNECTION:
+        return ATTEMPT_CONNECTION;
+    case DBE_RETRY:
+        return ATTEMPT_RETRY;
+    case DBE_CANCELED:
+        return ATTEMPT_CANCELED;
+    case DBE_DATA:
+        return ATTEMPT_DATA;
+    default:
+        return ATTEMPT_FAILED;
+    }
+}
+
+/*
+ * What a failure of the whole load most likely means, for the message that
+ * stops it (SQLSTATE state); "" when there is nothing useful to add.
+ */
+static const char *failure_hint(const lane_env *env, const char *state)
+{
+    if (strcmp(state, "0A000") == 0 && env->distributed)
+        return "; the target is a Citus distributed table, and Citus cannot run this "
+               "statement on it (a trigger, rule or column default the merge would evaluate on "
+               "the coordinator?): nothing was rejected, fix the cause and run the same "
+               "command again";
+    if (strncmp(state, "0A", 2) == 0)
+        return "; the server (or a trigger, rule or extension on the table) does not support a "
+               "statement idemload needs: nothing was rejected, fix the cause and run the same "
+               "command again";
+    if (strcmp(state, "42501") == 0)
+        return "; the role needs SELECT, INSERT and UPDATE on the table, CREATE on its schema "
+               "(for the ledger) and TEMP on the database";
+    if (strncmp(state, "42", 2) == 0)
+        return "; an object the merge or a trigger on the table needs is missing or wrong: "
+               "nothing was rejected, fix it and run the same command again";
+    if (strncmp(state, "53", 2) == 0)
+        return "; the server is out of a resource (disk, memory, connections)";
+    if (strcmp(state, "25006") == 0)
+        return "; the server is read-only (a standby?)";
+    return "";
+}
+
+/* COPYs the job's rows [lo, hi] into the staging table, ord = position + 1
+ * (binary format: see copy_encode.h). */
+static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi)
+{
+    db *d = ln->conn;
+    if (!db_copy_begin(d, ln->stage ? buf_cstr(&ln->stage->copy) : SQL_COPY_STAGE))
+        return false;
+    buf_clear(&ln->copybuf);
+    if (!copy_binary_header(&ln->copybuf)) {
+        db_copy_end(d, "idemload: out of memory");
+        return false;
+    }
+    for (size_t i = lo; i <= hi; i++) {
+        row r;
+        chunk_get(job->ch, job->idx[i], &r);
+        if (!copy_binary_row(&ln->copybuf, (int32_t)(i + 1), &r)) {
+            db_copy_end(d, "idemload: out of memory");
+            return false;
+        }
+        if (ln->copybuf.len >= (1 << 18)) {
+            if (!db_copy_send(d, ln->copybuf.data, ln->copybuf.len)) {
+                db_copy_end(d, "idemload: send failed");
+                return false;
+            }
+            buf_clear(&ln->copybuf);
+        }
+    }
+    if (!copy_binary_trailer(&ln->copybuf) ||
+        !db_copy_send(d, ln->copybuf.data, ln->copybuf.len)) {
+        db_copy_end(d, "idemload: send failed");
+        return false;
+    }
+    return db_copy_end(d, NULL);
+}
+
+/* Classifies the rows an updating merge sent to the INSERT but did not
+ * write (missed, an int[] of ords): adds the stale ones to *stale. */
+static bool count_stale(lane_runner *ln, const char *missed, uint64_t *stale)
+{
+    const char *ps[] = {missed};
+    db_result *s = db_query(ln->conn, buf_cstr(&ln->env->sql->count_stale), 1, ps);
+    if (!s)
+        return false;
+    *stale += (uint64_t)db_int(s, 0, 0);
+    db_result_free(&s);
+    return true;
+}
+
+/* Merges staged rows with ord in [lo+1, hi+1]; adds figures to *c. */
+static bool merge_rows(lane_runner *ln, size_t lo, size_t hi, load_counts *c)
+{
+    const lane_env *env = ln->env;
+    if (ln->stage)
+        return citus_stage_merge(ln->stage, ln->conn, env->final_array, env->extra_set,
+                                 env->n_extra_set, env->update, &ln->probe, lo, hi, c);
+    char a[24], b[24];
+    snprintf(a, sizeof a, "%zu", lo + 1);
+    snprintf(b, sizeof b, "%zu", hi + 1);
+    /* $1, $2 the ords, $3 the final statuses (updating), then the --set
+     * constants of other columns (target_check_columns). */
+    const char *p[3 + MAX_EXTRA_SETS] = {a, b, env->final_array};
+    int np = env->update ? 3 : 2;
+    for (size_t i = 0; i < env->n_extra_set; i++)
+        p[np++] = env->extra_set[i].value;
+    const buf *sql = ln->probe ? &env->sql->merge_probe : &env->sql->merge_direct;
+    db_result *r = db_query(ln->conn, buf_cstr(sql), np, p);
+    if (!r)
+        return false;
+    uint64_t n = hi - lo + 1;
+    uint64_t inserted = (uint64_t)db_int(r, 0, 0);
+    uint64_t updated = (uint64_t)db_int(r, 0, 1);
+    uint64_t stale = (uint64_t)db_int(r, 0, 2);
+    if (!env->update) {
+        db_result_free(&r);
+        c->inserted += inserted;
+        c->existing += n - inserted;
+        return true;
+    }
+    /* Rows sent to the INSERT but not written: those the direct merge
+     * turned away, or a concurrent load got to first.  Classify them now;
+     * the merge has locked their active rows, so this is exact. */
+    bool ok = db_is_null(r, 0, 3) || count_stale(ln, db_value(r, 0, 3), &stale);
+    db_result_free(&r);
+    if (!ok)
+        return false;
+    uint64_t unchanged = n - inserted - updated - stale;
+    c->inserted += inserted;
+    c->updated += updated;
+    c->stale += stale;
+    c->unchanged += unchanged;
+    /* Probe first while more than a tenth of the rows meet an existing key
+     * (it saves locking and writing them); for new keys the probe is a
+     * wasted index descent, so a first load goes direct. */
+    ln->probe = (n - inserted) * 10 > n;
+    return true;
+}
+
+/*
+ * Loads rows [lo, hi] of the job under a savepoint, halving on data errors
+ * until the refused rows are found.  Returns ATTEMPT_OK (refused rows
+ * recorded in *res) or the error that is not about data.
+ */
+static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                              load_counts *c, lane_result *res)
+{
+    db *d = ln->conn;
+    if (!db_savepoint(d, SP_PART))
+        return classify(ln);
+    load_counts got = {0};
+    if (copy_rows(ln, job, lo, hi) && merge_rows(ln, lo, hi, &got)) {
+        if (!db_release(d, SP_PART))
+            return classify(ln);
+        load_counts_add(c, &got);
+        return ATTEMPT_OK;
+    }
+    attempt_result ar = classify(ln);
+    if (ar != ATTEMPT_DATA)
+        return ar;
+    buf msg = BUF_INIT;
+    buf_printf(&msg, "refused by PostgreSQL: %s (SQLSTATE %s)", db_message(d), db_sqlstate(d));
+    if (!db_rollback_to(d, SP_PART) || !db_release(d, SP_PART)) {
+        buf_free(&msg);
+        return classify(ln);
+    }
+    if (lo == hi) {
+        bool ok = add_refused(res, job->idx[lo], buf_cstr(&msg));
+        buf_free(&msg);
+        return ok ? ATTEMPT_OK : ATTEMPT_FAILED;
+    }
+    buf_free(&msg);
+    size_t mid = lo + (hi - lo) / 2;
+    ar = isolate(ln, job, lo, mid, c, res);
+    if (ar != ATTEMPT_OK)
+        return ar;
+    return isolate(ln, job, mid + 1, hi, c, res);
+}
+
+/* Commits the attempt: the ledger row, the barrier, the gate, COMMIT. */
+static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_counts *c,
+                                     lane_result *res)
+{
+    const lane_env *env = ln->env;
+    db *d = ln->conn;
+    c->rows_rejected += res->n_refused;
+    if (job->ledger && !env->dry_run &&
+        !ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
+        return classify(ln);
+    gate_arrive(env->gate, &res->arrived, true);
+    if (!gate_may_commit(env->gate))
+        return ATTEMPT_CANCELED;
+    if (env->dry_run ? db_release(d, SP_CHUNK) : db_commit(d))
+        return ATTEMPT_OK;
+    return classify(ln);
+}
+
+/* One attempt at the job.  *c receives its figures (the job's base plus
+ * the merge's). */
+static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolated, load_counts *c,
+                              lane_result *res)
+{
+    db *d = ln->conn;
+    bool dry = ln->env->dry_run;
+    lane_result_clear(res);
+    if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) ||
+        !db_exec(d, ln->stage ? buf_cstr(&ln->stage->truncate) : SQL_TRUNCATE_STAGE))
+        return classify(ln);
+    attempt_result ar = ATTEMPT_OK;
+    if (job->n > 0) {
+        if (isolated)
+            ar = isolate(ln, job, 0, job->n - 1, c, res);
+        else if (!copy_rows(ln, job, 0, job->n - 1) || !merge_rows(ln, 0, job->n - 1, c))
+            ar = classify(ln);
+    }
+    if (ar == ATTEMPT_OK) {
+        ar = commit_attempt(ln, job, c, res);
+        if (ar == ATTEMPT_OK)
+            return ATTEMPT_OK;
+    }
+    if (db_ok(d)) {
+        if (dry) {
+            db_rollback_to(d, SP_CHUNK);
+            db_release(d, SP_CHUNK);
+        } else {
+            db_rollback(d);
+        }
+    }
+    return ar;
+}
+
+static long next_backoff(long ms)
+{
+    return ms * 2 > 8000 ? 8000 : ms * 2;
+}
+
+/*
+ * Opens a new session after a lost connection, trying until it works or
+ * the retries run out (each failed attempt counts as one).  False when it
+ * gave up (logged).
+ */
+static bool reconnect(lane_runner *ln, const lane_job *job, const char *at, int *attempts,
+                      long *backoff)
+{
+    const lane_env *env = ln->env;
+    buf err = BUF_INIT;
+    for (;;) {
+        buf_clear(&err);
+        if (ln->reopen(ln->reopen_ctx, &ln->conn, &err)) {
+            buf_free(&err);
+            return true;
+        }
+        if (++*attempts > env->retries || gate_cancelled(env->gate)) {
+            log_error("%s: %s: cannot reconnect: %s; last committed chunk: %llu; run the same "
+                      "command again to resume after it", job->path, at, buf_cstr(&err),
+                      (unsigned long long)job->last_committed);
+            buf_free(&err);
+            return false;
+        }
+        log_warn("%s: %s: reconnect failed: %s; retry %d of %d in %.1f s", job->path, at,
+                 buf_cstr(&err), *attempts, env->retries, (double)*backoff / 1000.0);
+        gate_sleep_ms(env->gate, *backoff);
+        *backoff = next_backoff(*backoff);
+    }
+}
+
+/* An attempt failed with ar: logs and returns the lane's exit code when it
+ * gives up, EXIT_OK to go on (*isolated set when rows must be isolated). */
+static int give_up(const lane_runner *ln, const lane_job *job, const char *at, attempt_result ar,
+                   int attempts, bool *isolated)
+{
+    const lane_env *env = ln->env;
+    const char *msg = buf_cstr(&ln->err_msg), *state = ln->err_state;
+    switch (ar) {
+    case ATTEMPT_DATA:
+        if (*isolated) {
+            /* Refused again with every refused row left out: at COMMIT (a
+             * deferred constraint), or by the ledger. */
+            log_error("%s: %s: %s (SQLSTATE %s); nothing of this chunk was loaded", job->path,
+                      at, msg, state);
+            return EXIT_DATABASE;
+        }
+        /* Some row is refused: find it, load the others. */
+        *isolated = true;
+        return EXIT_OK;
+    case ATTEMPT_CANCELED:
+        log_error("%s: interrupted: %s rolled back; %llu chunks committed", job->path, at,
+                  (unsigned long long)job->last_committed);
+        return EXIT_INTERRUPTED;
+    case ATTEMPT_FAILED:
+        log_error("%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
+                  "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
+                  msg, state, failure_hint(env, state), (unsigned long long)job->last_committed);
+        return EXIT_DATABASE;
+    default:
+        break;
+    }
+    /* Deadlock, serialization failure or lost connection: retry. */
+    if (attempts > env->retries || (ar == ATTEMPT_CONNECTION && env->dry_run)) {
+        log_error("%s: %s failed after %d retr%s: %s (SQLSTATE %s); last committed "
+                  "chunk: %llu; run the same command again to resume after it",
+                  job->path, at, attempts - 1, attempts - 1 == 1 ? "y" : "ies", msg, state,
+                  (unsigned long long)job->last_committed);
+        return EXIT_DATABASE;
+    }
+    return EXIT_OK;
+}
+
+int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
+{
+    const lane_env *env = ln->env;
+    char at[64];
+    lane_where(job->chunk_no, job->lane, job->lanes, at, sizeof at);
+    bool isolated = false;
+    int attempts = 0;
+    long backoff = 250;
+    for (;;) {
+        load_counts c = job->base;
+        attempt_result ar = attempt(ln, job, isolated, &c, res);
+        if (ar == ATTEMPT_OK) {
+            res->counts = c;
+            return res->code = EXIT_OK;
+        }
+        bool was_isolated = isolated;
+        if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED)
+            attempts++;
+        int code = give_up(ln, job, at, ar, attempts, &isolated);
+        if (code != EXIT_OK)
+            return res->code = code;
+        if (ar == ATTEMPT_DATA && !was_isolated)
+            continue;
+        log_warn("%s: %s: %s (SQLSTATE %s); retry %d of %d in %.1f s", job->path, at,
+                 buf_cstr(&ln->err_msg), ln->err_state, attempts, env->retries,
+                 (double)backoff / 1000.0);
+        gate_sleep_ms(env->gate, backoff + rand() % 100);
+        backoff = next_backoff(backoff);
+        if (gate_cancelled(env->gate))
+            return res->code = EXIT_INTERRUPTED;
+        if (ar == ATTEMPT_CONNECTION || !db_ok(ln->conn)) {
+            if (!reconnect(ln, job, at, &attempts, &backoff))
+                return res->code = gate_cancelled(env->gate) ? EXIT_INTERRUPTED : EXIT_DATABASE;
+            if (job->ledger) {
+                if (ln->holds_file_lock && !ledger_file_lock(job->ledger, ln->conn))
+                    continue;
+                load_counts done = {0};
+                if (ledger_lane_figures(job->ledger, ln->conn, job->chunk_no, job->lane,
+                                        &done)) {
+                    /* The commit happened; only its acknowledgement was lost.
+                     * The refused rows are those of that same attempt. */
+                    res->counts = done;
+                    return res->code = EXIT_OK;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,595 @@
+/*
+ * ledger.c - the ledger of an import (see ledger.h): every statement on
+ * idemload_ledger and idemload_ledger_chunk, the file's advisory lock, and
+ * the comparison of an entry with the table it was written for.
+ */
+#include "load/ledger.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/sql.h"
+#include "output/log.h"
+#include "util/exitcodes.h"
+
+static const char *const ledger_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
+                                           "table_oid", "table_storage"};
+
+/* A ledger statement with the ledger's names filled in ({lane}, {lanes},
+ * {table_oid} and {table_storage} are the columns, or constants when a dry
+ * run reads a ledger written before they existed). */
+static bool render(const ledger *lg, buf *out, const char *tmpl)
+{
+    const char *vals[] = {buf_cstr(&lg->name),
+                          buf_cstr(&lg->chunk_name),
+                          lg->has_lanes ? "lane" : "0",
+                          lg->has_lanes ? "lanes" : "1",
+                          lg->has_identity ? "table_oid" : "NULL::oid",
+                          lg->has_identity ? "table_storage" : "NULL::text"};
+    buf_clear(out);
+    return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), ledger_names, vals);
+}
+
+/* The statements the lanes run, rendered once for the ledger's version. */
+static bool render_lane_statements(ledger *lg)
+{
+    return render(lg, &lg->chunk_sql, SQL_LEDGER_CHUNK) &&
+           render(lg, &lg->lane_figures_sql, SQL_LEDGER_LANE_FIGURES);
+}
+
+/* Does the ledger exist, and in which version?  Fills *exists, *lanes and
+ * *identity; false on a database error. */
+static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
+                           bool *loader)
+{
+    const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
+    db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
+    if (!r)
+        return false;
+    *exists = strcmp(db_value(r, 0, 0), "t") == 0;
+    *lanes = strcmp(db_value(r, 0, 1), "t") == 0;
+    *identity = strcmp(db_value(r, 0, 2), "t") == 0;
+    *loader = strcmp(db_value(r, 0, 3), "t") == 0;
+    db_result_free(&r);
+    return true;
+}
+
+bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
+                 const char *table_quoted, bool dry_run, bool force)
+{
+    lg->target = target;
+    lg->table_quoted = table_quoted;
+    lg->dry_run = dry_run;
+    lg->force = force;
+    lg->lanes = 1;
+    if (!db_append_ident(d, &lg->name, schema) ||
+        !buf_append_str(&lg->name, ".idemload_ledger") ||
+        !db_append_ident(d, &lg->chunk_name, schema) ||
+        !buf_append_str(&lg->chunk_name, ".idemload_ledger_chunk")) {
+        log_error("out of memory");
+        return false;
+    }
+    if (gethostname(lg->host, sizeof lg->host - 1) != 0 || !lg->host[0])
+        snprintf(lg->host, sizeof lg->host, "unknown");
+    snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
+    if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
+                        &lg->has_loader)) {
+        log_error("cannot look for the ledger: %s", db_message(d));
+        return false;
+    }
+    if (!render_lane_statements(lg)) {
+        log_error("out of memory");
+        return false;
+    }
+    return true;
+}
+
+void ledger_free(ledger *lg)
+{
+    buf_free(&lg->name);
+    buf_free(&lg->chunk_name);
+    buf_free(&lg->chunk_sql);
+    buf_free(&lg->lane_figures_sql);
+    buf_free(&lg->sql);
+    buf_free(&lg->table_storage);
+}
+
+/* Creates the ledger, or migrates one written by an earlier version in
+ * place: lane columns (before lanes), the table's identity (before
+ * identity was recorded). */
+static bool ensure_ledger(ledger *lg, db *d)
+{
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader)
+        return true;
+    buf *sql = &lg->sql;
+    bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
+    bool exists, has_lanes = false, has_identity = false, has_loader = false;
+    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader);
+    if (ok && !has_lanes)
+        ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_identity) {
+        ok = render(lg, sql, SQL_LEDGER_ADD_IDENTITY) && db_exec(d, buf_cstr(sql));
+        if (ok)
+            log_info("ledger %s: now records the identity of the table of each file; "
+                     "files it held before are loaded once more", buf_cstr(&lg->name));
+    }
+    if (ok && !has_loader)
+        ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
+    if (!ok || !db_commit(d)) {
+        log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&lg->name),
+                  db_message(d), db_sqlstate(d));
+        db_rollback(d);
+        return false;
+    }
+    lg->exists = true;
+    lg->has_lanes = true;
+    lg->has_identity = true;
+    lg->has_loader = true;
+    if (!render_lane_statements(lg)) {
+        log_error("out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* Reads what identifies the target's contents now (SQL_TABLE_IDENTITY):
+ * its oid into oid, its storage into *storage; both "" when the table is
+ * gone.  False on a database error. */
+static bool table_identity(const ledger *lg, db *d, char *oid, size_t oid_size, buf *storage)
+{
+    const char *p[] = {lg->table_quoted};
+    db_result *r = db_query(d, SQL_TABLE_IDENTITY, 1, p);
+    if (!r)
+        return false;
+    bool found = db_nrows(r) > 0 && !db_is_null(r, 0, 1);
+    snprintf(oid, oid_size, "%s", found ? db_value(r, 0, 0) : "");
+    buf_clear(storage);
+    buf_append_str(storage, found ? db_value(r, 0, 1) : "");
+    db_result_free(&r);
+    return true;
+}
+
+/* How a ledger entry's table compares with the target now. */
+typedef enum identity_match {
+    IDENTITY_SAME,
+    IDENTITY_UNKNOWN,   /* the entry has none (an older idemload wrote it) */
+    IDENTITY_RECREATED, /* another oid: dropped and created again */
+    IDENTITY_REWRITTEN  /* other storage: truncated, or rewritten */
+} identity_match;
+
+static identity_match compare_identity(const char *old_oid, const char *old_storage,
+                                       const char *oid, const char *storage)
+{
+    if (!old_oid || !old_storage || !*oid)
+        return IDENTITY_UNKNOWN;
+    if (strcmp(old_oid, oid) != 0)
+        return IDENTITY_RECREATED;
+    return strcmp(old_storage, storage) == 0 ? IDENTITY_SAME : IDENTITY_REWRITTEN;
+}
+
+/* The file's entry as SQL_LEDGER_LOOKUP reads it. */
+typedef struct entry {
+    bool known, completed, committed_any;
+    uint64_t chunks, chunk_rows;
+    int64_t lanes;
+    identity_match match;
+    char old_oid[24];
+} entry;
+
+/* Why an entry that no longer matches the table does not hold: the
+ * sentence of the summary, into plan->reload_reason. */
+static void explain_mismatch(const ledger *lg, file_plan *plan, const entry *e, bool partitioned)
+{
+    const char *what = lg->dry_run ? "would be loaded" : "is loaded";
+    char was[160];
+    if (e->completed)
+        snprintf(was, sizeof was, "the ledger holds it as completed");
+    else
+        snprintf(was, sizeof was, "an earlier run committed %llu chunk%s of it",
+                 (unsigned long long)e->chunks, e->chunks == 1 ? "" : "s");
+    const char *again = e->completed ? "again" : "from the start";
+    switch (e->match) {
+    case IDENTITY_RECREATED:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s into table %s with oid %s, but that table was dropped since (%s now has "
+                 "oid %s), so it %s %s", was, lg->target, e->old_oid, lg->target, lg->table_oid,
+                 what, again);
+        break;
+    case IDENTITY_REWRITTEN:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but table %s was truncated or rewritten since (%s: TRUNCATE, VACUUM FULL "
+                 "or CLUSTER), so it %s %s; rows still there stay unchanged",
+                 was, lg->target,
+                 partitioned ? "its partitions changed" : "its storage changed",
+                 what, again);
+        break;
+    default:
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but by an idemload that did not record which table it loaded (an "
+                 "older ledger), so to be safe it %s %s; rows still there stay unchanged",
+                 was, what, again);
+        break;
+    }
+}
+
+/* Who the ledger says loads the file: " (host H, process P, ...)", or "". */
+static void holder_of(ledger *lg, db *d, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!lg->has_loader)
+        return;
+    buf_clear(&lg->sql);
+    buf_printf(&lg->sql, "SELECT loader_host, loader_pid FROM %s WHERE target = $1 AND digest = $2",
+               buf_cstr(&lg->name));
+    const char *p[] = {lg->target, lg->file.digest};
+    db_result *r = db_query(d, buf_cstr(&lg->sql), 2, p);
+    if (r && db_nrows(r) > 0 && !db_is_null(r, 0, 0))
+        snprintf(out, size, " (host %s, process %s, as the ledger says)", db_value(r, 0, 0),
+                 db_is_null(r, 0, 1) ? "?" : db_value(r, 0, 1));
+    db_result_free(&r);
+}
+
+/* The file's advisory lock on d.  wait: until the process holding it lets
+ * go; otherwise *busy says another process holds it (nothing taken). */
+static bool file_lock(ledger *lg, db *d, bool wait, bool *busy)
+{
+    const char *p[] = {lg->target, lg->file.digest};
+    *busy = false;
+    db_result *r = db_query(d, SQL_FILE_LOCK_TRY, 2, p);
+    if (!r)
+        return false;
+    bool got = strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (!got) {
+        char who[400];
+        holder_of(lg, d, who, sizeof who);
+        if (!wait) {
+            log_info("%s: another idemload process%s is loading this file into %s; going on "
+                     "with the next file, and back to this one at the end",
+                     lg->file.path, who, lg->target);
+            *busy = true;
+            return true;
+        }
+        log_info("%s: another idemload process%s is loading this file into %s; waiting for it",
+                 lg->file.path, who, lg->target);
+        r = db_query(d, SQL_FILE_LOCK, 2, p);
+        if (!r)
+            return false;
+        db_result_free(&r);
+    }
+    lg->locked = true;
+    return true;
+}
+
+bool ledger_file_lock(ledger *lg, db *d)
+{
+    bool busy;
+    return file_lock(lg, d, true, &busy);
+}
+
+static void file_unlock(ledger *lg, db *d)
+{
+    if (!lg->locked || !d || !db_ok(d))
+        return;
+    const char *p[] = {lg->target, lg->file.digest};
+    db_result *r = db_query(d, SQL_FILE_UNLOCK, 2, p);
+    db_result_free(&r);
+    lg->locked = false;
+}
+
+/* The eight figures of a ledger row, in the column order of SQL_LEDGER_*. */
+static void read_figures(const db_result *r, load_counts *c)
+{
+    c->rows_read = (uint64_t)db_int(r, 0, 0);
+    c->rows_rejected = (uint64_t)db_int(r, 0, 1);
+    c->rows_deduplicated = (uint64_t)db_int(r, 0, 2);
+    c->inserted = (uint64_t)db_int(r, 0, 3);
+    c->updated = (uint64_t)db_int(r, 0, 4);
+    c->unchanged = (uint64_t)db_int(r, 0, 5);
+    c->stale = (uint64_t)db_int(r, 0, 6);
+    c->existing = (uint64_t)db_int(r, 0, 7);
+}
+
+/* Renders a ledger statement into the scratch buffer and runs it on d
+ * (NULL on error). */
+static db_result *ledger_query(ledger *lg, db *d, const char *tmpl, int n, const char *const *p)
+{
+    return render(lg, &lg->sql, tmpl) ? db_query(d, buf_cstr(&lg->sql), n, p) : NULL;
+}
+
+static bool ledger_sums(ledger *lg, db *d, uint64_t upto, load_counts *c)
+{
+    char upto_s[24];
+    snprintf(upto_s, sizeof upto_s, "%llu", (unsigned long long)upto);
+    const char *p[] = {lg->target, lg->file.digest, upto_s};
+    db_result *r = ledger_query(lg, d, SQL_LEDGER_SUMS, 3, p);
+    if (!r)
+        return false;
+    read_figures(r, c);
+    c->chunks = (uint64_t)db_int(r, 0, 8);
+    db_result_free(&r);
+    return true;
+}
+
+bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, load_counts *c)
+{
+    char chunk_s[24], lane_s[16];
+    snprintf(chunk_s, sizeof chunk_s, "%llu", (unsigned long long)chunk_no);
+    snprintf(lane_s, sizeof lane_s, "%d", lane);
+    const char *p[] = {lg->target, lg->file.digest, chunk_s, lane_s};
+    db_result *r = db_query(d, buf_cstr(&lg->lane_figures_sql), 4, p);
+    if (!r)
+        return false;
+    bool found = db_nrows(r) > 0;
+    if (found)
+        read_figures(r, c);
+    db_result_free(&r);
+    return found;
+}
+
+bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
+                      const load_counts *c)
+{
+    char v[10][24];
+    snprintf(v[0], 24, "%llu", (unsigned long long)chunk_no);
+    snprintf(v[1], 24, "%d", lane);
+    snprintf(v[2], 24, "%llu", (unsigned long long)c->rows_read);
+    snprintf(v[3], 24, "%llu", (unsigned long long)c->rows_rejected);
+    snprintf(v[4], 24, "%llu", (unsigned long long)c->rows_deduplicated);
+    snprintf(v[5], 24, "%llu", (unsigned long long)c->inserted);
+    snprintf(v[6], 24, "%llu", (unsigned long long)c->updated);
+    snprintf(v[7], 24, "%llu", (unsigned long long)c->unchanged);
+    snprintf(v[8], 24, "%llu", (unsigned long long)c->stale);
+    snprintf(v[9], 24, "%llu", (unsigned long long)c->existing);
+    const char *p[] = {lg->target, lg->file.digest, v[0], v[1], v[2], v[3], v[4], v[5],
+                       v[6], v[7], v[8], v[9]};
+    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 12, p);
+}
+
+/* How far each lane of an earlier run got: fills lg->lane_done. */
+static bool read_lanes(ledger *lg, db *d, int lanes)
+{
+    memset(lg->lane_done, 0, sizeof lg->lane_done);
+    const char *p[] = {lg->target, lg->file.digest};
+    db_result *r = ledger_query(lg, d, SQL_LEDGER_LANES, 2, p);
+    if (!r)
+        return false;
+    for (int i = 0; i < db_nrows(r); i++) {
+        int64_t lane = db_int(r, i, 0);
+        if (lane >= 0 && lane < lanes)
+            lg->lane_done[lane] = (uint64_t)db_int(r, i, 1);
+    }
+    db_result_free(&r);
+    return true;
+}
+
+static int ledger_failed(const ledger *lg, db *d, const char *what)
+{
+    log_error("%s: %s: %s (SQLSTATE %s)", lg->file.path, what, db_message(d), db_sqlstate(d));
+    return EXIT_DATABASE;
+}
+
+/* Reads the file's entry into *e (the table's identity must be read
+ * first).  False on a database error. */
+static bool lookup_entry(ledger *lg, db *d, entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->match = IDENTITY_SAME;
+    const char *p[] = {lg->target, lg->file.digest};
+    db_result *r = ledger_query(lg, d, SQL_LEDGER_LOOKUP, 2, p);
+    if (!r)
+        return false;
+    e->known = db_nrows(r) > 0;
+    if (e->known) {
+        e->completed = strcmp(db_value(r, 0, 0), "completed") == 0;
+        e->chunks = (uint64_t)db_int(r, 0, 1);
+        e->chunk_rows = (uint64_t)db_int(r, 0, 2);
+        e->lanes = db_int(r, 0, 3);
+        e->match = compare_identity(db_is_null(r, 0, 4) ? NULL : db_value(r, 0, 4),
+                                    db_is_null(r, 0, 5) ? NULL : db_value(r, 0, 5),
+                                    lg->table_oid, buf_cstr(&lg->table_storage));
+        snprintf(e->old_oid, sizeof e->old_oid, "%s",
+                 db_is_null(r, 0, 4) ? "" : db_value(r, 0, 4));
+        e->committed_any = db_int(r, 0, 6) > 0;
+    }
+    db_result_free(&r);
+    return true;
+}
+
+/*
+ * Resumes an unfinished entry of the same table and split: the lanes the
+ * earlier run committed, with its figures.  *resumed false when there is
+ * nothing to resume; returns an exit code.
+ */
+static int plan_resume(ledger *lg, db *d, const entry *e, int connections, file_plan *plan,
+                       bool *resumed)
+{
+    *resumed = false;
+    if (!read_lanes(lg, d, (int)e->lanes))
+        return ledger_failed(lg, d, "cannot read the ledger");
+    uint64_t all = UINT64_MAX, any = 0;
+    for (int i = 0; i < e->lanes; i++) {
+        all = lg->lane_done[i] < all ? lg->lane_done[i] : all;
+        any = lg->lane_done[i] > any ? lg->lane_done[i] : any;
+    }
+    if (any == 0)
+        return EXIT_OK;
+    /* Resume with the earlier run's lanes: a lane it committed must not be
+     * loaded again under another split. */
+    *resumed = true;
+    lg->lanes = (int)e->lanes;
+    plan->resume_after = all;
+    plan->next_partial = any > all;
+    lg->last_committed = all;
+    if (!ledger_sums(lg, d, all, &plan->previous))
+        return ledger_failed(lg, d, "cannot read the ledger");
+    const char *pc[] = {lg->target, lg->file.digest, lg->host, lg->pid};
+    if (!lg->dry_run && (!render(lg, &lg->sql, SQL_LEDGER_CLAIM) ||
+                         !db_exec_params(d, buf_cstr(&lg->sql), 4, pc)))
+        return ledger_failed(lg, d, "cannot record this process in the ledger");
+    if (lg->lanes != connections)
+        log_info("%s: resuming with the %d lane%s of the earlier run over %d connection%s",
+                 lg->file.path, lg->lanes, lg->lanes == 1 ? "" : "s", connections,
+                 connections == 1 ? "" : "s");
+    return EXIT_OK;
+}
+
+/* Starts (or restarts from zero) the file's entry. */
+static int record_start(ledger *lg, db *d, size_t chunk_rows)
+{
+    char size_s[24], rows_s[24], lanes_s[16];
+    snprintf(size_s, sizeof size_s, "%lld", (long long)lg->file.size);
+    snprintf(rows_s, sizeof rows_s, "%zu", chunk_rows);
+    snprintf(lanes_s, sizeof lanes_s, "%d", lg->lanes);
+    /* A table gone since the loader opened: NULL, never a match; the load
+     * fails on the table anyway. */
+    const char *ps[] = {lg->target, lg->file.digest, size_s, lg->file.path, rows_s, lanes_s,
+                        lg->table_oid[0] ? lg->table_oid : NULL,
+                        lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
+                        lg->host, lg->pid};
+    if (!render(lg, &lg->sql, SQL_LEDGER_START) ||
+        !db_exec_params(d, buf_cstr(&lg->sql), 10, ps))
+        return ledger_failed(lg, d, "cannot record the file in the ledger");
+    return EXIT_OK;
+}
+
+/* Prepares the current file: false when the ledger has nothing to say
+ * about it (a stream, or a dry run without a ledger); *code set on error. */
+static bool start_file(ledger *lg, db *d, const file_identity *id, int connections, bool wait,
+                       file_plan *plan, int *code)
+{
+    memset(lg->lane_done, 0, sizeof lg->lane_done);
+    lg->file = *id;
+    lg->last_committed = 0;
+    lg->lanes = connections;
+    lg->use = id->digest[0] != '\0';
+    *code = EXIT_OK;
+    if (!lg->use) {
+        log_info("%s: read from a stream, so the ledger cannot recognise it: no skip or resume",
+                 id->path);
+        return false;
+    }
+    if (lg->dry_run)
+        return lg->exists;      /* read the ledger if there is one; write nothing */
+    if (!ensure_ledger(lg, d)) {
+        *code = EXIT_DATABASE;
+        return false;
+    }
+    if (!file_lock(lg, d, wait, &plan->busy)) {
+        *code = ledger_failed(lg, d, "ledger");
+        return false;
+    }
+    return !plan->busy;
+}
+
+int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_rows,
+                      int connections, bool wait, file_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    int code;
+    if (!start_file(lg, d, id, connections, wait, plan, &code))
+        return code;
+    /* The table's identity now, before the entry is read: a TRUNCATE
+     * after this point makes the entry mismatch at the next run at the
+     * latest (see SQL_TABLE_IDENTITY). */
+    if (!table_identity(lg, d, lg->table_oid, sizeof lg->table_oid, &lg->table_storage))
+        return ledger_failed(lg, d, "cannot read the identity of the table");
+    entry e;
+    if (!lookup_entry(lg, d, &e))
+        return ledger_failed(lg, d, "cannot read the ledger");
+    bool partitioned = strncmp(buf_cstr(&lg->table_storage), "partitions:", 11) == 0;
+    if (e.completed && !lg->force) {
+        if (e.match == IDENTITY_SAME) {
+            plan->skip = true;
+            if (!ledger_sums(lg, d, UINT32_MAX, &plan->previous))
+                return ledger_failed(lg, d, "cannot read the ledger");
+            return EXIT_OK;
+        }
+        /* A wrong skip would lose the file; a needless load writes nothing. */
+        explain_mismatch(lg, plan, &e, partitioned);
+    }
+    if (e.known && !e.completed && e.match != IDENTITY_SAME && e.committed_any)
+        explain_mismatch(lg, plan, &e, partitioned);
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunk_rows == chunk_rows &&
+        e.lanes >= 1 && e.lanes <= MAX_LANES) {
+        bool resumed;
+        code = plan_resume(lg, d, &e, connections, plan, &resumed);
+        if (code != EXIT_OK || resumed)
+            return code;
+    }
+    memset(lg->lane_done, 0, sizeof lg->lane_done);
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunks > 0 &&
+        e.chunk_rows != chunk_rows)
+        log_info("%s: an earlier run committed %llu chunks of %llu rows; --chunk-rows is now "
+                 "%zu, so the file is loaded from the start (the merge is idempotent)",
+                 id->path, (unsigned long long)e.chunks, (unsigned long long)e.chunk_rows,
+                 chunk_rows);
+    if (lg->dry_run)
+        return EXIT_OK;
+    return record_start(lg, d, chunk_rows);
+}
+
+bool ledger_in_use(const ledger *lg)
+{
+    return lg->use;
+}
+
+int ledger_lanes(const ledger *lg)
+{
+    return lg->lanes;
+}
+
+uint64_t ledger_lane_done(const ledger *lg, int lane)
+{
+    return lg->lane_done[lane];
+}
+
+void ledger_chunk_done(ledger *lg, uint64_t chunk_no)
+{
+    lg->last_committed = chunk_no;
+    for (int lane = 0; lane < lg->lanes; lane++)
+        lg->lane_done[lane] = chunk_no;
+}
+
+uint64_t ledger_last_committed(const ledger *lg)
+{
+    return lg->last_committed;
+}
+
+/* A TRUNCATE (or a rewrite, or DROP) while the file loaded may have taken
+ * its earlier chunks with it.  The entry keeps the identity the file was
+ * started for, so the next run loads it again; say so now. */
+static void warn_if_table_changed(const ledger *lg, db *d)
+{
+    char oid[24];
+    buf storage = BUF_INIT;
+    if (table_identity(lg, d, oid, sizeof oid, &storage) &&
+        compare_identity(lg->table_oid, buf_cstr(&lg->table_storage), oid,
+                         buf_cstr(&storage)) != IDENTITY_SAME)
+        log_warn("%s: table %s was truncated, rewritten or dropped while this file loaded, so "
+                 "rows of its earlier chunks may be gone; the next run loads it again",
+                 lg->file.path, lg->target);
+    buf_free(&storage);
+}
+
+int ledger_end_file(ledger *lg, db *d, bool complete)
+{
+    int code = EXIT_OK;
+    if (lg->use && complete && !lg->dry_run && d && db_ok(d)) {
+        warn_if_table_changed(lg, d);
+        char chunks_s[24];
+        snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
+        const char *p[] = {lg->target, lg->file.digest, chunks_s};
+        if (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
+            !db_exec_params(d, buf_cstr(&lg->sql), 3, p)) {
+            log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
+                      db_message(d));
+            code = EXIT_DATABASE;
+        }
+    }
+    file_unlock(lg, d);
+    lg->use = false;
+    return code;
+}

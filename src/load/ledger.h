@@ -1,0 +1,139 @@
+/*
+ * ledger.h - the ledger of an import: which files were loaded into which
+ * table, how far each lane of an unfinished file got and the figures it
+ * committed, and the file's advisory lock.  Every ledger statement is
+ * here; the ledger knows its tables' names and the current file, nothing
+ * of the connections or threads that use it.
+ *
+ * Connections: every function takes the connection it runs on.  The file's
+ * row and lock live on the coordinator's control connection (connection 0);
+ * a lane writes its chunk row on its own connection, inside its own
+ * transaction (ledger_chunk_row), and may read lane figures there.
+ * Threads: between ledger_begin_file() and ledger_end_file() the lanes call
+ * ledger_chunk_row() and ledger_lane_figures() concurrently; they only read
+ * the ledger.  Everything else runs on the coordinator's thread between
+ * chunks.
+ * Errors: functions returning bool leave the server's error on the
+ * connection (the caller logs it); those returning an exit code log.
+ * Ownership: the caller owns the struct; ledger_free() releases its buffers.
+ */
+#ifndef IDEMLOAD_LEDGER_H
+#define IDEMLOAD_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/config.h"
+#include "db/db.h"
+#include "output/report.h"
+#include "util/buf.h"
+
+/* Lanes a file can be split into (one per connection, --jobs). */
+#define MAX_LANES MAX_JOBS
+
+/* Identity of a file for the ledger. */
+typedef struct file_identity {
+    const char *path;
+    char digest[65];        /* SHA-256 hex of the file's bytes; "" if unknown (stdin) */
+    int64_t size;
+} file_identity;
+
+/* What the ledger says to do with a file. */
+typedef struct file_plan {
+    bool busy;              /* another process holds the file (not waiting): come back later */
+    bool skip;              /* completed before: skip (unless --force) */
+    uint64_t resume_after;  /* chunks already committed by an earlier run */
+    bool next_partial;      /* ... and some lanes of the chunk after them */
+    load_counts previous;   /* their figures */
+    /* Not "" when the ledger knew the file but no longer holds it for the
+     * table (truncated, rewritten, dropped and recreated, or not known):
+     * why it is loaded (again, or from the start), for the summary. */
+    char reload_reason[512];
+} file_plan;
+
+typedef struct ledger {
+    /* fixed for the run */
+    const char *target;         /* the target's display name: the entries' key */
+    const char *table_quoted;   /* the target, quoted, for its identity */
+    bool dry_run;               /* read the ledger, never write it */
+    bool force;                 /* --force: load completed files again */
+    buf name;                   /* quoted, schema-qualified */
+    buf chunk_name;
+    bool exists;
+    bool has_lanes;             /* the ledger has its lane columns */
+    bool has_identity;          /* the ledger records the table's identity */
+    bool has_loader;            /* the ledger records who loads a file */
+    char host[256];             /* this process, as the ledger records it */
+    char pid[16];
+    buf chunk_sql;              /* the lanes' statements, rendered for the */
+    buf lane_figures_sql;       /* ledger as it is (read-only during a chunk) */
+    buf sql;                    /* scratch of the coordinator's statements */
+    /* the current file */
+    file_identity file;
+    bool use;                   /* the file is in the ledger (not a stream) */
+    bool locked;
+    char table_oid[24];         /* the identity of the table the file's entry */
+    buf table_storage;          /* was started for ("" when not known) */
+    int lanes;                  /* the file's split */
+    uint64_t lane_done[MAX_LANES];  /* chunks each lane has committed */
+    uint64_t last_committed;    /* every lane committed up to here */
+} ledger;
+
+/*
+ * Names the ledger of the target's schema (schema as in the catalog;
+ * target its display name, table_quoted its quoted name) and looks on d
+ * whether it exists and in which version.  Creates nothing.  False (logged)
+ * on a database error or out of memory.
+ */
+bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
+                 const char *table_quoted, bool dry_run, bool force);
+void ledger_free(ledger *lg);
+
+/*
+ * Starts a file on the control connection d: creates or migrates the
+ * ledger (not in a dry run), takes the file's advisory lock (when another
+ * process holds it: waits, or with wait false sets plan->busy and returns
+ * at once, having taken nothing), records this process as the file's
+ * loader, compares the entry with the table and fills *plan; chooses the file's lanes (`connections`, or the earlier run's
+ * split to resume).  Returns an exit code (logged).
+ */
+int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_rows,
+                      int connections, bool wait, file_plan *plan);
+
+/* Takes the file's advisory lock on d (again after d was reconnected). */
+bool ledger_file_lock(ledger *lg, db *d);
+
+/* Is the current file in the ledger (false for a stream)? */
+bool ledger_in_use(const ledger *lg);
+
+/* The current file's lanes, and the last chunk lane `lane` had committed
+ * when the file began (0: none). */
+int ledger_lanes(const ledger *lg);
+uint64_t ledger_lane_done(const ledger *lg, int lane);
+
+/* Every lane has committed chunk_no (after a chunk). */
+void ledger_chunk_done(ledger *lg, uint64_t chunk_no);
+uint64_t ledger_last_committed(const ledger *lg);
+
+/*
+ * The chunk row of lane `lane` of chunk chunk_no with its figures, written
+ * on the lane's connection inside the lane's transaction, so it commits
+ * with the lane's rows or not at all.  Lane 0 also moves the file's
+ * progress.
+ */
+bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
+                      const load_counts *c);
+
+/* The figures lane `lane` of chunk chunk_no committed, read on d; false
+ * when there is no such row (or the query failed: see db_ok). */
+bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, load_counts *c);
+
+/*
+ * Ends the current file on d: marks it completed (when complete, not in a
+ * dry run, and d usable; warns if the table was truncated meanwhile),
+ * then releases its lock.  Returns an exit code (logged).
+ */
+int ledger_end_file(ledger *lg, db *d, bool complete);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The golden merge statements (tests/golden/, compared with the rendering by
+# tests/unit/test_merge_sql.c) are the SQL an import really sends: imports
+# into the default table of `idemload init` run with log_statement = all on
+# their own sessions, and each golden statement must appear in the server's
+# log, whole and byte for byte, among the lines those imports wrote.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+LOG=${IDEMLOAD_PGDIR:?}/server.log
+GOLDEN=$SRC/tests/golden
+
+# Everything a run below sends is logged (only its own sessions).
+export PGOPTIONS='-c log_statement=all'
+# from_here: the log's size now; the checks read only what follows.
+from_here() { START=$(stat -c %s "$LOG"); }
+# sent NAME: the golden statement NAME was logged since from_here.
+sent() { tail -c +$((START + 1)) "$LOG" | grep -qF -- "$(cat "$GOLDEN/$1")"; }
+
+# 5% repeated keys, a fifth of them older: later chunks of a first load
+# run the direct merge, which turns the older ones away (the stale count).
+$GEN --rows 4000 --seed 31 --dup-rate 0.05 --format csv --out f.csv.gz 2>/dev/null
+check "the file was generated" [ -s f.csv.gz ]
+
+new_db merge_sql_update
+run init -d "$DB"
+eq "init" 0 "$RC"
+from_here
+run import -d "$DB" --jobs 1 --chunk-rows 500 --rejects r1.ndjson f.csv.gz
+[ "$RC" -le 1 ] || cat "$ERR"
+check "first load ran (status $RC)" [ "$RC" -le 1 ]
+check "its first chunk runs merge_probe_update.sql" sent merge_probe_update.sql
+check "its later chunks run merge_direct_update.sql" sent merge_direct_update.sql
+check "the rows they turn away are counted by count_stale.sql" sent count_stale.sql
+
+new_db merge_sql_nothing
+run init -d "$DB"
+from_here
+run import -d "$DB" --jobs 1 --chunk-rows 500 --on-conflict nothing --rejects r2.ndjson f.csv.gz
+check "--on-conflict nothing ran (status $RC)" [ "$RC" -le 1 ]
+check "it runs merge_direct_nothing.sql" sent merge_direct_nothing.sql
+
+new_db merge_sql_set
+run init -d "$DB"
+q "ALTER TABLE payment_callback ADD COLUMN merchant_id bigint NOT NULL"
+from_here
+run import -d "$DB" --jobs 1 --chunk-rows 500 --set merchant_id=42 --rejects r3.ndjson f.csv.gz
+check "--set merchant_id=42 ran (status $RC)" [ "$RC" -le 1 ]
+check "it runs merge_probe_update_set.sql" sent merge_probe_update_set.sql
+check "and merge_direct_update_set.sql" sent merge_direct_update_set.sql
+eq "every row has the --set value" 0 "$(q "SELECT count(*) FROM payment_callback WHERE merchant_id <> 42")"
+
+finish

@@ -1,0 +1,168 @@
+/*
+ * test_merge_sql.c - the statements a lane runs (src/load/lane_sql.c),
+ * rendered for the default table public.payment_callback and compared byte
+ * for byte with tests/golden/NAME.sql, so a reviewer reads the SQL that runs,
+ * whole: the probing and the direct merge, updating and not, the stale
+ * count, one with a --set column beyond idemload's own, and one for a
+ * partitioned table.
+ *
+ * The names are those target.c builds for the table of `idemload init`
+ * (its index predicate as pg_get_expr prints it).  A golden file holds the
+ * statement and a newline.  When the SQL changes on purpose, rewrite them:
+ *   IDEMLOAD_GOLDEN_UPDATE=1 ctest -R unit/test_merge_sql   (then git diff)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load/lane_sql.h"
+
+#define TABLE "\"public\".\"payment_callback\""
+#define ACTIVE "(deleted_at IS NULL)"
+#define CONFLICT "(tenant_id, channel, out_trade_no, callback_type) WHERE " ACTIVE
+
+enum which { PROBE, DIRECT, STALE };
+
+typedef struct golden_case {
+    const char *file;
+    enum which which;
+    bool update;
+    bool partitioned;
+    const char *extra_cols, *extra_vals;
+} golden_case;
+
+static const golden_case cases[] = {
+    {"merge_probe_update.sql", PROBE, true, false, "", ""},
+    {"merge_direct_update.sql", DIRECT, true, false, "", ""},
+    /* Rendered but never sent today: DO NOTHING writes no existing row, so
+     * a lane under --on-conflict nothing always merges direct. */
+    {"merge_probe_nothing.sql", PROBE, false, false, "", ""},
+    {"merge_direct_nothing.sql", DIRECT, false, false, "", ""},
+    {"count_stale.sql", STALE, true, false, "", ""},
+    /* --set merchant_id=42 on a table with a NOT NULL merchant_id bigint:
+     * its parameter follows $1..$3. */
+    {"merge_direct_update_set.sql", DIRECT, true, false, ", \"merchant_id\"", ", $4::bigint"},
+    {"merge_probe_update_set.sql", PROBE, true, false, ", \"merchant_id\"", ", $4::bigint"},
+    /* A partitioned table returns no xmax: {inserted} asks the snapshot. */
+    {"merge_probe_update_partitioned.sql", PROBE, true, true, "", ""},
+    {"merge_direct_update_partitioned.sql", DIRECT, true, true, "", ""},
+};
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *data = malloc(cap);
+    assert_non_null(data);
+    size_t got;
+    while ((got = fread(data + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            data = realloc(data, cap);
+            assert_non_null(data);
+        }
+    }
+    fclose(f);
+    *len = n;
+    return data;
+}
+
+/* The first byte where a and b differ, for the failure message. */
+static size_t first_difference(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i])
+        i++;
+    return i;
+}
+
+static void check_case(const golden_case *gc)
+{
+    const char *dir = getenv("IDEMLOAD_GOLDEN");
+    assert_non_null(dir);
+    lane_sql_names names = {.table = TABLE,
+                            .conflict = CONFLICT,
+                            .active = ACTIVE,
+                            .extra_cols = gc->extra_cols,
+                            .extra_vals = gc->extra_vals,
+                            .partitioned = gc->partitioned,
+                            .update = gc->update};
+    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    assert_true(lane_sql_render(&names, &sql));
+    const buf *b = gc->which == PROBE ? &sql.merge_probe
+                   : gc->which == DIRECT ? &sql.merge_direct : &sql.count_stale;
+    buf want = BUF_INIT;
+    assert_true(buf_append(&want, b->data, b->len) && buf_append_str(&want, "\n"));
+    /* No template placeholder may survive the rendering. */
+    assert_null(strstr(buf_cstr(&want), "{table}"));
+    assert_null(strstr(buf_cstr(&want), "{inserted}"));
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, gc->file);
+    const char *update = getenv("IDEMLOAD_GOLDEN_UPDATE");
+    if (update && strcmp(update, "1") == 0) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(want.data, 1, want.len, f), want.len);
+        assert_int_equal(fclose(f), 0);
+    }
+    size_t len = 0;
+    char *have = read_all(path, &len);
+    if (!have)
+        fail_msg("%s: cannot read (IDEMLOAD_GOLDEN_UPDATE=1 writes it)", path);
+    if (len != want.len || memcmp(have, want.data, len) != 0) {
+        size_t at = first_difference(have, len, want.data, want.len);
+        fail_msg("%s differs from the rendered statement at byte %zu:\n  golden:   %.60s\n"
+                 "  rendered: %.60s\n(if the SQL changed on purpose: IDEMLOAD_GOLDEN_UPDATE=1)",
+                 path, at, at < len ? have + at : "<end>",
+                 at < want.len ? want.data + at : "<end>");
+    }
+    free(have);
+    buf_free(&want);
+    lane_sql_free(&sql);
+}
+
+static void test_golden(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_case(&cases[i]);
+}
+
+/* Updating and not, probing and not: the four merges differ from each
+ * other, and only the updating ones carry the final statuses ($3). */
+static void test_variants_differ(void **state)
+{
+    (void)state;
+    lane_sql_names names = {.table = TABLE, .conflict = CONFLICT, .active = ACTIVE,
+                            .extra_cols = "", .extra_vals = "", .update = true};
+    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT}, no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    assert_true(lane_sql_render(&names, &up));
+    names.update = false;
+    assert_true(lane_sql_render(&names, &no));
+    assert_string_not_equal(buf_cstr(&up.merge_probe), buf_cstr(&up.merge_direct));
+    assert_string_not_equal(buf_cstr(&up.merge_probe), buf_cstr(&no.merge_probe));
+    assert_non_null(strstr(buf_cstr(&up.merge_direct), "$3::smallint[]"));
+    assert_null(strstr(buf_cstr(&no.merge_direct), "$3"));
+    assert_non_null(strstr(buf_cstr(&no.merge_direct), "DO NOTHING"));
+    lane_sql_free(&up);
+    lane_sql_free(&no);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_variants_differ),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
