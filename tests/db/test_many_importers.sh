@@ -38,7 +38,7 @@ q "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS \$\$
 # The test's hold: a session keeping advisory lock 4242 until we end it.
 psql -X -q -c "SELECT pg_advisory_lock(4242), 'held'" -c "SELECT pg_sleep(600)" >hold.out 2>&1 &
 HOLD=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted")" = 1 ] && break
     sleep 0.1
 done
@@ -47,7 +47,7 @@ eq "the test holds lock 4242" 1 "$(q "SELECT count(*) FROM pg_locks WHERE lockty
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 1 a.ndjson >p1.out 2>p1.err &
 P1=$!
 # Process 1 is in the middle of A once the trigger waits on the lock.
-for _ in $(seq 1 300); do
+for _ in $(seq 1 1200); do
     [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted")" = 1 ] && break
     sleep 0.1
 done
@@ -63,7 +63,7 @@ wait $HOLD 2>/dev/null
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 2 a.ndjson b.ndjson --report p2.json >p2.out 2>p2.err &
 P2=$!
 # Process 2 completes B while A is held.
-for _ in $(seq 1 600); do
+for _ in $(seq 1 1200); do
     [ "$(q "SELECT status FROM idemload_ledger WHERE file_name = 'b.ndjson'")" = completed ] && break
     sleep 0.1
 done

@@ -35,10 +35,10 @@ q "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS \$\$
 psql -X -q -c "SELECT pg_advisory_lock(4242)" -c "SELECT pg_sleep(600)" >hold.out 2>&1 &
 HOLD=$!
 held() { q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND $1"; }
-for _ in $(seq 1 100); do [ "$(held granted)" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do [ "$(held granted)" = 1 ] && break; sleep 0.1; done
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 1 b.ndjson >b.out 2>b.err &
 LOADER=$!
-for _ in $(seq 1 300); do [ "$(held "NOT granted")" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 1 1200); do [ "$(held "NOT granted")" = 1 ] && break; sleep 0.1; done
 eq "the loader waits in the middle of b.ndjson" 1 "$(held "NOT granted")"
 
 run status -d "$DB" --report -
@@ -62,7 +62,7 @@ kill $HOLD 2>/dev/null
 q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()" >/dev/null
 wait $HOLD 2>/dev/null
 # The killed loader's session ends once its statement returns to nobody.
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name <> 'psql' AND backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ] && break
     sleep 0.1
 done
