@@ -15,7 +15,7 @@
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
-                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT))
+                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT) | CMDBIT(CMD_STATUS))
 #define READING (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE))
 #define EVERY (ALL_DB | CMDBIT(CMD_VALIDATE))
 
@@ -36,6 +36,8 @@ static const command_def commands[] = {
     {CMD_CREATE_INDEX, "create-index", "[OPTIONS]",
      "build the partial unique index CONCURRENTLY, with progress"},
     {CMD_INIT, "init", "[OPTIONS]", "create the table and its unique index if absent"},
+    {CMD_STATUS, "status", "[OPTIONS]",
+     "what the ledger holds: every file, its state, who loads it, how far"},
     {CMD_PROFILES, "profiles", "[NAME]",
      "list the built-in channel profiles, or print one as a profile file"},
 };
@@ -117,7 +119,7 @@ static const option_def options[] = {
     {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT),
      "compute the exact figures against the live table, then roll back",
      .set = set_flag, .field = FIELD(dry_run)},
-    {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE),
+    {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
     {0, "html", "PATH", READING,
@@ -154,6 +156,12 @@ static const option_def options[] = {
     {0, "index-name", "NAME", CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT),
      "name of the unique index (default uk_<table>_biz_active)",
      .set = set_text, .field = FIELD(index_name), .need = "a name"},
+    {0, "distributed", NULL, CMDBIT(CMD_INIT),
+     "on a Citus coordinator: primary key (tenant_id, id), distributed by tenant_id",
+     .set = set_flag, .field = FIELD(distributed)},
+    {0, "shard-count", "N", CMDBIT(CMD_INIT),
+     "with --distributed: the number of shards (default: citus.shard_count)",
+     .set = set_count_int, .field = FIELD(shard_count), .min = 1, .max = 64000},
     {'h', "help", NULL, EVERY | CMDBIT(CMD_PROFILES), "show this help", .set = set_help},
     {'V', "version", NULL, EVERY, "show the version", .set = set_version},
 };
@@ -531,6 +539,10 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
     }
     if (cfg->include_final && !cfg->apply) {
         buf_printf(err, "--include-final goes with --apply");
+        return CLI_ERROR;
+    }
+    if (cfg->shard_count && !cfg->distributed) {
+        buf_printf(err, "--shard-count goes with --distributed");
         return CLI_ERROR;
     }
     return CLI_RUN;

@@ -23,6 +23,7 @@ typedef enum command {
     CMD_DEDUPE,
     CMD_CREATE_INDEX,
     CMD_INIT,
+    CMD_STATUS,
     CMD_PROFILES,
     CMD_COUNT
 } command;
@@ -73,6 +74,8 @@ typedef struct config {
     size_t batch_size;
     size_t limit;                /* rows of a listing to show */
     const char *index_name;      /* NULL: the default name */
+    bool distributed;            /* init --distributed: a Citus distributed table */
+    int shard_count;             /* init --shard-count; 0: Citus's default */
     char **files;
     size_t n_files;
     /* --profile: a channel bill's layout (owned: profile_free in main);

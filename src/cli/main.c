@@ -114,6 +114,9 @@ int main(int argc, char **argv)
     case CMD_CREATE_INDEX:
         code = tools_create_index(&cfg);
         break;
+    case CMD_STATUS:
+        code = tools_status(&cfg);
+        break;
     case CMD_PROFILES:
         code = cli_profiles(&cfg);
         break;

@@ -108,8 +108,8 @@ const char SQL_COPY_STAGE[] =
  *   lacks: then only the status becomes that final one (payload and
  *   received_at stay the newer version's), so the order in which versions
  *   arrive never decides a key's final status.
- * Rows it turns away are locked, not written.  {inserted} tells an inserted
- * row from an updated one (SQL_INSERTED_*).
+ * Rows it turns away are locked, not written.  The merge appends what it
+ * returns of each written row (SQL_CONFLICT_RETURNING, SQL_CITUS_RETURNING).
  */
 const char SQL_CONFLICT_UPDATE[] =
     "  ON CONFLICT {conflict}"
@@ -124,7 +124,11 @@ const char SQL_CONFLICT_UPDATE[] =
     "                    CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
     "                         ELSE EXCLUDED.status END)"
     "              ELSE EXCLUDED.status = ANY ($3::smallint[])"
-    "                   AND NOT t.status = ANY ($3::smallint[]) END"
+    "                   AND NOT t.status = ANY ($3::smallint[]) END";
+
+/* What the single-server merges return of each row they write (status and
+ * received_at: the version after, for --changes). */
+const char SQL_CONFLICT_RETURNING[] =
     "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
     "            t.status, t.received_at";
 
@@ -373,6 +377,119 @@ const char SQL_COUNT_STALE[] =
     " WHERE s.ord = ANY ($1::int[])";
 
 /*
+ * A Citus-distributed target (SPEC.md "A distributed target: Citus").
+ * The staging table is an UNLOGGED table of the target's schema, one per
+ * connection, named after the coordinator backend's pid (so a leftover of a
+ * killed loader is known by its pid being gone), distributed by tenant_id
+ * and colocated with the target: every statement below joins the two on
+ * the distribution column, so Citus runs it on the workers, shard by
+ * shard, never pulling rows through the coordinator.  new_id is filled
+ * from the target's id sequence while the rows are COPYed (on the
+ * coordinator), so the INSERT evaluates no volatile default; verdict is the
+ * probe's outcome (0: to write, 1: stale, 2: unchanged), stored so no CTE
+ * has to carry it (a CTE over the stage would be planned through the
+ * coordinator).  {seq}: the sequence as a quoted literal.
+ */
+/* A distributed target's sessions: the lanes of one import merge disjoint
+ * keys, each a multi-shard INSERT ... SELECT; with Citus's deadlock
+ * prevention on, only one multi-shard modification may hold a shard until
+ * it commits, so a second lane would wait for the first, which waits at
+ * the commit barrier for it.  Off, they run side by side; a real
+ * distributed deadlock between importers of overlapping files is found by
+ * Citus's deadlock detection and retried like any deadlock (40P01). */
+const char SQL_CITUS_SESSION_SETTINGS[] = "SET citus.enable_deadlock_prevention = off";
+
+const char SQL_CITUS_STAGE_CREATE[] =
+    "CREATE UNLOGGED TABLE IF NOT EXISTS {stage} ("
+    "  ord integer NOT NULL,"
+    "  new_id bigint NOT NULL DEFAULT nextval({seq}::regclass),"
+    "  verdict smallint NOT NULL DEFAULT 0,"
+    "  tenant_id bigint NOT NULL,"
+    "  channel text NOT NULL,"
+    "  out_trade_no text NOT NULL,"
+    "  callback_type text NOT NULL,"
+    "  status smallint NOT NULL,"
+    "  payload text NOT NULL,"
+    "  received_at timestamptz NOT NULL"
+    ")";
+
+/* $1 the stage, $2 the target (quoted names). */
+const char SQL_CITUS_STAGE_DISTRIBUTE[] =
+    "SELECT create_distributed_table($1::text::regclass, 'tenant_id', colocate_with => $2::text) "
+    "WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
+    "                   WHERE logicalrelid = to_regclass($1::text))";
+
+/* $1 the target's quoted name: its id column's sequence, or NULL. */
+const char SQL_CITUS_ID_SEQUENCE[] = "SELECT pg_get_serial_sequence($1, 'id')";
+
+/* $1 the schema: staging tables whose coordinator session is gone (a
+ * loader killed, or a lost connection), as quoted names. */
+const char SQL_CITUS_LEFTOVERS[] =
+    "SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c"
+    "  JOIN pg_namespace n ON n.oid = c.relnamespace"
+    " WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname ~ '^idemload_stage_[0-9]+$'"
+    "   AND substring(c.relname FROM 16)::int NOT IN (SELECT pid FROM pg_stat_activity)";
+
+const char SQL_CITUS_TRUNCATE[] = "TRUNCATE {stage}";
+
+const char SQL_CITUS_COPY[] =
+    "COPY {stage} (ord, tenant_id, channel, out_trade_no, callback_type, status, "
+    "payload, received_at) FROM STDIN (FORMAT binary)";
+
+/* The probe of SQL_MERGE_PROBE's verdicts, for staged rows $1..$2 with
+ * final statuses $3, written into the stage; a row whose key has no active
+ * row keeps verdict 0. */
+const char SQL_CITUS_VERDICT[] =
+    "UPDATE {stage} s"
+    "   SET verdict = CASE WHEN t.received_at > s.received_at THEN"
+    "                      CASE WHEN s.status = ANY ($3::smallint[])"
+    "                            AND NOT t.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
+    "                 WHEN t.received_at = s.received_at AND t.payload = s.payload::jsonb"
+    "                  AND t.status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
+    "                                      ELSE s.status END THEN 2"
+    "                 ELSE 0 END"
+    "  FROM {table} t"
+    " WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "   AND {active} AND s.ord BETWEEN $1::int AND $2::int";
+
+/* Staged rows $1..$2: how many the probe found stale, how many go to the
+ * INSERT. */
+const char SQL_CITUS_VERDICTS[] =
+    "SELECT count(*) FILTER (WHERE verdict = 1), count(*) FILTER (WHERE verdict = 0)"
+    "  FROM {stage} WHERE ord BETWEEN $1::int AND $2::int";
+
+/* The merge of staged rows $1..$2 whose verdict is 0 (all of them when no
+ * probe ran); {do_update}: the conflict action and SQL_CITUS_RETURNING. */
+const char SQL_CITUS_MERGE[] =
+    "INSERT INTO {table} AS t (id, tenant_id, channel, out_trade_no, callback_type, status, "
+    "                          payload, received_at{extra_cols})"
+    "SELECT s.new_id, s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
+    "       s.payload::jsonb, s.received_at{extra_vals}"
+    "  FROM {stage} s"
+    " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
+    "{do_update}";
+
+/* Of each written row, only whether it was inserted and its id travel back
+ * (through the coordinator to idemload). */
+const char SQL_CITUS_RETURNING[] = "  RETURNING {inserted} AS inserted, t.id";
+
+/*
+ * Staged rows $1..$2 sent to the INSERT but not written ($3: the ids it
+ * returned) whose active row is newer: stale; the others it did not write
+ * are unchanged.  A row the INSERT wrote is known by its id: its new_id
+ * when inserted, its active row's when updated.  As SQL_COUNT_STALE, exact:
+ * the merge locked every row it conflicted with.
+ */
+const char SQL_CITUS_MISSED_STALE[] =
+    "SELECT count(*) FROM {stage} s JOIN {table} t"
+    "    ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type AND {active}"
+    " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
+    "   AND NOT s.new_id = ANY ($3::bigint[]) AND NOT t.id = ANY ($3::bigint[])"
+    "   AND t.received_at > s.received_at";
+
+/*
  * The ledger: files by content digest, and their committed chunks.  An
  * import loads each chunk over `lanes` connections, lane k taking the keys
  * whose hash is k modulo lanes, each lane in its own transaction; so the
@@ -397,7 +514,9 @@ const char SQL_LEDGER_EXISTS[] =
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
     "                  AND attname = 'lane' AND NOT attisdropped),"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'table_storage' AND NOT attisdropped)";
+    "                  AND attname = 'table_storage' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
+    "                  AND attname = 'loader_host' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
@@ -415,6 +534,8 @@ const char SQL_LEDGER_CREATE[] =
     "  completed_at timestamptz,"
     "  table_oid    oid,"
     "  table_storage text,"
+    "  loader_host  text,"
+    "  loader_pid   integer,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -450,6 +571,12 @@ const char SQL_LEDGER_ADD_IDENTITY[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS table_oid oid,"
     "  ADD COLUMN IF NOT EXISTS table_storage text";
 
+/* A ledger written before it recorded who loads each file (run in the
+ * transaction of SQL_LEDGER_CREATE, only when the column is missing). */
+const char SQL_LEDGER_ADD_LOADER[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS loader_host text,"
+    "  ADD COLUMN IF NOT EXISTS loader_pid integer";
+
 /* $1 the target's quoted name (the merge writes into whatever table the
  * name denotes now): what identifies its contents, as (oid, storage).
  * A table's storage is its relfilenode; a partitioned table has none of its
@@ -480,18 +607,25 @@ const char SQL_LEDGER_LANES[] =
     "GROUP BY 1";
 
 /* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes, $7 and
- * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this.
+ * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this,
+ * $9 and $10 who loads it (host name, process id).
  * Starts (or restarts from zero) a file's entry. */
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
     "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
-    "                      chunks, table_oid, table_storage) "
-    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8) "
+    "                      chunks, table_oid, table_storage, loader_host, loader_pid) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
     "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
     "  lanes = EXCLUDED.lanes, status = 'loading',"
     "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL,"
-    "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage";
+    "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
+    "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid";
+
+/* $1 target, $2 digest, $3 host, $4 pid: this process resumes the file. */
+const char SQL_LEDGER_CLAIM[] =
+    "UPDATE {ledger} SET loader_host = $3, loader_pid = $4, updated_at = now() "
+    "WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
  * also moves the file's progress (the other lanes leave the file row alone,
@@ -531,6 +665,41 @@ const char SQL_FILE_UNLOCK[] = "SELECT pg_advisory_unlock(" LOCK_FILE ")";
 /* idemload init, in its transaction before creating anything. */
 const char SQL_INIT_LOCK[] = "SELECT pg_advisory_xact_lock(" LOCK_INIT ")";
 
+/*
+ * idemload status: $1 target.  Every file of the ledger with its figures
+ * (summed over its chunk rows), its loader, its times (UTC, ISO 8601), and
+ * the backend pid of the session holding its advisory lock (the key of
+ * SQL_FILE_LOCK: a bigint lock shows in pg_locks as classid = high 32 bits,
+ * objid = low 32 bits, objsubid 1), NULL when none holds it.
+ * {loader_host}/{loader_pid}: the columns, or NULL for an older ledger.
+ */
+const char SQL_STATUS[] =
+    "SELECT l.file_name, l.digest, l.size_bytes, l.status, {loader_host}, {loader_pid}::text,"
+    "       l.chunks, coalesce(c.rows_read, 0), coalesce(c.rows_rejected, 0),"
+    "       coalesce(c.rows_deduplicated, 0), coalesce(c.inserted, 0), coalesce(c.updated, 0),"
+    "       coalesce(c.unchanged, 0), coalesce(c.stale, 0), coalesce(c.existing, 0),"
+    "       to_char(l.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       to_char(l.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       to_char(l.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+    "       (SELECT k.pid FROM pg_locks k"
+    "         WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 1"
+    "           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    "           AND k.classid = ((hashtextextended(l.target || ':' || l.digest, 0) >> 32)"
+    "                            & 4294967295)::oid"
+    "           AND k.objid = (hashtextextended(l.target || ':' || l.digest, 0)"
+    "                          & 4294967295)::oid"
+    "         LIMIT 1),"
+    "       extract(epoch FROM now() - l.updated_at)::bigint "
+    "FROM {ledger} l "
+    "LEFT JOIN LATERAL ("
+    "  SELECT sum(rows_read) AS rows_read, sum(rows_rejected) AS rows_rejected,"
+    "         sum(rows_deduplicated) AS rows_deduplicated, sum(inserted) AS inserted,"
+    "         sum(updated) AS updated, sum(unchanged) AS unchanged, sum(stale) AS stale,"
+    "         sum(existing) AS existing"
+    "    FROM {ledger_chunk} ch WHERE ch.target = l.target AND ch.digest = l.digest) c ON true "
+    "WHERE l.target = $1 "
+    "ORDER BY l.started_at, l.file_name";
+
 /* idemload init: the default profile of SPEC.md. */
 const char SQL_INIT_TABLE[] =
     "CREATE TABLE IF NOT EXISTS {table} ("
@@ -545,6 +714,29 @@ const char SQL_INIT_TABLE[] =
     "  handled_at     TIMESTAMPTZ,"
     "  deleted_at     TIMESTAMPTZ"
     ")";
+
+/* init --distributed: the same table for Citus, whose unique indexes must
+ * hold the distribution column, so the primary key is (tenant_id, id). */
+const char SQL_INIT_TABLE_DISTRIBUTED[] =
+    "CREATE TABLE IF NOT EXISTS {table} ("
+    "  id             BIGSERIAL,"
+    "  tenant_id      BIGINT      NOT NULL,"
+    "  channel        TEXT        NOT NULL,"
+    "  out_trade_no   TEXT        NOT NULL,"
+    "  callback_type  TEXT        NOT NULL,"
+    "  status         SMALLINT    NOT NULL DEFAULT 0,"
+    "  payload        JSONB       NOT NULL,"
+    "  received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    "  handled_at     TIMESTAMPTZ,"
+    "  deleted_at     TIMESTAMPTZ,"
+    "  PRIMARY KEY (tenant_id, id)"
+    ")";
+
+/* $1 the table (quoted name), $2 the shard count (NULL: Citus's default). */
+const char SQL_DISTRIBUTE[] =
+    "SELECT create_distributed_table($1, 'tenant_id',"
+    "                                shard_count => coalesce($2::int,"
+    "                                  current_setting('citus.shard_count')::int))";
 
 /*
  * The unique index that makes loads idempotent, after "CREATE UNIQUE INDEX
@@ -678,6 +870,30 @@ const char SQL_DEDUPE_BATCH[] =
 const char SQL_CREATE_INDEX[] = "CREATE UNIQUE INDEX CONCURRENTLY {index} " KEY_INDEX_TAIL;
 
 const char SQL_DROP_INDEX[] = "DROP INDEX CONCURRENTLY IF EXISTS {schema}.{index}";
+
+/* create-index on a distributed table: the progress of every index build
+ * running on the workers now (each shard's), summed; the columns of
+ * SQL_INDEX_PROGRESS.  The phase is the least advanced shard's (PostgreSQL
+ * 15's phases in their order). */
+const char SQL_INDEX_PROGRESS_WORKERS[] =
+    "WITH w AS ("
+    "  SELECT (jsonb_array_elements(coalesce(nullif(result, ''), '[]')::jsonb)) AS p"
+    "    FROM run_command_on_workers($q$SELECT coalesce(json_agg(json_build_object("
+    "           'phase', phase, 'blocks_done', blocks_done, 'blocks_total', blocks_total,"
+    "           'tuples_done', tuples_done, 'tuples_total', tuples_total,"
+    "           'lockers_done', lockers_done, 'lockers_total', lockers_total)), '[]')"
+    "           FROM pg_stat_progress_create_index$q$)"
+    "   WHERE success) "
+    "SELECT (array_agg(p->>'phase' ORDER BY array_position(ARRAY['initializing',"
+    "          'waiting for writers before build', 'building index',"
+    "          'waiting for writers before validation', 'index validation: scanning index',"
+    "          'index validation: sorting tuples', 'index validation: scanning table',"
+    "          'waiting for old snapshots', 'waiting for readers before marking dead',"
+    "          'waiting for readers before dropping'], p->>'phase') NULLS LAST))[1],"
+    "       sum((p->>'blocks_done')::bigint), sum((p->>'blocks_total')::bigint),"
+    "       sum((p->>'tuples_done')::bigint), sum((p->>'tuples_total')::bigint),"
+    "       sum((p->>'lockers_done')::bigint), sum((p->>'lockers_total')::bigint), NULL::int "
+    "  FROM w HAVING count(*) > 0";
 
 /* $1: pid of the building session. */
 const char SQL_INDEX_PROGRESS[] =

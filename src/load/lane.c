@@ -124,9 +124,10 @@ static attempt_result classify(lane_runner *ln)
 static const char *failure_hint(const lane_env *env, const char *state)
 {
     if (strcmp(state, "0A000") == 0 && env->distributed)
-        return "; the target is a Citus distributed table, and idemload's merge joins it with a "
-               "temporary staging table, which Citus cannot run: load into a local "
-               "(not distributed) table";
+        return "; the target is a Citus distributed table, and Citus cannot run this "
+               "statement on it (a trigger, rule or column default the merge would evaluate on "
+               "the coordinator?): nothing was rejected, fix the cause and run the same "
+               "command again";
     if (strncmp(state, "0A", 2) == 0)
         return "; the server (or a trigger, rule or extension on the table) does not support a "
                "statement idemload needs: nothing was rejected, fix the cause and run the same "
@@ -149,7 +150,7 @@ static const char *failure_hint(const lane_env *env, const char *state)
 static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi)
 {
     db *d = ln->conn;
-    if (!db_copy_begin(d, SQL_COPY_STAGE))
+    if (!db_copy_begin(d, ln->stage ? buf_cstr(&ln->stage->copy) : SQL_COPY_STAGE))
         return false;
     buf_clear(&ln->copybuf);
     if (!copy_binary_header(&ln->copybuf)) {
@@ -247,6 +248,12 @@ static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t h
 {
     const lane_env *env = ln->env;
     chunk_outcome *o = job->out;
+    /* A distributed target merges through its colocated staging table; it
+     * reports figures only, not each row's outcome (loader_open refuses
+     * --changes there, and its rows stay out of the figures by group). */
+    if (ln->stage)
+        return citus_stage_merge(ln->stage, ln->conn, env->final_array, env->extra_set,
+                                 env->n_extra_set, env->update, &ln->probe, lo, hi, c);
     char a[24], b[24];
     snprintf(a, sizeof a, "%zu", lo + 1);
     snprintf(b, sizeof b, "%zu", hi + 1);
@@ -379,7 +386,8 @@ static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolate
     lane_result_clear(res);
     if (job->n > 0)
         outcome_fill(job->out, job->idx, 0, job->n - 1, MERGE_NONE); /* an earlier attempt's */
-    if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) || !db_exec(d, SQL_TRUNCATE_STAGE))
+    if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) ||
+        !db_exec(d, ln->stage ? buf_cstr(&ln->stage->truncate) : SQL_TRUNCATE_STAGE))
         return classify(ln);
     attempt_result ar = ATTEMPT_OK;
     if (job->n > 0) {

@@ -25,6 +25,7 @@
 #include "chunk/chunk.h"
 #include "cli/config.h"
 #include "db/db.h"
+#include "load/citus_stage.h"
 #include "load/gate.h"
 #include "load/lane_sql.h"
 #include "load/ledger.h"
@@ -59,6 +60,8 @@ typedef struct lane_runner {
     lane_reopen_fn reopen;
     void *reopen_ctx;
     bool holds_file_lock;       /* retake the ledger's file lock after reopening */
+    citus_stage *stage;         /* a distributed target: this connection's staging
+                                 * table (the reopen function renews it); else NULL */
     bool probe;                 /* next lane: probe first (keys tend to exist) */
     buf copybuf;
     buf missed;                 /* scratch: ords for the stale classification */

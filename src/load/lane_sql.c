@@ -28,11 +28,24 @@ static bool render(const lane_sql_names *n, buf *out, const char *tmpl, const ch
 
 bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
 {
-    buf inserted = BUF_INIT, action = BUF_INIT;
+    buf inserted = BUF_INIT, action = BUF_INIT, returning = BUF_INIT;
     bool ok = render(n, &inserted, n->partitioned ? SQL_INSERTED_SNAPSHOT : SQL_INSERTED_XMAX,
                      "", "") &&
               render(n, &action, n->update ? SQL_CONFLICT_UPDATE : SQL_CONFLICT_NOTHING, "",
-                     buf_cstr(&inserted)) &&
+                     buf_cstr(&inserted));
+    /* The conflict action is followed by what the merge returns of each
+     * written row: the single-server merges the key, a distributed one
+     * (SQL_CITUS_MERGE) whether it inserted and the id. */
+    if (ok && n->update) {
+        ok = buf_append_str(&out->citus_action, buf_cstr(&action)) &&
+             render(n, &returning, SQL_CITUS_RETURNING, "", buf_cstr(&inserted)) &&
+             buf_append_str(&out->citus_action, buf_cstr(&returning)) &&
+             render(n, &returning, SQL_CONFLICT_RETURNING, "", buf_cstr(&inserted)) &&
+             buf_append_str(&action, buf_cstr(&returning));
+    } else if (ok) {
+        ok = buf_append_str(&out->citus_action, buf_cstr(&action));
+    }
+    ok = ok &&
               render(n, &out->merge_probe, SQL_MERGE_PROBE, buf_cstr(&action), "") &&
               render(n, &out->merge_direct, SQL_MERGE_DIRECT, buf_cstr(&action), "") &&
               render(n, &out->count_stale, SQL_COUNT_STALE, "", "") &&
@@ -42,6 +55,7 @@ bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
               render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "");
     buf_free(&inserted);
     buf_free(&action);
+    buf_free(&returning);
     return ok;
 }
 
@@ -52,4 +66,5 @@ void lane_sql_free(lane_sql *s)
     buf_free(&s->count_stale);
     buf_free(&s->merge_detail);
     buf_free(&s->stale_detail);
+    buf_free(&s->citus_action);
 }

@@ -30,6 +30,8 @@ typedef struct lane_sql {
     buf count_stale;        /* classifies the rows a merge did not write */
     buf merge_detail;       /* --changes: the probing merge, row by row */
     buf stale_detail;       /* --changes: count_stale, row by row */
+    buf citus_action;       /* a distributed target: the conflict action and its
+                             * RETURNING, for SQL_CITUS_MERGE (citus_stage.c) */
 } lane_sql;
 
 /* Renders the five statements into *out (which starts empty); false when

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/sql.h"
 #include "output/log.h"
@@ -40,7 +41,8 @@ static bool render_lane_statements(ledger *lg)
 
 /* Does the ledger exist, and in which version?  Fills *exists, *lanes and
  * *identity; false on a database error. */
-static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity)
+static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
+                           bool *loader)
 {
     const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
     db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
@@ -49,6 +51,7 @@ static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, b
     *exists = strcmp(db_value(r, 0, 0), "t") == 0;
     *lanes = strcmp(db_value(r, 0, 1), "t") == 0;
     *identity = strcmp(db_value(r, 0, 2), "t") == 0;
+    *loader = strcmp(db_value(r, 0, 3), "t") == 0;
     db_result_free(&r);
     return true;
 }
@@ -68,7 +71,11 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
         log_error("out of memory");
         return false;
     }
-    if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity)) {
+    if (gethostname(lg->host, sizeof lg->host - 1) != 0 || !lg->host[0])
+        snprintf(lg->host, sizeof lg->host, "unknown");
+    snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
+    if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
+                        &lg->has_loader)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -94,12 +101,12 @@ void ledger_free(ledger *lg)
  * identity was recorded). */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity)
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader)
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
-    bool exists, has_lanes = false, has_identity = false;
-    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity);
+    bool exists, has_lanes = false, has_identity = false, has_loader = false;
+    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader);
     if (ok && !has_lanes)
         ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
     if (ok && !has_identity) {
@@ -108,6 +115,8 @@ static bool ensure_ledger(ledger *lg, db *d)
             log_info("ledger %s: now records the identity of the table of each file; "
                      "files it held before are loaded once more", buf_cstr(&lg->name));
     }
+    if (ok && !has_loader)
+        ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
     if (!ok || !db_commit(d)) {
         log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&lg->name),
                   db_message(d), db_sqlstate(d));
@@ -117,6 +126,7 @@ static bool ensure_ledger(ledger *lg, db *d)
     lg->exists = true;
     lg->has_lanes = true;
     lg->has_identity = true;
+    lg->has_loader = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -204,17 +214,46 @@ static void explain_mismatch(const ledger *lg, file_plan *plan, const entry *e, 
     }
 }
 
-bool ledger_file_lock(ledger *lg, db *d)
+/* Who the ledger says loads the file: " (host H, process P, ...)", or "". */
+static void holder_of(ledger *lg, db *d, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!lg->has_loader)
+        return;
+    buf_clear(&lg->sql);
+    buf_printf(&lg->sql, "SELECT loader_host, loader_pid FROM %s WHERE target = $1 AND digest = $2",
+               buf_cstr(&lg->name));
+    const char *p[] = {lg->target, lg->file.digest};
+    db_result *r = db_query(d, buf_cstr(&lg->sql), 2, p);
+    if (r && db_nrows(r) > 0 && !db_is_null(r, 0, 0))
+        snprintf(out, size, " (host %s, process %s, as the ledger says)", db_value(r, 0, 0),
+                 db_is_null(r, 0, 1) ? "?" : db_value(r, 0, 1));
+    db_result_free(&r);
+}
+
+/* The file's advisory lock on d.  wait: until the process holding it lets
+ * go; otherwise *busy says another process holds it (nothing taken). */
+static bool file_lock(ledger *lg, db *d, bool wait, bool *busy)
 {
     const char *p[] = {lg->target, lg->file.digest};
+    *busy = false;
     db_result *r = db_query(d, SQL_FILE_LOCK_TRY, 2, p);
     if (!r)
         return false;
     bool got = strcmp(db_value(r, 0, 0), "t") == 0;
     db_result_free(&r);
     if (!got) {
-        log_info("%s: another idemload process is loading this file into %s; waiting for it",
-                 lg->file.path, lg->target);
+        char who[400];
+        holder_of(lg, d, who, sizeof who);
+        if (!wait) {
+            log_info("%s: another idemload process%s is loading this file into %s; going on "
+                     "with the next file, and back to this one at the end",
+                     lg->file.path, who, lg->target);
+            *busy = true;
+            return true;
+        }
+        log_info("%s: another idemload process%s is loading this file into %s; waiting for it",
+                 lg->file.path, who, lg->target);
         r = db_query(d, SQL_FILE_LOCK, 2, p);
         if (!r)
             return false;
@@ -222,6 +261,12 @@ bool ledger_file_lock(ledger *lg, db *d)
     }
     lg->locked = true;
     return true;
+}
+
+bool ledger_file_lock(ledger *lg, db *d)
+{
+    bool busy;
+    return file_lock(lg, d, true, &busy);
 }
 
 static void file_unlock(ledger *lg, db *d)
@@ -380,6 +425,10 @@ static int plan_resume(ledger *lg, db *d, const entry *e, int connections, file_
     lg->last_committed = all;
     if (!ledger_sums(lg, d, all, &plan->previous))
         return ledger_failed(lg, d, "cannot read the ledger");
+    const char *pc[] = {lg->target, lg->file.digest, lg->host, lg->pid};
+    if (!lg->dry_run && (!render(lg, &lg->sql, SQL_LEDGER_CLAIM) ||
+                         !db_exec_params(d, buf_cstr(&lg->sql), 4, pc)))
+        return ledger_failed(lg, d, "cannot record this process in the ledger");
     if (lg->lanes != connections)
         log_info("%s: resuming with the %d lane%s of the earlier run over %d connection%s",
                  lg->file.path, lg->lanes, lg->lanes == 1 ? "" : "s", connections,
@@ -398,16 +447,18 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
      * fails on the table anyway. */
     const char *ps[] = {lg->target, lg->file.digest, size_s, lg->file.path, rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
-                        lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL};
+                        lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
+                        lg->host, lg->pid};
     if (!render(lg, &lg->sql, SQL_LEDGER_START) ||
-        !db_exec_params(d, buf_cstr(&lg->sql), 8, ps))
+        !db_exec_params(d, buf_cstr(&lg->sql), 10, ps))
         return ledger_failed(lg, d, "cannot record the file in the ledger");
     return EXIT_OK;
 }
 
 /* Prepares the current file: false when the ledger has nothing to say
  * about it (a stream, or a dry run without a ledger); *code set on error. */
-static bool start_file(ledger *lg, db *d, const file_identity *id, int connections, int *code)
+static bool start_file(ledger *lg, db *d, const file_identity *id, int connections, bool wait,
+                       file_plan *plan, int *code)
 {
     memset(lg->lane_done, 0, sizeof lg->lane_done);
     lg->file = *id;
@@ -426,19 +477,19 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
         *code = EXIT_DATABASE;
         return false;
     }
-    if (!ledger_file_lock(lg, d)) {
+    if (!file_lock(lg, d, wait, &plan->busy)) {
         *code = ledger_failed(lg, d, "ledger");
         return false;
     }
-    return true;
+    return !plan->busy;
 }
 
 int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_rows,
-                      int connections, file_plan *plan)
+                      int connections, bool wait, file_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     int code;
-    if (!start_file(lg, d, id, connections, &code))
+    if (!start_file(lg, d, id, connections, wait, plan, &code))
         return code;
     /* The table's identity now, before the entry is read: a TRUNCATE
      * after this point makes the entry mismatch at the next run at the

@@ -41,6 +41,7 @@ typedef struct file_identity {
 
 /* What the ledger says to do with a file. */
 typedef struct file_plan {
+    bool busy;              /* another process holds the file (not waiting): come back later */
     bool skip;              /* completed before: skip (unless --force) */
     uint64_t resume_after;  /* chunks already committed by an earlier run */
     bool next_partial;      /* ... and some lanes of the chunk after them */
@@ -62,6 +63,9 @@ typedef struct ledger {
     bool exists;
     bool has_lanes;             /* the ledger has its lane columns */
     bool has_identity;          /* the ledger records the table's identity */
+    bool has_loader;            /* the ledger records who loads a file */
+    char host[256];             /* this process, as the ledger records it */
+    char pid[16];
     buf chunk_sql;              /* the lanes' statements, rendered for the */
     buf lane_figures_sql;       /* ledger as it is (read-only during a chunk) */
     buf sql;                    /* scratch of the coordinator's statements */
@@ -88,13 +92,14 @@ void ledger_free(ledger *lg);
 
 /*
  * Starts a file on the control connection d: creates or migrates the
- * ledger (not in a dry run), takes the file's advisory lock (waiting if
- * another process holds it), compares the entry with the table and fills
- * *plan; chooses the file's lanes (`connections`, or the earlier run's
+ * ledger (not in a dry run), takes the file's advisory lock (when another
+ * process holds it: waits, or with wait false sets plan->busy and returns
+ * at once, having taken nothing), records this process as the file's
+ * loader, compares the entry with the table and fills *plan; chooses the file's lanes (`connections`, or the earlier run's
  * split to resume).  Returns an exit code (logged).
  */
 int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_rows,
-                      int connections, file_plan *plan);
+                      int connections, bool wait, file_plan *plan);
 
 /* Takes the file's advisory lock on d (again after d was reconnected). */
 bool ledger_file_lock(ledger *lg, db *d);

@@ -31,6 +31,7 @@
 #include "db/db.h"
 #include "db/sql.h"
 #include "db/target.h"
+#include "load/citus_stage.h"
 #include "load/gate.h"
 #include "load/lane.h"
 #include "load/lane_sql.h"
@@ -48,6 +49,7 @@ typedef struct worker {
     int no;
     db *conn;               /* read by the signal handler: swapped atomically */
     lane_runner ln;               /* its lane runner, on this connection */
+    citus_stage stage;      /* a distributed target: its staging table (citus_stage.h) */
     pthread_t thread;
     bool started;
     uint64_t seen;          /* the last job taken */
@@ -67,6 +69,7 @@ struct loader {
     buf extra_vals;         /* ", $4::type, ..." their parameters */
     buf final_array;        /* the final statuses, a smallint[] literal */
     lane_sql sql;
+    citus_names citus;      /* a distributed target: its names (citus_stage.h) */
     lane_env env;           /* what every lane reads */
     ledger lg;
     gate gate;
@@ -114,9 +117,22 @@ static void cancel_all(void *arg)
 }
 
 /* Session setup after (re)connecting: the staging table, and in a dry run
- * the run's transaction. */
-static bool prepare_session(loader *ld, db *d)
+ * the run's transaction.  A distributed target's staging table is created
+ * before that transaction: it is a distributed table of its own, dropped
+ * when the loader closes (citus_stage.h). */
+static bool prepare_session(loader *ld, worker *w, db *d)
 {
+    if (ld->t.distributed) {
+        if (!db_exec(d, SQL_SESSION_SETTINGS) || !db_exec(d, SQL_CITUS_SESSION_SETTINGS) ||
+            !citus_stage_open(&w->stage, &ld->citus, d))
+            return false;
+        if (ld->cfg->dry_run) {
+            if (!db_begin(d))
+                return false;
+            ld->in_run_txn = true;
+        }
+        return true;
+    }
     if (ld->cfg->dry_run) {
         if (!db_begin(d))
             return false;
@@ -135,7 +151,7 @@ static bool connect_session(worker *w, buf *err)
     db *d = db_connect(w->ld->cfg->dbname, err);
     if (!d)
         return false;
-    if (!prepare_session(w->ld, d)) {
+    if (!prepare_session(w->ld, w, d)) {
         buf_printf(err, "cannot prepare the session: %s (SQLSTATE %s)", db_message(d),
                    db_sqlstate(d));
         db_close(&d);
@@ -161,6 +177,7 @@ static void worker_init(loader *ld, int no)
     w->no = no;
     lane_init(&w->ln, &ld->env, conn_of(w), reopen_session, w);
     w->ln.holds_file_lock = no == 0;
+    w->ln.stage = ld->t.distributed ? &w->stage : NULL;
 }
 
 /* A worker's share of the chunk in flight: lanes no, no + workers, ... */
@@ -343,6 +360,13 @@ static int open_control(loader *ld)
     int code = open_target(ld, d);
     if (code != EXIT_OK)
         return code;
+    if (ld->t.distributed && ld->cfg->changes_path) {
+        /* Its merge runs shard by shard and returns figures, not each
+         * row's versions: refuse rather than write an empty list. */
+        log_error("--changes is not available on a distributed (Citus) target yet: %s",
+                  ld->t.display);
+        return EXIT_USAGE;
+    }
     if (!prepare_lanes(ld)) {
         log_error("out of memory");
         return EXIT_DATABASE;
@@ -350,7 +374,19 @@ static int open_control(loader *ld)
     if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
                      ld->cfg->force))
         return EXIT_DATABASE;
-    if (!prepare_session(ld, d)) {
+    if (ld->t.distributed) {
+        ld->citus = (citus_names){.schema = ld->t.schema,
+                                  .table = ld->t.quoted,
+                                  .display = ld->t.display,
+                                  .active = ld->t.active,
+                                  .extra_cols = buf_cstr(&ld->extra_cols),
+                                  .extra_vals = buf_cstr(&ld->extra_vals),
+                                  .action = buf_cstr(&ld->sql.citus_action)};
+        code = citus_target_open(&ld->citus, d);
+        if (code != EXIT_OK)
+            return code;
+    }
+    if (!prepare_session(ld, &ld->workers[0], d)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(d),
                   db_message(d), db_sqlstate(d));
         return EXIT_DATABASE;
@@ -396,14 +432,28 @@ void loader_close(loader **ldp)
         return;
     signals_set_hook(NULL, NULL);
     stop_threads(ld);
+    if (ld->t.distributed) {
+        /* The staging tables: each through its own session, or the
+         * control one when that is gone; then those of sessions lost on
+         * the way. */
+        db *d0 = control(ld);
+        for (int i = 0; i < MAX_LANES; i++) {
+            db *d = conn_of(&ld->workers[i]);
+            citus_stage_drop(&ld->workers[i].stage, d && db_ok(d) ? d : d0);
+        }
+        if (d0 && db_ok(d0))
+            citus_sweep(&ld->citus, d0);
+    }
     for (int i = 0; i < MAX_LANES; i++) {
         db_close(&ld->workers[i].conn);
+        citus_stage_free(&ld->workers[i].stage);
         lane_free(&ld->workers[i].ln);
         lane_result_free(&ld->parts[i].res);
     }
     gate_destroy(&ld->gate);
     ledger_free(&ld->lg);
     lane_sql_free(&ld->sql);
+    citus_names_free(&ld->citus);
     target_free(&ld->t);
     buf_free(&ld->extra_cols);
     buf_free(&ld->extra_vals);
@@ -413,9 +463,11 @@ void loader_close(loader **ldp)
     *ldp = NULL;
 }
 
-int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan)
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bool wait,
+                      file_plan *plan)
 {
-    int code = ledger_begin_file(&ld->lg, control(ld), id, chunk_rows, ld->n_workers, plan);
+    int code = ledger_begin_file(&ld->lg, control(ld), id, chunk_rows, ld->n_workers, wait,
+                                 plan);
     ld->lanes = ledger_lanes(&ld->lg);
     return code;
 }

@@ -34,9 +34,12 @@ void loader_close(loader **ld);
 
 /*
  * Looks the file up in the ledger and takes the file's advisory lock (so
- * two processes never load one file at once).  Fills *plan.
+ * two processes never load one file at once).  Fills *plan.  When another
+ * process holds the lock: wait for it, or (wait false) set plan->busy and
+ * return at once, having taken nothing (loader_end_file is not needed).
  */
-int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, file_plan *plan);
+int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bool wait,
+                      file_plan *plan);
 
 /*
  * Loads one chunk as one transaction per lane (in a dry run: one savepoint

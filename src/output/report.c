@@ -129,6 +129,14 @@ const char *exit_status_meaning(int code)
     return "unknown status";
 }
 
+void file_report_clear(file_report *fr)
+{
+    free(fr->error);
+    free(fr->note);
+    free(fr->reload_reason);
+    memset(fr, 0, sizeof *fr);
+}
+
 void file_report_set_error(file_report *fr, const char *msg)
 {
     free(fr->error);

@@ -95,6 +95,8 @@ const char *exit_status_meaning(int code);
  * memory. */
 bool run_report_init(run_report *rep, size_t n_files);
 void run_report_free(run_report *rep);
+/* Empties a file's entry (frees its strings, zeroes its figures). */
+void file_report_clear(file_report *fr);
 /* Sets a file's error text (copied). */
 void file_report_set_error(file_report *fr, const char *msg);
 void file_report_set_note(file_report *fr, const char *msg);

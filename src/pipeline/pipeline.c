@@ -302,11 +302,14 @@ static int severity_of_rejects(const load_counts *c)
     return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
 }
 
-/* Loads or validates one file; fills fr_rep.  Returns its exit status. */
+/* Loads (or validates) one file; fills rep; returns its exit status.  wait:
+ * when another process holds the file, wait for it; otherwise return at
+ * once with *busy set, rep left empty and nothing read. */
 static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, timeline *tl,
-                    row_sinks *rs, const char *path, file_report *rep)
+                    row_sinks *rs, const char *path, file_report *rep, bool wait, bool *busy)
 {
     double started = now_seconds();
+    *busy = false;
     rep->path = path;
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
     rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
@@ -373,9 +376,13 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     }
     fr.check_utf8 = reader_records_need_utf8_check(fr.rdr);
     if (ld) {
-        code = loader_begin_file(ld, &id, cfg->chunk_rows, &plan);
+        code = loader_begin_file(ld, &id, cfg->chunk_rows, wait, &plan);
         if (code != EXIT_OK) {
             file_report_set_error(rep, "the ledger could not be read (see the log)");
+            goto out;
+        }
+        if (plan.busy) {
+            *busy = true;
             goto out;
         }
         file_begun = true;
@@ -540,6 +547,16 @@ out:
     return code;
 }
 
+/* A file the run did not start (interrupted before it). */
+static void not_started(const config *cfg, file_report *fr, const char *path)
+{
+    file_report_clear(fr);
+    fr->path = path;
+    fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
+    fr->status = FILE_FAILED;
+    file_report_set_error(fr, "not started: interrupted");
+}
+
 int pipeline_run(const config *cfg, loader *ld, run_report *rep)
 {
     progress prog;
@@ -567,12 +584,20 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
             }
         }
     }
+    /* Files another process is loading (SPEC.md "Many importers"): left
+     * for later, by index; come back to them once every other file is done. */
+    size_t *later = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *later);
+    size_t n_later = 0;
+    if (!later) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+    }
     for (size_t i = 0; i < cfg->n_files; i++) {
         if (code != EXIT_OK && i == 0) {
             /* Nothing can be loaded without its sinks; no file is touched. */
             for (size_t k = 0; k < cfg->n_files; k++) {
                 file_report *fr = &rep->files[k];
-                fr->path = strdup(cfg->files[k]);
+                fr->path = cfg->files[k];
                 fr->format = format_name(cfg->format);
                 fr->status = FILE_FAILED;
                 file_report_set_error(fr, "not started (see the error above)");
@@ -580,17 +605,62 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
             break;
         }
         if (signals_interrupted()) {
-            file_report *fr = &rep->files[i];
-            fr->path = cfg->files[i];
-            fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
-            fr->status = FILE_FAILED;
-            file_report_set_error(fr, "not started: interrupted");
+            not_started(cfg, &rep->files[i], cfg->files[i]);
             code = exit_worst(code, EXIT_INTERRUPTED);
             continue;
         }
-        int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i], &rep->files[i]);
+        bool busy;
+        int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i], &rep->files[i],
+                         false, &busy);
+        if (busy) {
+            file_report_clear(&rep->files[i]);
+            later[n_later++] = i;
+            continue;
+        }
         code = exit_worst(code, c);
     }
+    /*
+     * Back to the files that were busy: each round tries every one without
+     * waiting (one whose loader finished is skipped now, one whose loader
+     * died is resumed); when a round gets none, wait for the first.  So the
+     * process ends only when each of its files is loaded, by it or by
+     * another (a backfill's exit status 0 means every file is in), and a
+     * loader that dies never leaves a file behind while another lives.
+     */
+    while (n_later > 0) {
+        size_t kept = 0;
+        for (size_t k = 0; k < n_later; k++) {
+            size_t i = later[k];
+            if (signals_interrupted()) {
+                not_started(cfg, &rep->files[i], cfg->files[i]);
+                code = exit_worst(code, EXIT_INTERRUPTED);
+                continue;
+            }
+            bool busy;
+            int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i],
+                             &rep->files[i], false, &busy);
+            if (busy) {
+                file_report_clear(&rep->files[i]);
+                later[kept++] = i;
+                continue;
+            }
+            code = exit_worst(code, c);
+        }
+        if (kept == n_later) {
+            /* Nothing moved this round: wait for the first. */
+            size_t i = later[0];
+            bool busy;
+            int c = signals_interrupted()
+                        ? (not_started(cfg, &rep->files[i], cfg->files[i]), EXIT_INTERRUPTED)
+                        : run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i],
+                                   &rep->files[i], true, &busy);
+            code = exit_worst(code, c);
+            memmove(later, later + 1, (kept - 1) * sizeof *later);
+            kept--;
+        }
+        n_later = kept;
+    }
+    free(later);
     if (ld) {
         int c = loader_finish(ld);
         code = exit_worst(code, c);

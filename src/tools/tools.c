@@ -4,6 +4,7 @@
  */
 #include "tools/tools.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "db/db.h"
@@ -20,6 +21,56 @@ static void bare_name(const char *arg, buf *out)
     for (const char *p = name; *p; p++)
         if (*p != '"')
             buf_append_char(out, *p);
+}
+
+/*
+ * init --distributed: distributes the table by tenant_id with Citus, unless
+ * it is already; serialized with other inits.  Needs a Citus coordinator.
+ */
+static int distribute(db *d, const config *cfg, const char *table)
+{
+    db_result *r = db_query(d, SQL_HAS_CITUS, 0, NULL);
+    bool citus = r && strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (!citus) {
+        log_error("init --distributed needs a Citus coordinator: the citus extension is not "
+                  "installed in this database (CREATE EXTENSION citus, and add the workers)");
+        return EXIT_USAGE;
+    }
+    char shards[16];
+    snprintf(shards, sizeof shards, "%d", cfg->shard_count);
+    const char *pt[] = {table};
+    const char *pd[] = {table, cfg->shard_count ? shards : NULL};
+    bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK);
+    bool done = false;
+    if (ok) {
+        r = db_query(d, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
+                        "WHERE logicalrelid = to_regclass($1))", 1, pt);
+        ok = r != NULL;
+        done = ok && strcmp(db_value(r, 0, 0), "t") == 0;
+        db_result_free(&r);
+    }
+    if (ok && !done) {
+        r = db_query(d, SQL_DISTRIBUTE, 2, pd);
+        ok = r != NULL;
+        db_result_free(&r);
+    }
+    if (!ok || !db_commit(d)) {
+        log_error("cannot distribute %s: %s (SQLSTATE %s)%s", cfg->table, db_message(d),
+                  db_sqlstate(d),
+                  strncmp(db_sqlstate(d), "0A", 2) == 0 || strcmp(db_sqlstate(d), "42P16") == 0
+                      ? "; a table created without --distributed has the primary key (id), "
+                        "which Citus refuses: its unique indexes must hold tenant_id"
+                      : "");
+        db_rollback(d);
+        return strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "0A", 2) == 0
+                   ? EXIT_USAGE : EXIT_DATABASE;
+    }
+    if (!done)
+        log_info("table %s distributed by tenant_id%s%s%s", cfg->table,
+                 cfg->shard_count ? " over " : "", cfg->shard_count ? shards : "",
+                 cfg->shard_count ? " shards" : "");
+    return EXIT_OK;
 }
 
 int tools_init(const config *cfg)
@@ -51,7 +102,9 @@ int tools_init(const config *cfg)
     /* Serialize concurrent inits: CREATE ... IF NOT EXISTS alone can still
      * collide on the catalog when two sessions create at the same moment. */
     bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK) &&
-              sql_render(&sql, SQL_INIT_TABLE, 2, names, vals) && db_exec(d, buf_cstr(&sql));
+              sql_render(&sql, cfg->distributed ? SQL_INIT_TABLE_DISTRIBUTED : SQL_INIT_TABLE, 2,
+                         names, vals) &&
+              db_exec(d, buf_cstr(&sql));
     if (ok) {
         buf_clear(&sql);
         ok = sql_render(&sql, SQL_INIT_INDEX, 2, names, vals) && db_exec(d, buf_cstr(&sql)) &&
@@ -63,6 +116,8 @@ int tools_init(const config *cfg)
         code = db_failure_exit(d);
         goto out;
     }
+    if (cfg->distributed && (code = distribute(d, cfg, buf_cstr(&table))) != EXIT_OK)
+        goto out;
     /* The table may have existed already in another shape: say whether it
      * is usable for loads now. */
     target t;

@@ -12,5 +12,7 @@ int tools_init(const config *cfg);
 int tools_check(const config *cfg);
 int tools_dedupe(const config *cfg);
 int tools_create_index(const config *cfg);
+/* idemload status: the ledger of the target (tools_status.c). */
+int tools_status(const config *cfg);
 
 #endif

@@ -29,6 +29,7 @@
 #include "util/signals.h"
 #include "db/sql.h"
 #include "util/final_status.h"
+#include "tools/tools_distributed.h"
 #include "tools/tools_facts.h"
 
 /* Retries of one batch after a deadlock or serialization failure with
@@ -425,7 +426,7 @@ static int dedupe_apply(const config *cfg, tool_ctx *c)
     tool_key cursor = {{NULL}};
     dedupe_outcome o = {.table = t->display, .include_final = cfg->include_final};
     int code = EXIT_OK;
-    if (!tool_render(&sql, SQL_DEDUPE_BATCH, t, NULL, NULL) ||
+    if (!tool_dedupe_batch_sql(&sql, t) ||
         !final_status_array(cfg->final_status, cfg->n_final_status, &finals) ||
         !final_status_text(cfg->final_status, cfg->n_final_status, &finals_text)) {
         db_set_out_of_memory(c->d);

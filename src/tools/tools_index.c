@@ -39,6 +39,7 @@
 #include "util/clock.h"
 #include "util/signals.h"
 #include "db/sql.h"
+#include "tools/tools_distributed.h"
 #include "tools/tools_facts.h"
 
 /* What the catalog holds under the index name (SQL_INDEX_STATE). */
@@ -100,6 +101,10 @@ static void *build_thread(void *arg)
     return NULL;
 }
 
+/* A distributed table: its shards are built on the workers, so read the
+ * progress there (tools_distributed.h).  Set before the build starts. */
+static bool progress_from_workers;
+
 /* One progress line from pg_stat_progress_create_index for backend pid;
  * *locker receives the pid the build waits for, if any.  False when the
  * progress connection failed (stop asking). */
@@ -109,7 +114,8 @@ static bool show_progress(db *watch, int pid, const char *index, double started,
     buf p = BUF_INIT, line = BUF_INIT;
     buf_printf(&p, "%d", pid);
     const char *params[] = {buf_cstr(&p)};
-    db_result *r = db_query(watch, SQL_INDEX_PROGRESS, 1, params);
+    db_result *r = progress_from_workers ? tool_distributed_index_progress(watch)
+                                         : db_query(watch, SQL_INDEX_PROGRESS, 1, params);
     buf_free(&p);
     if (!r) {
         log_warn("no more progress shown: %s", db_message(watch));
@@ -387,6 +393,7 @@ static int build_index(const config *cfg, tool_ctx *c, const index_names *in, in
     log_info("building unique index %s on %s (%s) WHERE deleted_at IS NULL, concurrently: "
              "writes go on meanwhile", o->index, t->display, KEY_COLUMNS);
     double started = now_seconds();
+    progress_from_workers = c->t.distributed;
     bool built = build(cfg, c->d, buf_cstr(&sql), o->index, &o->locker);
     buf_free(&sql);
     index_state st;

@@ -42,6 +42,8 @@ dedupe|--batch-size|0|--batch-size needs a count from 1 to 1000000, not '0'
 dedupe|--batch-size|1000001|--batch-size needs a count from 1 to 1000000, not '1000001'
 dedupe|--limit|-1|--limit needs a count >= 0, not '-1'
 create-index|--index-name||--index-name needs a name
+init|--shard-count|0|--shard-count needs a count from 1 to 64000, not '0'
+init|--shard-count|64001|--shard-count needs a count from 1 to 64000, not '64001'
 EOF
 )
 while IFS='|' read -r cmd opt value words; do
@@ -62,7 +64,7 @@ eq "--timezone Mars/Olympus: exit 2" 2 $RC
 check "--timezone Mars/Olympus: names the zone" contains "$ERR" "Mars/Olympus"
 
 # Flags take no value; options with a value need one.
-FLAGS="import|--dry-run import|--quiet import|--force dedupe|--apply dedupe|--include-final"
+FLAGS="import|--dry-run import|--quiet import|--force dedupe|--apply dedupe|--include-final init|--distributed"
 for f in $FLAGS; do
     cmd=${f%%|*} opt=${f#*|}
     run "$cmd" "${NODB[@]}" "$opt=yes" empty.csv
@@ -80,6 +82,9 @@ for pair in "validate|--jobs 2" "validate|--dry-run" "check|--apply" "init|--lim
     eq "$cmd $rest: exit 2" 2 $RC
     check "$cmd $rest: inapplicable" contains "$ERR" "inapplicable option"
 done
+run init "${NODB[@]}" --shard-count 8
+eq "--shard-count without --distributed: exit 2" 2 $RC
+check "--shard-count without --distributed: says so" contains "$ERR" "--shard-count goes with --distributed"
 run dedupe "${NODB[@]}" --include-final
 eq "--include-final without --apply: exit 2" 2 $RC
 check "--include-final without --apply: says so" contains "$ERR" "--include-final goes with --apply"
@@ -95,9 +100,9 @@ eq "--delimiter tab and --format=csv are accepted" 0 $RC
 
 # Completeness: every option some command's --help lists has a row above,
 # or is a flag, or takes any text (-d, --help, --version).
-DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --apply --include-final --dbname --help --version "
+DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --apply --include-final --distributed --dbname --help --version "
 missing=""
-for cmd in import validate check dedupe create-index init; do
+for cmd in import validate check dedupe create-index init status; do
     for opt in $("$IDEMLOAD" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
         case "$DOCUMENTED" in *" $opt "*) ;; *) missing="$missing $opt($cmd)" ;; esac
     done
