@@ -70,7 +70,9 @@ pg_use() {
 # new_db NAME: (re)creates database NAME and exports PGDATABASE and DB (a URI).
 new_db() {
     pg_use
-    dropdb --if-exists "$1" >/dev/null 2>&1
+    # --force: a backend of the previous step may still be on its way out
+    # (a slow exit under the sanitizers), which a plain DROP refuses.
+    dropdb --if-exists --force "$1" >/dev/null 2>&1
     createdb "$1" || { echo "createdb $1 failed"; exit 1; }
     export PGDATABASE=$1
     DB="postgresql:///$1?host=$PGHOST&port=$PGPORT&user=$PGUSER"
