@@ -322,21 +322,31 @@ const char SQL_CONFLICT_NOTHING[] =
  * SQL_COUNT_STALE an index probe for every staged row when only a few need
  * classifying.  The key columns are never NULL here.
  */
+/* Both are asked only when the INSERT wrote fewer rows than it was sent
+ * (a CASE runs its subquery only when that branch is taken): in a first
+ * load every row is written, and the hashed NOT IN over every written key
+ * was a tenth of each merge's time (EXPLAIN ANALYZE, 10,000 new keys into
+ * a 1M-row table: 42 of 378 ms).  The staged rows of $1..$2 are one per
+ * key (the client deduplicates), so "all written" is count = $2 - $1 + 1. */
 const char SQL_MISSED_PROBE[] =
-    "(SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0"
+    "CASE WHEN (SELECT count(*) FROM merged)"
+    "        < (SELECT count(*) FROM verdicts v WHERE v.verdict = 0) THEN"
+    " (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0"
     "    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN ("
-    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))";
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))"
+    " END";
 
 #define MISSED_DIRECT \
-    "(SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int" \
+    "CASE WHEN (SELECT count(*) FROM merged) < $2::int - $1::int + 1 THEN" \
+    " (SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int" \
     "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN (" \
-    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))"
+    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))" \
+    " END"
 const char SQL_MISSED_DIRECT[] = MISSED_DIRECT;
 
-/* --on-conflict nothing: the existing rows, for the groups; looked for only
- * when some row was not inserted, so a first load does not pay for it. */
-const char SQL_MISSED_NOTHING[] =
-    "CASE WHEN (SELECT count(*) FROM merged) < $2::int - $1::int + 1 THEN " MISSED_DIRECT " END";
+/* --on-conflict nothing: the existing rows, for the groups; the same list,
+ * looked for only when some row was not inserted. */
+const char SQL_MISSED_NOTHING[] = MISSED_DIRECT;
 
 const char SQL_MISSED_NONE[] = "NULL::int[]";
 
