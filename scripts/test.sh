@@ -6,7 +6,7 @@
 # fuzz target for a bounded time.
 #   scripts/test.sh            everything
 #   QUICK=1 scripts/test.sh    the normal build only
-#   FUZZ_SECONDS=N             seconds per fuzz target (default 60; 0 skips)
+#   FUZZ_SECONDS=N             seconds per fuzz target (default 30; 0 skips)
 # The last line is "N passed, M failed": ctest's tests of both builds plus
 # one per fuzz target (fuzz/fuzz_*.c: a target that did not run is a
 # failure); the line before it says what QUICK or FUZZ_SECONDS=0 skipped.
@@ -53,7 +53,7 @@ if [ -z "${QUICK:-}" ]; then
     else
         failed=$((failed + 1))
     fi
-    secs=${FUZZ_SECONDS:-60}
+    secs=${FUZZ_SECONDS:-30}
     shopt -s nullglob
     targets=(fuzz/fuzz_*.c)
     shopt -u nullglob
