@@ -133,6 +133,43 @@ const char SQL_CONFLICT_RETURNING[] =
     "            t.status, t.received_at";
 
 /*
+ * The pieces the two probing merges (SQL_MERGE_PROBE, SQL_MERGE_DETAIL)
+ * share, so both judge a row alike: each staged row's verdict against the
+ * active row of its key (VERDICT_OF_STAGED_ROW over VERDICTS_SOURCE), and
+ * the INSERT of the rows to write (INSERT_VERDICT_0), which ends the WITH.
+ */
+#define VERDICT_OF_STAGED_ROW \
+    "         CASE WHEN cur.received_at IS NULL THEN 0" \
+    "              WHEN cur.received_at > s.received_at THEN" \
+    "                   CASE WHEN s.status = ANY ($3::smallint[])" \
+    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END" \
+    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb" \
+    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status" \
+    "                                     ELSE s.status END THEN 2" \
+    "              ELSE 0 END AS verdict"
+
+#define VERDICTS_SOURCE \
+    "    FROM idemload_stage s" \
+    "    LEFT JOIN LATERAL (" \
+    "      SELECT t.received_at, t.payload, t.status FROM {table} t" \
+    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel" \
+    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type" \
+    "         AND {active}" \
+    "       LIMIT 1) cur ON true" \
+    "   WHERE s.ord BETWEEN $1::int AND $2::int"
+
+#define INSERT_VERDICT_0 \
+    "), merged AS (" \
+    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, " \
+    "                            payload, received_at{extra_cols})" \
+    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, " \
+    "         v.payload::jsonb, v.received_at{extra_vals}" \
+    "    FROM verdicts v" \
+    "   WHERE v.verdict = 0" \
+    "{do_update}" \
+    ") "
+
+/*
  * The merge for staged rows $1..$2 (ord), final statuses $3, when most keys
  * are expected to exist already (re-imports, overlapping files).
  *
@@ -159,31 +196,7 @@ const char SQL_CONFLICT_RETURNING[] =
 const char SQL_MERGE_PROBE[] =
     "WITH verdicts AS MATERIALIZED ("
     "  SELECT s.*,"
-    "         CASE WHEN cur.received_at IS NULL THEN 0"
-    "              WHEN cur.received_at > s.received_at THEN"
-    "                   CASE WHEN s.status = ANY ($3::smallint[])"
-    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
-    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
-    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
-    "                                     ELSE s.status END THEN 2"
-    "              ELSE 0 END AS verdict"
-    "    FROM idemload_stage s"
-    "    LEFT JOIN LATERAL ("
-    "      SELECT t.received_at, t.payload, t.status FROM {table} t"
-    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
-    "         AND {active}"
-    "       LIMIT 1) cur ON true"
-    "   WHERE s.ord BETWEEN $1::int AND $2::int"
-    "), merged AS ("
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at{extra_cols})"
-    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
-    "         v.payload::jsonb, v.received_at{extra_vals}"
-    "    FROM verdicts v"
-    "   WHERE v.verdict = 0"
-    "{do_update}"
-    ") "
+    VERDICT_OF_STAGED_ROW VERDICTS_SOURCE INSERT_VERDICT_0
     "SELECT (SELECT count(*) FILTER (WHERE inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged),"
     "       (SELECT count(*) FILTER (WHERE verdict = 1) FROM verdicts),"
@@ -234,31 +247,7 @@ const char SQL_MERGE_DIRECT[] =
 const char SQL_MERGE_DETAIL[] =
     "WITH verdicts AS MATERIALIZED ("
     "  SELECT s.*, cur.status AS cur_status, cur.received_at AS cur_received_at,"
-    "         CASE WHEN cur.received_at IS NULL THEN 0"
-    "              WHEN cur.received_at > s.received_at THEN"
-    "                   CASE WHEN s.status = ANY ($3::smallint[])"
-    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
-    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb"
-    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status"
-    "                                     ELSE s.status END THEN 2"
-    "              ELSE 0 END AS verdict"
-    "    FROM idemload_stage s"
-    "    LEFT JOIN LATERAL ("
-    "      SELECT t.received_at, t.payload, t.status FROM {table} t"
-    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
-    "         AND {active}"
-    "       LIMIT 1) cur ON true"
-    "   WHERE s.ord BETWEEN $1::int AND $2::int"
-    "), merged AS ("
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at{extra_cols})"
-    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, "
-    "         v.payload::jsonb, v.received_at{extra_vals}"
-    "    FROM verdicts v"
-    "   WHERE v.verdict = 0"
-    "{do_update}"
-    ") "
+    VERDICT_OF_STAGED_ROW VERDICTS_SOURCE INSERT_VERDICT_0
     "SELECT v.ord, v.verdict, m.inserted, v.cur_status,"
     "       " SQL_TS_TEXT("v.cur_received_at") ","
     "       coalesce(m.status, v.status),"
