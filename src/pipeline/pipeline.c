@@ -557,6 +557,131 @@ static void not_started(const config *cfg, file_report *fr, const char *path)
     file_report_set_error(fr, "not started: interrupted");
 }
 
+/* What every file of a run shares. */
+typedef struct run_ctx {
+    const config *cfg;
+    loader *ld;
+    rejects *rj;
+    progress *prog;
+    row_sinks *rs;
+    run_report *rep;
+} run_ctx;
+
+/* The figures by group and the --changes file, for an import; EXIT_OK or
+ * the status after logging why. */
+static int open_sinks(const config *cfg, const loader *ld, row_sinks *rs)
+{
+    if (!ld)
+        return EXIT_OK;
+    rs->groups = group_table_new();
+    if (!rs->groups) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    if (!cfg->changes_path)
+        return EXIT_OK;
+    buf err = BUF_INIT;
+    rs->chg = changes_open(cfg->changes_path, &err);
+    if (!rs->chg)
+        log_error("%s", buf_cstr(&err));
+    buf_free(&err);
+    return rs->chg ? EXIT_OK : EXIT_INPUT;
+}
+
+/* Hands the groups to the report and closes the --changes file. */
+static int close_sinks(row_sinks *rs, run_report *rep)
+{
+    int code = EXIT_OK;
+    buf err = BUF_INIT;
+    if (rs->groups && !group_table_move(rs->groups, rep)) {
+        log_error("out of memory gathering the figures per group");
+        code = EXIT_INPUT;
+    }
+    group_table_free(&rs->groups);
+    if (!changes_close(&rs->chg, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_INPUT;
+    }
+    chunk_outcome_free(&rs->out);
+    buf_free(&err);
+    return code;
+}
+
+/* File i, unless an interrupt came first; *busy when another process
+ * holds it and wait is not set. */
+static int try_file(const run_ctx *x, size_t i, bool wait, bool *busy)
+{
+    const config *cfg = x->cfg;
+    *busy = false;
+    if (signals_interrupted()) {
+        not_started(cfg, &x->rep->files[i], cfg->files[i]);
+        return EXIT_INTERRUPTED;
+    }
+    int c = run_file(cfg, x->ld, x->rj, x->prog, x->rep->timeline, x->rs, cfg->files[i],
+                     &x->rep->files[i], wait, busy);
+    if (*busy)
+        file_report_clear(&x->rep->files[i]);
+    return c;
+}
+
+/*
+ * Back to the files that were busy (later[0..n)): each round tries every
+ * one without waiting (one whose loader finished is skipped now, one whose
+ * loader died is resumed); when a round gets none, wait for the first.  So
+ * the process ends only when each of its files is loaded, by it or by
+ * another (a backfill's exit status 0 means every file is in), and a loader
+ * that dies never leaves a file behind while another lives.
+ */
+static int run_busy_files(const run_ctx *x, size_t *later, size_t n_later)
+{
+    int code = EXIT_OK;
+    while (n_later > 0) {
+        size_t kept = 0;
+        for (size_t k = 0; k < n_later; k++) {
+            bool busy;
+            int c = try_file(x, later[k], false, &busy);
+            if (busy)
+                later[kept++] = later[k];
+            else
+                code = exit_worst(code, c);
+        }
+        if (kept == n_later) {
+            /* Nothing moved this round: wait for the first. */
+            bool busy;
+            code = exit_worst(code, try_file(x, later[0], true, &busy));
+            memmove(later, later + 1, (kept - 1) * sizeof *later);
+            kept--;
+        }
+        n_later = kept;
+    }
+    return code;
+}
+
+/* Every file in turn; files another process is loading (SPEC.md "Many
+ * importers") are left for the end. */
+static int run_files(const run_ctx *x)
+{
+    const config *cfg = x->cfg;
+    size_t *later = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *later);
+    if (!later) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    size_t n_later = 0;
+    int code = EXIT_OK;
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        bool busy;
+        int c = try_file(x, i, false, &busy);
+        if (busy)
+            later[n_later++] = i;
+        else
+            code = exit_worst(code, c);
+    }
+    code = exit_worst(code, run_busy_files(x, later, n_later));
+    free(later);
+    return code;
+}
+
 int pipeline_run(const config *cfg, loader *ld, run_report *rep)
 {
     progress prog;
@@ -567,116 +692,25 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
         return EXIT_INPUT;
     }
     double t0 = now_seconds();
-    int code = EXIT_OK;
     row_sinks rs = {.out.details = cfg->changes_path != NULL};
+    run_ctx x = {cfg, ld, rj, &prog, &rs, rep};
+    int code = open_sinks(cfg, ld, &rs);
+    if (code == EXIT_OK) {
+        code = run_files(&x);
+    } else {
+        /* Nothing can be loaded without its sinks; no file is touched. */
+        for (size_t k = 0; k < cfg->n_files; k++) {
+            file_report *fr = &rep->files[k];
+            fr->path = cfg->files[k];
+            fr->format = format_name(cfg->format);
+            fr->status = FILE_FAILED;
+            file_report_set_error(fr, "not started (see the error above)");
+        }
+    }
+    if (ld)
+        code = exit_worst(code, loader_finish(ld));
+    code = exit_worst(code, close_sinks(&rs, rep));
     buf err = BUF_INIT;
-    if (ld) {
-        rs.groups = group_table_new();
-        if (!rs.groups) {
-            log_error("out of memory");
-            code = EXIT_INPUT;
-        }
-        if (cfg->changes_path && code == EXIT_OK) {
-            rs.chg = changes_open(cfg->changes_path, &err);
-            if (!rs.chg) {
-                log_error("%s", buf_cstr(&err));
-                code = EXIT_INPUT;
-            }
-        }
-    }
-    /* Files another process is loading (SPEC.md "Many importers"): left
-     * for later, by index; come back to them once every other file is done. */
-    size_t *later = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *later);
-    size_t n_later = 0;
-    if (!later) {
-        log_error("out of memory");
-        code = EXIT_INPUT;
-    }
-    for (size_t i = 0; i < cfg->n_files; i++) {
-        if (code != EXIT_OK && i == 0) {
-            /* Nothing can be loaded without its sinks; no file is touched. */
-            for (size_t k = 0; k < cfg->n_files; k++) {
-                file_report *fr = &rep->files[k];
-                fr->path = cfg->files[k];
-                fr->format = format_name(cfg->format);
-                fr->status = FILE_FAILED;
-                file_report_set_error(fr, "not started (see the error above)");
-            }
-            break;
-        }
-        if (signals_interrupted()) {
-            not_started(cfg, &rep->files[i], cfg->files[i]);
-            code = exit_worst(code, EXIT_INTERRUPTED);
-            continue;
-        }
-        bool busy;
-        int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i], &rep->files[i],
-                         false, &busy);
-        if (busy) {
-            file_report_clear(&rep->files[i]);
-            later[n_later++] = i;
-            continue;
-        }
-        code = exit_worst(code, c);
-    }
-    /*
-     * Back to the files that were busy: each round tries every one without
-     * waiting (one whose loader finished is skipped now, one whose loader
-     * died is resumed); when a round gets none, wait for the first.  So the
-     * process ends only when each of its files is loaded, by it or by
-     * another (a backfill's exit status 0 means every file is in), and a
-     * loader that dies never leaves a file behind while another lives.
-     */
-    while (n_later > 0) {
-        size_t kept = 0;
-        for (size_t k = 0; k < n_later; k++) {
-            size_t i = later[k];
-            if (signals_interrupted()) {
-                not_started(cfg, &rep->files[i], cfg->files[i]);
-                code = exit_worst(code, EXIT_INTERRUPTED);
-                continue;
-            }
-            bool busy;
-            int c = run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i],
-                             &rep->files[i], false, &busy);
-            if (busy) {
-                file_report_clear(&rep->files[i]);
-                later[kept++] = i;
-                continue;
-            }
-            code = exit_worst(code, c);
-        }
-        if (kept == n_later) {
-            /* Nothing moved this round: wait for the first. */
-            size_t i = later[0];
-            bool busy;
-            int c = signals_interrupted()
-                        ? (not_started(cfg, &rep->files[i], cfg->files[i]), EXIT_INTERRUPTED)
-                        : run_file(cfg, ld, rj, &prog, rep->timeline, &rs, cfg->files[i],
-                                   &rep->files[i], true, &busy);
-            code = exit_worst(code, c);
-            memmove(later, later + 1, (kept - 1) * sizeof *later);
-            kept--;
-        }
-        n_later = kept;
-    }
-    free(later);
-    if (ld) {
-        int c = loader_finish(ld);
-        code = exit_worst(code, c);
-    }
-    buf_clear(&err);
-    if (rs.groups && !group_table_move(rs.groups, rep)) {
-        log_error("out of memory gathering the figures per group");
-        code = exit_worst(code, EXIT_INPUT);
-    }
-    group_table_free(&rs.groups);
-    if (!changes_close(&rs.chg, &err)) {
-        log_error("%s", buf_cstr(&err));
-        code = exit_worst(code, EXIT_INPUT);
-    }
-    chunk_outcome_free(&rs.out);
-    buf_clear(&err);
     rejects_take_summary(rj, &rep->rejects);
     if (!rejects_close(&rj, &err)) {
         log_error("%s", buf_cstr(&err));
