@@ -326,6 +326,117 @@ static void bucket_label(char *out, size_t size, int64_t hour, int64_t bucket_ho
     utc_text(out, size, hour * 3600, bucket_hours < 24 ? TIME_HOUR : TIME_DAY);
 }
 
+/* The timeline chart's periods and geometry. */
+typedef struct tl_axis {
+    int64_t first;          /* the first period's start, hours since the epoch */
+    int64_t bucket_hours;
+    size_t n;               /* periods */
+    const char *unit;       /* "hour", "day" or "period" */
+    double bw;              /* width of a period in the plot */
+} tl_axis;
+
+enum { TL_LABEL_W = 150, TL_PLOT_W = 920, TL_BAND_H = 64, TL_GAP = 14, TL_TOP = 8 };
+
+/* The spans of consecutive empty periods of one channel, as a list item. */
+static void list_holes(page *gp, const tl_axis *ax, const char *channel, const uint64_t *counts,
+                       size_t empty)
+{
+    put(gp, "<li>");
+    text(gp, channel);
+    putf(gp, ": %zu empty %s%s:", empty, ax->unit, empty == 1 ? "" : "s");
+    size_t spans = 0;
+    for (size_t k = 0; k < ax->n; k++) {
+        if (counts[k] != 0 || (k > 0 && counts[k - 1] == 0))
+            continue;
+        size_t e = k;
+        while (e + 1 < ax->n && counts[e + 1] == 0)
+            e++;
+        if (spans++ == 12) {
+            put(gp, " \xE2\x80\xA6");
+            break;
+        }
+        char s1[40], s2[40];
+        bucket_label(s1, sizeof s1, ax->first + (int64_t)k * ax->bucket_hours, ax->bucket_hours);
+        bucket_label(s2, sizeof s2, ax->first + (int64_t)(e + 1) * ax->bucket_hours,
+                     ax->bucket_hours);
+        putf(gp, "%s %s \xE2\x80\x93 %s", spans > 1 ? ";" : "", s1, s2);
+    }
+    put(gp, "</li>\n");
+}
+
+/* One channel's band: its label, a bar per period, empty periods shaded;
+ * its holes also go to gp as text. */
+static void render_band(page *pg, page *gp, const tl_axis *ax, const char *channel,
+                        const uint64_t *counts, int y0)
+{
+    uint64_t max = 1, total = 0;
+    size_t empty = 0;
+    for (size_t k = 0; k < ax->n; k++) {
+        if (counts[k] > max)
+            max = counts[k];
+        total += counts[k];
+        empty += counts[k] == 0;
+    }
+    putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
+             "font-weight=\"600\">", TL_LABEL_W - 10, y0 + TL_BAND_H / 2);
+    text(pg, channel);
+    putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
+             "fill=\"#5a6675\">%llu rows</text>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
+         (unsigned long long)total);
+    putf(pg, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
+         TL_LABEL_W, y0, TL_PLOT_W, TL_BAND_H);
+    double bw = ax->bw;
+    for (size_t k = 0; k < ax->n; k++) {
+        double x = TL_LABEL_W + bw * (double)k;
+        char when[40];
+        bucket_label(when, sizeof when, ax->first + (int64_t)k * ax->bucket_hours,
+                     ax->bucket_hours);
+        if (counts[k] == 0) {
+            putf(pg, "<rect class=\"gap\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+                     "fill=\"#fbdada\"><title>%s: no rows</title></rect>\n",
+                 x, y0, bw, TL_BAND_H, when);
+            continue;
+        }
+        double h = (double)(TL_BAND_H - 4) * (double)counts[k] / (double)max;
+        if (h < 1)
+            h = 1;
+        putf(pg, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                 "fill=\"#3f6fa8\"><title>%s: %llu rows</title></rect>\n",
+             x + (bw > 3 ? 0.5 : 0), y0 + TL_BAND_H - h, bw > 3 ? bw - 1 : bw, h, when,
+             (unsigned long long)counts[k]);
+    }
+    if (empty)
+        list_holes(gp, ax, channel, counts, empty);
+}
+
+/* The time axis under the bands: about eight labels. */
+static void render_time_axis(page *pg, const tl_axis *ax, int ya)
+{
+    size_t step = ax->n > 8 ? (ax->n + 7) / 8 : 1;
+    for (size_t k = 0; k < ax->n && ax->bw * (double)k < TL_PLOT_W - 90; k += step) {
+        char when[40];
+        bucket_label(when, sizeof when, ax->first + (int64_t)k * ax->bucket_hours,
+                     ax->bucket_hours);
+        putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%s</text>\n",
+             TL_LABEL_W + ax->bw * (double)k, ya + 10, when);
+    }
+}
+
+/* Hours, or days (or longer periods) for long ranges, and what they cover. */
+static tl_axis timeline_axis(int64_t first, int64_t last)
+{
+    tl_axis ax = {.first = first, .bucket_hours = 1};
+    if (last - first + 1 > TIMELINE_MAX_HOURS) {
+        ax.first -= ((first % 24) + 24) % 24; /* days start at 00:00 UTC */
+        int64_t days = (last - ax.first) / 24 + 1;
+        ax.bucket_hours = 24 * ((days + TIMELINE_MAX_BUCKETS - 1) / TIMELINE_MAX_BUCKETS);
+    }
+    ax.n = (size_t)((last - ax.first) / ax.bucket_hours + 1);
+    ax.unit = ax.bucket_hours == 1 ? "hour" : ax.bucket_hours == 24 ? "day" : "period";
+    ax.bw = (double)TL_PLOT_W / (double)ax.n;
+    return ax;
+}
+
 static void render_timeline(page *pg, const run_report *rep)
 {
     const timeline *tl = rep->timeline;
@@ -336,107 +447,34 @@ static void render_timeline(page *pg, const run_report *rep)
                 "</p></section>\n");
         return;
     }
-    int64_t bucket_hours = 1;
-    if (last - first + 1 > TIMELINE_MAX_HOURS) {
-        first -= ((first % 24) + 24) % 24; /* days start at 00:00 UTC */
-        int64_t days = (last - first) / 24 + 1;
-        bucket_hours = 24 * ((days + TIMELINE_MAX_BUCKETS - 1) / TIMELINE_MAX_BUCKETS);
-    }
-    size_t n = (size_t)((last - first) / bucket_hours + 1);
-    const char *unit = bucket_hours == 1 ? "hour" : bucket_hours == 24 ? "day" : "period";
-    putf(pg, "%s of received_at, per channel</h2>\n", unit);
+    tl_axis ax = timeline_axis(first, last);
+    putf(pg, "%s of received_at, per channel</h2>\n", ax.unit);
     char a[40], b[40];
-    bucket_label(a, sizeof a, first, bucket_hours);
-    bucket_label(b, sizeof b, first + (int64_t)(n - 1) * bucket_hours, bucket_hours);
+    bucket_label(a, sizeof a, ax.first, ax.bucket_hours);
+    bucket_label(b, sizeof b, ax.first + (int64_t)(ax.n - 1) * ax.bucket_hours, ax.bucket_hours);
     putf(pg, "<p class=\"note\">Valid rows (before deduplication) from %s to %s UTC, %zu %s%s "
              "of %lld hour%s each. Periods with no row of a channel inside the files' range "
              "are shaded red: a hole in a statement.</p>\n",
-         a, b, n, unit, n == 1 ? "" : "s", (long long)bucket_hours, bucket_hours == 1 ? "" : "s");
-    uint64_t *counts = calloc(n, sizeof *counts);
+         a, b, ax.n, ax.unit, ax.n == 1 ? "" : "s", (long long)ax.bucket_hours,
+         ax.bucket_hours == 1 ? "" : "s");
+    uint64_t *counts = calloc(ax.n, sizeof *counts);
     if (!counts) {
         pg->ok = false;
         put(pg, "</section>\n");
         return;
     }
     size_t n_ch = timeline_channels(tl);
-    const int label_w = 150, plot_w = 920, band_h = 64, gap = 14, top = 8;
-    int height = top + (int)n_ch * (band_h + gap) + 24;
-    double bw = (double)plot_w / (double)n;
+    int height = TL_TOP + (int)n_ch * (TL_BAND_H + TL_GAP) + 24;
     putf(pg, "<svg width=\"1100\" height=\"%d\" viewBox=\"0 0 1100 %d\" role=\"img\" "
-             "aria-label=\"rows per %s per channel\">\n", height, height, unit);
+             "aria-label=\"rows per %s per channel\">\n", height, height, ax.unit);
     buf gaps = BUF_INIT;
     page gp = {&gaps, true};
     for (size_t c = 0; c < n_ch; c++) {
-        timeline_buckets(tl, c, first, bucket_hours, counts, n);
-        uint64_t max = 1, total = 0;
-        size_t empty = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (counts[k] > max)
-                max = counts[k];
-            total += counts[k];
-            empty += counts[k] == 0;
-        }
-        int y0 = top + (int)c * (band_h + gap);
-        putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
-                 "font-weight=\"600\">", label_w - 10, y0 + band_h / 2);
-        text(pg, timeline_channel(tl, c));
-        putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
-                 "fill=\"#5a6675\">%llu rows</text>\n", label_w - 10, y0 + band_h / 2 + 15,
-             (unsigned long long)total);
-        putf(pg, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
-             label_w, y0, plot_w, band_h);
-        for (size_t k = 0; k < n; k++) {
-            double x = label_w + bw * (double)k;
-            char when[40];
-            bucket_label(when, sizeof when, first + (int64_t)k * bucket_hours, bucket_hours);
-            if (counts[k] == 0) {
-                putf(pg, "<rect class=\"gap\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
-                         "fill=\"#fbdada\"><title>%s: no rows</title></rect>\n",
-                     x, y0, bw, band_h, when);
-                continue;
-            }
-            double h = (double)(band_h - 4) * (double)counts[k] / (double)max;
-            if (h < 1)
-                h = 1;
-            putf(pg, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                     "fill=\"#3f6fa8\"><title>%s: %llu rows</title></rect>\n",
-                 x + (bw > 3 ? 0.5 : 0), y0 + band_h - h, bw > 3 ? bw - 1 : bw, h, when,
-                 (unsigned long long)counts[k]);
-        }
-        if (empty) {
-            /* The holes as text too, spans of consecutive empty periods. */
-            put(&gp, "<li>");
-            text(&gp, timeline_channel(tl, c));
-            putf(&gp, ": %zu empty %s%s:", empty, unit, empty == 1 ? "" : "s");
-            size_t spans = 0;
-            for (size_t k = 0; k < n; k++) {
-                if (counts[k] != 0 || (k > 0 && counts[k - 1] == 0))
-                    continue;
-                size_t e = k;
-                while (e + 1 < n && counts[e + 1] == 0)
-                    e++;
-                if (spans++ == 12) {
-                    put(&gp, " \xE2\x80\xA6");
-                    break;
-                }
-                char s1[40], s2[40];
-                bucket_label(s1, sizeof s1, first + (int64_t)k * bucket_hours, bucket_hours);
-                bucket_label(s2, sizeof s2, first + (int64_t)(e + 1) * bucket_hours,
-                             bucket_hours);
-                putf(&gp, "%s %s \xE2\x80\x93 %s", spans > 1 ? ";" : "", s1, s2);
-            }
-            put(&gp, "</li>\n");
-        }
+        timeline_buckets(tl, c, ax.first, ax.bucket_hours, counts, ax.n);
+        render_band(pg, &gp, &ax, timeline_channel(tl, c), counts,
+                    TL_TOP + (int)c * (TL_BAND_H + TL_GAP));
     }
-    /* The time axis: about eight labels. */
-    int ya = top + (int)n_ch * (band_h + gap) + 4;
-    size_t step = n > 8 ? (n + 7) / 8 : 1;
-    for (size_t k = 0; k < n && bw * (double)k < plot_w - 90; k += step) {
-        char when[40];
-        bucket_label(when, sizeof when, first + (int64_t)k * bucket_hours, bucket_hours);
-        putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%s</text>\n",
-             label_w + bw * (double)k, ya + 10, when);
-    }
+    render_time_axis(pg, &ax, TL_TOP + (int)n_ch * (TL_BAND_H + TL_GAP) + 4);
     put(pg, "</svg>\n");
     pg->ok = pg->ok && gp.ok;
     if (gaps.len) {
