@@ -302,6 +302,174 @@ static int severity_of_rejects(const load_counts *c)
     return c->rows_rejected > 0 ? EXIT_REJECTS : EXIT_OK;
 }
 
+/* What the ledger's plan means for the file's report: why it loads again,
+ * where it resumes, and the figures an earlier run committed. */
+static void report_plan(file_report *rep, const char *path, const file_plan *plan)
+{
+    load_counts *counts = &rep->counts;
+    if (plan->reload_reason[0]) {
+        file_report_set_reload_reason(rep, plan->reload_reason);
+        log_info("%s: %s", path, plan->reload_reason);
+    }
+    if (plan->resume_after > 0 || plan->next_partial) {
+        buf note = BUF_INIT;
+        if (plan->resume_after > 0)
+            buf_printf(&note, "resumed after chunk %llu committed by an earlier run%s",
+                       (unsigned long long)plan->resume_after,
+                       plan->next_partial ? " (and some lanes of the next chunk)" : "");
+        else
+            buf_printf(&note, "resumed: some lanes of chunk 1 were committed by an earlier run");
+        file_report_set_note(rep, buf_cstr(&note));
+        log_info("%s: %s", path, buf_cstr(&note));
+        buf_free(&note);
+        *counts = plan->previous;
+        /* The ledger keeps no rows_skipped; the identity gives it. */
+        uint64_t accounted = counts->rows_rejected + counts->rows_deduplicated +
+                             load_counts_merged(counts);
+        counts->rows_skipped = counts->rows_read > accounted ? counts->rows_read - accounted
+                                                             : 0;
+    }
+}
+
+/* The exit status of a chunk that could not be filled, with its message in
+ * *err (kept from the reader or the rejects file when they set it). */
+static int fill_failure(const config *cfg, const char *path, fill_result fres, buf *err)
+{
+    switch (fres) {
+    case FILL_TOO_MANY:
+        buf_clear(err);
+        buf_printf(err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
+                   (long long)cfg->max_rejects);
+        return EXIT_INPUT;
+    case FILL_NO_MEMORY:
+        buf_clear(err);
+        buf_printf(err, "%s: out of memory", path);
+        return EXIT_INPUT;
+    case FILL_INTERRUPTED:
+        buf_clear(err);
+        buf_printf(err, "%s: interrupted", path);
+        return EXIT_INTERRUPTED;
+    default: /* FILL_INPUT_FAILED, FILL_REJECTS_FAILED: the message is set */
+        return EXIT_INPUT;
+    }
+}
+
+/* Hands one chunk to the loader and its rows' outcomes to the sinks;
+ * EXIT_OK, or the status with the file's error set. */
+static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_t chunk_no,
+                      const char *path, load_counts *delta, file_report *rep)
+{
+    buf err = BUF_INIT;
+    if (!rejects_flush(rj, &err)) {
+        log_error("%s", buf_cstr(&err));
+        file_report_set_error(rep, buf_cstr(&err));
+        buf_free(&err);
+        return EXIT_INPUT;
+    }
+    buf_free(&err);
+    if (!chunk_outcome_reserve(&rs->out, chunk_size(ch))) {
+        log_error("%s: out of memory", path);
+        file_report_set_error(rep, "out of memory");
+        return EXIT_INPUT;
+    }
+    int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out);
+    if (code == EXIT_OK)
+        code = record_outcomes(rs, ch, path);
+    if (code != EXIT_OK)
+        file_report_set_error(rep, code == EXIT_INTERRUPTED
+                                       ? "interrupted; the chunk in flight was rolled back"
+                                       : "database error (see the log)");
+    return code;
+}
+
+/* Opens the file's bytes and its reader (hash: its digest first, for the
+ * ledger); EXIT_OK, or EXIT_INPUT with the file's error set and logged. */
+static int open_input(const config *cfg, bool hash, input_format fmt, file_run *fr,
+                      file_identity *id, reader_options *ropt, file_report *rep)
+{
+    if (hash && strcmp(fr->path, "-") != 0) {
+        /* The ledger knows files by content: hash first (cheap next to the
+         * load), so a renamed copy is still recognised. */
+        if (!digest_file(fr->path, id->digest, &id->size, &fr->err)) {
+            log_error("%s", buf_cstr(&fr->err));
+            file_report_set_error(rep, buf_cstr(&fr->err));
+            return EXIT_INPUT;
+        }
+        memcpy(rep->digest, id->digest, sizeof rep->digest);
+    }
+    fr->src = source_open(fr->path, &fr->err);
+    if (!fr->src) {
+        log_error("%s", buf_cstr(&fr->err));
+        file_report_set_error(rep, buf_cstr(&fr->err));
+        return EXIT_INPUT;
+    }
+    *ropt = (reader_options){.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt->preset[c] = cfg->presets.value[c] != NULL;
+    fr->rdr = reader_open(fr->src, fr->path, ropt, &fr->err);
+    if (!fr->rdr) {
+        log_error("%s", buf_cstr(&fr->err));
+        file_report_set_error(rep, buf_cstr(&fr->err));
+        return EXIT_INPUT;
+    }
+    fr->check_utf8 = reader_records_need_utf8_check(fr->rdr);
+    return EXIT_OK;
+}
+
+/* Takes the file's chunks from the reader thread, loads each (or, in
+ * validate, counts it), until the input ends or fails; *committed: the last
+ * chunk loaded whole.  Returns the file's status so far. */
+static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, row_sinks *rs,
+                       file_report *rep, uint64_t *committed)
+{
+    const config *cfg = fr->cfg;
+    const char *path = fr->path;
+    uint64_t chunk_no = 0;
+    int code = EXIT_OK;
+    for (;;) {
+        filled got = feed_take(feed);
+        chunk *ch = got.ch;
+        fill_result fres = got.res;
+        bool skip = got.skip;
+        chunk_counts *cc = chunk_counts_of(ch);
+        if (fres == FILL_FULL || (fres == FILL_EOF && cc->rows_read > 0)) {
+            chunk_no++;
+            if (!skip) {
+                load_counts delta = {.rows_read = cc->rows_read,
+                                     .rows_rejected = cc->rows_rejected,
+                                     .rows_skipped = cc->rows_skipped,
+                                     .rows_deduplicated = cc->rows_deduplicated,
+                                     .chunks = 1};
+                if (ld) {
+                    code = load_chunk(ld, rj, rs, ch, chunk_no, path, &delta, rep);
+                    if (code != EXIT_OK) {
+                        feed_return(feed, ch);
+                        break;
+                    }
+                }
+                load_counts_add(&rep->counts, &delta);
+                *committed = chunk_no;
+            }
+        }
+        feed_return(feed, ch);
+        if (fres == FILL_FULL)
+            continue;
+        if (fres == FILL_EOF) {
+            rep->status = FILE_OK;
+            break;
+        }
+        code = fill_failure(cfg, path, fres, &fr->err);
+        /* The unfinished chunk is not counted: the figures describe what
+         * was loaded (or validated) whole, so their identity still holds. */
+        log_error("%s%s", buf_cstr(&fr->err),
+                  ld ? (*committed ? "; the chunks committed before stay" : "; nothing was loaded")
+                     : "");
+        file_report_set_error(rep, buf_cstr(&fr->err));
+        break;
+    }
+    return code;
+}
+
 /* Loads (or validates) one file; fills rep; returns its exit status.  wait:
  * when another process holds the file, wait for it; otherwise return at
  * once with *busy set, rep left empty and nothing read. */
@@ -340,41 +508,15 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     int code = EXIT_OK;
     chunk_feed feed = {0};
     bool feed_started = false;
-    buf load_err = BUF_INIT;
     bool file_begun = false;
     load_counts *counts = &rep->counts;
     file_plan plan = {0};
 
     file_identity id = {.path = path, .size = -1};
-    if (ld && strcmp(path, "-") != 0) {
-        /* The ledger knows files by content: hash first (cheap next to the
-         * load), so a renamed copy is still recognised. */
-        if (!digest_file(path, id.digest, &id.size, &fr.err)) {
-            log_error("%s", buf_cstr(&fr.err));
-            file_report_set_error(rep, buf_cstr(&fr.err));
-            code = EXIT_INPUT;
-            goto out;
-        }
-        memcpy(rep->digest, id.digest, sizeof rep->digest);
-    }
-    fr.src = source_open(path, &fr.err);
-    if (!fr.src) {
-        log_error("%s", buf_cstr(&fr.err));
-        file_report_set_error(rep, buf_cstr(&fr.err));
-        code = EXIT_INPUT;
+    reader_options ropt;
+    code = open_input(cfg, ld != NULL, fmt, &fr, &id, &ropt, rep);
+    if (code != EXIT_OK)
         goto out;
-    }
-    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
-    for (int c = 0; c < COL_COUNT; c++)
-        ropt.preset[c] = cfg->presets.value[c] != NULL;
-    fr.rdr = reader_open(fr.src, path, &ropt, &fr.err);
-    if (!fr.rdr) {
-        log_error("%s", buf_cstr(&fr.err));
-        file_report_set_error(rep, buf_cstr(&fr.err));
-        code = EXIT_INPUT;
-        goto out;
-    }
-    fr.check_utf8 = reader_records_need_utf8_check(fr.rdr);
     if (ld) {
         code = loader_begin_file(ld, &id, cfg->chunk_rows, wait, &plan);
         if (code != EXIT_OK) {
@@ -395,28 +537,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
                      path);
             goto out;
         }
-        if (plan.reload_reason[0]) {
-            file_report_set_reload_reason(rep, plan.reload_reason);
-            log_info("%s: %s", path, plan.reload_reason);
-        }
-        if (plan.resume_after > 0 || plan.next_partial) {
-            buf note = BUF_INIT;
-            if (plan.resume_after > 0)
-                buf_printf(&note, "resumed after chunk %llu committed by an earlier run%s",
-                           (unsigned long long)plan.resume_after,
-                           plan.next_partial ? " (and some lanes of the next chunk)" : "");
-            else
-                buf_printf(&note, "resumed: some lanes of chunk 1 were committed by an earlier run");
-            file_report_set_note(rep, buf_cstr(&note));
-            log_info("%s: %s", path, buf_cstr(&note));
-            buf_free(&note);
-            *counts = plan.previous;
-            /* The ledger keeps no rows_skipped; the identity gives it. */
-            uint64_t accounted = counts->rows_rejected + counts->rows_deduplicated +
-                                 load_counts_merged(counts);
-            counts->rows_skipped = counts->rows_read > accounted ? counts->rows_read - accounted
-                                                                 : 0;
-        }
+        report_plan(rep, path, &plan);
     }
     /* A file already loaded is skipped above without this pass. */
     if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
@@ -430,7 +551,6 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     }
     progress_file(prog, path, source_raw_size(fr.src));
 
-    uint64_t chunk_no = 0;
     uint64_t committed = 0;
     if (!feed_start(&feed, &fr, cfg->chunk_rows, plan.resume_after)) {
         log_error("%s: cannot start reading (out of memory or threads)", path);
@@ -438,90 +558,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         goto out;
     }
     feed_started = true;
-    for (;;) {
-        filled got = feed_take(&feed);
-        chunk *ch = got.ch;
-        fill_result fres = got.res;
-        bool skip = got.skip;
-        chunk_counts *cc = chunk_counts_of(ch);
-        if (fres == FILL_FULL || (fres == FILL_EOF && cc->rows_read > 0)) {
-            chunk_no++;
-            if (!skip) {
-                load_counts delta = {.rows_read = cc->rows_read,
-                                     .rows_rejected = cc->rows_rejected,
-                                     .rows_skipped = cc->rows_skipped,
-                                     .rows_deduplicated = cc->rows_deduplicated,
-                                     .chunks = 1};
-                if (ld) {
-                    buf_clear(&load_err);
-                    if (!rejects_flush(rj, &load_err)) {
-                        log_error("%s", buf_cstr(&load_err));
-                        file_report_set_error(rep, buf_cstr(&load_err));
-                        code = EXIT_INPUT;
-                        feed_return(&feed, ch);
-                        break;
-                    }
-                    if (!chunk_outcome_reserve(&rs->out, chunk_size(ch))) {
-                        log_error("%s: out of memory", path);
-                        file_report_set_error(rep, "out of memory");
-                        code = EXIT_INPUT;
-                        feed_return(&feed, ch);
-                        break;
-                    }
-                    code = loader_load_chunk(ld, ch, chunk_no, path, rj, &delta, &rs->out);
-                    if (code == EXIT_OK)
-                        code = record_outcomes(rs, ch, path);
-                    if (code != EXIT_OK) {
-                        file_report_set_error(rep, code == EXIT_INTERRUPTED
-                                                       ? "interrupted; the chunk in flight was rolled back"
-                                                       : "database error (see the log)");
-                        feed_return(&feed, ch);
-                        break;
-                    }
-                }
-                load_counts_add(counts, &delta);
-                committed = chunk_no;
-            }
-        }
-        feed_return(&feed, ch);
-        if (fres == FILL_FULL)
-            continue;
-        if (fres == FILL_EOF) {
-            rep->status = FILE_OK;
-            break;
-        }
-        switch (fres) {
-        case FILL_INPUT_FAILED:
-            code = EXIT_INPUT;
-            break;
-        case FILL_TOO_MANY:
-            buf_clear(&fr.err);
-            buf_printf(&fr.err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
-                       (long long)cfg->max_rejects);
-            code = EXIT_INPUT;
-            break;
-        case FILL_REJECTS_FAILED:
-            code = EXIT_INPUT;
-            break;
-        case FILL_NO_MEMORY:
-            buf_clear(&fr.err);
-            buf_printf(&fr.err, "%s: out of memory", path);
-            code = EXIT_INPUT;
-            break;
-        default:
-            buf_clear(&fr.err);
-            buf_printf(&fr.err, "%s: interrupted", path);
-            code = EXIT_INTERRUPTED;
-            break;
-        }
-        /* The unfinished chunk is not counted: the figures describe what
-         * was loaded (or validated) whole, so their identity still holds. */
-        log_error("%s%s", buf_cstr(&fr.err),
-                  ld ? (committed ? "; the chunks committed before stay" : "; nothing was loaded")
-                     : "");
-        file_report_set_error(rep, buf_cstr(&fr.err));
-        break;
-    }
+    code = load_chunks(&fr, &feed, ld, rj, rs, rep, &committed);
     if (code != EXIT_OK && rep->status != FILE_OK)
         rep->status = (committed > 0 || plan.resume_after > 0) && ld ? FILE_PARTIAL : FILE_FAILED;
     if (code == EXIT_INTERRUPTED && !ld)
@@ -542,7 +579,6 @@ out:
     source_close(&fr.src);
     buf_free(&fr.reason);
     buf_free(&fr.err);
-    buf_free(&load_err);
     rep->elapsed_s = now_seconds() - started;
     return code;
 }
