@@ -41,7 +41,7 @@ struct chunk {
     bool sorted;            /* chunk_sort() ran: no chunk_add() until reset */
 };
 
-uint32_t row_key_hash(const row *r)
+uint64_t row_key_hash64(const row *r)
 {
     /* FNV-1a over the key parts, each followed by a separator byte that
      * cannot make two different keys collide structurally (lengths mix in).
@@ -63,6 +63,12 @@ uint32_t row_key_hash(const row *r)
         h ^= lens[k] + 0x9e;
         h *= 1099511628211ULL;
     }
+    return h;
+}
+
+uint32_t row_key_hash(const row *r)
+{
+    uint64_t h = row_key_hash64(r);
     return (uint32_t)(h ^ (h >> 32));
 }
 

@@ -29,7 +29,8 @@ const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, 
 
 /* $1: the table as typed ([schema.]name, quoted as needed). */
 const char SQL_RESOLVE_TABLE[] =
-    "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p' "
+    "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p', c.relhasrules, "
+    "       c.relrowsecurity "
     "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
     "WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p')";
 
@@ -206,6 +207,20 @@ const char SQL_MERGE_PROBE[] =
     "            ON m.tenant_id = v.tenant_id AND m.channel = v.channel"
     "           AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),"
     "       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)";
+
+/*
+ * The append: rows whose keys no earlier chunk of the run carried, COPYed
+ * straight into the target in place of staging and merging (lane.h).
+ * The unique index on the key is what makes it safe: a key that is in the
+ * table after all (an earlier run, another process) fails the COPY with
+ * 23505, and the lane merges the chunk instead.  COPY fires the table's
+ * triggers and checks its constraints as the INSERT would; it does not
+ * apply rules, and is refused under row-level security, so the loader
+ * appends only to a table with neither (loader.c), with the column types
+ * the binary rows carry (copy_encode.h) and no --set.
+ */
+const char SQL_APPEND[] = "COPY {table} (tenant_id, channel, out_trade_no, callback_type, status, "
+                          "payload, received_at) FROM STDIN (FORMAT binary)";
 
 /*
  * The same merge when most keys are expected to be new (a first load): no

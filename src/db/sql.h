@@ -57,6 +57,7 @@ extern const char SQL_CITUS_MERGE[];
 extern const char SQL_CITUS_RETURNING[];
 extern const char SQL_CITUS_MISSED_STALE[];
 extern const char SQL_MERGE_PROBE[];
+extern const char SQL_APPEND[];
 extern const char SQL_MERGE_DIRECT[];
 extern const char SQL_CONFLICT_NOTHING[];
 extern const char SQL_COUNT_STALE[];

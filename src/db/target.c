@@ -99,6 +99,8 @@ static bool read_names(db *d, const char *table_arg, target *t, bool *missing, b
     t->name = strdup(db_value(r, 0, 1));
     t->oid = strdup(db_value(r, 0, 2));
     t->partitioned = strcmp(db_value(r, 0, 3), "t") == 0;
+    t->has_rules = strcmp(db_value(r, 0, 4), "t") == 0;
+    t->row_security = strcmp(db_value(r, 0, 5), "t") == 0;
     buf quoted = BUF_INIT, display = BUF_INIT;
     ok = t->schema && t->name && t->oid && db_append_ident(d, &quoted, t->schema) &&
          buf_append_char(&quoted, '.') && db_append_ident(d, &quoted, t->name) &&

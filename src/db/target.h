@@ -42,6 +42,8 @@ typedef struct target {
     bool has_id;
     bool distributed;       /* a Citus distributed or reference table */
     bool partitioned;       /* relkind 'p': no system columns to return */
+    bool has_rules;         /* relhasrules: COPY would not apply them */
+    bool row_security;      /* relrowsecurity: COPY FROM is refused */
     target_column *columns;
     int n_columns;
     unique_index *indexes;

@@ -43,22 +43,26 @@ static char *put_text(char *d, const char *s, size_t n)
     return d + 4 + n;
 }
 
-bool copy_binary_row(buf *out, int32_t ord, const row *r)
+/* Row r as a tuple: ord first when with_ord, the payload in jsonb's
+ * binary form when jsonb. */
+static bool encode(buf *out, bool with_ord, int32_t ord, const row *r, bool jsonb)
 {
     const size_t max_text = (size_t)1 << 30;
     if (r->channel_len > max_text || r->out_trade_no_len > max_text ||
         r->callback_type_len > max_text || r->payload_len > max_text)
         return false;
     size_t need = 2 + (4 + 4) + (4 + 8) + (4 + r->channel_len) + (4 + r->out_trade_no_len) +
-                  (4 + r->callback_type_len) + (4 + 2) + (4 + r->payload_len) + (4 + 8);
+                  (4 + r->callback_type_len) + (4 + 2) + (4 + 1 + r->payload_len) + (4 + 8);
     if (!buf_reserve(out, need))
         return false;
     char *d = out->data + out->len;
-    put16(d, 8);
+    put16(d, with_ord ? 8 : 7);
     d += 2;
-    put32(d, 4);
-    put32(d + 4, (uint32_t)ord);
-    d += 8;
+    if (with_ord) {
+        put32(d, 4);
+        put32(d + 4, (uint32_t)ord);
+        d += 8;
+    }
     put32(d, 8);
     put64(d + 4, (uint64_t)r->tenant_id);
     d += 12;
@@ -68,11 +72,28 @@ bool copy_binary_row(buf *out, int32_t ord, const row *r)
     put32(d, 2);
     put16(d + 4, (uint16_t)r->status);
     d += 6;
-    d = put_text(d, r->payload, r->payload_len);
+    if (jsonb) {
+        put32(d, (uint32_t)(1 + r->payload_len));
+        d[4] = 1; /* jsonb's binary format version */
+        memcpy(d + 5, r->payload, r->payload_len);
+        d += 5 + r->payload_len;
+    } else {
+        d = put_text(d, r->payload, r->payload_len);
+    }
     put32(d, 8);
     put64(d + 4, (uint64_t)(r->received_us - PG_EPOCH_OFFSET_US));
     d += 12;
     out->len = (size_t)(d - out->data);
     out->data[out->len] = '\0';
     return true;
+}
+
+bool copy_binary_row(buf *out, int32_t ord, const row *r)
+{
+    return encode(out, true, ord, r, false);
+}
+
+bool copy_binary_target_row(buf *out, const row *r)
+{
+    return encode(out, false, 0, r, true);
 }

@@ -1,7 +1,8 @@
 /*
  * copy_encode.h - rows of a chunk in COPY's binary format for
  * idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type,
- * status, payload, received_at).
+ * status, payload, received_at), or for the target itself (the same
+ * without ord, the payload as jsonb).
  *
  * Binary rather than text (BENCHMARKS.md): the server parses no number and
  * no timestamp text, and no text value needs escaping.  Integers are
@@ -26,6 +27,12 @@ bool copy_binary_header(buf *out);
 /* One tuple: the eight columns above.  False when out of memory or when a
  * text is too long for COPY (over 1 GB). */
 bool copy_binary_row(buf *out, int32_t ord, const row *r);
+/* One tuple for a COPY straight into the target (SQL_APPEND: tenant_id,
+ * channel, out_trade_no, callback_type, status, payload, received_at):
+ * no ord, and the payload in jsonb's binary form (a version byte, 1, then
+ * the JSON text exactly as written, which the server parses as jsonb_in
+ * would). */
+bool copy_binary_target_row(buf *out, const row *r);
 /* The trailer (a tuple count of -1) that ends the stream. */
 bool copy_binary_trailer(buf *out);
 

@@ -16,6 +16,7 @@
  * being isolated. */
 #define SP_CHUNK "idemload_chunk"
 #define SP_PART "idemload_part"
+#define SP_APPEND "idemload_append"
 
 /* Outcome of one attempt at a lane. */
 typedef enum attempt_result {
@@ -43,6 +44,9 @@ void lane_free(lane_runner *ln)
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
+    free(ln->split);
+    ln->split = NULL;
+    ln->cap_split = 0;
 }
 
 void lane_result_clear(lane_result *res)
@@ -145,12 +149,14 @@ static const char *failure_hint(const lane_env *env, const char *state)
     return "";
 }
 
-/* COPYs the job's rows [lo, hi] into the staging table, ord = position + 1
+/* COPYs rows idx[lo..hi] of chunk ch by statement sql: into the staging
+ * table with ord = position + 1, or (to_target) straight into the target
  * (binary format: see copy_encode.h). */
-static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi)
+static bool copy_stream(lane_runner *ln, const char *sql, const chunk *ch, const uint32_t *idx,
+                        size_t lo, size_t hi, bool to_target)
 {
     db *d = ln->conn;
-    if (!db_copy_begin(d, ln->stage ? buf_cstr(&ln->stage->copy) : SQL_COPY_STAGE))
+    if (!db_copy_begin(d, sql))
         return false;
     buf_clear(&ln->copybuf);
     if (!copy_binary_header(&ln->copybuf)) {
@@ -159,8 +165,9 @@ static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi
     }
     for (size_t i = lo; i <= hi; i++) {
         row r;
-        chunk_get(job->ch, job->idx[i], &r);
-        if (!copy_binary_row(&ln->copybuf, (int32_t)(i + 1), &r)) {
+        chunk_get(ch, idx[i], &r);
+        if (!(to_target ? copy_binary_target_row(&ln->copybuf, &r)
+                        : copy_binary_row(&ln->copybuf, (int32_t)(i + 1), &r))) {
             db_copy_end(d, "idemload: out of memory");
             return false;
         }
@@ -178,6 +185,13 @@ static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi
         return false;
     }
     return db_copy_end(d, NULL);
+}
+
+/* COPYs the job's rows [lo, hi] into the staging table. */
+static bool copy_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi)
+{
+    const char *sql = ln->stage ? buf_cstr(&ln->stage->copy) : SQL_COPY_STAGE;
+    return copy_stream(ln, sql, job->ch, job->idx, lo, hi, false);
 }
 
 /* A server answer that does not fit the rows staged: a bug, said once. */
@@ -321,6 +335,98 @@ static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t h
     return true;
 }
 
+/* Room for the job's rows in the lane's split of fresh and other rows. */
+static bool reserve_split(lane_runner *ln, size_t n)
+{
+    if (n <= ln->cap_split)
+        return true;
+    uint32_t *p = realloc(ln->split, 2 * n * sizeof *p);
+    if (!p)
+        return false;
+    ln->split = p;
+    ln->cap_split = n;
+    return true;
+}
+
+/*
+ * The append (lane.h): when the run allows it and the lane is not backing
+ * off, COPYs the job's fresh rows straight into the target under a
+ * savepoint, and leaves in *rest the rows still to merge.  A key that is in
+ * the table after all (or any other refusal) rolls the append back: *rest
+ * stays the whole job, and the lane leaves the next 1, 2, 4 ... chunks
+ * (at most APPEND_MAX_WAIT) to the merge.  ATTEMPT_OK unless the
+ * connection or the run is lost.
+ */
+static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job *rest,
+                                 load_counts *c)
+{
+    db *d = ln->conn;
+    if (!ln->env->append || ln->append_off || !job->fresh || job->out->details || job->n == 0)
+        return ATTEMPT_OK;
+    if (ln->append_wait > 0) {
+        ln->append_wait--;
+        return ATTEMPT_OK;
+    }
+    if (!reserve_split(ln, job->n))
+        return ATTEMPT_OK; /* out of memory: merge, which needs nothing more */
+    uint32_t *fresh = ln->split, *other = ln->split + job->n;
+    size_t nf = 0, no = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        if (job->fresh[job->idx[i]])
+            fresh[nf++] = job->idx[i];
+        else
+            other[no++] = job->idx[i];
+    }
+    if (nf == 0)
+        return ATTEMPT_OK;
+    if (!db_savepoint(d, SP_APPEND))
+        return classify(ln);
+    if (copy_stream(ln, buf_cstr(&ln->env->sql->append), job->ch, fresh, 0, nf - 1, true)) {
+        if (!db_release(d, SP_APPEND))
+            return classify(ln);
+        outcome_fill(job->out, fresh, 0, nf - 1, MERGE_INSERTED);
+        c->inserted += nf;
+        rest->idx = other;
+        rest->n = no;
+        ln->append_backoff = 0;
+        return ATTEMPT_OK;
+    }
+    /* A deadlock or serialization failure redoes the lane as the merge's
+     * would (it counts against --retries); a refused row or key takes the
+     * merge, which isolates refused rows; anything else (COPY itself not
+     * allowed, say) takes the merge, and the lane appends no more. */
+    attempt_result ar = classify(ln);
+    if (ar == ATTEMPT_CONNECTION || ar == ATTEMPT_CANCELED || ar == ATTEMPT_RETRY)
+        return ar;
+    if (!db_rollback_to(d, SP_APPEND) || !db_release(d, SP_APPEND))
+        return classify(ln);
+    if (ar == ATTEMPT_FAILED) {
+        log_info("%s: appending straight into the table failed: %s (SQLSTATE %s); merging "
+                 "instead", job->path, buf_cstr(&ln->err_msg), ln->err_state);
+        ln->append_off = true;
+        return ATTEMPT_OK;
+    }
+    ln->append_backoff = ln->append_backoff == 0 ? 1
+                         : ln->append_backoff * 2 > APPEND_MAX_WAIT ? APPEND_MAX_WAIT
+                                                                     : ln->append_backoff * 2;
+    ln->append_wait = ln->append_backoff;
+    return ATTEMPT_OK;
+}
+
+/* The job's rows, not isolated: the fresh ones appended when the lane may,
+ * the others (or all) staged and merged. */
+static attempt_result load_rows(lane_runner *ln, const lane_job *job, load_counts *c)
+{
+    lane_job rest = *job;
+    attempt_result ar = try_append(ln, job, &rest, c);
+    if (ar != ATTEMPT_OK)
+        return ar;
+    if (rest.n > 0 &&
+        (!copy_rows(ln, &rest, 0, rest.n - 1) || !merge_rows(ln, &rest, 0, rest.n - 1, c)))
+        return classify(ln);
+    return ATTEMPT_OK;
+}
+
 /*
  * Loads rows [lo, hi] of the job under a savepoint, halving on data errors
  * until the refused rows are found.  Returns ATTEMPT_OK (refused rows
@@ -395,10 +501,7 @@ static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolate
         return classify(ln);
     attempt_result ar = ATTEMPT_OK;
     if (job->n > 0) {
-        if (isolated)
-            ar = isolate(ln, job, 0, job->n - 1, c, res);
-        else if (!copy_rows(ln, job, 0, job->n - 1) || !merge_rows(ln, job, 0, job->n - 1, c))
-            ar = classify(ln);
+        ar = isolated ? isolate(ln, job, 0, job->n - 1, c, res) : load_rows(ln, job, c);
     }
     if (ar == ATTEMPT_OK) {
         ar = commit_attempt(ln, job, c, res);

@@ -1,8 +1,19 @@
 /*
  * lane.h - one lane of one chunk on one connection, as one transaction:
- *   BEGIN; TRUNCATE idemload_stage; COPY; merge; [count stale];
+ *   BEGIN; TRUNCATE idemload_stage; [append;] COPY; merge; [count stale];
  *   ledger row (chunk, lane); COMMIT
- * (in a dry run a savepoint of the run's transaction instead).  When the
+ * (in a dry run a savepoint of the run's transaction instead).
+ *
+ * The append: rows whose key no earlier chunk of the run carried (the
+ * job's fresh rows) are most often new to the table too, as in a first
+ * load; they are COPYed straight into the target under a savepoint, which
+ * is all a new key needs: no staging, no conflict check, no RETURNING.
+ * The unique index on the key keeps it safe: if one of those keys is in
+ * the table after all, the COPY fails, is rolled back, and the chunk takes
+ * the merge; the lane then merges its next 1, 2, 4 ... chunks (doubling
+ * while appends keep failing, up to APPEND_MAX_WAIT) before trying again,
+ * so a file of keys the table has costs a few aborted COPYs, each ended at
+ * its first conflicting key.  When the
  * server refuses a row, the lane is redone in isolation: ranges of rows,
  * each under a savepoint, halved on failure until the single refused row is
  * found; the other rows load.  Lost connections, deadlocks and
@@ -33,6 +44,10 @@
 #include "output/report.h"
 #include "util/buf.h"
 
+/* The longest a lane leaves its chunks to the merge after an append that
+ * conflicted, in lanes. */
+#define APPEND_MAX_WAIT 16
+
 /* Fixed for the run, shared read-only by every lane. */
 typedef struct lane_env {
     const lane_sql *sql;
@@ -40,6 +55,7 @@ typedef struct lane_env {
     const column_set *extra_set;    /* --set constants of other columns ($4..) */
     size_t n_extra_set;
     bool update;                    /* --on-conflict update */
+    bool append;                    /* fresh keys may be COPYed into the target */
     bool dry_run;
     bool distributed;               /* the target is a Citus table (for a hint) */
     int retries;
@@ -63,6 +79,12 @@ typedef struct lane_runner {
     citus_stage *stage;         /* a distributed target: this connection's staging
                                  * table (the reopen function renews it); else NULL */
     bool probe;                 /* next lane: probe first (keys tend to exist) */
+    int append_wait;            /* lanes to leave to the merge before appending again */
+    int append_backoff;         /* the last such wait (doubles while appends conflict) */
+    bool append_off;            /* COPY into the target failed for a reason
+                                 * not of the rows: no more appends */
+    uint32_t *split;            /* scratch: the fresh rows, then the others */
+    size_t cap_split;
     buf copybuf;
     buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */
@@ -81,6 +103,8 @@ typedef struct lane_job {
     load_counts base;           /* figures the lane's row starts with (lane 0: reading) */
     uint64_t last_committed;    /* for messages */
     ledger *ledger;             /* the file's ledger, or NULL (a stream) */
+    const uint8_t *fresh;       /* by chunk row index: 1 when no earlier chunk of the
+                                 * run had the key (seen.h); NULL: merge every row */
 } lane_job;
 
 /* A row the server refused, kept until its lane commits. */

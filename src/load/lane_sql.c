@@ -52,7 +52,8 @@ bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
               render(n, &out->merge_detail,
                      n->update ? SQL_MERGE_DETAIL : SQL_MERGE_DETAIL_NOTHING, buf_cstr(&action),
                      "") &&
-              render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "");
+              render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "") &&
+              render(n, &out->append, SQL_APPEND, "", "");
     buf_free(&inserted);
     buf_free(&action);
     buf_free(&returning);
@@ -66,5 +67,6 @@ void lane_sql_free(lane_sql *s)
     buf_free(&s->count_stale);
     buf_free(&s->merge_detail);
     buf_free(&s->stale_detail);
+    buf_free(&s->append);
     buf_free(&s->citus_action);
 }

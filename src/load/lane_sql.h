@@ -30,11 +30,12 @@ typedef struct lane_sql {
     buf count_stale;        /* classifies the rows a merge did not write */
     buf merge_detail;       /* --changes: the probing merge, row by row */
     buf stale_detail;       /* --changes: count_stale, row by row */
+    buf append;             /* COPY of new keys straight into the target */
     buf citus_action;       /* a distributed target: the conflict action and its
                              * RETURNING, for SQL_CITUS_MERGE (citus_stage.c) */
 } lane_sql;
 
-/* Renders the five statements into *out (which starts empty); false when
+/* Renders the statements into *out (which starts empty); false when
  * out of memory. */
 bool lane_sql_render(const lane_sql_names *names, lane_sql *out);
 void lane_sql_free(lane_sql *s);

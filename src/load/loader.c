@@ -35,6 +35,7 @@
 #include "load/gate.h"
 #include "load/lane.h"
 #include "load/lane_sql.h"
+#include "load/seen.h"
 #include "output/log.h"
 #include "util/exitcodes.h"
 #include "util/final_status.h"
@@ -82,6 +83,10 @@ struct loader {
     part parts[MAX_LANES];
     uint32_t *idx;
     size_t cap_idx;
+    /* the append (lane.h): the keys the run has met, and which rows of the
+     * chunk in flight carry a key met for the first time */
+    seen_filter *seen;
+    uint8_t *fresh;
     /* handing chunks to the worker threads */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -316,6 +321,49 @@ static int open_target(loader *ld, db *d)
     return code;
 }
 
+/* Does the target's column name have exactly the type the append's binary
+ * rows carry (copy_encode.h)?  Any other type, a domain included, is left
+ * to the merge, whose INSERT converts as the column needs. */
+static bool column_fits(const target *t, const char *name, const char *const *types)
+{
+    for (int i = 0; i < t->n_columns; i++) {
+        if (strcmp(t->columns[i].name, name) != 0)
+            continue;
+        for (; *types; types++) {
+            size_t n = strlen(*types);
+            const char *ty = t->columns[i].type;
+            if (strncmp(ty, *types, n) == 0 && (ty[n] == '\0' || ty[n] == '('))
+                return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+/*
+ * May the lanes append fresh keys straight into the target (lane.h)?  Not
+ * in a dry run (its single transaction sees every chunk anyway), not on a
+ * distributed target, not with --changes (the merge returns the versions)
+ * or --set (the binary rows carry idemload's own columns only), and only
+ * where COPY does what the merge's INSERT would: no rules (COPY ignores
+ * them), no row-level security (COPY refuses it), the column types the
+ * binary rows carry.
+ */
+static bool may_append(const loader *ld)
+{
+    static const char *const text[] = {"text", "character varying", NULL};
+    static const char *const bigint[] = {"bigint", NULL}, *const smallint[] = {"smallint", NULL};
+    static const char *const jsonb[] = {"jsonb", NULL};
+    static const char *const tstz[] = {"timestamp with time zone", NULL};
+    const config *cfg = ld->cfg;
+    const target *t = &ld->t;
+    return !cfg->dry_run && !t->distributed && cfg->n_extra_set == 0 && !cfg->changes_path &&
+           !t->has_rules && !t->row_security && column_fits(t, "tenant_id", bigint) &&
+           column_fits(t, "channel", text) && column_fits(t, "out_trade_no", text) &&
+           column_fits(t, "callback_type", text) && column_fits(t, "status", smallint) &&
+           column_fits(t, "payload", jsonb) && column_fits(t, "received_at", tstz);
+}
+
 /* The lanes' statements and what else they read; false when out of
  * memory. */
 static bool prepare_lanes(loader *ld)
@@ -332,11 +380,16 @@ static bool prepare_lanes(loader *ld)
                             .partitioned = ld->t.partitioned,
                             .update = update};
     ok = ok && lane_sql_render(&names, &ld->sql);
+    if (ok && may_append(ld)) {
+        /* Without memory for the filter, every row takes the merge. */
+        ld->seen = seen_new();
+    }
     ld->env = (lane_env){.sql = &ld->sql,
                          .final_array = buf_cstr(&ld->final_array),
                          .extra_set = cfg->extra_set,
                          .n_extra_set = cfg->n_extra_set,
                          .update = update,
+                         .append = ld->seen != NULL,
                          .dry_run = cfg->dry_run,
                          .distributed = ld->t.distributed,
                          .retries = cfg->retries,
@@ -459,6 +512,8 @@ void loader_close(loader **ldp)
     buf_free(&ld->extra_vals);
     buf_free(&ld->final_array);
     free(ld->idx);
+    free(ld->fresh);
+    seen_free(&ld->seen);
     free(ld);
     *ldp = NULL;
 }
@@ -506,7 +561,17 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
         if (!p)
             return false;
         ld->idx = p;
+        uint8_t *f = ld->seen ? realloc(ld->fresh, n) : NULL;
+        if (ld->seen && !f)
+            return false;
+        ld->fresh = f;
         ld->cap_idx = n;
+    }
+    /* In file order, chunk by chunk: the keys no earlier chunk carried. */
+    for (size_t i = 0; ld->seen && i < n; i++) {
+        row r;
+        chunk_get(ch, i, &r);
+        ld->fresh[i] = !seen_add(ld->seen, row_key_hash64(&r));
     }
     size_t count[MAX_LANES] = {0}, at[MAX_LANES];
     unsigned lanes = (unsigned)ld->lanes;
@@ -520,7 +585,8 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
                              .chunk_no = chunk_no, .lane = (int)l, .lanes = ld->lanes,
                              .path = file, .out = out,
                              .last_committed = ledger_last_committed(&ld->lg),
-                             .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL};
+                             .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL,
+                             .fresh = ld->seen ? ld->fresh : NULL};
         if (l == 0) {
             pt->job.base = *reading;
             pt->job.base.chunks = 0;

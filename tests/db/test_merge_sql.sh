@@ -16,8 +16,9 @@ from_here() { START=$(stat -c %s "$LOG"); }
 # sent NAME: the golden statement NAME was logged since from_here.
 sent() { tail -c +$((START + 1)) "$LOG" | grep -qF -- "$(cat "$GOLDEN/$1")"; }
 
-# 5% repeated keys, a fifth of them older: later chunks of a first load
-# run the direct merge, which turns the older ones away (the stale count).
+# 5% repeated keys, a fifth of them older: a first load appends the keys
+# it meets for the first time (append.sql) and merges the others, probing
+# at first, then direct, which turns the older ones away (the stale count).
 $GEN --rows 4000 --seed 31 --dup-rate 0.05 --format csv --out f.csv.gz 2>/dev/null
 check "the file was generated" [ -s f.csv.gz ]
 
@@ -28,7 +29,8 @@ from_here
 run import -d "$DB" --jobs 1 --chunk-rows 500 --rejects r1.ndjson f.csv.gz
 [ "$RC" -le 1 ] || cat "$ERR"
 check "first load ran (status $RC)" [ "$RC" -le 1 ]
-check "its first chunk runs merge_probe_update.sql" sent merge_probe_update.sql
+check "its first chunk appends its new keys with append.sql" sent append.sql
+check "its first merge (of keys an earlier chunk had) runs merge_probe_update.sql" sent merge_probe_update.sql
 check "its later chunks run merge_direct_update.sql" sent merge_direct_update.sql
 check "the rows they turn away are counted by count_stale.sql" sent count_stale.sql
 

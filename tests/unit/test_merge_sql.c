@@ -27,7 +27,7 @@
 #define ACTIVE "(deleted_at IS NULL)"
 #define CONFLICT "(tenant_id, channel, out_trade_no, callback_type) WHERE " ACTIVE
 
-enum which { PROBE, DIRECT, STALE, DETAIL, STALE_DETAIL };
+enum which { PROBE, DIRECT, STALE, DETAIL, STALE_DETAIL, APPEND };
 
 typedef struct golden_case {
     const char *file;
@@ -56,6 +56,8 @@ static const golden_case cases[] = {
     {"merge_detail_update.sql", DETAIL, true, false, "", ""},
     {"merge_detail_nothing.sql", DETAIL, false, false, "", ""},
     {"stale_detail.sql", STALE_DETAIL, true, false, "", ""},
+    /* New keys straight into the target, in place of staging and merging. */
+    {"append.sql", APPEND, true, false, "", ""},
 };
 
 static char *read_all(const char *path, size_t *len)
@@ -100,12 +102,13 @@ static void check_case(const golden_case *gc)
                             .extra_vals = gc->extra_vals,
                             .partitioned = gc->partitioned,
                             .update = gc->update};
-    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &sql));
     const buf *b = gc->which == PROBE          ? &sql.merge_probe
                    : gc->which == DIRECT       ? &sql.merge_direct
                    : gc->which == DETAIL       ? &sql.merge_detail
                    : gc->which == STALE_DETAIL ? &sql.stale_detail
+                   : gc->which == APPEND       ? &sql.append
                                                : &sql.count_stale;
     buf want = BUF_INIT;
     assert_true(buf_append(&want, b->data, b->len) && buf_append_str(&want, "\n"));
@@ -152,8 +155,8 @@ static void test_variants_differ(void **state)
     (void)state;
     lane_sql_names names = {.table = TABLE, .conflict = CONFLICT, .active = ACTIVE,
                             .extra_cols = "", .extra_vals = "", .update = true};
-    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT},
-             no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT},
+             no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &up));
     names.update = false;
     assert_true(lane_sql_render(&names, &no));
