@@ -23,7 +23,8 @@ typedef struct slot_row {
     int64_t tenant_id;
     int64_t received_us;
     int16_t status;
-    uint32_t hash;
+    uint32_t hash;          /* row_key_hash(), the low half of hash64 folded */
+    uint64_t hash64;        /* row_key_hash64() */
     size_t off;             /* start of this row's texts in the arena */
     uint32_t len[5];        /* channel, out_trade_no, callback_type, payload, raw */
 } slot_row;
@@ -160,6 +161,11 @@ uint32_t chunk_key_hash(const chunk *ch, size_t i)
     return ch->rows[i].hash;
 }
 
+uint64_t chunk_key_hash64(const chunk *ch, size_t i)
+{
+    return ch->rows[i].hash64;
+}
+
 void chunk_get(const chunk *ch, size_t i, row *out)
 {
     const slot_row *s = &ch->rows[i];
@@ -198,7 +204,7 @@ bool row_same_key(const row *a, const row *b)
 }
 
 /* Copies r's texts to the arena; fills s.  False when out of memory. */
-static bool store(chunk *ch, slot_row *s, const row *r, uint32_t hash)
+static bool store(chunk *ch, slot_row *s, const row *r, uint64_t hash64)
 {
     size_t total = r->channel_len + r->out_trade_no_len + r->callback_type_len +
                    r->payload_len + r->raw_len;
@@ -216,7 +222,8 @@ static bool store(chunk *ch, slot_row *s, const row *r, uint32_t hash)
     s->tenant_id = r->tenant_id;
     s->received_us = r->received_us;
     s->status = r->status;
-    s->hash = hash;
+    s->hash64 = hash64;
+    s->hash = (uint32_t)(hash64 ^ (hash64 >> 32));
     s->len[0] = (uint32_t)r->channel_len;
     s->len[1] = (uint32_t)r->out_trade_no_len;
     s->len[2] = (uint32_t)r->callback_type_len;
@@ -228,7 +235,8 @@ static bool store(chunk *ch, slot_row *s, const row *r, uint32_t hash)
 bool chunk_add(chunk *ch, const row *r)
 {
     assert(!ch->sorted);
-    uint32_t h = row_key_hash(r);
+    uint64_t h64 = row_key_hash64(r);
+    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
     size_t mask = ch->table_cap - 1;
     size_t j = h & mask;
     while (ch->table[j]) {
@@ -257,7 +265,7 @@ bool chunk_add(chunk *ch, const row *r)
                  * Its texts go to fresh arena space; the old ones stay as
                  * dead bytes until the chunk is reset. */
                 slot_row s;
-                if (!store(ch, &s, r, h)) {
+                if (!store(ch, &s, r, h64)) {
                     ch->counts.rows_deduplicated--;
                     return false;
                 }
@@ -284,7 +292,7 @@ bool chunk_add(chunk *ch, const row *r)
         while (ch->table[j])
             j = (j + 1) & mask;
     }
-    if (!store(ch, &ch->rows[ch->n], r, h))
+    if (!store(ch, &ch->rows[ch->n], r, h64))
         return false;
     ch->table[j] = (uint32_t)(ch->n + 1);
     ch->n++;

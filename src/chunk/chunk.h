@@ -99,7 +99,9 @@ bool row_same_key(const row *a, const row *b);
 uint32_t row_key_hash(const row *r);
 uint32_t chunk_key_hash(const chunk *ch, size_t i);
 /* The 64 bits row_key_hash() folds to 32 (FNV-1a over the same bytes), for
- * filters that need more than 32 bits over millions of keys. */
+ * filters that need more than 32 bits over millions of keys;
+ * chunk_key_hash64() returns it for row i without recomputing. */
 uint64_t row_key_hash64(const row *r);
+uint64_t chunk_key_hash64(const chunk *ch, size_t i);
 
 #endif

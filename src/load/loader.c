@@ -568,11 +568,8 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
         ld->cap_idx = n;
     }
     /* In file order, chunk by chunk: the keys no earlier chunk carried. */
-    for (size_t i = 0; ld->seen && i < n; i++) {
-        row r;
-        chunk_get(ch, i, &r);
-        ld->fresh[i] = !seen_add(ld->seen, row_key_hash64(&r));
-    }
+    for (size_t i = 0; ld->seen && i < n; i++)
+        ld->fresh[i] = !seen_add(ld->seen, chunk_key_hash64(ch, i));
     size_t count[MAX_LANES] = {0}, at[MAX_LANES];
     unsigned lanes = (unsigned)ld->lanes;
     for (size_t i = 0; i < n; i++)

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define SEEN_BYTES ((size_t)8 << 20)     /* 64 Mi bits */
-#define SEEN_MAX_KEYS ((uint64_t)12000000) /* about 5 bits a key: under 10% false */
+#define SEEN_MAX_KEYS ((uint64_t)12000000) /* then about one new key in ten reads as seen */
 
 typedef struct seen_filter seen_filter;
 
