@@ -74,6 +74,17 @@ grp() { json "$1" '" ".join("%s/%s/%s:%s+%s+%s+%s" % (g["tenant_id"], g["channel
 eq "the groups' figures match with and without the append" "$(grp off2.a.json)" "$(grp on2.a.json)"
 eq "and for the second file" "$(grp off2.b.json)" "$(grp on2.b.json)"
 
+# --on-conflict nothing: appended rows are inserted, the others existing.
+init_db ap_nothing_on
+run import -d "$DB" -j 2 --chunk-rows 2000 --on-conflict nothing --report nothing_on.json a.csv
+eq "--on-conflict nothing: exit 1" 1 $RC
+SNAP_N=$(snap)
+no_append_db ap_nothing_off
+run import -d "$DB" -j 2 --chunk-rows 2000 --on-conflict nothing --set note=x --report nothing_off.json a.csv
+eq "--on-conflict nothing: the same table with and without the append" "$SNAP_N" "$(snap)"
+eq "--on-conflict nothing: the same figures" "$(figures nothing_off.json)" "$(figures nothing_on.json)"
+check "--on-conflict nothing: later versions of a key were kept out (existing > 0)" jtrue nothing_on.json 'r["totals"]["existing"] > 0'
+
 # =====================================================================
 # 2. Every key already there: the appends stop trying
 # =====================================================================
