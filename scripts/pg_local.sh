@@ -37,7 +37,7 @@ start)
     fi
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-k $dir -p $port -c listen_addresses='' -c fsync=off -c max_connections=100" start >/dev/null ||
+            -o "-k $dir -p $port -c listen_addresses='' -c fsync=off -c max_connections=100 -c log_line_prefix='%m [%p] db=%d '" start >/dev/null ||
             { cat "$dir/server.log" >&2; exit 1; }
     fi
     cat >"$dir/env" <<ENV

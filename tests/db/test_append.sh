@@ -14,7 +14,10 @@ pg_use
 LOG=${IDEMLOAD_PGDIR:?}/server.log
 export PGOPTIONS='-c log_statement=all'
 from_here() { START=$(stat -c %s "$LOG"); }
-since() { tail -c +$((START + 1)) "$LOG"; }
+# since: the log's lines since from_here, of the current database only (the
+# suite's tests run side by side on one server; pg_local.sh prefixes each
+# line with db=NAME).
+since() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE "; }
 # appends: how many append statements were sent since from_here.
 appends() { since | grep -c 'COPY "public"."payment_callback" (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) FROM STDIN'; }
 # conflicts: how many statements failed on the unique index since from_here.

@@ -12,7 +12,9 @@ GOLDEN=$SRC/tests/golden
 export PGOPTIONS='-c log_statement=all'
 from_here() { START=$(stat -c %s "$LOG"); }
 # times NAME: how many times the golden statement NAME was logged since from_here.
-times() { tail -c +$((START + 1)) "$LOG" | grep -cF -- "$(cat "$GOLDEN/$1")"; }
+# (Only the current database's lines: other tests run side by side on this
+# server, and pg_local.sh prefixes each line with db=NAME.)
+times() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE " | grep -cF -- "$(cat "$GOLDEN/$1")"; }
 
 hdr="tenant_id,channel,out_trade_no,callback_type,status,payload,received_at"
 # keys K00..K39, one version each at TIME with payload V

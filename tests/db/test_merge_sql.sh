@@ -14,7 +14,9 @@ export PGOPTIONS='-c log_statement=all'
 # from_here: the log's size now; the checks read only what follows.
 from_here() { START=$(stat -c %s "$LOG"); }
 # sent NAME: the golden statement NAME was logged since from_here.
-sent() { tail -c +$((START + 1)) "$LOG" | grep -qF -- "$(cat "$GOLDEN/$1")"; }
+# (Only the current database's lines: other tests run side by side on this
+# server, and pg_local.sh prefixes each line with db=NAME.)
+sent() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE " | grep -qF -- "$(cat "$GOLDEN/$1")"; }
 
 # 5% repeated keys, a fifth of them older: a first load appends the keys
 # it meets for the first time (append.sql) and merges the others, probing
