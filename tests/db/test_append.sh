@@ -19,7 +19,8 @@ from_here() { START=$(stat -c %s "$LOG"); }
 # line with db=NAME).
 since() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE "; }
 # appends: how many append statements were sent since from_here.
-appends() { since | grep -c 'COPY "public"."payment_callback" (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) FROM STDIN'; }
+# (The statement as sent, not again as the STATEMENT of its error.)
+appends() { since | grep -c 'LOG:  statement: COPY "public"."payment_callback" (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) FROM STDIN'; }
 # conflicts: how many statements failed on the unique index since from_here.
 conflicts() { since | grep -c 'duplicate key value violates unique constraint'; }
 figures() { json "$1" '" ".join(str(r["totals"][k]) for k in ("rows_read","rows_rejected","rows_deduplicated","inserted","updated","unchanged","stale","existing","chunks"))'; }
@@ -184,6 +185,25 @@ eq "dry run: exit 1" 1 $RC
 eq "dry run: no append" 0 "$(appends)"
 eq "dry run: nothing written" 0 "$(q "SELECT count(*) FROM payment_callback")"
 eq "dry run: the figures of the real load" "$(figures on2.a.json)" "$(figures dry.json)"
+
+# A COPY the server refuses for a reason not of the rows (here a trigger
+# that refuses COPY, 0A000): the lane merges instead, says so once, and
+# appends no more.
+init_db ap_copy_refused
+q "CREATE FUNCTION no_copy() RETURNS trigger LANGUAGE plpgsql AS \$\$
+     BEGIN
+       IF current_query() LIKE 'COPY %' THEN
+         RAISE EXCEPTION 'no COPY here' USING ERRCODE = '0A000';
+       END IF;
+       RETURN NEW;
+     END \$\$;
+   CREATE TRIGGER no_copy BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION no_copy()" >/dev/null
+from_here
+run import -d "$DB" -j 2 --chunk-rows 2000 a.csv
+eq "COPY refused: exit 1 (the bad rows only)" 1 $RC
+eq "COPY refused: one append per connection, then none" 2 "$(appends)"
+check "COPY refused: it says so" contains "$ERR" "appending straight into the table failed: no COPY here (SQLSTATE 0A000); merging instead"
+expect_table "COPY refused: the expected state" a.exp.csv
 
 # varchar key columns carry the same binary rows as text: appended.
 init_db ap_varchar
