@@ -135,6 +135,10 @@ static const option_def options[] = {
      .set = set_flag, .field = FIELD(quiet)},
     {0, "force", NULL, CMDBIT(CMD_IMPORT), "load files the ledger holds as completed again",
      .set = set_flag, .field = FIELD(force)},
+    {0, "no-append", NULL, CMDBIT(CMD_IMPORT),
+     "stage and merge every row, also the keys met for the first time (by default those "
+     "are COPYed straight into the table, which the unique index keeps safe)",
+     .set = set_flag, .field = FIELD(no_append)},
     {0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)",
      .set = set_count_int, .field = FIELD(retries), .min = 0, .max = 1000},

@@ -64,6 +64,7 @@ typedef struct config {
     bool dry_run;
     bool quiet;
     bool force;
+    bool no_append;         /* --no-append: merge every row (lane.h) */
     const char *report_path;     /* NULL: none; "-": stdout */
     const char *html_path;       /* --html: NULL: none */
     const char *changes_path;    /* --changes: NULL: none; "-": stdout */

@@ -342,7 +342,7 @@ static bool column_fits(const target *t, const char *name, const char *const *ty
 
 /*
  * May the lanes append fresh keys straight into the target (lane.h)?  Not
- * in a dry run (its single transaction sees every chunk anyway), not on a
+ * with --no-append, not in a dry run (its single transaction sees every chunk anyway), not on a
  * distributed target, not with --changes (the merge returns the versions)
  * or --set (the binary rows carry idemload's own columns only), and only
  * where COPY does what the merge's INSERT would: no rules (COPY ignores
@@ -357,7 +357,8 @@ static bool may_append(const loader *ld)
     static const char *const tstz[] = {"timestamp with time zone", NULL};
     const config *cfg = ld->cfg;
     const target *t = &ld->t;
-    return !cfg->dry_run && !t->distributed && cfg->n_extra_set == 0 && !cfg->changes_path &&
+    return !cfg->no_append && !cfg->dry_run && !t->distributed && cfg->n_extra_set == 0 &&
+           !cfg->changes_path &&
            !t->has_rules && !t->row_security && column_fits(t, "tenant_id", bigint) &&
            column_fits(t, "channel", text) && column_fits(t, "out_trade_no", text) &&
            column_fits(t, "callback_type", text) && column_fits(t, "status", smallint) &&

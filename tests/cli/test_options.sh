@@ -64,7 +64,7 @@ eq "--timezone Mars/Olympus: exit 2" 2 $RC
 check "--timezone Mars/Olympus: names the zone" contains "$ERR" "Mars/Olympus"
 
 # Flags take no value; options with a value need one.
-FLAGS="import|--dry-run import|--quiet import|--force dedupe|--apply dedupe|--include-final init|--distributed"
+FLAGS="import|--dry-run import|--quiet import|--force import|--no-append dedupe|--apply dedupe|--include-final init|--distributed"
 for f in $FLAGS; do
     cmd=${f%%|*} opt=${f#*|}
     run "$cmd" "${NODB[@]}" "$opt=yes" empty.csv
@@ -100,7 +100,7 @@ eq "--delimiter tab and --format=csv are accepted" 0 $RC
 
 # Completeness: every option some command's --help lists has a row above,
 # or is a flag, or takes any text (-d, --help, --version).
-DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --apply --include-final --distributed --dbname --help --version "
+DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --apply --include-final --distributed --dbname --help --version "
 missing=""
 for cmd in import validate check dedupe create-index init status; do
     for opt in $("$IDEMLOAD" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do

@@ -178,6 +178,14 @@ eq "rule: nothing loaded behind the rule's back" 0 "$(q "SELECT count(*) FROM pa
 off_case row_security "ALTER TABLE payment_callback ENABLE ROW LEVEL SECURITY"
 off_case status_integer "ALTER TABLE payment_callback ALTER COLUMN status TYPE integer"
 
+init_db ap_switch
+from_here
+run import -d "$DB" -j 2 --chunk-rows 2000 --no-append --report switch.json a.csv
+eq "--no-append: exit 1" 1 $RC
+eq "--no-append: no append" 0 "$(appends)"
+expect_table "--no-append: the expected state" a.exp.csv
+eq "--no-append: the figures of the append" "$(figures on2.a.json)" "$(figures switch.json)"
+
 init_db ap_dry
 from_here
 run import -d "$DB" -j 2 --chunk-rows 2000 --dry-run --report dry.json a.csv
