@@ -60,7 +60,8 @@ const char SQL_UNIQUE_INDEXES[] =
     "          FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY AS k(attnum, n) "
     "          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum), "
     "       i.indexprs IS NOT NULL, i.indnkeyatts, "
-    "       coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) "
+    "       coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false), "
+    "       i.indimmediate "
     "FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid "
     "WHERE i.indrelid = $1::oid AND i.indisunique "
     "ORDER BY ci.relname";

@@ -181,6 +181,7 @@ static bool read_indexes(db *d, target *t, buf *err)
              (ix->columns || db_is_null(r, i, 5));
         ix->has_expressions = strcmp(db_value(r, i, 6), "t") == 0;
         ix->nulls_not_distinct = strcmp(db_value(r, i, 8), "t") == 0;
+        ix->deferrable = strcmp(db_value(r, i, 9), "f") == 0;
     }
     db_result_free(&r);
     if (!ok || !t->indexes) {
@@ -194,13 +195,18 @@ static bool read_indexes(db *d, target *t, buf *err)
 void target_pick_index(target *t)
 {
     t->key_index = NULL;
+    t->blocked_by = NULL;
     for (int i = 0; i < t->n_indexes; i++) {
         unique_index *ix = &t->indexes[i];
         ix->covers_key = !ix->has_expressions && same_key_set(ix->columns);
-        if (!t->key_index && ix->valid && ix->covers_key &&
+        if (!t->blocked_by && ix->deferrable && ix->covers_key)
+            t->blocked_by = ix;
+        if (!t->key_index && ix->valid && !ix->deferrable && ix->covers_key &&
             predicate_ok(ix->predicate, t->has_deleted_at))
             t->key_index = ix;
     }
+    if (t->blocked_by)
+        t->key_index = NULL;
 }
 
 bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)

@@ -21,6 +21,8 @@ typedef struct unique_index {
     char *columns;          /* key columns, comma-separated, in index order */
     bool has_expressions;
     bool nulls_not_distinct;
+    bool deferrable;        /* not indimmediate: a DEFERRABLE constraint, which
+                             * ON CONFLICT refuses as its arbiter */
     bool covers_key;        /* exactly the business key columns, no expressions */
 } unique_index;
 
@@ -49,6 +51,10 @@ typedef struct target {
     unique_index *indexes;
     int n_indexes;
     const unique_index *key_index;  /* the usable one, or NULL */
+    const unique_index *blocked_by; /* a DEFERRABLE unique constraint on the key: INSERT
+                                     * ... ON CONFLICT refuses the table while it exists
+                                     * (it is always among the arbiters), so then no
+                                     * index is usable; NULL: none */
     char *conflict;         /* "(tenant_id, ...) WHERE (deleted_at IS NULL)" */
     char *active;           /* the predicate, "true" when none */
 } target;
@@ -80,8 +86,12 @@ bool target_check_columns(db *d, const target *t, const column_set *sets, size_t
  * filled) and t->has_deleted_at, which index makes loads safe: valid, on
  * exactly the four key columns in any order and without expressions, with
  * the predicate "deleted_at IS NULL" when the table soft-deletes and none
- * otherwise; the first such one in name order.  Sets each index's
- * covers_key and t->key_index (NULL: none).  No database needed.
+ * otherwise, not deferrable; the first such one in name order.  Sets each
+ * index's covers_key and t->key_index (NULL: none).  None at all when a
+ * DEFERRABLE unique constraint covers the key (t->blocked_by): ON CONFLICT
+ * takes every unique index on its columns as an arbiter and refuses a
+ * deferrable one (55000), whatever other index exists.  No database
+ * needed.
  */
 void target_pick_index(target *t);
 

@@ -299,6 +299,12 @@ static int open_target(loader *ld, db *d)
     if (!target_resolve(d, cfg->table, &ld->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
         code = missing ? EXIT_USAGE : EXIT_DATABASE;
+    } else if (ld->t.blocked_by) {
+        log_error("table %s has a DEFERRABLE unique constraint on the business key (%s), and "
+                  "INSERT ... ON CONFLICT refuses such a table, so loads cannot be idempotent; "
+                  "fix: drop the constraint and add it again NOT DEFERRABLE",
+                  ld->t.display, ld->t.blocked_by->name);
+        code = EXIT_USAGE;
     } else if (!ld->t.key_index) {
         buf hint = BUF_INIT;
         target_fix_hint(&ld->t, &hint);

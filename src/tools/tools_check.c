@@ -38,7 +38,7 @@ static bool touches_key(const char *cols)
 }
 
 /* Why an index on the key counts or not, in plain words.  Mirrors the
- * rule of target.c: valid, exactly the key, "deleted_at IS NULL" as the
+ * rule of target.c: valid, not deferrable, exactly the key, "deleted_at IS NULL" as the
  * predicate when the table soft-deletes, none otherwise. */
 static void index_note(const target *t, const unique_index *ix, buf *out, bool *counts)
 {
@@ -52,6 +52,11 @@ static void index_note(const target *t, const unique_index *ix, buf *out, bool *
                         "let 'idemload create-index' rebuild it",
                    ix->ready ? "" : " and not ready",
                    ix->ready ? ", yet writes still maintain it and it can reject them" : "");
+    } else if (ix->deferrable) {
+        buf_append_str(out, "DEFERRABLE: INSERT ... ON CONFLICT refuses a table with a "
+                            "deferrable unique constraint on its columns, so while it exists "
+                            "no index makes loads safe; fix: drop the constraint and add it "
+                            "again NOT DEFERRABLE");
     } else if (ix->has_expressions || !ix->covers_key) {
         buf_printf(out, "on (%s)%s, not exactly the business key; does not count",
                    ix->columns ? ix->columns : "", ix->has_expressions ? " with expressions" : "");
@@ -63,6 +68,10 @@ static void index_note(const target *t, const unique_index *ix, buf *out, bool *
     } else if (ix->predicate) {
         buf_printf(out, "partial (%s): rows outside it escape the check; does not count",
                    ix->predicate);
+    } else if (!t->key_index) {
+        buf_printf(out, "valid, but the DEFERRABLE %s keeps INSERT ... ON CONFLICT from "
+                        "running on the table; does not count",
+                   t->blocked_by ? t->blocked_by->name : "constraint");
     } else {
         *counts = true;
         buf_printf(out, "valid; a second index on the key (%s is used)", t->key_index->name);
@@ -93,6 +102,7 @@ static bool gather_indexes(const target *t, check_facts *f)
         ci->valid = ix->valid;
         ci->ready = ix->ready;
         ci->nulls_not_distinct = ix->nulls_not_distinct;
+        ci->deferrable = ix->deferrable;
         ci->is_key_index = ix == t->key_index;
         ok = (ci->note = strdup(buf_cstr(&note))) != NULL;
         f->n_indexes += ok;
@@ -151,6 +161,7 @@ static int check_gather(const config *cfg, tool_ctx *c, check_facts *f)
     f->table = t->display;
     f->has_deleted_at = t->has_deleted_at;
     f->null_rows = -1;
+    f->blocked_by = t->blocked_by ? t->blocked_by->name : NULL;
     if (t->key_index) {
         f->key_index = t->key_index->name;
         f->key_predicate = t->key_index->predicate;
@@ -207,7 +218,12 @@ static void check_judge(const check_facts *f, strlist *problems, strlist *warnin
             buf_printf(&line, "index %s is INVALID and does not count", f->indexes[i].name);
             strlist_add(warnings, buf_cstr(&line));
         }
-    if (!f->key_index) {
+    if (f->blocked_by) {
+        buf_clear(&line);
+        buf_printf(&line, "the unique constraint %s on (%s) is DEFERRABLE, and INSERT ... ON "
+                          "CONFLICT refuses such a table", f->blocked_by, KEY_COLUMNS);
+        strlist_add(problems, buf_cstr(&line));
+    } else if (!f->key_index) {
         buf_clear(&line);
         buf_printf(&line, "no valid unique index covers exactly (%s)%s", KEY_COLUMNS,
                    f->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
@@ -306,6 +322,9 @@ void check_render_text(const check_facts *f, FILE *fp)
         if (f->dups.keys > 0)
             fprintf(fp, "fix: 'idemload dedupe --apply' keeps the earliest active row of each "
                         "key, then 'idemload create-index' builds the index\n");
+        else if (f->blocked_by)
+            fprintf(fp, "fix: drop the constraint %s and add it again NOT DEFERRABLE\n",
+                    f->blocked_by);
         else if (!f->key_index)
             fprintf(fp, "fix: 'idemload create-index' builds the index without blocking writes\n");
     }
@@ -319,11 +338,12 @@ static json_t *indexes_json(const check_facts *f)
     for (size_t i = 0; arr && i < f->n_indexes; i++) {
         const check_index *ix = &f->indexes[i];
         json_array_append_new(
-            arr, json_pack("{s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:o}", "name",
+            arr, json_pack("{s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:b, s:o}", "name",
                            tool_json_text(ix->name), "columns", tool_json_text(ix->columns),
                            "predicate", tool_json_text(ix->predicate), "valid", ix->valid,
                            "ready", ix->ready, "nulls_not_distinct", ix->nulls_not_distinct,
-                           "counts", ix->counts, "note", tool_json_text(ix->note)));
+                           "deferrable", ix->deferrable, "counts", ix->counts, "note",
+                           tool_json_text(ix->note)));
     }
     return arr;
 }

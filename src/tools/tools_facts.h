@@ -28,6 +28,7 @@ typedef struct check_index {
     bool valid;
     bool ready;
     bool nulls_not_distinct;
+    bool deferrable;
     bool is_key_index;          /* the one loads use */
     bool counts;
     char *note;                 /* why it counts or not, in plain words */
@@ -37,6 +38,8 @@ typedef struct check_facts {
     const char *table;          /* borrowed: schema.name */
     bool has_deleted_at;
     const char *key_index;      /* borrowed: the usable index's name; NULL: none */
+    const char *blocked_by;     /* borrowed: a DEFERRABLE unique constraint on the key
+                                 * that leaves no index usable; NULL: none */
     const char *key_predicate;  /* borrowed; NULL: no predicate */
     bool key_nulls_not_distinct;
     check_index *indexes;       /* the unique indexes on key columns or expressions */

@@ -147,4 +147,30 @@ run import -d "$DB" --on-conflict nothing --set merchant_id=5 rows.csv
 eq "--on-conflict nothing with --set: exit 0" 0 $RC
 eq "--on-conflict nothing with --set: the value in every row" "$NROWS" "$(q "SELECT count(*) FROM payment_callback WHERE merchant_id = 5")"
 
+# A DEFERRABLE unique constraint on the key: INSERT ... ON CONFLICT takes
+# every unique index on its columns as an arbiter and refuses a deferrable
+# one (55000), whatever other index exists.  The table is refused before
+# any row is read (the append would otherwise load the first chunks and
+# stop at the first merge), and check says why and how to fix it.
+new_db lf_deferrable
+q "CREATE TABLE payment_callback (id bigserial PRIMARY KEY, tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL, callback_type text NOT NULL, status smallint NOT NULL, payload jsonb NOT NULL, received_at timestamptz NOT NULL, CONSTRAINT uk_key UNIQUE (tenant_id, channel, out_trade_no, callback_type) DEFERRABLE INITIALLY DEFERRED)" >/dev/null
+run import -d "$DB" --chunk-rows 500 rows.csv
+eq "a DEFERRABLE unique constraint: exit 2" 2 $RC
+check "a DEFERRABLE unique constraint: named, with the fix" contains "$ERR" "DEFERRABLE unique constraint on the business key (uk_key)"
+eq "a DEFERRABLE unique constraint: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
+q "CREATE UNIQUE INDEX uk_other ON payment_callback (tenant_id, channel, out_trade_no, callback_type)" >/dev/null
+run import -d "$DB" --chunk-rows 500 rows.csv
+eq "a DEFERRABLE constraint beside a usable index: still exit 2" 2 $RC
+run check -d "$DB"
+eq "check: not safe" 1 $RC
+check "check: says the constraint is DEFERRABLE" contains "$OUT" "uk_key: DEFERRABLE"
+check "check: the other index does not count while it exists" contains "$OUT" "uk_other: valid, but the DEFERRABLE uk_key"
+check "check: the fix" contains "$OUT" "fix: drop the constraint uk_key and add it again NOT DEFERRABLE"
+run check -d "$DB" --report check.json
+check "check JSON: the constraint is marked deferrable" jtrue check.json '[i["deferrable"] for i in r["indexes"] if i["name"] == "uk_key"] == [True]'
+q "ALTER TABLE payment_callback DROP CONSTRAINT uk_key, ADD CONSTRAINT uk_key UNIQUE (tenant_id, channel, out_trade_no, callback_type)" >/dev/null
+run import -d "$DB" --chunk-rows 500 rows.csv
+eq "the constraint made NOT DEFERRABLE: exit 0" 0 $RC
+eq "the constraint made NOT DEFERRABLE: every row loaded" "$NROWS" "$(q "SELECT count(*) FROM payment_callback")"
+
 finish

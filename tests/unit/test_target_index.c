@@ -1,7 +1,7 @@
 /*
  * test_target_index.c - which unique index makes loads safe (target.c's
  * target_pick_index), table-driven: the business key exactly, in any
- * order, no expressions, valid, and the predicate "deleted_at IS NULL" on a
+ * order, no expressions, valid, not deferrable, and the predicate "deleted_at IS NULL" on a
  * table that soft-deletes (none on one that does not); the first good one
  * by name wins.  The rules read as a table here, without a database.
  */
@@ -24,35 +24,39 @@ typedef struct ix_case {
     bool valid;
     bool expressions;
     bool usable;
+    bool deferrable;
 } ix_case;
 
 static const ix_case cases[] = {
     {"the SPEC's index", true, "tenant_id,channel,out_trade_no,callback_type",
-     "(deleted_at IS NULL)", true, false, true},
+     "(deleted_at IS NULL)", true, false, true, false},
     {"predicate without parentheses", true, "tenant_id,channel,out_trade_no,callback_type",
-     "deleted_at IS NULL", true, false, true},
+     "deleted_at IS NULL", true, false, true, false},
     {"key columns in another order", true, "callback_type,out_trade_no,channel,tenant_id",
-     "(deleted_at IS NULL)", true, false, true},
+     "(deleted_at IS NULL)", true, false, true, false},
     {"INVALID (a failed CONCURRENTLY)", true, "tenant_id,channel,out_trade_no,callback_type",
-     "(deleted_at IS NULL)", false, false, false},
+     "(deleted_at IS NULL)", false, false, false, false},
     {"no predicate on a soft-deleting table", true,
-     "tenant_id,channel,out_trade_no,callback_type", NULL, true, false, false},
+     "tenant_id,channel,out_trade_no,callback_type", NULL, true, false, false, false},
     {"another predicate", true, "tenant_id,channel,out_trade_no,callback_type",
-     "(status <> 9)", true, false, false},
+     "(status <> 9)", true, false, false, false},
     {"a predicate on a table without deleted_at", false,
-     "tenant_id,channel,out_trade_no,callback_type", "(status <> 9)", true, false, false},
+     "tenant_id,channel,out_trade_no,callback_type", "(status <> 9)", true, false, false, false},
     {"no predicate, no deleted_at", false, "tenant_id,channel,out_trade_no,callback_type", NULL,
-     true, false, true},
+     true, false, true, false},
     {"three of the four columns", true, "tenant_id,channel,out_trade_no",
-     "(deleted_at IS NULL)", true, false, false},
+     "(deleted_at IS NULL)", true, false, false, false},
     {"a fifth column", true, "tenant_id,channel,out_trade_no,callback_type,status",
-     "(deleted_at IS NULL)", true, false, false},
+     "(deleted_at IS NULL)", true, false, false, false},
     {"a column twice", true, "tenant_id,channel,out_trade_no,out_trade_no",
-     "(deleted_at IS NULL)", true, false, false},
+     "(deleted_at IS NULL)", true, false, false, false},
     {"an expression", true, "tenant_id,channel,out_trade_no,callback_type",
-     "(deleted_at IS NULL)", true, true, false},
+     "(deleted_at IS NULL)", true, true, false, false},
     {"a look-alike column name", true, "tenant_id,channel,out_trade_no,callback_typ",
-     "(deleted_at IS NULL)", true, false, false},
+     "(deleted_at IS NULL)", true, false, false, false},
+    /* ON CONFLICT refuses a deferrable constraint as its arbiter (55000). */
+    {"a DEFERRABLE constraint, no deleted_at", false,
+     "tenant_id,channel,out_trade_no,callback_type", NULL, true, false, false, true},
 };
 
 static void test_rules(void **state)
@@ -65,7 +69,8 @@ static void test_rules(void **state)
                            .ready = c->valid,
                            .predicate = (char *)c->predicate,
                            .columns = (char *)c->columns,
-                           .has_expressions = c->expressions};
+                           .has_expressions = c->expressions,
+                           .deferrable = c->deferrable};
         target t = {.has_deleted_at = c->has_deleted_at, .indexes = &ix, .n_indexes = 1};
 
         target_pick_index(&t);

@@ -171,7 +171,7 @@ static void test_check_json_unsafe(void **state)
     assert_true(json_is_null(json_object_get(r, "unique_index")));
     json_t *ix = json_array_get(json_object_get(r, "indexes"), 0);
     assert_string_equal(keys_of(ix), "name,columns,predicate,valid,ready,nulls_not_distinct,"
-                                     "counts,note");
+                                     "deferrable,counts,note");
     json_t *d = json_object_get(r, "duplicates");
     assert_string_equal(keys_of(d), "counted,keys,surplus_rows,sample");
     json_t *s = json_array_get(json_object_get(d, "sample"), 0);
