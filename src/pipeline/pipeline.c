@@ -470,6 +470,73 @@ static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, 
     return code;
 }
 
+/* A file refused before it is opened: msg logged and set on rep. */
+static int refuse_file(file_report *rep, const buf *msg)
+{
+    log_error("%s", buf_cstr(msg));
+    file_report_set_error(rep, buf_cstr(msg));
+    return EXIT_USAGE;
+}
+
+/* What makes the file unloadable as given, before it is opened: standard
+ * input with a profile whose row count is checked first, or a format the
+ * name does not tell.  EXIT_OK or EXIT_USAGE (logged, set on rep). */
+static int check_loadable(const config *cfg, const loader *ld, const char *path,
+                          input_format fmt, file_report *rep)
+{
+    buf msg = BUF_INIT;
+    int code = EXIT_OK;
+    if (cfg->profile && ld && profile_has_trailer(cfg->profile) && strcmp(path, "-") == 0) {
+        /* The count is checked before anything is committed, which takes a
+         * first pass over the file: standard input cannot be read twice. */
+        buf_printf(&msg, "standard input: profile %s checks the bill's own row count before "
+                         "loading anything, which reads the file twice; give the file's path "
+                         "(validate reads standard input)", cfg->profile->name);
+        code = refuse_file(rep, &msg);
+    } else if (fmt == FORMAT_AUTO && !cfg->profile) {
+        buf_printf(&msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                   strcmp(path, "-") == 0 ? "standard input" : path);
+        code = refuse_file(rep, &msg);
+    }
+    buf_free(&msg);
+    return code;
+}
+
+/* The opened file's rows, read and loaded from after plan->resume_after:
+ * the bill's count checked first when its profile has one, then the chunks.
+ * Sets rep->status unless the file completed; returns the exit status. */
+static int read_and_load(file_run *fr, loader *ld, rejects *rj, row_sinks *rs,
+                         const reader_options *ropt, const file_plan *plan, file_report *rep)
+{
+    const config *cfg = fr->cfg;
+    /* A file already loaded is skipped before this pass. */
+    if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
+        buf_clear(&fr->err);
+        if (!precheck_count(fr->path, ropt, &fr->err)) {
+            log_error("%s", buf_cstr(&fr->err));
+            file_report_set_error(rep, buf_cstr(&fr->err));
+            return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
+        }
+    }
+    progress_file(fr->prog, fr->path, source_raw_size(fr->src));
+    chunk_feed feed = {0};
+    if (!feed_start(&feed, fr, cfg->chunk_rows, plan->resume_after)) {
+        log_error("%s: cannot start reading (out of memory or threads)", fr->path);
+        feed_stop(&feed, false);
+        return EXIT_INPUT;
+    }
+    uint64_t committed = 0;
+    int code = load_chunks(fr, &feed, ld, rj, rs, rep, &committed);
+    feed_stop(&feed, true);
+    if (code != EXIT_OK && rep->status != FILE_OK)
+        rep->status = (committed > 0 || plan->resume_after > 0) && ld ? FILE_PARTIAL : FILE_FAILED;
+    if (code == EXIT_INTERRUPTED && !ld)
+        rep->status = FILE_PARTIAL;
+    if (code == EXIT_OK)
+        code = severity_of_rejects(&rep->counts);
+    return code;
+}
+
 /* Loads (or validates) one file; fills rep; returns its exit status.  wait:
  * when another process holds the file, wait for it; otherwise return at
  * once with *busy set, rep left empty and nothing read. */
@@ -482,36 +549,13 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
     rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
     rep->status = FILE_FAILED;
-    if (cfg->profile && ld && profile_has_trailer(cfg->profile) && strcmp(path, "-") == 0) {
-        /* The count is checked before anything is committed, which takes a
-         * first pass over the file: standard input cannot be read twice. */
-        buf msg = BUF_INIT;
-        buf_printf(&msg, "standard input: profile %s checks the bill's own row count before "
-                         "loading anything, which reads the file twice; give the file's path "
-                         "(validate reads standard input)", cfg->profile->name);
-        log_error("%s", buf_cstr(&msg));
-        file_report_set_error(rep, buf_cstr(&msg));
-        buf_free(&msg);
-        return EXIT_USAGE;
-    }
-    if (fmt == FORMAT_AUTO && !cfg->profile) {
-        buf msg = BUF_INIT;
-        buf_printf(&msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
-                   strcmp(path, "-") == 0 ? "standard input" : path);
-        log_error("%s", buf_cstr(&msg));
-        file_report_set_error(rep, buf_cstr(&msg));
-        buf_free(&msg);
-        return EXIT_USAGE;
-    }
+    int code = check_loadable(cfg, ld, path, fmt, rep);
+    if (code != EXIT_OK)
+        return code;
 
     file_run fr = {.cfg = cfg, .path = path, .rj = rj, .prog = prog, .tl = tl};
-    int code = EXIT_OK;
-    chunk_feed feed = {0};
-    bool feed_started = false;
     bool file_begun = false;
-    load_counts *counts = &rep->counts;
     file_plan plan = {0};
-
     file_identity id = {.path = path, .size = -1};
     reader_options ropt;
     code = open_input(cfg, ld != NULL, fmt, &fr, &id, &ropt, rep);
@@ -539,32 +583,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
         }
         report_plan(rep, path, &plan);
     }
-    /* A file already loaded is skipped above without this pass. */
-    if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
-        buf_clear(&fr.err);
-        if (!precheck_count(path, &ropt, &fr.err)) {
-            log_error("%s", buf_cstr(&fr.err));
-            file_report_set_error(rep, buf_cstr(&fr.err));
-            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-            goto out;
-        }
-    }
-    progress_file(prog, path, source_raw_size(fr.src));
-
-    uint64_t committed = 0;
-    if (!feed_start(&feed, &fr, cfg->chunk_rows, plan.resume_after)) {
-        log_error("%s: cannot start reading (out of memory or threads)", path);
-        code = EXIT_INPUT;
-        goto out;
-    }
-    feed_started = true;
-    code = load_chunks(&fr, &feed, ld, rj, rs, rep, &committed);
-    if (code != EXIT_OK && rep->status != FILE_OK)
-        rep->status = (committed > 0 || plan.resume_after > 0) && ld ? FILE_PARTIAL : FILE_FAILED;
-    if (code == EXIT_INTERRUPTED && !ld)
-        rep->status = FILE_PARTIAL;
-    if (code == EXIT_OK)
-        code = severity_of_rejects(counts);
+    code = read_and_load(&fr, ld, rj, rs, &ropt, &plan, rep);
 
 out:
     if (ld && file_begun && !plan.skip) {
@@ -574,7 +593,6 @@ out:
     } else if (ld && file_begun) {
         loader_end_file(ld, false);
     }
-    feed_stop(&feed, feed_started);
     reader_close(&fr.rdr);
     source_close(&fr.src);
     buf_free(&fr.reason);
