@@ -139,6 +139,14 @@ SQL
         printf '%s\n' "$out" | tail -n +2 | cut -c1-400 | sed 's/^/#   /'
     fi
 }
+# The server's log, for tests that check what was sent (they export
+# PGOPTIONS='-c log_statement=all' for their own sessions):
+# log_mark: remember where the log ends now;
+# log_since: its lines since log_mark, of the current database only (the
+# suite's tests run side by side on one server, and pg_local.sh prefixes
+# each line with db=NAME).
+log_mark() { LOG_START=$(stat -c %s "${IDEMLOAD_PGDIR:?}/server.log"); }
+log_since() { tail -c +$((LOG_START + 1)) "${IDEMLOAD_PGDIR:?}/server.log" | grep -F " db=$PGDATABASE "; }
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

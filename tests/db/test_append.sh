@@ -11,18 +11,12 @@
 # What ran is read from the server's log (log_statement = all, own sessions).
 . "$(dirname "$0")/../lib.sh"
 pg_use
-LOG=${IDEMLOAD_PGDIR:?}/server.log
 export PGOPTIONS='-c log_statement=all'
-from_here() { START=$(stat -c %s "$LOG"); }
-# since: the log's lines since from_here, of the current database only (the
-# suite's tests run side by side on one server; pg_local.sh prefixes each
-# line with db=NAME).
-since() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE "; }
-# appends: how many append statements were sent since from_here.
+# appends: how many append statements were sent since log_mark.
 # (The statement as sent, not again as the STATEMENT of its error.)
-appends() { since | grep -c 'LOG:  statement: COPY "public"."payment_callback" (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) FROM STDIN'; }
-# conflicts: how many statements failed on the unique index since from_here.
-conflicts() { since | grep -c 'duplicate key value violates unique constraint'; }
+appends() { log_since | grep -c 'LOG:  statement: COPY "public"."payment_callback" (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) FROM STDIN'; }
+# conflicts: how many statements failed on the unique index since log_mark.
+conflicts() { log_since | grep -c 'duplicate key value violates unique constraint'; }
 figures() { json "$1" '" ".join(str(r["totals"][k]) for k in ("rows_read","rows_rejected","rows_deduplicated","inserted","updated","unchanged","stale","existing","chunks"))'; }
 snap() {
     q "SELECT count(*) || ':' || coalesce(md5(string_agg(concat_ws('|', tenant_id, channel, out_trade_no, callback_type, status, payload::text, (extract(epoch from received_at)*1000000)::bigint), ',' ORDER BY tenant_id, channel COLLATE \"C\", out_trade_no COLLATE \"C\", callback_type COLLATE \"C\")), '-') FROM payment_callback WHERE deleted_at IS NULL"
@@ -44,14 +38,14 @@ check "the expected state of a then b was worked out" [ -s ab.exp.csv ]
 # =====================================================================
 for j in 1 2; do
     init_db ap_on_$j
-    from_here
+    log_mark
     run import -d "$DB" -j $j --chunk-rows 2000 --report on$j.a.json --rejects on$j.a.rej a.csv
     eq "-j $j: first load exit 1 (bad rows rejected)" 1 $RC
     check "-j $j: the first load appended (statements: $(appends))" [ "$(appends)" -ge 15 ]
     expect_table "-j $j: first load: the generator's expected state" a.exp.csv
     eq "-j $j: no duplicate active key" 0 "$(dups)"
     SNAP_A=$(snap)
-    from_here
+    log_mark
     run import -d "$DB" -j $j --chunk-rows 1500 --report on$j.b.json b.ndjson
     eq "-j $j: second file exit 0" 0 $RC
     check "-j $j: the second file's appends met keys of the first and rolled back ($(conflicts))" [ "$(conflicts)" -ge 1 ]
@@ -59,7 +53,7 @@ for j in 1 2; do
     SNAP_AB=$(snap)
 
     no_append_db ap_off_$j
-    from_here
+    log_mark
     run import -d "$DB" -j $j --chunk-rows 2000 --set note=x --report off$j.a.json --rejects off$j.a.rej a.csv
     eq "-j $j: without the append: exit 1" 1 $RC
     eq "-j $j: a --set column turns the append off" 0 "$(appends)"
@@ -97,7 +91,7 @@ check "--on-conflict nothing: later versions of a key were kept out (existing > 
 $GEN --rows 8000 --seed 72 --dup-rate 0.3 --out-of-order 0.3 --format csv --out c.csv --expected c.exp.csv --quiet
 init_db ap_again
 run import -d "$DB" -j 1 --chunk-rows 500 c.csv
-from_here
+log_mark
 run import -d "$DB" -j 1 --chunk-rows 500 --force --report again.json c.csv
 eq "a re-import: exit 0" 0 $RC
 eq "a re-import writes nothing" "0 0" "$(json again.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
@@ -118,7 +112,7 @@ hdr="tenant_id,channel,out_trade_no,callback_type,status,payload,received_at"
 } >refused.csv
 init_db ap_refused
 q "ALTER TABLE payment_callback ADD CONSTRAINT no_bad CHECK (payload->>'v' <> 'bad')" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 1 --rejects refused.rej --report refused.json refused.csv
 eq "a refused row: exit 1" 1 $RC
 check "the append was tried" [ "$(appends)" -ge 1 ]
@@ -143,7 +137,7 @@ trigger_sql="ALTER TABLE payment_callback ADD COLUMN src text;
    CREATE TRIGGER tally AFTER INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION tally()"
 init_db ap_trigger
 q "$trigger_sql" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 --report trig.json a.csv
 eq "with a trigger: exit 1" 1 $RC
 check "it appended" [ "$(appends)" -ge 1 ]
@@ -159,7 +153,7 @@ off_case() {
     local what=$1 sql=$2
     init_db "ap_$what"
     [ -z "$sql" ] || q "$sql" >/dev/null
-    from_here
+    log_mark
     run import -d "$DB" -j 2 --chunk-rows 2000 a.csv
     eq "$what: exit 1" 1 $RC
     eq "$what: no append" 0 "$(appends)"
@@ -170,7 +164,7 @@ off_case() {
 init_db ap_rule
 q "CREATE TABLE audit (k text);
    CREATE RULE keep AS ON INSERT TO payment_callback DO ALSO INSERT INTO audit VALUES (NEW.out_trade_no)" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 a.csv
 eq "rule: refused as before (exit 4)" 4 $RC
 eq "rule: no append" 0 "$(appends)"
@@ -179,7 +173,7 @@ off_case row_security "ALTER TABLE payment_callback ENABLE ROW LEVEL SECURITY"
 off_case status_integer "ALTER TABLE payment_callback ALTER COLUMN status TYPE integer"
 
 init_db ap_switch
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 --no-append --report switch.json a.csv
 eq "--no-append: exit 1" 1 $RC
 eq "--no-append: no append" 0 "$(appends)"
@@ -187,7 +181,7 @@ expect_table "--no-append: the expected state" a.exp.csv
 eq "--no-append: the figures of the append" "$(figures on2.a.json)" "$(figures switch.json)"
 
 init_db ap_dry
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 --dry-run --report dry.json a.csv
 eq "dry run: exit 1" 1 $RC
 eq "dry run: no append" 0 "$(appends)"
@@ -206,7 +200,7 @@ q "CREATE FUNCTION no_copy() RETURNS trigger LANGUAGE plpgsql AS \$\$
        RETURN NEW;
      END \$\$;
    CREATE TRIGGER no_copy BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION no_copy()" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 a.csv
 eq "COPY refused: exit 1 (the bad rows only)" 1 $RC
 eq "COPY refused: one append per connection, then none" 2 "$(appends)"
@@ -216,7 +210,7 @@ expect_table "COPY refused: the expected state" a.exp.csv
 # varchar key columns carry the same binary rows as text: appended.
 init_db ap_varchar
 q "ALTER TABLE payment_callback ALTER COLUMN channel TYPE varchar(32), ALTER COLUMN out_trade_no TYPE varchar(64)" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 a.csv
 eq "varchar keys: exit 1" 1 $RC
 check "varchar keys: appended" [ "$(appends)" -ge 1 ]
@@ -230,7 +224,7 @@ q "CREATE TABLE payment_callback (id bigserial, tenant_id bigint NOT NULL, chann
    CREATE TABLE pc_0 PARTITION OF payment_callback FOR VALUES WITH (MODULUS 2, REMAINDER 0);
    CREATE TABLE pc_1 PARTITION OF payment_callback FOR VALUES WITH (MODULUS 2, REMAINDER 1);
    CREATE UNIQUE INDEX uk_payment_callback_biz_active ON payment_callback (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >/dev/null
-from_here
+log_mark
 run import -d "$DB" -j 2 --chunk-rows 2000 --report part.json a.csv
 eq "partitioned: exit 1" 1 $RC
 check "partitioned: appended" [ "$(appends)" -ge 1 ]
@@ -252,7 +246,7 @@ for name, hour, v in (("c1.csv", "09", "one"), ("c2.csv", "10", "two")):
         for i in range(6000):
             f.write('5,wechat,C%05d,pay,1,"{""v"":""%s""}",2026-11-28T%s:00:00Z\n' % (i, v, hour))
 PY
-from_here
+log_mark
 "$IDEMLOAD" import -d "$DB" -q -j 2 --chunk-rows 300 c1.csv 2>race1.err & p1=$!
 "$IDEMLOAD" import -d "$DB" -q -j 2 --chunk-rows 300 c2.csv 2>race2.err & p2=$!
 wait $p1; r1=$?

@@ -7,14 +7,10 @@
 # probe.  Counted from the server's log (log_statement = all, own sessions).
 . "$(dirname "$0")/../lib.sh"
 pg_use
-LOG=${IDEMLOAD_PGDIR:?}/server.log
 GOLDEN=$SRC/tests/golden
 export PGOPTIONS='-c log_statement=all'
-from_here() { START=$(stat -c %s "$LOG"); }
-# times NAME: how many times the golden statement NAME was logged since from_here.
-# (Only the current database's lines: other tests run side by side on this
-# server, and pg_local.sh prefixes each line with db=NAME.)
-times() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE " | grep -cF -- "$(cat "$GOLDEN/$1")"; }
+# times NAME: how many times the golden statement NAME was logged since log_mark.
+times() { log_since | grep -cF -- "$(cat "$GOLDEN/$1")"; }
 
 hdr="tenant_id,channel,out_trade_no,callback_type,status,payload,received_at"
 # keys K00..K39, one version each at TIME with payload V
@@ -30,14 +26,14 @@ init_db merge_choice
 run import -d "$DB" -q -j 1 --chunk-rows 10 "$WORK/old.csv"
 eq "the old versions loaded" 0 "$RC"
 
-from_here
+log_mark
 run import -d "$DB" -q -j 1 --chunk-rows 10 --report "$WORK/new.json" "$WORK/new.csv"
 eq "the newer versions loaded" 0 "$RC"
 eq "every key updated (inserted, updated, unchanged, stale, chunks)" "0 40 0 0 4" "$(figures "$WORK/new.json")"
 eq "a file of newer versions: the probe for the first chunk only" 1 "$(times merge_probe_update.sql)"
 eq "and the direct merge for the three others" 3 "$(times merge_direct_update.sql)"
 
-from_here
+log_mark
 run import -d "$DB" -q -j 1 --chunk-rows 10 --force --report "$WORK/again.json" "$WORK/new.csv"
 eq "the re-import ran" 0 "$RC"
 eq "nothing written (inserted, updated, unchanged, stale, chunks)" "0 0 40 0 4" "$(figures "$WORK/again.json")"

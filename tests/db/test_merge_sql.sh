@@ -6,17 +6,12 @@
 # log, whole and byte for byte, among the lines those imports wrote.
 . "$(dirname "$0")/../lib.sh"
 pg_use
-LOG=${IDEMLOAD_PGDIR:?}/server.log
 GOLDEN=$SRC/tests/golden
 
 # Everything a run below sends is logged (only its own sessions).
 export PGOPTIONS='-c log_statement=all'
-# from_here: the log's size now; the checks read only what follows.
-from_here() { START=$(stat -c %s "$LOG"); }
-# sent NAME: the golden statement NAME was logged since from_here.
-# (Only the current database's lines: other tests run side by side on this
-# server, and pg_local.sh prefixes each line with db=NAME.)
-sent() { tail -c +$((START + 1)) "$LOG" | grep -F " db=$PGDATABASE " | grep -qF -- "$(cat "$GOLDEN/$1")"; }
+# sent NAME: the golden statement NAME was logged since log_mark.
+sent() { log_since | grep -qF -- "$(cat "$GOLDEN/$1")"; }
 
 # 5% repeated keys, a fifth of them older: a first load appends the keys
 # it meets for the first time (append.sql) and merges the others, probing
@@ -27,7 +22,7 @@ check "the file was generated" [ -s f.csv.gz ]
 new_db merge_sql_update
 run init -d "$DB"
 eq "init" 0 "$RC"
-from_here
+log_mark
 run import -d "$DB" --jobs 1 --chunk-rows 500 --rejects r1.ndjson f.csv.gz
 [ "$RC" -le 1 ] || cat "$ERR"
 check "first load ran (status $RC)" [ "$RC" -le 1 ]
@@ -38,7 +33,7 @@ check "the rows they turn away are counted by count_stale.sql" sent count_stale.
 
 new_db merge_sql_nothing
 run init -d "$DB"
-from_here
+log_mark
 run import -d "$DB" --jobs 1 --chunk-rows 500 --on-conflict nothing --rejects r2.ndjson f.csv.gz
 check "--on-conflict nothing ran (status $RC)" [ "$RC" -le 1 ]
 check "it runs merge_direct_nothing.sql" sent merge_direct_nothing.sql
@@ -46,7 +41,7 @@ check "it runs merge_direct_nothing.sql" sent merge_direct_nothing.sql
 new_db merge_sql_set
 run init -d "$DB"
 q "ALTER TABLE payment_callback ADD COLUMN merchant_id bigint NOT NULL"
-from_here
+log_mark
 run import -d "$DB" --jobs 1 --chunk-rows 500 --set merchant_id=42 --rejects r3.ndjson f.csv.gz
 check "--set merchant_id=42 ran (status $RC)" [ "$RC" -le 1 ]
 check "it runs merge_probe_update_set.sql" sent merge_probe_update_set.sql
