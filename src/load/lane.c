@@ -59,6 +59,7 @@ void lane_result_clear(lane_result *res)
 void lane_result_free(lane_result *res)
 {
     lane_result_clear(res);
+    buf_free(&res->error);
     free(res->refused);
     res->refused = NULL;
     res->cap_refused = 0;
@@ -107,13 +108,21 @@ static attempt_result classify(lane_runner *ln)
     buf_append_str(&ln->err_msg, db_message(d));
     if (gate_cancelled(ln->env->gate))
         return ATTEMPT_CANCELED;
+    /* A lock_timeout gave up on a lock another session holds a while (a
+     * concurrent importer's chunk, a DBA's LOCK): worth another try, as a
+     * deadlock is. */
+    if (strcmp(ln->err_state, "55P03") == 0)
+        return ATTEMPT_RETRY;
     switch (db_error_class_of(d)) {
     case DBE_CONNECTION:
         return ATTEMPT_CONNECTION;
     case DBE_RETRY:
         return ATTEMPT_RETRY;
     case DBE_CANCELED:
-        return ATTEMPT_CANCELED;
+        /* Not our cancel (that one cancels the gate first): the server's
+         * statement_timeout, or pg_cancel_backend() from another session.
+         * The load failed; nobody interrupted idemload. */
+        return ATTEMPT_FAILED;
     case DBE_DATA:
         return ATTEMPT_DATA;
     default:
@@ -146,6 +155,11 @@ static const char *failure_hint(const lane_env *env, const char *state)
         return "; the server is out of a resource (disk, memory, connections)";
     if (strcmp(state, "25006") == 0)
         return "; the server is read-only (a standby?)";
+    if (strcmp(state, "57014") == 0)
+        return "; the server canceled the statement: a statement_timeout (the role's or the "
+               "database's), or pg_cancel_backend() from another session; give the loader's "
+               "role a longer one (ALTER ROLE ... SET statement_timeout) or load smaller chunks "
+               "(--chunk-rows), and run the same command again";
     return "";
 }
 
@@ -398,6 +412,10 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
     attempt_result ar = classify(ln);
     if (ar == ATTEMPT_CONNECTION || ar == ATTEMPT_CANCELED || ar == ATTEMPT_RETRY)
         return ar;
+    /* The server's statement_timeout (57014) would stop the merge of the
+     * same rows too: the lane fails now, with its own message. */
+    if (ar == ATTEMPT_FAILED && strcmp(ln->err_state, "57014") == 0)
+        return ar;
     if (!db_rollback_to(d, SP_APPEND) || !db_release(d, SP_APPEND))
         return classify(ln);
     if (ar == ATTEMPT_FAILED) {
@@ -554,46 +572,52 @@ static bool reconnect(lane_runner *ln, const lane_job *job, const char *at, int 
     }
 }
 
-/* An attempt failed with ar: logs and returns the lane's exit code when it
- * gives up, EXIT_OK to go on (*isolated set when rows must be isolated). */
+/* An attempt failed with ar: returns the lane's exit code when it gives
+ * up, with why in *why (logged), or EXIT_OK to go on (*isolated set when
+ * rows must be isolated). */
 static int give_up(const lane_runner *ln, const lane_job *job, const char *at, attempt_result ar,
-                   int attempts, bool *isolated)
+                   int attempts, bool *isolated, buf *why)
 {
     const lane_env *env = ln->env;
     const char *msg = buf_cstr(&ln->err_msg), *state = ln->err_state;
+    int code = EXIT_DATABASE;
+    buf_clear(why);
     switch (ar) {
     case ATTEMPT_DATA:
-        if (*isolated) {
-            /* Refused again with every refused row left out: at COMMIT (a
-             * deferred constraint), or by the ledger. */
-            log_error("%s: %s: %s (SQLSTATE %s); nothing of this chunk was loaded", job->path,
-                      at, msg, state);
-            return EXIT_DATABASE;
+        if (!*isolated) {
+            /* Some row is refused: find it, load the others. */
+            *isolated = true;
+            return EXIT_OK;
         }
-        /* Some row is refused: find it, load the others. */
-        *isolated = true;
-        return EXIT_OK;
+        /* Refused again with every refused row left out: at COMMIT (a
+         * deferred constraint), or by the ledger. */
+        buf_printf(why, "%s: %s: %s (SQLSTATE %s); nothing of this chunk was loaded", job->path,
+                   at, msg, state);
+        break;
     case ATTEMPT_CANCELED:
-        log_error("%s: interrupted: %s rolled back; %llu chunks committed", job->path, at,
-                  (unsigned long long)job->last_committed);
-        return EXIT_INTERRUPTED;
+        buf_printf(why, "%s: interrupted: %s rolled back; %llu chunks committed", job->path, at,
+                   (unsigned long long)job->last_committed);
+        code = EXIT_INTERRUPTED;
+        break;
     case ATTEMPT_FAILED:
-        log_error("%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
-                  "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
-                  msg, state, failure_hint(env, state), (unsigned long long)job->last_committed);
-        return EXIT_DATABASE;
+        buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
+                   "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
+                   msg, state, failure_hint(env, state),
+                   (unsigned long long)job->last_committed);
+        break;
     default:
+        /* Deadlock, serialization failure, lock timeout or lost connection:
+         * retry. */
+        if (attempts <= env->retries && !(ar == ATTEMPT_CONNECTION && env->dry_run))
+            return EXIT_OK;
+        buf_printf(why, "%s: %s failed after %d retr%s: %s (SQLSTATE %s); last committed "
+                   "chunk: %llu; run the same command again to resume after it",
+                   job->path, at, attempts - 1, attempts - 1 == 1 ? "y" : "ies", msg, state,
+                   (unsigned long long)job->last_committed);
         break;
     }
-    /* Deadlock, serialization failure or lost connection: retry. */
-    if (attempts > env->retries || (ar == ATTEMPT_CONNECTION && env->dry_run)) {
-        log_error("%s: %s failed after %d retr%s: %s (SQLSTATE %s); last committed "
-                  "chunk: %llu; run the same command again to resume after it",
-                  job->path, at, attempts - 1, attempts - 1 == 1 ? "y" : "ies", msg, state,
-                  (unsigned long long)job->last_committed);
-        return EXIT_DATABASE;
-    }
-    return EXIT_OK;
+    log_error("%s", buf_cstr(why));
+    return code;
 }
 
 int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
@@ -604,6 +628,7 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
     bool isolated = false;
     int attempts = 0;
     long backoff = 250;
+    buf_clear(&res->error);
     for (;;) {
         load_counts c = job->base;
         attempt_result ar = attempt(ln, job, isolated, &c, res);
@@ -614,7 +639,7 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
         bool was_isolated = isolated;
         if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED)
             attempts++;
-        int code = give_up(ln, job, at, ar, attempts, &isolated);
+        int code = give_up(ln, job, at, ar, attempts, &isolated, &res->error);
         if (code != EXIT_OK)
             return res->code = code;
         if (ar == ATTEMPT_DATA && !was_isolated)

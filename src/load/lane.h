@@ -120,6 +120,7 @@ typedef struct lane_result {
     refused *refused;           /* the rows the server refused (committed lanes) */
     size_t n_refused, cap_refused;
     bool arrived;               /* at the commit barrier (or given up) */
+    buf error;                  /* why it gave up (code not EXIT_OK), as logged */
 } lane_result;
 
 /* A lane on connection conn, with what it needs from above. */

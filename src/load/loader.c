@@ -706,3 +706,13 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     ledger_chunk_done(&ld->lg, chunk_no);
     return EXIT_OK;
 }
+
+const char *loader_error(const loader *ld)
+{
+    for (int lane = 0; lane < ld->lanes; lane++) {
+        const part *pt = &ld->parts[lane];
+        if (pt->res.code != EXIT_OK && pt->res.code != PART_NOT_RUN && pt->res.error.len > 0)
+            return buf_cstr(&pt->res.error);
+    }
+    return NULL;
+}

@@ -54,6 +54,10 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
                       load_counts *counts, chunk_outcome *out);
 
+/* Why the last chunk's load failed, as logged (the first lane that gave
+ * up), for the report; NULL when no lane said. */
+const char *loader_error(const loader *ld);
+
 /* Records the file as completed (complete) or leaves it resumable; releases
  * the file's lock. */
 int loader_end_file(loader *ld, bool complete);

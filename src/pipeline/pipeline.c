@@ -375,10 +375,13 @@ static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_
     int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out);
     if (code == EXIT_OK)
         code = record_outcomes(rs, ch, path);
-    if (code != EXIT_OK)
+    if (code != EXIT_OK) {
+        const char *why = loader_error(ld);
         file_report_set_error(rep, code == EXIT_INTERRUPTED
                                        ? "interrupted; the chunk in flight was rolled back"
-                                       : "database error (see the log)");
+                                   : why ? why
+                                         : "database error (see the log)");
+    }
     return code;
 }
 
