@@ -83,23 +83,30 @@ const char SQL_UNIQUE_INDEXES[] =
 const char SQL_SESSION_SETTINGS[] =
     "SET work_mem = '64MB'; SET enable_seqscan = off; SET jit = off";
 
+/* A staged row's columns after its ord, in both kinds of staging table
+ * (this session's, and a distributed target's: SQL_CITUS_STAGE_CREATE),
+ * and the order in which COPY sends them (copy_encode.h). */
+#define STAGED_COLUMNS \
+    "  tenant_id bigint NOT NULL," \
+    "  channel text NOT NULL," \
+    "  out_trade_no text NOT NULL," \
+    "  callback_type text NOT NULL," \
+    "  status smallint NOT NULL," \
+    "  payload text NOT NULL," \
+    "  received_at timestamptz NOT NULL"
+#define STAGED_COPY_COLUMNS \
+    " (ord, tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)" \
+    " FROM STDIN (FORMAT binary)"
+
 const char SQL_CREATE_STAGE[] =
     "CREATE TEMP TABLE IF NOT EXISTS idemload_stage ("
     "  ord integer NOT NULL,"
-    "  tenant_id bigint NOT NULL,"
-    "  channel text NOT NULL,"
-    "  out_trade_no text NOT NULL,"
-    "  callback_type text NOT NULL,"
-    "  status smallint NOT NULL,"
-    "  payload text NOT NULL,"
-    "  received_at timestamptz NOT NULL"
+    STAGED_COLUMNS
     ")";
 
 const char SQL_TRUNCATE_STAGE[] = "TRUNCATE idemload_stage";
 
-const char SQL_COPY_STAGE[] =
-    "COPY idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type, status, "
-    "payload, received_at) FROM STDIN (FORMAT binary)";
+const char SQL_COPY_STAGE[] = "COPY idemload_stage" STAGED_COPY_COLUMNS;
 
 /*
  * The conflict action of SPEC.md, shared by both merges, for the incoming
@@ -135,6 +142,22 @@ const char SQL_CONFLICT_RETURNING[] =
     "            t.status, t.received_at";
 
 /*
+ * The heart of every verdict (VERDICT_OF_STAGED_ROW here, SQL_CITUS_VERDICT
+ * for a distributed target), for staged row s against the active row a of
+ * its key: the WHEN arms of a CASE giving 1 when a is newer (stale; but 0,
+ * to write, when s brings a final status a lacks) and 2 when a is the same
+ * version (unchanged, a final status of a kept as the update would keep
+ * it); the caller's ELSE is 0, to write.  $3: the final statuses.
+ */
+#define VERDICT_STALE_OR_SAME(a) \
+    "              WHEN " a ".received_at > s.received_at THEN" \
+    "                   CASE WHEN s.status = ANY ($3::smallint[])" \
+    "                         AND NOT " a ".status = ANY ($3::smallint[]) THEN 0 ELSE 1 END" \
+    "              WHEN " a ".received_at = s.received_at AND " a ".payload = s.payload::jsonb" \
+    "               AND " a ".status = CASE WHEN " a ".status = ANY ($3::smallint[]) THEN " a ".status" \
+    "                                     ELSE s.status END THEN 2"
+
+/*
  * The pieces the two probing merges (SQL_MERGE_PROBE, SQL_MERGE_DETAIL)
  * share, so both judge a row alike: each staged row's verdict against the
  * active row of its key (VERDICT_OF_STAGED_ROW over VERDICTS_SOURCE), and
@@ -142,12 +165,7 @@ const char SQL_CONFLICT_RETURNING[] =
  */
 #define VERDICT_OF_STAGED_ROW \
     "         CASE WHEN cur.received_at IS NULL THEN 0" \
-    "              WHEN cur.received_at > s.received_at THEN" \
-    "                   CASE WHEN s.status = ANY ($3::smallint[])" \
-    "                         AND NOT cur.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END" \
-    "              WHEN cur.received_at = s.received_at AND cur.payload = s.payload::jsonb" \
-    "               AND cur.status = CASE WHEN cur.status = ANY ($3::smallint[]) THEN cur.status" \
-    "                                     ELSE s.status END THEN 2" \
+    VERDICT_STALE_OR_SAME("cur") \
     "              ELSE 0 END AS verdict"
 
 #define VERDICTS_SOURCE \
@@ -419,13 +437,7 @@ const char SQL_CITUS_STAGE_CREATE[] =
     "  ord integer NOT NULL,"
     "  new_id bigint NOT NULL DEFAULT nextval({seq}::regclass),"
     "  verdict smallint NOT NULL DEFAULT 0,"
-    "  tenant_id bigint NOT NULL,"
-    "  channel text NOT NULL,"
-    "  out_trade_no text NOT NULL,"
-    "  callback_type text NOT NULL,"
-    "  status smallint NOT NULL,"
-    "  payload text NOT NULL,"
-    "  received_at timestamptz NOT NULL"
+    STAGED_COLUMNS
     ")";
 
 /* $1 the stage, $2 the target (quoted names). */
@@ -447,22 +459,16 @@ const char SQL_CITUS_LEFTOVERS[] =
 
 const char SQL_CITUS_TRUNCATE[] = "TRUNCATE {stage}";
 
-const char SQL_CITUS_COPY[] =
-    "COPY {stage} (ord, tenant_id, channel, out_trade_no, callback_type, status, "
-    "payload, received_at) FROM STDIN (FORMAT binary)";
+const char SQL_CITUS_COPY[] = "COPY {stage}" STAGED_COPY_COLUMNS;
 
 /* The probe of SQL_MERGE_PROBE's verdicts, for staged rows $1..$2 with
  * final statuses $3, written into the stage; a row whose key has no active
  * row keeps verdict 0. */
 const char SQL_CITUS_VERDICT[] =
     "UPDATE {stage} s"
-    "   SET verdict = CASE WHEN t.received_at > s.received_at THEN"
-    "                      CASE WHEN s.status = ANY ($3::smallint[])"
-    "                            AND NOT t.status = ANY ($3::smallint[]) THEN 0 ELSE 1 END"
-    "                 WHEN t.received_at = s.received_at AND t.payload = s.payload::jsonb"
-    "                  AND t.status = CASE WHEN t.status = ANY ($3::smallint[]) THEN t.status"
-    "                                      ELSE s.status END THEN 2"
-    "                 ELSE 0 END"
+    "   SET verdict = CASE"
+    VERDICT_STALE_OR_SAME("t")
+    "              ELSE 0 END"
     "  FROM {table} t"
     " WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
     "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
