@@ -23,7 +23,6 @@ typedef struct csv_reader {
     reader_options opt;
     int *map;               /* field index -> column, or -1 (ignored) */
     size_t header_fields;
-    bool have_header;
     bool at_eof;
 
     /* the record being assembled */
@@ -209,8 +208,11 @@ static bool read_header(csv_reader *c, buf *err)
         return false;
     }
     if (rr == READ_EOF) {
-        c->have_header = false; /* empty input: no rows */
-        return true;
+        /* Not even a header: a failed download or export more often than
+         * a statement with no rows (which still names its columns). */
+        buf_printf(err, "%s: the file is empty: no header row naming its columns (a CSV "
+                   "statement with no rows still has one)", c->base.path);
+        return false;
     }
     if (c->rec_bad) {
         buf_printf(err, "%s: line %llu: the header row is not valid CSV", c->base.path,
@@ -253,7 +255,6 @@ static bool read_header(csv_reader *c, buf *err)
             return false;
         }
     }
-    c->have_header = true;
     reset_record(c);
     return true;
 }
@@ -261,7 +262,7 @@ static bool read_header(csv_reader *c, buf *err)
 static read_result csv_next(reader *r, raw_record *out)
 {
     csv_reader *c = (csv_reader *)r;
-    if (!c->have_header || c->at_eof)
+    if (c->at_eof)
         return READ_EOF;
     reset_record(c);
     read_result rr = assemble(c);

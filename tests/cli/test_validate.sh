@@ -104,6 +104,16 @@ eq "truncated file status" failed "$(json rep.json 'r["files"][0]["status"]')"
 (cat big.csv.gz; echo "garbage") >garbage.csv.gz
 run validate garbage.csv.gz; eq "garbage after a gzip member is exit 3" 3 $RC
 run validate nosuchfile.csv; eq "missing file is exit 3" 3 $RC
+# No header row at all (a failed download): the file fails, it is not "0 rows, ok".
+: >empty.csv; gzip -c empty.csv >empty.csv.gz
+for f in empty.csv empty.csv.gz; do
+    run validate --report e.json $f
+    eq "$f (no header row): exit 3" 3 $RC
+    check "$f: says the file is empty, with no header row" contains "$ERR" "$f: the file is empty: no header row"
+    eq "$f: status failed" failed "$(json e.json 'r["files"][0]["status"]')"
+done
+run validate --format csv - </dev/null; eq "empty stdin (csv): exit 3" 3 $RC
+: >empty.ndjson; run validate empty.ndjson; eq "empty NDJSON (no header to miss): exit 0, no rows" 0 $RC
 run validate --report rep.json trunc.csv.gz clean.csv
 eq "one failing file does not stop the others" ok "$(json rep.json 'r["files"][1]["status"]')"
 eq "exit status is the most severe" 3 $RC

@@ -173,8 +173,6 @@ static const csv_case cases[] = {
     {"header only", HDR "\n", 0, 0, {{0}}},
     {"header only, no break", HDR, 0, 0, {{0}}},
     {"header then blank lines", HDR "\n\n\r\n\n", 0, 0, {{0}}},
-    {"empty file", "", 0, 0, {{0}}},
-    {"only a BOM", "\xEF\xBB\xBF", 0, 0, {{0}}},
     {"NUL bytes and invalid UTF-8 pass through the reader", HDR "\n"
      "1,we\0chat,T\xff" "1,pay,0,{}," TS "\n", sizeof(HDR "\n" "1,we\0chat,T\xff" "1,pay,0,{}," TS "\n") - 1, 0,
      {{2, NULL, NULL, {CH(NULL), OT("T\xff" "1")}}}},
@@ -296,6 +294,10 @@ static void test_header_faults(void **state)
          {"no channel column", NULL}},
         {"foo,bar\n", -1, {"no tenant_id column", "it has 2 columns", NULL}},
         {"\xEF\xBB\xBF" "foo\n", -1, {"no tenant_id column", NULL}},
+        /* No header at all: empty, a BOM alone, blank lines only. */
+        {"", -1, {"the file is empty: no header row", "case.csv", NULL}},
+        {"\xEF\xBB\xBF", -1, {"the file is empty: no header row", NULL}},
+        {"\n\r\n\n", -1, {"the file is empty: no header row", NULL}},
         {HDR ",channel\n", -1, {"names column channel twice", NULL}},
         {"tenant_id,Channel,CHANNEL,out_trade_no,callback_type,payload,received_at\n", -1,
          {"names column channel twice", NULL}},
