@@ -78,10 +78,17 @@ const char SQL_UNIQUE_INDEXES[] =
  * staging table has no index, so its scan is unaffected;
  * jit off: the cost penalty of enable_seqscan pushes every merge over the
  * JIT thresholds, and compiling it cost ~100-300 ms per chunk for a
- * statement that runs in tens of milliseconds.
+ * statement that runs in tens of milliseconds;
+ * read committed, whatever the role or database sets as its default: the
+ * merge (ON CONFLICT, its guard against concurrent loaders, the ledger's
+ * rows) is written for it.  Under a default of serializable, an import's
+ * own lanes, on disjoint keys, failed each other's commits as "pivots"
+ * (40001) and were redone; under repeatable read, ON CONFLICT DO UPDATE
+ * refuses a row another loader changed since the snapshot.
  */
 const char SQL_SESSION_SETTINGS[] =
-    "SET work_mem = '64MB'; SET enable_seqscan = off; SET jit = off";
+    "SET work_mem = '64MB'; SET enable_seqscan = off; SET jit = off; "
+    "SET default_transaction_isolation = 'read committed'";
 
 /* A staged row's columns after its ord, in both kinds of staging table
  * (this session's, and a distributed target's: SQL_CITUS_STAGE_CREATE),

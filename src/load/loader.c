@@ -138,12 +138,16 @@ static bool prepare_session(loader *ld, worker *w, db *d)
         }
         return true;
     }
+    /* The settings first: a transaction takes its isolation level from
+     * them when it begins (the dry run's, here). */
+    if (!db_exec(d, SQL_SESSION_SETTINGS))
+        return false;
     if (ld->cfg->dry_run) {
         if (!db_begin(d))
             return false;
         ld->in_run_txn = true;
     }
-    return db_exec(d, SQL_SESSION_SETTINGS) && db_exec(d, SQL_CREATE_STAGE);
+    return db_exec(d, SQL_CREATE_STAGE);
 }
 
 /* (Re)opens a worker's session.  The old connection is unpublished before

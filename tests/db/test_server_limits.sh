@@ -48,6 +48,28 @@ eq "no statement_timeout: the same command loads it, exit 0" 0 $RC
 eq "no statement_timeout: every row" 3000 "$(count)"
 eq "no statement_timeout: completed in the ledger" 1 "$(completed)"
 
+# --- a default isolation level other than read committed ----------------
+# The merge is written for read committed; a role's or database's default
+# of serializable or repeatable read must not reach the load's
+# transactions.  A statement trigger refuses any other level (as the load's
+# failure, 0A000), so a transaction at another level fails the import.
+init_db sl_iso
+q "CREATE FUNCTION iso_guard() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+     IF current_setting('transaction_isolation') <> 'read committed' THEN
+       RAISE EXCEPTION 'the load ran at %', current_setting('transaction_isolation') USING ERRCODE = '0A000';
+     END IF; RETURN NULL; END \$\$;
+   CREATE TRIGGER iso_guard BEFORE INSERT OR UPDATE ON payment_callback FOR EACH STATEMENT EXECUTE FUNCTION iso_guard();" >/dev/null
+for iso in serializable 'repeatable read'; do
+    q "ALTER DATABASE sl_iso SET default_transaction_isolation = '$iso'" >/dev/null
+    run import -d "$DB" --dry-run --chunk-rows 500 --rejects rj.ndjson rows.csv
+    eq "database default $iso: a dry run's transaction is read committed (exit 0)" 0 $RC
+    check "database default $iso: dry run, no retry" lacks "$ERR" "retry"
+    run import -d "$DB" --force --chunk-rows 500 --rejects rj.ndjson rows.csv
+    eq "database default $iso: the import's transactions are read committed (exit 0)" 0 $RC
+    check "database default $iso: the lanes never failed each other (no retry)" lacks "$ERR" "retry"
+    eq "database default $iso: every row" 3000 "$(count)"
+done
+
 # --- lock_timeout: another session holds a lock the load needs ----------
 # hold SECONDS: a session holds SHARE on the table (it blocks INSERT and
 # UPDATE, not SELECT) for SECONDS; returns once the lock is granted.
