@@ -106,7 +106,11 @@ static void set_error(db *d, const PGresult *res)
         strcmp(d->sqlstate, "57P01") == 0 || strcmp(d->sqlstate, "57P02") == 0 ||
         strcmp(d->sqlstate, "57P03") == 0)
         d->cls = DBE_CONNECTION;
-    else if (strcmp(d->sqlstate, "40P01") == 0 || strcmp(d->sqlstate, "40001") == 0)
+    /* 55P03: a lock_timeout gave up on a lock another session holds a
+     * while (a concurrent loader's chunk, a DBA's LOCK): worth another try,
+     * as a deadlock is. */
+    else if (strcmp(d->sqlstate, "40P01") == 0 || strcmp(d->sqlstate, "40001") == 0 ||
+             strcmp(d->sqlstate, "55P03") == 0)
         d->cls = DBE_RETRY;
     else if (strcmp(d->sqlstate, "57014") == 0)
         d->cls = DBE_CANCELED;

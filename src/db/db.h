@@ -25,7 +25,8 @@ typedef struct db_result db_result;
 typedef enum db_error_class {
     DBE_NONE,
     DBE_CONNECTION,   /* class 08 or the connection is gone: reconnect, retry */
-    DBE_RETRY,        /* 40P01 deadlock, 40001 serialization: retry */
+    DBE_RETRY,        /* 40P01 deadlock, 40001 serialization, 55P03 lock
+                       * timeout: retry */
     DBE_CANCELED,     /* 57014: a canceled statement (ours on an interrupt, or the
                        * server's statement_timeout, or another session's) */
     DBE_FATAL,        /* anything not listed here: the load's failure

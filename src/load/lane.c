@@ -108,11 +108,6 @@ static attempt_result classify(lane_runner *ln)
     buf_append_str(&ln->err_msg, db_message(d));
     if (gate_cancelled(ln->env->gate))
         return ATTEMPT_CANCELED;
-    /* A lock_timeout gave up on a lock another session holds a while (a
-     * concurrent importer's chunk, a DBA's LOCK): worth another try, as a
-     * deadlock is. */
-    if (strcmp(ln->err_state, "55P03") == 0)
-        return ATTEMPT_RETRY;
     switch (db_error_class_of(d)) {
     case DBE_CONNECTION:
         return ATTEMPT_CONNECTION;
