@@ -38,8 +38,10 @@ const char SQL_RESOLVE_TABLE[] =
  * generated. */
 const char SQL_TABLE_COLUMNS[] =
     "SELECT a.attname, a.attnotnull, format_type(a.atttypid, a.atttypmod),"
-    "       a.atthasdef OR a.attidentity <> '', a.attgenerated <> '' "
-    "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
+    "       a.atthasdef OR a.attidentity <> '', a.attgenerated <> '',"
+    "       format_type(CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END, NULL) "
+    "FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid "
+    "WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
     "ORDER BY a.attnum";
 
 /* Is Citus installed here?  Then $1 (table oid): is the table one of its

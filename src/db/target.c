@@ -134,7 +134,8 @@ static bool read_columns(db *d, target *t, buf *err)
         target_column *c = &t->columns[i];
         c->name = strdup(db_value(r, i, 0));
         c->type = strdup(db_value(r, i, 2));
-        ok = c->name && c->type;
+        c->base_type = strdup(db_value(r, i, 5));
+        ok = c->name && c->type && c->base_type;
         c->not_null = strcmp(db_value(r, i, 1), "t") == 0;
         c->has_default = strcmp(db_value(r, i, 3), "t") == 0;
         c->generated = strcmp(db_value(r, i, 4), "t") == 0;
@@ -268,12 +269,14 @@ void target_fix_hint(const target *t, buf *out)
 }
 
 /* The columns idemload writes itself, in every row. */
+static const char *const own_columns[] = {"tenant_id", "channel", "out_trade_no",
+                                          "callback_type", "status", "payload", "received_at"};
+#define N_OWN_COLUMNS (sizeof own_columns / sizeof own_columns[0])
+
 static bool written_by_idemload(const char *name)
 {
-    static const char *const own[] = {"tenant_id", "channel", "out_trade_no", "callback_type",
-                                      "status", "payload", "received_at"};
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-        if (strcmp(own[i], name) == 0)
+    for (size_t i = 0; i < N_OWN_COLUMNS; i++)
+        if (strcmp(own_columns[i], name) == 0)
             return true;
     return false;
 }
@@ -352,10 +355,46 @@ static bool check_set(db *d, const target *t, const column_set *cs, bool *db_fai
     return false;
 }
 
+/*
+ * The columns idemload writes: each must be there and writable, and the
+ * payload a jsonb (or a domain over it), which the merge compares with =
+ * and IS DISTINCT FROM: json has no equality, and text would compare
+ * formatting, not values.
+ */
+bool target_check_shape(const target *t, buf *err)
+{
+    for (size_t i = 0; i < N_OWN_COLUMNS; i++) {
+        const char *own = own_columns[i];
+        const target_column *c = find_column(t, own);
+        if (!c) {
+            buf_printf(err, "table %s has no %s column, which idemload writes in every row "
+                            "(the shape of the table `idemload init` creates)", t->display, own);
+            return false;
+        }
+        if (c->generated) {
+            buf_printf(err, "table %s: column %s is generated, but idemload writes it in every "
+                            "row", t->display, own);
+            return false;
+        }
+    }
+    const target_column *p = find_column(t, "payload");
+    if (strcmp(p->base_type, "jsonb") != 0) {
+        buf_printf(err, "table %s: column payload is %s; idemload compares payloads as jsonb "
+                        "(an unchanged row is one whose payload equals as jsonb) and needs a "
+                        "jsonb column: ALTER TABLE %s ALTER COLUMN payload TYPE jsonb USING "
+                        "payload::jsonb",
+                   t->display, p->type, t->quoted);
+        return false;
+    }
+    return true;
+}
+
 bool target_check_columns(db *d, const target *t, const column_set *sets, size_t n,
                           int first_param, buf *cols, buf *vals, bool *db_failed, buf *err)
 {
     *db_failed = false;
+    if (!target_check_shape(t, err))
+        return false;
     for (size_t i = 0; i < n; i++) {
         if (!check_set(d, t, &sets[i], db_failed, err))
             return false;
@@ -397,6 +436,7 @@ void target_free(target *t)
     for (int i = 0; i < t->n_columns; i++) {
         free(t->columns[i].name);
         free(t->columns[i].type);
+        free(t->columns[i].base_type);
     }
     free(t->columns);
     for (int i = 0; i < t->n_indexes; i++) {

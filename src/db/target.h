@@ -29,6 +29,7 @@ typedef struct unique_index {
 typedef struct target_column {
     char *name;
     char *type;             /* format_type(): a valid type name for a cast */
+    char *base_type;        /* the same, of a domain's base type */
     bool not_null;
     bool has_default;       /* a default or an identity */
     bool generated;
@@ -67,8 +68,16 @@ typedef struct target {
 bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
 
 /*
+ * Has the table the columns idemload writes in every row (tenant_id,
+ * channel, out_trade_no, callback_type, status, payload, received_at), none
+ * generated, and a payload of type jsonb (or a domain over it)?  False with
+ * what is wrong, and how to fix it, in *err.
+ */
+bool target_check_shape(const target *t, buf *err);
+
+/*
  * Checks the columns an import writes against the table, before any row is
- * read: every --set beyond idemload's own columns (sets[0..n)) names a
+ * read: the table's shape (target_check_shape); every --set beyond idemload's own columns (sets[0..n)) names a
  * column that exists, is not generated, not the soft-delete marker and not
  * a key column of a unique index (a constant there would collide for every
  * row but one), and holds a value of its type; and every NOT NULL column

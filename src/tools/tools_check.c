@@ -162,6 +162,10 @@ static int check_gather(const config *cfg, tool_ctx *c, check_facts *f)
     f->has_deleted_at = t->has_deleted_at;
     f->null_rows = -1;
     f->blocked_by = t->blocked_by ? t->blocked_by->name : NULL;
+    buf shape = BUF_INIT;
+    if (!target_check_shape(t, &shape))
+        f->shape_problem = strdup(buf_cstr(&shape));
+    buf_free(&shape);
     if (t->key_index) {
         f->key_index = t->key_index->name;
         f->key_predicate = t->key_index->predicate;
@@ -188,6 +192,7 @@ void check_facts_free(check_facts *f)
     for (size_t i = 0; i < f->n_indexes; i++)
         free(f->indexes[i].note);
     free(f->indexes);
+    free(f->shape_problem);
     strlist_free(&f->nullable);
     dup_list_free(&f->dups);
     memset(f, 0, sizeof *f);
@@ -248,13 +253,15 @@ static void check_judge(const check_facts *f, strlist *problems, strlist *warnin
                    f->dups.surplus);
         strlist_add(problems, buf_cstr(&line));
     }
+    if (f->shape_problem)
+        strlist_add(problems, f->shape_problem);
     buf_free(&line);
     buf_free(&cols);
 }
 
 bool check_safe(const check_facts *f)
 {
-    return f->key_index && f->dups.keys == 0;
+    return f->key_index && f->dups.keys == 0 && !f->shape_problem;
 }
 
 static void render_indexes_text(const check_facts *f, FILE *fp)

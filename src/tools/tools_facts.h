@@ -42,6 +42,8 @@ typedef struct check_facts {
                                  * that leaves no index usable; NULL: none */
     const char *key_predicate;  /* borrowed; NULL: no predicate */
     bool key_nulls_not_distinct;
+    char *shape_problem;        /* owned: a column idemload writes missing or of a type
+                                 * the merge cannot use (target_check_shape); NULL: none */
     check_index *indexes;       /* the unique indexes on key columns or expressions */
     size_t n_indexes;
     strlist nullable;           /* key columns that allow NULL */
@@ -50,8 +52,8 @@ typedef struct check_facts {
     dup_list dups;
 } check_facts;
 
-/* Is the table safe for idempotent loads?  A usable index and no
- * duplicates. */
+/* Is the table safe for idempotent loads?  A usable index, no
+ * duplicates, and the columns idemload writes. */
 bool check_safe(const check_facts *f);
 /* The text report, as 'idemload check' prints it. */
 void check_render_text(const check_facts *f, FILE *fp);

@@ -173,4 +173,41 @@ run import -d "$DB" --chunk-rows 500 rows.csv
 eq "the constraint made NOT DEFERRABLE: exit 0" 0 $RC
 eq "the constraint made NOT DEFERRABLE: every row loaded" "$NROWS" "$(q "SELECT count(*) FROM payment_callback")"
 
+# The columns idemload writes must be there, writable, and the payload a
+# jsonb: the merge compares payloads with = and IS DISTINCT FROM, which a
+# json column lacks (the load stopped at its first merge, exit 4, after
+# check had called the table safe).  Refused before any row is read.
+shape_table() {  # shape_table PAYLOAD_TYPE [EXTRA_COLUMN_DEFS]: a table of that shape
+    q "DROP TABLE IF EXISTS payment_callback; CREATE TABLE payment_callback (id bigserial PRIMARY KEY, tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL, callback_type text NOT NULL, payload $1 NOT NULL, received_at timestamptz NOT NULL, deleted_at timestamptz${2:+, $2});
+       CREATE UNIQUE INDEX uk ON payment_callback (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >/dev/null
+}
+new_db lf_shape
+shape_table json "status smallint NOT NULL DEFAULT 0"
+run import -d "$DB" --chunk-rows 500 --rejects rj.ndjson rows.csv
+eq "payload json: exit 2" 2 $RC
+check "payload json: says why, with the ALTER TABLE that fixes it" \
+    contains "$ERR" "column payload is json; idemload compares payloads as jsonb.*ALTER COLUMN payload TYPE jsonb"
+eq "payload json: nothing loaded" 0 "$(count)"
+eq "payload json: no ledger written" none "$(completed)"
+run check -d "$DB" --report shape.json
+eq "payload json: check says not safe (exit 1)" 1 $RC
+check "payload json: check names the column" contains "$OUT" "NOT safe for import: .*column payload is json"
+check "payload json: check's JSON lists it as a problem" \
+    jtrue shape.json 'r["safe"] is False and any("column payload is json" in p for p in r["problems"])'
+q "CREATE DOMAIN payload_doc AS jsonb CHECK (jsonb_typeof(VALUE) <> 'null')" >/dev/null
+shape_table payload_doc "status smallint NOT NULL DEFAULT 0"
+run check -d "$DB"
+eq "payload a domain over jsonb: check says safe" 0 $RC
+run import -d "$DB" --chunk-rows 500 --rejects rj.ndjson rows.csv
+eq "payload a domain over jsonb: exit 0" 0 $RC
+eq "payload a domain over jsonb: every row" "$NROWS" "$(count)"
+shape_table jsonb
+run import -d "$DB" --chunk-rows 500 --rejects rj.ndjson rows.csv
+eq "no status column: exit 2" 2 $RC
+check "no status column: named" contains "$ERR" "has no status column, which idemload writes"
+shape_table jsonb "status smallint GENERATED ALWAYS AS (2) STORED"
+run import -d "$DB" --chunk-rows 500 --rejects rj.ndjson rows.csv
+eq "a generated status column: exit 2" 2 $RC
+check "a generated status column: named" contains "$ERR" "column status is generated"
+
 finish
