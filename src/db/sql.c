@@ -50,6 +50,20 @@ const char SQL_HAS_CITUS[] = "SELECT to_regclass('pg_catalog.pg_dist_partition')
 const char SQL_TABLE_DISTRIBUTED[] =
     "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::oid)";
 
+/* Of the privileges an import needs on the target's columns ($1 the table's
+ * oid; $2 column names, $3 the privilege on each), those the current role
+ * lacks, one row per privilege with its columns as quoted names, and the
+ * role.  Then whether the role may create temporary tables (the staging
+ * table), the role and the database. */
+const char SQL_MISSING_PRIVILEGES[] =
+    "SELECT k.priv, string_agg(quote_ident(k.col), ', ' ORDER BY k.n), quote_ident(current_user) "
+    "FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS k(col, priv, n) "
+    "WHERE NOT has_column_privilege($1::oid, k.col, k.priv) "
+    "GROUP BY k.priv ORDER BY min(k.n)";
+const char SQL_MAY_CREATE_TEMP[] =
+    "SELECT has_database_privilege(current_database(), 'TEMP'), quote_ident(current_user),"
+    "       quote_ident(current_database())";
+
 /* $1: a --set value, cast to its column's type ({type}, from format_type):
  * does the server accept it? */
 const char SQL_CHECK_VALUE[] = "SELECT $1::{type}";

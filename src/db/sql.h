@@ -37,6 +37,8 @@ extern const char SQL_TABLE_COLUMNS[];
 extern const char SQL_HAS_CITUS[];
 extern const char SQL_TABLE_DISTRIBUTED[];
 extern const char SQL_CHECK_VALUE[];
+extern const char SQL_MISSING_PRIVILEGES[];
+extern const char SQL_MAY_CREATE_TEMP[];
 extern const char SQL_UNIQUE_INDEXES[];
 extern const char SQL_SESSION_SETTINGS[];
 extern const char SQL_CREATE_STAGE[];

@@ -123,6 +123,19 @@ void identifier_clip(buf *name);
  */
 bool target_quote_arg(db *d, const char *arg, buf *out);
 
+/*
+ * Has the current role what an import needs on the table: SELECT and
+ * INSERT on the columns idemload writes (and SELECT on deleted_at), INSERT
+ * on the --set columns (sets[0..n)), UPDATE on payload, received_at and
+ * status when updating, and TEMP on the database for the staging table
+ * (not for a Citus target, staged in the target's schema)?  Column or table
+ * privileges both count.  False with what is missing and the GRANTs that
+ * give it in *err, *db_failed set: a missing privilege is the load's
+ * failure (exit 4) as the server's refusal of it would be.
+ */
+bool target_check_privileges(db *d, const target *t, const column_set *sets, size_t n,
+                             bool update, bool *db_failed, buf *err);
+
 void target_free(target *t);
 
 #endif

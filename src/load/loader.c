@@ -326,6 +326,12 @@ static int open_target(loader *ld, db *d)
          * follow the merge's own ($1, $2 and, updating, $3). */
         log_error("%s", buf_cstr(&err));
         code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
+    } else if (!target_check_privileges(d, &ld->t, cfg->extra_set, cfg->n_extra_set,
+                                        cfg->conflict == CONFLICT_UPDATE, &db_failed, &err)) {
+        /* A role that may insert but not update would load the first
+         * chunks by appending and stop at the first merge. */
+        log_error("%s", buf_cstr(&err));
+        code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
     }
     buf_free(&err);
     return code;

@@ -154,6 +154,29 @@ run import -d "dbname=$PGDATABASE user=idem_ro" --rejects rj_priv.ndjson --force
 eq "no INSERT privilege: exit 4" 4 $RC
 check "no INSERT privilege: the message says so" grep -qi "permission denied" "$ERR"
 check "no INSERT privilege: no row sent to the rejects file" test ! -e rj_priv.ndjson
+check "no INSERT privilege: the GRANT that fixes it" contains "$ERR" 'GRANT INSERT (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) ON "public"."payment_callback" TO idem_ro'
+# INSERT but not UPDATE: new keys would append, the first merge would stop
+# the load half done; the role is checked before any row is read.
+new_db imp_priv; run init -d "$DB"
+q "DROP ROLE IF EXISTS idem_ins; CREATE ROLE idem_ins LOGIN; GRANT SELECT, INSERT ON payment_callback TO idem_ins; GRANT USAGE ON SEQUENCE payment_callback_id_seq TO idem_ins; GRANT CREATE ON SCHEMA public TO idem_ins"
+$GEN --rows 3000 --seed 9 --format csv --out priv.csv --quiet
+run import -d "dbname=$PGDATABASE user=idem_ins" --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+eq "no UPDATE privilege: exit 4" 4 $RC
+check "no UPDATE privilege: names what is missing, and the GRANT" \
+    contains "$ERR" 'lacks UPDATE (payload, received_at, status); GRANT UPDATE (payload, received_at, status) ON "public"."payment_callback" TO idem_ins'
+check "no UPDATE privilege: says --on-conflict nothing needs none" contains "$ERR" "or --on-conflict nothing"
+eq "no UPDATE privilege: nothing loaded (not the first chunks)" 0 "$(q "SELECT count(*) FROM payment_callback")"
+run import -d "dbname=$PGDATABASE user=idem_ins" --dry-run --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+eq "no UPDATE privilege: a dry run fails the same way" 4 $RC
+run import -d "dbname=$PGDATABASE user=idem_ins" --on-conflict nothing --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+check "no UPDATE privilege: --on-conflict nothing loads (exit 0 or 1)" test $RC -le 1
+q "GRANT UPDATE (payload, received_at, status) ON payment_callback TO idem_ins; REVOKE TEMP ON DATABASE $PGDATABASE FROM PUBLIC"
+run import -d "dbname=$PGDATABASE user=idem_ins" --force --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+eq "column UPDATE granted, no TEMP: exit 4" 4 $RC
+check "no TEMP: named, with its GRANT" contains "$ERR" "TEMP on the database (for the staging table); GRANT TEMP ON DATABASE $PGDATABASE TO idem_ins"
+q "GRANT TEMP ON DATABASE $PGDATABASE TO idem_ins"
+run import -d "dbname=$PGDATABASE user=idem_ins" --force --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+check "column UPDATE and TEMP granted: loads (exit 0 or 1)" test $RC -le 1
 
 # --- no usable index: exit 2 with the fix
 new_db imp3
