@@ -118,8 +118,15 @@ static bool ensure_ledger(ledger *lg, db *d)
     if (ok && !has_loader)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
     if (!ok || !db_commit(d)) {
-        log_error("cannot create the ledger %s: %s (SQLSTATE %s)", buf_cstr(&lg->name),
-                  db_message(d), db_sqlstate(d));
+        bool denied = strcmp(db_sqlstate(d), "42501") == 0;
+        log_error("cannot create the ledger %s: %s (SQLSTATE %s)%s%s%s%s%s", buf_cstr(&lg->name),
+                  db_message(d), db_sqlstate(d),
+                  denied ? "; the loading role needs CREATE on the schema once (GRANT CREATE "
+                           "ON SCHEMA ... TO it), or a role that has it runs one import "
+                           "first and then: GRANT SELECT, INSERT, UPDATE, DELETE ON "
+                         : "",
+                  denied ? buf_cstr(&lg->name) : "", denied ? ", " : "",
+                  denied ? buf_cstr(&lg->chunk_name) : "", denied ? " TO it" : "");
         db_rollback(d);
         return false;
     }
@@ -367,7 +374,12 @@ static bool read_lanes(ledger *lg, db *d, int lanes)
 
 static int ledger_failed(const ledger *lg, db *d, const char *what)
 {
-    log_error("%s: %s: %s (SQLSTATE %s)", lg->file.path, what, db_message(d), db_sqlstate(d));
+    bool denied = strcmp(db_sqlstate(d), "42501") == 0;
+    log_error("%s: %s: %s (SQLSTATE %s)%s%s%s%s%s", lg->file.path, what, db_message(d),
+              db_sqlstate(d),
+              denied ? "; the loading role needs GRANT SELECT, INSERT, UPDATE, DELETE ON " : "",
+              denied ? buf_cstr(&lg->name) : "", denied ? ", " : "",
+              denied ? buf_cstr(&lg->chunk_name) : "", denied ? " TO it" : "");
     return EXIT_DATABASE;
 }
 

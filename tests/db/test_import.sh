@@ -177,6 +177,21 @@ check "no TEMP: named, with its GRANT" contains "$ERR" "TEMP on the database (fo
 q "GRANT TEMP ON DATABASE $PGDATABASE TO idem_ins"
 run import -d "dbname=$PGDATABASE user=idem_ins" --force --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
 check "column UPDATE and TEMP granted: loads (exit 0 or 1)" test $RC -le 1
+# The ledger: a role that may not create it (PostgreSQL 15 grants no CREATE
+# on public) is told how; once it exists, the GRANTs on it.
+new_db imp_ledger; run init -d "$DB"
+q "DROP ROLE IF EXISTS idem_noddl; CREATE ROLE idem_noddl LOGIN; GRANT SELECT, INSERT, UPDATE ON payment_callback TO idem_noddl; GRANT USAGE ON SEQUENCE payment_callback_id_seq TO idem_noddl; REVOKE CREATE ON SCHEMA public FROM PUBLIC"
+run import -d "dbname=$PGDATABASE user=idem_noddl" --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+eq "no CREATE on the schema, no ledger yet: exit 4" 4 $RC
+check "no CREATE on the schema: says how to get the ledger created" contains "$ERR" "the loading role needs CREATE on the schema once"
+eq "no CREATE on the schema: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
+run import -d "$DB" --rejects rj_priv.ndjson check.csv   # the owner's import creates the ledger
+run import -d "dbname=$PGDATABASE user=idem_noddl" --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+eq "no privilege on the ledger: exit 4" 4 $RC
+check "no privilege on the ledger: the GRANT" contains "$ERR" 'GRANT SELECT, INSERT, UPDATE, DELETE ON "public".idemload_ledger, "public".idemload_ledger_chunk TO it'
+q "GRANT SELECT, INSERT, UPDATE, DELETE ON idemload_ledger, idemload_ledger_chunk TO idem_noddl"
+run import -d "dbname=$PGDATABASE user=idem_noddl" --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
+check "ledger granted: loads (exit 0 or 1)" test $RC -le 1
 
 # --- no usable index: exit 2 with the fix
 new_db imp3
