@@ -30,9 +30,13 @@ const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, 
 /* $1: the table as typed ([schema.]name, quoted as needed). */
 const char SQL_RESOLVE_TABLE[] =
     "SELECT n.nspname, c.relname, c.oid::text, c.relkind = 'p', c.relhasrules, "
-    "       c.relrowsecurity "
+    "       c.relrowsecurity, c.relkind IN ('r', 'p'),"
+    "       CASE c.relkind WHEN 'v' THEN 'a view' WHEN 'm' THEN 'a materialized view'"
+    "                      WHEN 'f' THEN 'a foreign table' WHEN 'S' THEN 'a sequence'"
+    "                      WHEN 'i' THEN 'an index' WHEN 'I' THEN 'a partitioned index'"
+    "                      ELSE 'not a table' END "
     "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-    "WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'p')";
+    "WHERE c.oid = to_regclass($1)";
 
 /* $1: table oid.  Name, NOT NULL, type, has a default (or identity),
  * generated. */

@@ -72,8 +72,8 @@ bool target_quote_arg(db *d, const char *arg, buf *out)
     return db_append_ident(d, out, arg);
 }
 
-/* The table's names and kind (SQL_RESOLVE_TABLE); *missing when it does
- * not exist. */
+/* The table's names and kind (SQL_RESOLVE_TABLE); *missing when there is
+ * no table of that name (nothing at all, or a view or the like). */
 static bool read_names(db *d, const char *table_arg, target *t, bool *missing, buf *err)
 {
     buf q = BUF_INIT;
@@ -93,6 +93,15 @@ static bool read_names(db *d, const char *table_arg, target *t, bool *missing, b
     if (db_nrows(r) == 0) {
         *missing = true;
         buf_printf(err, "table %s does not exist (create it with 'idemload init')", table_arg);
+        goto out;
+    }
+    if (strcmp(db_value(r, 0, 6), "t") != 0) {
+        *missing = true;
+        /* A view (even one with INSTEAD OF triggers) cannot be an ON
+         * CONFLICT target, nor a materialized or foreign table. */
+        buf_printf(err, "%s is %s, not a table: idemload loads into a table or a partitioned "
+                        "table (--table names it)",
+                   table_arg, db_value(r, 0, 7));
         goto out;
     }
     t->schema = strdup(db_value(r, 0, 0));

@@ -62,8 +62,9 @@ typedef struct target {
 
 /*
  * Looks the table up ([schema.]name as given to --table) and reads its
- * unique indexes.  Returns false when the table does not exist (message in
- * *err, *missing set) or on a database error (*missing false).
+ * unique indexes.  Returns false when there is no table of that name (none
+ * at all, or a view, materialized view, foreign table ...: message in *err,
+ * *missing set) or on a database error (*missing false).
  */
 bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
 

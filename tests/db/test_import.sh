@@ -193,6 +193,15 @@ q "GRANT SELECT, INSERT, UPDATE, DELETE ON idemload_ledger, idemload_ledger_chun
 run import -d "dbname=$PGDATABASE user=idem_noddl" --chunk-rows 500 --rejects rj_priv.ndjson priv.csv
 check "ledger granted: loads (exit 0 or 1)" test $RC -le 1
 
+# --- a view (or the like) is not a table: said so, exit 2
+q "CREATE VIEW pc_view AS SELECT * FROM payment_callback; CREATE MATERIALIZED VIEW pc_mv AS SELECT * FROM payment_callback" >/dev/null
+for rel in pc_view:view pc_mv:"materialized view"; do
+    run import -d "$DB" --table "${rel%%:*}" --rejects rj_view.ndjson check.csv
+    eq "--table ${rel%%:*}: exit 2" 2 $RC
+    check "--table ${rel%%:*}: says it is a ${rel#*:}, not a table" contains "$ERR" "${rel%%:*} is a ${rel#*:}, not a table"
+    run check -d "$DB" --table "${rel%%:*}"
+    eq "check --table ${rel%%:*}: exit 2" 2 $RC
+done
 # --- no usable index: exit 2 with the fix
 new_db imp3
 q "CREATE TABLE payment_callback (id bigserial primary key, tenant_id bigint not null, channel text not null, out_trade_no text not null, callback_type text not null, status smallint not null default 0, payload jsonb not null, received_at timestamptz not null default now(), handled_at timestamptz, deleted_at timestamptz)"
