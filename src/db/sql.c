@@ -255,6 +255,31 @@ const char SQL_MERGE_PROBE[] =
     "       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)";
 
 /*
+ * A dry run by a role that may read the target but not write it merges
+ * into a temporary copy instead (loader.c): the target's columns, no rows,
+ * and the unique index the merge's ON CONFLICT names ({conflict}).  Created
+ * inside the dry run's transaction, so it goes with its rollback.
+ */
+const char SQL_SHADOW_CREATE[] =
+    "CREATE TEMP TABLE idemload_shadow AS SELECT * FROM {table} WHERE false; "
+    "CREATE UNIQUE INDEX idemload_shadow_key ON pg_temp.idemload_shadow {conflict}";
+const char SQL_SHADOW_NAME[] = "pg_temp.idemload_shadow";
+
+/* Before a merge into the copy: the active rows of staged rows $1..$2's
+ * keys, from the target ({table}), unless an earlier chunk of the run put
+ * its version of the key there already. */
+const char SQL_SHADOW_FILL[] =
+    "INSERT INTO pg_temp.idemload_shadow SELECT t.* FROM idemload_stage s"
+    "  CROSS JOIN LATERAL ("
+    "    SELECT * FROM {table} t"
+    "     WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "       AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "       AND {active}"
+    "     LIMIT 1) t"
+    " WHERE s.ord BETWEEN $1::int AND $2::int"
+    " ON CONFLICT DO NOTHING";
+
+/*
  * The append: rows whose keys no earlier chunk of the run carried, COPYed
  * straight into the target in place of staging and merging (lane.h).
  * The unique index on the key is what makes it safe: a key that is in the

@@ -454,8 +454,10 @@ static bool want(buf *cols, buf *privs, const char *name, const char *priv)
     return buf_append_char(cols, '"') && buf_append_str(privs, priv);
 }
 
-bool target_check_privileges(db *d, const target *t, const column_set *sets, size_t n,
-                             bool update, bool *db_failed, buf *err)
+/* The check of target_check_privileges (write) or of
+ * target_check_read_privileges (!write). */
+static bool check_privileges(db *d, const target *t, const column_set *sets, size_t n,
+                             bool write, bool update, bool *db_failed, buf *err)
 {
     static const char *const updated[] = {"payload", "received_at", "status"};
     *db_failed = false;
@@ -463,10 +465,10 @@ bool target_check_privileges(db *d, const target *t, const column_set *sets, siz
     bool ok = true;
     for (size_t i = 0; ok && i < N_OWN_COLUMNS; i++)
         ok = want(&cols, &privs, own_columns[i], "SELECT") &&
-             want(&cols, &privs, own_columns[i], "INSERT");
-    for (size_t i = 0; ok && i < n; i++)
+             (!write || want(&cols, &privs, own_columns[i], "INSERT"));
+    for (size_t i = 0; ok && write && i < n; i++)
         ok = want(&cols, &privs, sets[i].name, "INSERT");
-    for (size_t i = 0; ok && update && i < sizeof updated / sizeof updated[0]; i++)
+    for (size_t i = 0; ok && write && update && i < sizeof updated / sizeof updated[0]; i++)
         ok = want(&cols, &privs, updated[i], "UPDATE");
     if (ok && t->has_deleted_at)
         ok = want(&cols, &privs, "deleted_at", "SELECT");
@@ -518,6 +520,17 @@ bool target_check_privileges(db *d, const target *t, const column_set *sets, siz
     db_result_free(&r);
     db_result_free(&tmp);
     return ok;
+}
+
+bool target_check_privileges(db *d, const target *t, const column_set *sets, size_t n,
+                             bool update, bool *db_failed, buf *err)
+{
+    return check_privileges(d, t, sets, n, true, update, db_failed, err);
+}
+
+bool target_check_read_privileges(db *d, const target *t, bool *db_failed, buf *err)
+{
+    return check_privileges(d, t, NULL, 0, false, false, db_failed, err);
 }
 
 void target_free(target *t)

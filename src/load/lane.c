@@ -284,6 +284,9 @@ static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t h
      * constants of other columns (target_check_columns). */
     const char *p[3 + MAX_EXTRA_SETS] = {a, b, env->final_array};
     int np = env->update ? 3 : 2;
+    /* A dry run into a copy of the target: the staged keys' rows first. */
+    if (env->shadow && !db_exec_params(ln->conn, buf_cstr(&env->sql->shadow_fill), 2, p))
+        return false;
     for (size_t i = 0; i < env->n_extra_set; i++)
         p[np++] = env->extra_set[i].value;
     if (o->details)

@@ -57,6 +57,7 @@ typedef struct lane_env {
     bool update;                    /* --on-conflict update */
     bool append;                    /* fresh keys may be COPYed into the target */
     bool dry_run;
+    bool shadow;                    /* a dry run merging into a copy (sql->shadow_fill) */
     bool distributed;               /* the target is a Citus table (for a hint) */
     int retries;
     gate *gate;

@@ -54,6 +54,11 @@ bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
                      "") &&
               render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "") &&
               render(n, &out->append, SQL_APPEND, "", "");
+    if (ok && n->shadow_of) {
+        lane_sql_names src = *n;
+        src.table = n->shadow_of;
+        ok = render(&src, &out->shadow_fill, SQL_SHADOW_FILL, "", "");
+    }
     buf_free(&inserted);
     buf_free(&action);
     buf_free(&returning);
@@ -68,5 +73,6 @@ void lane_sql_free(lane_sql *s)
     buf_free(&s->merge_detail);
     buf_free(&s->stale_detail);
     buf_free(&s->append);
+    buf_free(&s->shadow_fill);
     buf_free(&s->citus_action);
 }

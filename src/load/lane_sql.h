@@ -22,6 +22,8 @@ typedef struct lane_sql_names {
     const char *extra_vals; /* ", $4::type, ..." their parameters, or "" */
     bool partitioned;       /* no system columns to return */
     bool update;            /* --on-conflict update (else nothing) */
+    const char *shadow_of;  /* table is a dry run's copy of this target (SQL_SHADOW_*),
+                             * filled from it before each merge; NULL: none */
 } lane_sql_names;
 
 typedef struct lane_sql {
@@ -31,6 +33,7 @@ typedef struct lane_sql {
     buf merge_detail;       /* --changes: the probing merge, row by row */
     buf stale_detail;       /* --changes: count_stale, row by row */
     buf append;             /* COPY of new keys straight into the target */
+    buf shadow_fill;        /* a dry run's copy: the staged keys' rows from the target */
     buf citus_action;       /* a distributed target: the conflict action and its
                              * RETURNING, for SQL_CITUS_MERGE (citus_stage.c) */
 } lane_sql;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A data team dry-runs a file with a role that may read the table but not
+# write it: the dry run merges into a temporary copy of the rows the file's
+# keys touch, and reports what the real merge would do (the figures, the
+# groups, --changes) exactly as a dry run by a role that may write; it says
+# that the table's triggers and constraints were not exercised, writes
+# nothing, and leaves nothing behind.  A role that may not even read the
+# table is told which GRANT it needs.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+
+$GEN --rows 6000 --seed 4 --format csv --out first.csv --quiet
+# Overlapping keys, newer and older versions, repeats across chunks.
+$GEN --rows 12000 --seed 4 --dup-rate 0.2 --format csv --out next.csv --quiet
+
+init_db dr_reader
+run import -d "$DB" --rejects rj.ndjson first.csv
+check "the owner's load: exit 0 or 1" test $RC -le 1
+q "DROP ROLE IF EXISTS idem_reader; CREATE ROLE idem_reader LOGIN;
+   GRANT SELECT ON ALL TABLES IN SCHEMA public TO idem_reader" >/dev/null
+READER="dbname=$PGDATABASE user=idem_reader"
+versions() { q "SELECT md5(string_agg(id || ':' || xmin::text, ',' ORDER BY id)) FROM payment_callback"; }
+before=$(versions)
+
+for opts in "" "--on-conflict nothing" "--final-status 1,2"; do
+    what="dry run${opts:+ $opts}"
+    # shellcheck disable=SC2086
+    run import -d "$DB" --dry-run --chunk-rows 700 $opts --rejects rj.ndjson \
+        --report owner.json --changes owner.changes next.csv
+    owner_rc=$RC
+    # shellcheck disable=SC2086
+    run import -d "$READER" --dry-run --chunk-rows 700 $opts --rejects rj.ndjson \
+        --report reader.json --changes reader.changes next.csv
+    eq "$what: the reader's exit status is the owner's" "$owner_rc" "$RC"
+    check "$what: the reader is told it merges into a copy" contains "$ERR" "this dry run merges into a temporary copy"
+    check "$what: and that triggers and constraints are not exercised" contains "$ERR" "triggers and constraints are not exercised"
+    check "$what: the same totals" jtrue reader.json \
+        "r['totals'] == __import__('json').load(open('owner.json'))['totals'] and r['totals']['inserted'] > 0"
+    check "$what: the same groups" jtrue reader.json \
+        "r['groups'] == __import__('json').load(open('owner.json'))['groups']"
+    check "$what: the same --changes lines" cmp -s owner.changes reader.changes
+    check "$what: --changes has lines" test -s reader.changes
+done
+check "the reader's figures hold updated and stale rows (the copy saw earlier chunks)" jtrue owner.json \
+    "r['totals']['updated'] > 0 and r['totals']['stale'] > 0"
+eq "nothing written by any dry run (ids and row versions)" "$before" "$(versions)"
+eq "no ledger row for a dry run" 1 "$(q "SELECT count(*) FROM idemload_ledger")"
+eq "no temporary table left behind" 0 "$(q "SELECT count(*) FROM pg_class WHERE relname IN ('idemload_shadow', 'idemload_stage')")"
+
+# Not a dry run: the reader may not load, and nothing is loaded.
+run import -d "$READER" --rejects rj.ndjson next.csv
+eq "the reader's import: exit 4" 4 $RC
+check "the reader's import: says which GRANT it needs" contains "$ERR" "GRANT INSERT"
+eq "the reader's import: nothing written" "$before" "$(versions)"
+
+# A role that may not read the table: the dry run says what it needs.
+q "DROP ROLE IF EXISTS idem_nobody; CREATE ROLE idem_nobody LOGIN" >/dev/null
+run import -d "dbname=$PGDATABASE user=idem_nobody" --dry-run --rejects rj.ndjson next.csv
+eq "no SELECT: the dry run exits 4" 4 $RC
+check "no SELECT: says which GRANT it needs" contains "$ERR" "GRANT SELECT"
+
+finish
