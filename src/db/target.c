@@ -468,9 +468,13 @@ static bool check_privileges(db *d, const target *t, const column_set *sets, siz
              (!write || want(&cols, &privs, own_columns[i], "INSERT"));
     for (size_t i = 0; ok && write && i < n; i++)
         ok = want(&cols, &privs, sets[i].name, "INSERT");
+    /* Reading only: the copy takes every column of the table. */
+    for (int i = 0; ok && !write && i < t->n_columns; i++)
+        ok = written_by_idemload(t->columns[i].name) ||
+             want(&cols, &privs, t->columns[i].name, "SELECT");
     for (size_t i = 0; ok && write && update && i < sizeof updated / sizeof updated[0]; i++)
         ok = want(&cols, &privs, updated[i], "UPDATE");
-    if (ok && t->has_deleted_at)
+    if (ok && write && t->has_deleted_at)
         ok = want(&cols, &privs, "deleted_at", "SELECT");
     ok = ok && buf_append_char(&cols, '}') && buf_append_char(&privs, '}');
     if (!ok) {

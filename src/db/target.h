@@ -136,8 +136,8 @@ bool target_quote_arg(db *d, const char *arg, buf *out);
  */
 bool target_check_privileges(db *d, const target *t, const column_set *sets, size_t n,
                              bool update, bool *db_failed, buf *err);
-/* The same for reading only (a dry run into a copy, loader.c): SELECT on
- * the columns idemload writes and on deleted_at, and TEMP. */
+/* The same for reading only (a dry run into a copy of the rows, loader.c):
+ * SELECT on every column of the table, and TEMP. */
 bool target_check_read_privileges(db *d, const target *t, bool *db_failed, buf *err);
 
 void target_free(target *t);

@@ -345,16 +345,17 @@ static int open_target(loader *ld, db *d)
          * role that may read the table (a data team's) merges into a
          * temporary copy instead. */
         buf rerr = BUF_INIT;
-        bool rfailed;
-        if (cfg->dry_run && !ld->t.distributed &&
-            target_check_read_privileges(d, &ld->t, &rfailed, &rerr)) {
+        bool rfailed = false;
+        bool copy = cfg->dry_run && !ld->t.distributed;
+        if (copy && target_check_read_privileges(d, &ld->t, &rfailed, &rerr)) {
             log_warn("%s; this dry run merges into a temporary copy of the rows its keys "
                      "touch instead: the figures are the merge's, but the table's triggers "
                      "and constraints are not exercised", buf_cstr(&err));
             ld->shadow = true;
         } else {
-            log_error("%s", buf_cstr(&err));
-            code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
+            /* A dry run needs at least what its copy needs: say that. */
+            log_error("%s", buf_cstr(copy ? &rerr : &err));
+            code = (copy ? rfailed : db_failed) ? EXIT_DATABASE : EXIT_USAGE;
         }
         buf_free(&rerr);
     }

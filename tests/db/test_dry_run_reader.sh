@@ -53,6 +53,15 @@ eq "the reader's import: exit 4" 4 $RC
 check "the reader's import: says which GRANT it needs" contains "$ERR" "GRANT INSERT"
 eq "the reader's import: nothing written" "$before" "$(versions)"
 
+# The copy takes every column: a role that may read only some of them is
+# told which others it needs.
+q "DROP ROLE IF EXISTS idem_some; CREATE ROLE idem_some LOGIN;
+   GRANT SELECT (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at, deleted_at) ON payment_callback TO idem_some;
+   GRANT SELECT ON idemload_ledger, idemload_ledger_chunk TO idem_some" >/dev/null
+run import -d "dbname=$PGDATABASE user=idem_some" --dry-run --rejects rj.ndjson next.csv
+eq "SELECT on some columns only: the dry run exits 4" 4 $RC
+check "SELECT on some columns only: names the others" contains "$ERR" "SELECT (id, handled_at)"
+
 # A role that may not read the table: the dry run says what it needs.
 q "DROP ROLE IF EXISTS idem_nobody; CREATE ROLE idem_nobody LOGIN" >/dev/null
 run import -d "dbname=$PGDATABASE user=idem_nobody" --dry-run --rejects rj.ndjson next.csv
