@@ -181,7 +181,8 @@ const char SQL_CONFLICT_RETURNING[] =
     "                   CASE WHEN s.status = ANY ($3::smallint[])" \
     "                         AND NOT " a ".status = ANY ($3::smallint[]) THEN 0 ELSE 1 END" \
     "              WHEN " a ".received_at = s.received_at AND " a ".payload = s.payload::jsonb" \
-    "               AND " a ".status = CASE WHEN " a ".status = ANY ($3::smallint[]) THEN " a ".status" \
+    "               AND " a ".status = CASE WHEN " a ".status = ANY ($3::smallint[])" \
+    " THEN " a ".status" \
     "                                     ELSE s.status END THEN 2"
 
 /*

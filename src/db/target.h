@@ -78,10 +78,11 @@ bool target_check_shape(const target *t, buf *err);
 
 /*
  * Checks the columns an import writes against the table, before any row is
- * read: the table's shape (target_check_shape); every --set beyond idemload's own columns (sets[0..n)) names a
- * column that exists, is not generated, not the soft-delete marker and not
- * a key column of a unique index (a constant there would collide for every
- * row but one), and holds a value of its type; and every NOT NULL column
+ * read: the table's shape (target_check_shape); every --set beyond
+ * idemload's own columns (sets[0..n)) names a column that exists, is not
+ * generated, not the soft-delete marker and not a key column of a unique
+ * index (a constant there would collide for every row but one), and holds a
+ * value of its type; and every NOT NULL column
  * without a default is written by idemload or by a --set.  Returns true when
  * the import can go on; otherwise the message is in *err and *db_failed
  * says whether it was the database (exit 4) rather than the configuration

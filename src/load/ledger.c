@@ -96,6 +96,21 @@ void ledger_free(ledger *lg)
     buf_free(&lg->table_storage);
 }
 
+/* When the server said 42501 (insufficient privilege): what the loading
+ * role needs on the ledger, as "; ..." for a message, in *out (else
+ * nothing); creating: CREATE on the schema, or the tables made by another. */
+static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
+{
+    if (strcmp(db_sqlstate(d), "42501") != 0)
+        return;
+    buf_printf(out,
+               "; the loading role needs %sGRANT SELECT, INSERT, UPDATE, DELETE ON %s, %s TO it",
+               creating ? "CREATE on the schema once (GRANT CREATE ON SCHEMA ... TO it), or a "
+                          "role that has it runs one import first and then: "
+                        : "",
+               buf_cstr(&lg->name), buf_cstr(&lg->chunk_name));
+}
+
 /* Creates the ledger, or migrates one written by an earlier version in
  * place: lane columns (before lanes), the table's identity (before
  * identity was recorded). */
@@ -118,15 +133,11 @@ static bool ensure_ledger(ledger *lg, db *d)
     if (ok && !has_loader)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
     if (!ok || !db_commit(d)) {
-        bool denied = strcmp(db_sqlstate(d), "42501") == 0;
-        log_error("cannot create the ledger %s: %s (SQLSTATE %s)%s%s%s%s%s", buf_cstr(&lg->name),
-                  db_message(d), db_sqlstate(d),
-                  denied ? "; the loading role needs CREATE on the schema once (GRANT CREATE "
-                           "ON SCHEMA ... TO it), or a role that has it runs one import "
-                           "first and then: GRANT SELECT, INSERT, UPDATE, DELETE ON "
-                         : "",
-                  denied ? buf_cstr(&lg->name) : "", denied ? ", " : "",
-                  denied ? buf_cstr(&lg->chunk_name) : "", denied ? " TO it" : "");
+        buf hint = BUF_INIT;
+        grant_hint(lg, d, true, &hint);
+        log_error("cannot create the ledger %s: %s (SQLSTATE %s)%s", buf_cstr(&lg->name),
+                  db_message(d), db_sqlstate(d), buf_cstr(&hint));
+        buf_free(&hint);
         db_rollback(d);
         return false;
     }
@@ -374,12 +385,11 @@ static bool read_lanes(ledger *lg, db *d, int lanes)
 
 static int ledger_failed(const ledger *lg, db *d, const char *what)
 {
-    bool denied = strcmp(db_sqlstate(d), "42501") == 0;
-    log_error("%s: %s: %s (SQLSTATE %s)%s%s%s%s%s", lg->file.path, what, db_message(d),
-              db_sqlstate(d),
-              denied ? "; the loading role needs GRANT SELECT, INSERT, UPDATE, DELETE ON " : "",
-              denied ? buf_cstr(&lg->name) : "", denied ? ", " : "",
-              denied ? buf_cstr(&lg->chunk_name) : "", denied ? " TO it" : "");
+    buf hint = BUF_INIT;
+    grant_hint(lg, d, false, &hint);
+    log_error("%s: %s: %s (SQLSTATE %s)%s", lg->file.path, what, db_message(d), db_sqlstate(d),
+              buf_cstr(&hint));
+    buf_free(&hint);
     return EXIT_DATABASE;
 }
 
