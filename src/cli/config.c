@@ -21,4 +21,5 @@ void config_defaults(config *cfg)
     cfg->jobs = DEFAULT_JOBS;
     cfg->batch_size = 1000;
     cfg->limit = 20;
+    cfg->cancel_wait_ms = 10000;
 }

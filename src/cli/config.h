@@ -25,6 +25,7 @@ typedef enum command {
     CMD_INIT,
     CMD_STATUS,
     CMD_PROFILES,
+    CMD_RECONCILE,
     CMD_COUNT
 } command;
 
@@ -38,6 +39,8 @@ typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
 #define MAX_JOBS 16
 /* --set for columns of the target beyond idemload's own. */
 #define MAX_EXTRA_SETS 32
+/* --kind FROM=TO renames of the kinds a profile writes. */
+#define MAX_KIND_RENAMES 32
 
 /* One --set COLUMN=VALUE for a column idemload does not write itself: a
  * constant for every row it inserts (name copied: argv holds "COLUMN=VALUE"). */
@@ -45,6 +48,16 @@ typedef struct column_set {
     char name[64];          /* PostgreSQL names have at most 63 bytes */
     const char *value;
 } column_set;
+
+/* One --kind FROM=TO: the kind part (before ':') of a profile's
+ * callback_type FROM becomes TO (SPEC.md, "Channel exports: profiles"). */
+typedef struct kind_rename {
+    char from[64];
+    const char *to;
+} kind_rename;
+
+/* --repair of reconcile. */
+typedef enum repair_mode { REPAIR_NONE, REPAIR_MISSING, REPAIR_MERGE } repair_mode;
 
 typedef struct config {
     command cmd;
@@ -85,6 +98,18 @@ typedef struct config {
     const char *profile_name;    /* as given */
     const char *encoding;        /* --encoding, NULL: the profile's */
     const char *timezone;        /* --timezone, NULL: the profile's */
+    kind_rename kind_rename[MAX_KIND_RENAMES];   /* --kind FROM=TO */
+    size_t n_kind_rename;
+    const char *tenant_map_path; /* --tenant-map FILE (CSV merchant,tenant_id) */
+    /* reconcile (SPEC.md, "Reconcile") */
+    const char *period;          /* --period DAY or FROM..TO; NULL: the statement's days */
+    const char *grace;           /* --grace DURATION (Nd, Nh, Nm); NULL: 2d */
+    const char *facts_path;      /* --facts FILE; NULL: the defaults */
+    const char *discrepancies_path; /* --discrepancies PATH ("-": stdout; .csv: CSV) */
+    repair_mode repair;          /* --repair missing|merge */
+    /* SIGINT/SIGTERM: milliseconds to wait for cancelled queries before the
+     * connections are closed (--cancel-wait; all connections together). */
+    int cancel_wait_ms;
 } config;
 
 /* Fills cfg with the defaults of every option. */

@@ -57,6 +57,33 @@ typedef struct column_rule {
     char *value;
 } column_rule;
 
+/*
+ * A money fact of a bill's row (SPEC.md, "Money facts"): where the row
+ * holds it.  column names a source column (its value after the profile's
+ * cleanup, which is also the payload member of that name); value is a
+ * constant instead (a currency the bill never states).  minor: the amount
+ * is in the currency's minor unit (PayPal's cents), else major (yuan).
+ * magnitude: the bill writes this kind's amount signed (a refund as
+ * -30.00); the fact is its absolute value.  Neither column nor value: the
+ * profile does not declare the fact.
+ */
+typedef struct money_fact {
+    char *column;
+    char *value;
+    bool minor;
+    bool magnitude;
+} money_fact;
+
+/* The money facts of one kind of row (the profile's own kind names, before
+ * any --kind rename: "pay", "refund", "revoked"; NULL: every kind the
+ * profile does not list). */
+typedef struct money_kind {
+    char *kind;
+    money_fact amount;
+    money_fact currency;
+    money_fact fee;
+} money_kind;
+
 typedef struct profile {
     char *name;
     char *description;
@@ -79,6 +106,8 @@ typedef struct profile {
     char **count_lines;       /* trailer: lines starting so state counts */
     size_t n_count_lines;     /* (the first integer after the prefix), summed */
     column_rule col[COL_COUNT];
+    money_kind *money;        /* the money facts, per kind (may be empty) */
+    size_t n_money;
 } profile;
 
 /* Names of the built-in profiles, NULL-terminated. */

@@ -11,6 +11,7 @@ enum exit_code {
     EXIT_USAGE = 2,       /* usage or configuration error */
     EXIT_INPUT = 3,       /* input unreadable or corrupt */
     EXIT_DATABASE = 4,    /* database error retries did not overcome */
+    EXIT_DISCREPANCIES = 5, /* reconcile: the statements and the table disagree */
     EXIT_INTERRUPTED = 130
 };
 
@@ -20,10 +21,28 @@ enum exit_code {
  * status 1 always means "finished, now look at what it found". */
 #define EXIT_FINDINGS EXIT_REJECTS
 
-/* The more severe of two statuses (130 > 4 > 3 > 2 > 1 > 0). */
+/* How severe a status is (SPEC.md, "Exit status": 4, 3, 2, 130, then 5,
+ * then 1, then 0): a database error outranks an interrupt, and a found
+ * discrepancy outranks rejected rows but not a failure.  An unknown status
+ * ranks above everything, so it is never hidden. */
+static inline int exit_rank(int code)
+{
+    switch (code) {
+    case EXIT_OK: return 0;
+    case EXIT_REJECTS: return 1;
+    case EXIT_DISCREPANCIES: return 2;
+    case EXIT_INTERRUPTED: return 3;
+    case EXIT_USAGE: return 4;
+    case EXIT_INPUT: return 5;
+    case EXIT_DATABASE: return 6;
+    default: return 7;
+    }
+}
+
+/* The more severe of two statuses, by exit_rank. */
 static inline int exit_worst(int a, int b)
 {
-    return a > b ? a : b;
+    return exit_rank(a) >= exit_rank(b) ? a : b;
 }
 
 #endif
