@@ -65,6 +65,14 @@ check "extracted: usr/bin/idemload" test -x "$R/usr/bin/idemload"
 check "the binary is stripped" grep -q ", stripped" <<<"$(file -L "$R/usr/bin/idemload")"
 check "the man page is gzipped" gzip -t "$R/usr/share/man/man1/idemload.1.gz"
 check "copyright in /usr/share/doc/idemload" test -s "$R/usr/share/doc/idemload/copyright"
+# The license is the PostgreSQL License (SPEC.md, "Installing it"): the
+# machine-readable copyright names it, and its text is LICENSE's, word for word.
+check "copyright: License: PostgreSQL for every file" \
+    grep -qx 'License: PostgreSQL' "$R/usr/share/doc/idemload/copyright"
+eq "copyright's license text is LICENSE's" \
+    "$(sed -n '3,$p' "$SRC/LICENSE" | tr -s ' \n' ' ')" \
+    "$(awk 'p; /^License: PostgreSQL$/ && seen++ {p = 1}' "$R/usr/share/doc/idemload/copyright" \
+       | sed -e 's/^ //' -e 's/^\.$//' | tr -s ' \n' ' ')"
 check "changelog.Debian.gz in /usr/share/doc/idemload" gzip -t "$R/usr/share/doc/idemload/changelog.Debian.gz"
 check "the completion in /usr/share/bash-completion/completions" \
     bash -n "$R/usr/share/bash-completion/completions/idemload"
