@@ -8,7 +8,12 @@
  *
  * The names are those target.c builds for the table of `idemload init`
  * (its index predicate as pg_get_expr prints it).  A golden file holds the
- * statement and a newline.  When the SQL changes on purpose, rewrite them:
+ * statement one clause per line, as sql.c writes it (a line break wherever
+ * the rendered text has a run of blanks, that run's length kept as the
+ * indentation), so a changed clause shows as one changed line in a diff.
+ * The comparison is token for token: white space outside quotes compares
+ * as one blank, inside a quoted literal or identifier byte for byte.
+ * When the SQL changes on purpose, rewrite them:
  *   IDEMLOAD_GOLDEN_UPDATE=1 ctest -R unit/test_merge_sql   (then git diff)
  */
 #include <stdarg.h>
@@ -82,6 +87,55 @@ static char *read_all(const char *path, size_t *len)
     return data;
 }
 
+/* The statement with each run of white space outside quotes made one
+ * blank, and none at either end: what "token for token" compares. */
+static void squeeze(const char *s, size_t n, buf *out)
+{
+    char quote = 0;
+    bool blank = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!quote && (c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+            blank = true;
+            continue;
+        }
+        if (blank && out->len > 0)
+            assert_true(buf_append(out, " ", 1));
+        blank = false;
+        if (quote && c == quote)
+            quote = 0;
+        else if (!quote && (c == '\'' || c == '"'))
+            quote = c;
+        assert_true(buf_append(out, &c, 1));
+    }
+}
+
+/* The golden form: a line break before each run of two or more blanks
+ * outside quotes (where sql.c's text broke its lines), the run kept as the
+ * next line's indentation; a final newline. */
+static void pretty(const char *s, size_t n, buf *out)
+{
+    char quote = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!quote && c == ' ' && i + 1 < n && s[i + 1] == ' ') {
+            size_t j = i;
+            while (j < n && s[j] == ' ')
+                j++;
+            assert_true(buf_append(out, "\n", 1));
+            assert_true(buf_append(out, s + i + 1, j - i - 1));
+            i = j - 1;
+            continue;
+        }
+        if (quote && c == quote)
+            quote = 0;
+        else if (!quote && (c == '\'' || c == '"'))
+            quote = c;
+        assert_true(buf_append(out, &c, 1));
+    }
+    assert_true(buf_append(out, "\n", 1));
+}
+
 /* The first byte where a and b differ, for the failure message. */
 static size_t first_difference(const char *a, size_t na, const char *b, size_t nb)
 {
@@ -111,7 +165,7 @@ static void check_case(const golden_case *gc)
                    : gc->which == APPEND       ? &sql.append
                                                : &sql.count_stale;
     buf want = BUF_INIT;
-    assert_true(buf_append(&want, b->data, b->len) && buf_append_str(&want, "\n"));
+    pretty(b->data, b->len, &want);
     /* No template placeholder may survive the rendering. */
     assert_null(strstr(buf_cstr(&want), "{table}"));
     assert_null(strstr(buf_cstr(&want), "{inserted}"));
@@ -129,14 +183,19 @@ static void check_case(const golden_case *gc)
     char *have = read_all(path, &len);
     if (!have)
         fail_msg("%s: cannot read (IDEMLOAD_GOLDEN_UPDATE=1 writes it)", path);
-    if (len != want.len || memcmp(have, want.data, len) != 0) {
-        size_t at = first_difference(have, len, want.data, want.len);
-        fail_msg("%s differs from the rendered statement at byte %zu:\n  golden:   %.60s\n"
+    buf g = BUF_INIT, r = BUF_INIT;
+    squeeze(have, len, &g);
+    squeeze(b->data, b->len, &r);
+    if (g.len != r.len || memcmp(g.data, r.data, g.len) != 0) {
+        size_t at = first_difference(g.data, g.len, r.data, r.len);
+        fail_msg("%s differs from the rendered statement at token byte %zu:\n  golden:   %.60s\n"
                  "  rendered: %.60s\n(if the SQL changed on purpose: IDEMLOAD_GOLDEN_UPDATE=1)",
-                 path, at, at < len ? have + at : "<end>",
-                 at < want.len ? want.data + at : "<end>");
+                 path, at, at < g.len ? g.data + at : "<end>",
+                 at < r.len ? r.data + at : "<end>");
     }
     free(have);
+    buf_free(&g);
+    buf_free(&r);
     buf_free(&want);
     lane_sql_free(&sql);
 }
@@ -169,10 +228,49 @@ static void test_variants_differ(void **state)
     lane_sql_free(&no);
 }
 
+/* The comparison itself: line breaks and indentation do not count, a
+ * changed token does, and so does white space inside a quoted literal or
+ * identifier; the golden form squeezes back to the rendered statement. */
+static void test_comparison_is_token_for_token(void **state)
+{
+    (void)state;
+    const char *pairs[][3] = {
+        /* a, b, equal? ("1" or "0") */
+        {"SELECT a,  b\n  FROM t", "SELECT a, b FROM t", "1"},
+        {"SELECT a FROM t", "SELECT a FROM u", "0"},
+        {"SELECT 'x  y'", "SELECT 'x y'", "0"},
+        {"SELECT \"a  b\"", "SELECT \"a b\"", "0"},
+        {"  SELECT 1 ", "SELECT 1", "1"},
+        {"SELECT a<b", "SELECT a < b", "0"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        buf a = BUF_INIT, b = BUF_INIT;
+        squeeze(pairs[i][0], strlen(pairs[i][0]), &a);
+        squeeze(pairs[i][1], strlen(pairs[i][1]), &b);
+        bool same = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
+        assert_int_equal(same, pairs[i][2][0] == '1');
+        buf_free(&a);
+        buf_free(&b);
+    }
+    const char *stmt = "WITH m AS (  INSERT INTO t    SELECT 'a  b' ) SELECT 1";
+    buf p = BUF_INIT, x = BUF_INIT, y = BUF_INIT;
+    pretty(stmt, strlen(stmt), &p);
+    assert_non_null(strchr(buf_cstr(&p), '\n'));
+    assert_non_null(strstr(buf_cstr(&p), "'a  b'"));
+    squeeze(p.data, p.len, &x);
+    squeeze(stmt, strlen(stmt), &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    buf_free(&p);
+    buf_free(&x);
+    buf_free(&y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_comparison_is_token_for_token),
         cmocka_unit_test(test_variants_differ),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
