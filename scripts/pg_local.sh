@@ -3,6 +3,10 @@
 #   scripts/pg_local.sh start DIR   initdb (first time) and start; writes DIR/env
 #   scripts/pg_local.sh stop DIR    stop it (the data stays until you remove DIR)
 # DIR/env exports PGHOST, PGPORT and PGUSER for psql and idemload.
+# The server runs with fsync=off (a test server's data is thrown away); with
+# PG_DURABLE=1 it keeps PostgreSQL's default durability (fsync,
+# synchronous_commit and full_page_writes on), as users' servers do: what
+# scripts/bench measures on.
 # It listens on a Unix socket in DIR only, so it never collides with another
 # server's TCP port.  As root, the server runs as the postgres system user
 # (initdb refuses root), and DIR is handed to that user.
@@ -35,9 +39,11 @@ start)
             as_owner "$bin/initdb" -D "$dir/data" -U "$user" -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 ||
             { cat "$dir/initdb.log" >&2; exit 1; }
     fi
+    durability="-c fsync=off"
+    [ "${PG_DURABLE:-}" = 1 ] && durability=""
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-k $dir -p $port -c listen_addresses='' -c fsync=off -c max_connections=100 -c log_line_prefix='%m [%p] db=%d '" start >/dev/null ||
+            -o "-k $dir -p $port -c listen_addresses='' $durability -c max_connections=100 -c log_line_prefix='%m [%p] db=%d '" start >/dev/null ||
             { cat "$dir/server.log" >&2; exit 1; }
     fi
     cat >"$dir/env" <<ENV
