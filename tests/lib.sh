@@ -147,6 +147,10 @@ SQL
 # each line with db=NAME).
 log_mark() { LOG_START=$(stat -c %s "${IDEMLOAD_PGDIR:?}/server.log"); }
 log_since() { tail -c +$((LOG_START + 1)) "${IDEMLOAD_PGDIR:?}/server.log" | grep -F " db=$PGDATABASE "; }
+# golden_sql NAME: tests/golden/NAME as the server logs it, on one line (a
+# golden file breaks its lines where the statement has a run of blanks:
+# each line break stands for one blank; the final newline for none).
+golden_sql() { sed -z -e 's/\n$//' -e 's/\n/ /g' "$SRC/tests/golden/$1"; }
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

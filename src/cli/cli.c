@@ -589,7 +589,8 @@ void cli_print_help(FILE *fp, command cmd)
         fprintf(fp, "\n  idemload --help | --version\n"
                     "  idemload COMMAND --help      options of one command\n\n"
                     "Exit status: 0 all loaded, 1 some rows rejected, 2 usage or configuration,\n"
-                    "3 unreadable or corrupt input, 4 database error, 130 interrupted.\n");
+                    "3 unreadable or corrupt input, 4 database error, 5 discrepancies found\n"
+                    "(reconcile), 130 interrupted.\n");
         return;
     }
     for (size_t k = 0; k < N_COMMANDS; k++) {

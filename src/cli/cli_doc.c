@@ -36,6 +36,8 @@ static const exit_doc exit_docs[] = {
     {EXIT_DATABASE, "A database error that the retries (--retries) did not overcome: the "
                     "message names the last committed chunk, and the same command run again "
                     "resumes after it."},
+    {EXIT_DISCREPANCIES, "Discrepancies: reconcile found the statements and the table disagreeing (a "
+                         "discrepancy of any category); --discrepancies lists them."},
     {EXIT_INTERRUPTED, "Interrupted (SIGINT, SIGTERM): the chunk in flight is rolled back, "
                        "committed chunks stay, and the same command run again resumes."},
 };

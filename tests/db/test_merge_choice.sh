@@ -10,7 +10,7 @@ pg_use
 GOLDEN=$SRC/tests/golden
 export PGOPTIONS='-c log_statement=all'
 # times NAME: how many times the golden statement NAME was logged since log_mark.
-times() { log_since | grep -cF -- "$(cat "$GOLDEN/$1")"; }
+times() { log_since | grep -cF -- "$(golden_sql "$1")"; }
 
 hdr="tenant_id,channel,out_trade_no,callback_type,status,payload,received_at"
 # keys K00..K39, one version each at TIME with payload V

@@ -13,7 +13,7 @@ export PGOPTIONS='-c log_statement=all'
 # sent NAME: the golden statement NAME was logged since log_mark.
 # (grep -c reads to the end: grep -q would stop at the first match, and the
 # writer before it, killed by SIGPIPE, fails the pipeline under pipefail.)
-sent() { [ "$(log_since | grep -cF -- "$(cat "$GOLDEN/$1")")" -gt 0 ]; }
+sent() { [ "$(log_since | grep -cF -- "$(golden_sql "$1")")" -gt 0 ]; }
 
 # 5% repeated keys, a fifth of them older: a first load appends the keys
 # it meets for the first time (append.sql) and merges the others, probing
