@@ -85,8 +85,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(dbname)},
     {0, "table", "[SCHEMA.]NAME", ALL_DB, "target table (default payment_callback)",
      .set = set_text, .field = FIELD(table), .need = "a name"},
-    {0, "format", "csv|ndjson", READING,
-     "input format (default: from the name: .csv, .ndjson, .jsonl, optionally .gz)",
+    {0, "format", INPUT_FORMAT_CHOICES, READING,
+     "input format (default: from the name's ending:" INPUT_FORMAT_ENDINGS ", optionally then .gz)",
      .set = set_format},
     {0, "delimiter", "C", READING, "CSV field delimiter (default ,)", .set = set_delimiter},
     {0, "profile", "NAME|PATH.json", READING,
@@ -302,12 +302,11 @@ static cli_result set_count_i64(const option_def *o, const char *arg, config *cf
 static cli_result set_format(const option_def *o, const char *arg, config *cfg, buf *err)
 {
     (void)o;
-    if (strcmp(arg, "csv") == 0) {
-        cfg->format = FORMAT_CSV;
-    } else if (strcmp(arg, "ndjson") == 0 || strcmp(arg, "jsonl") == 0) {
-        cfg->format = FORMAT_NDJSON;
-    } else {
-        buf_printf(err, "--format must be csv or ndjson, not '%s'", arg);
+    cfg->format = format_parse(arg);
+    if (cfg->format == FORMAT_AUTO) {
+        buf_append_str(err, "--format must be ");
+        format_names(err, " or ");
+        buf_printf(err, ", not '%s'", arg);
         return CLI_ERROR;
     }
     return CLI_RUN;

@@ -36,16 +36,10 @@ static int run_pipeline(const config *cfg)
         ld = loader_open(cfg, &code);
         if (!ld) {
             /* No file was touched; the report still says so, file by file. */
-            for (size_t i = 0; i < cfg->n_files; i++) {
-                file_report *fr = &rep.files[i];
-                fr->path = cfg->files[i];
-                fr->format = cfg->profile ? cfg->profile->name
-                             : format_name(cfg->format != FORMAT_AUTO ? cfg->format
-                                                                    : format_from_name(cfg->files[i]));
-                fr->status = FILE_FAILED;
-                file_report_set_error(fr, "not loaded: the database or the target table could not be used "
-                                          "(see the error above)");
-            }
+            for (size_t i = 0; i < cfg->n_files; i++)
+                pipeline_not_started(cfg, &rep.files[i], cfg->files[i],
+                                     "not loaded: the database or the target table could not "
+                                     "be used (see the error above)");
         }
     }
     if (ld || cfg->cmd == CMD_VALIDATE)

@@ -497,8 +497,7 @@ static int check_loadable(const config *cfg, const loader *ld, const char *path,
                          "(validate reads standard input)", cfg->profile->name);
         code = refuse_file(rep, &msg);
     } else if (fmt == FORMAT_AUTO && !cfg->profile) {
-        buf_printf(&msg, "%s: cannot tell the format from the name; use --format csv|ndjson",
-                   strcmp(path, "-") == 0 ? "standard input" : path);
+        format_unknown(&msg, path);
         code = refuse_file(rep, &msg);
     }
     buf_free(&msg);
@@ -540,6 +539,15 @@ static int read_and_load(file_run *fr, loader *ld, rejects *rj, row_sinks *rs,
     return code;
 }
 
+/* The format a file's report entry names: the profile's name, else the
+ * format --format or the file's name chose (as run_file reads it). */
+static const char *format_of(const config *cfg, const char *path)
+{
+    if (cfg->profile)
+        return cfg->profile->name;
+    return format_name(cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path));
+}
+
 /* Loads (or validates) one file; fills rep; returns its exit status.  wait:
  * when another process holds the file, wait for it; otherwise return at
  * once with *busy set, rep left empty and nothing read. */
@@ -550,7 +558,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     *busy = false;
     rep->path = path;
     input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
-    rep->format = cfg->profile ? cfg->profile->name : format_name(fmt);
+    rep->format = format_of(cfg, path);
     rep->status = FILE_FAILED;
     int code = check_loadable(cfg, ld, path, fmt, rep);
     if (code != EXIT_OK)
@@ -604,14 +612,13 @@ out:
     return code;
 }
 
-/* A file the run did not start (interrupted before it). */
-static void not_started(const config *cfg, file_report *fr, const char *path)
+void pipeline_not_started(const config *cfg, file_report *fr, const char *path, const char *why)
 {
     file_report_clear(fr);
     fr->path = path;
-    fr->format = cfg->profile ? cfg->profile->name : format_name(cfg->format);
+    fr->format = format_of(cfg, path);
     fr->status = FILE_FAILED;
-    file_report_set_error(fr, "not started: interrupted");
+    file_report_set_error(fr, why);
 }
 
 /* What every file of a run shares. */
@@ -671,7 +678,7 @@ static int try_file(const run_ctx *x, size_t i, bool wait, bool *busy)
     const config *cfg = x->cfg;
     *busy = false;
     if (signals_interrupted()) {
-        not_started(cfg, &x->rep->files[i], cfg->files[i]);
+        pipeline_not_started(cfg, &x->rep->files[i], cfg->files[i], "not started: interrupted");
         return EXIT_INTERRUPTED;
     }
     int c = run_file(cfg, x->ld, x->rj, x->prog, x->rep->timeline, x->rs, cfg->files[i],
@@ -756,13 +763,9 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
         code = run_files(&x);
     } else {
         /* Nothing can be loaded without its sinks; no file is touched. */
-        for (size_t k = 0; k < cfg->n_files; k++) {
-            file_report *fr = &rep->files[k];
-            fr->path = cfg->files[k];
-            fr->format = format_name(cfg->format);
-            fr->status = FILE_FAILED;
-            file_report_set_error(fr, "not started (see the error above)");
-        }
+        for (size_t k = 0; k < cfg->n_files; k++)
+            pipeline_not_started(cfg, &rep->files[k], cfg->files[k],
+                                 "not started (see the error above)");
     }
     if (ld)
         code = exit_worst(code, loader_finish(ld));

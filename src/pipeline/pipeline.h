@@ -17,4 +17,9 @@
  */
 int pipeline_run(const config *cfg, loader *ld, run_report *rep);
 
+/* Fills fr (cleared first) as a file the run did not start: its path, the
+ * format it would have been read as (the profile's name, --format's, or
+ * the one its name chooses), status failed, and why as its error. */
+void pipeline_not_started(const config *cfg, file_report *fr, const char *path, const char *why);
+
 #endif

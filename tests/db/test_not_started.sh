@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A file the run never started still has its report entry, and every such
+# entry says the same thing the same way (pipeline_not_started): its path,
+# status failed, why, and the format it would have been read as (the one
+# its name chooses, --format's, or the profile's), never "unknown".
+. "$(dirname "$0")/../lib.sh"
+
+H='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
+printf '%s\n7,wechat,A1,pay,1,"{""a"":1}",2026-11-28T10:00:00Z\n' "$H" >a.csv
+printf '{"tenant_id":7,"channel":"wechat","out_trade_no":"B1","callback_type":"pay","status":1,"payload":{"b":1},"received_at":"2026-11-28T10:00:00Z"}\n' >b.ndjson
+formats() { json "$1" '" ".join(f["path"].rsplit("/", 1)[-1] + ":" + f["format"] + ":" + f["status"] for f in r["files"])'; }
+
+# No database: the loader never opens (main.c's entries).
+run import -q -d "host=/nonexistent" --report nodb.json a.csv b.ndjson
+eq "no server: exit 4" 4 "$RC"
+eq "no server: each file failed, with its own format" "a.csv:csv:failed b.ndjson:ndjson:failed" "$(formats nodb.json)"
+check "no server: the entries say why" jtrue nodb.json 'all("not loaded" in f["error"] for f in r["files"])'
+
+# The changes file cannot be opened: the sinks fail, no file is touched.
+init_db not_started
+run import -q -d "$DB" --changes "$WORK/no/such/dir/ch.ndjson" --report sinks.json a.csv b.ndjson
+check "unwritable --changes: a failure status (3)" test "$RC" -eq 3
+eq "unwritable --changes: each file with its own format" "a.csv:csv:failed b.ndjson:ndjson:failed" "$(formats sinks.json)"
+check "unwritable --changes: the entries say not started" jtrue sinks.json 'all("not started" in f["error"] for f in r["files"])'
+eq "unwritable --changes: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
+
+# --format names the format of every entry, whatever the names say.
+run import -q -d "host=/nonexistent" --format ndjson --report forced.json a.csv
+eq "--format ndjson: the entry names ndjson" "a.csv:ndjson:failed" "$(formats forced.json)"
+finish
