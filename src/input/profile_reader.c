@@ -95,6 +95,7 @@ typedef struct profile_reader {
     /* money totals, merchants, footers (profile.h) */
     total_rt *tot;          /* per pf->totals */
     char totals_bad[256];   /* a row's amount that is not one: the first */
+    uint64_t unsummed;      /* data rows unreadable or of the wrong width */
     int *merchant_idx;      /* per pf->merchant_from */
     char row_kind[64];      /* the row's kind (before --kind), "" when none */
     uint64_t section_base;  /* data_rows when the section started */
@@ -988,6 +989,10 @@ static bool is_blank(const char *s, size_t n)
 static read_result check_totals(profile_reader *pr)
 {
     const profile *pf = pr->pf;
+    /* A row that could not be read is rejected, its amounts unknown: the
+     * totals cannot be checked (the row count still is). */
+    if (pr->unsummed > 0)
+        return READ_EOF;
     if (pr->totals_bad[0])
         return reader_fail(&pr->base, "%s: %s: the bill's money totals cannot be checked; "
                                       "nothing is loaded from it", pr->base.path, pr->totals_bad);
@@ -1111,6 +1116,7 @@ static line_step unreadable_line(profile_reader *pr, raw_record *out, uint64_t l
     if (!pr->have_header || pr->state != ST_ROWS)
         return stop(rr, not_in_encoding(pr, line));
     pr->data_rows++;
+    pr->unsummed++;
     hand_out_unreadable(pr, out, line);
     return stop(rr, READ_RECORD);
 }
@@ -1242,6 +1248,7 @@ static line_step split_record(profile_reader *pr, raw_record *out, uint64_t line
             return stop(rr, out_of_memory(pr));
         if (conv == 0) {
             pr->data_rows += pr->have_header && pr->state == ST_ROWS;
+            pr->unsummed += pr->have_header && pr->state == ST_ROWS;
             hand_out_unreadable(pr, out, line);
             return stop(rr, READ_RECORD);
         }
@@ -1471,6 +1478,7 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     if (pr->nvals != pr->ncols) {
         snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
                  pr->ncols, pr->nvals);
+        pr->unsummed++;
         out->error = pr->msg;
         return READ_RECORD;
     }
