@@ -575,6 +575,12 @@ static void header_mismatch(profile_reader *pr, const buf *missing)
                               "(missing: %s); the profile expects the columns %s; the file "
                               "has: %s", pr->base.path, (unsigned long long)pr->rec_line,
                pr->pf->name, buf_cstr(missing), buf_cstr(&exp), buf_cstr(&found));
+    /* The WeChat sandbox's (or a spreadsheet's) TAB-separated table. */
+    if (pr->ncols == 1 && pr->pf->delimiter != '\t' && strchr(pr->hdr.data, '\t'))
+        buf_printf(&pr->base.err, " (separated by TABs, not '%c': a table saved by a "
+                                  "spreadsheet or a sandbox's export, not a bill as the channel "
+                                  "publishes it; --delimiter tab reads it anyway)",
+                   pr->pf->delimiter);
     buf_free(&exp);
     buf_free(&found);
 }
@@ -1011,10 +1017,10 @@ static read_result check_totals(profile_reader *pr)
         char got[DECT_TEXT_MAX];
         int scale = tr->stated_v.scale > tr->sum.scale ? tr->stated_v.scale : tr->sum.scale;
         dect_format(&tr->sum, scale, got);
-        return reader_fail(&pr->base, "%s: the bill states %s %s but its %s%s rows' %s add up "
+        return reader_fail(&pr->base, "%s: the bill states %s %s but its %s%srows' %s add up "
                                       "to %s: truncated or edited; nothing is loaded from it",
                            pr->base.path, where, tr->stated_text, t->kind ? t->kind : "",
-                           t->kind ? "" : "all", t->sum, got);
+                           t->kind ? " " : "", t->sum, got);
     }
     return READ_EOF;
 }
