@@ -23,7 +23,8 @@ typedef struct builtin {
 } builtin;
 
 static const builtin builtins[] = {
-    {"wechat-trade", "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24 columns)",
+    {"wechat-trade", "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24/26 "
+     "columns); status from 退款状态; totals checked; merchant column for --tenant-map",
      "{\"name\": \"wechat-trade\","
      " \"description\": \"WeChat Pay trade bill (ALL, SUCCESS or REFUND; current and older "
      "layouts): UTF-8, fields prefixed with a backtick, summary after the rows; status from "
@@ -52,7 +53,8 @@ static const builtin builtins[] = {
      "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
      "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}}]}"},
-    {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV)",
+    {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
+     "#交易合计/#退款合计 counts and amounts checked",
      "{\"name\": \"alipay-trade\","
      " \"description\": \"Alipay trade bill (业务明细): GBK, # lines before and after the rows, "
      "fields may end in a TAB; the .zip as downloaded or the detail CSV alone\","
@@ -81,7 +83,8 @@ static const builtin builtins[] = {
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"订单金额（元）\", \"magnitude\": true}, "
      "\"currency\": {\"value\": \"CNY\"}, \"fee\": {\"column\": \"服务费（元）\", "
      "\"magnitude\": true}}]}"},
-    {"stripe-balance", "Stripe itemized balance change report (charge and refund rows)",
+    {"stripe-balance", "Stripe itemized balance change report (charge and refund rows; "
+     "created_utc, or created in --timezone; the Dashboard download too)",
      "{\"name\": \"stripe-balance\","
      " \"description\": \"Stripe itemized balance change report, columns by name (created_utc "
      "in UTC, or created in the report's zone: --timezone); categories other than charge and "
@@ -104,7 +107,8 @@ static const builtin builtins[] = {
      "\"currency\"}, \"fee\": {\"column\": \"fee\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
      "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}}]}"},
-    {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row",
+    {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
+     "payments received (CR) only; SF/RF/FF counts checked",
      "{\"name\": \"paypal-stl\","
      " \"description\": \"PayPal settlement report (STL): row types in the first column, CH "
      "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
