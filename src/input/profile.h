@@ -8,11 +8,15 @@
  * each field, which column feeds which of idemload's columns (a column, a
  * template such as "refund:{商户退款单号}", a constant, or a value map whose
  * unmapped values are skipped or rejected), the encoding, the time zone of
- * local timestamps, and where the file states its own row count.
+ * local timestamps and the columns already in UTC, where the file states
+ * its own row count, money totals and footer counts, the row's merchant
+ * (for --tenant-map), and the money facts per kind (for reconcile).
  *
  * Ownership: profile_builtin()/profile_load_file() return a profile freed
- * with profile_free(), which sets the caller's pointer to NULL.  Nothing in
- * a profile changes after it is loaded, so reading threads share it.
+ * with profile_free(), which sets the caller's pointer to NULL (and frees
+ * the tenant map it was given).  The command line's overrides are applied
+ * once, before any reading starts; after that nothing in a profile
+ * changes, so reading threads share it.
  */
 #ifndef IDEMLOAD_PROFILE_H
 #define IDEMLOAD_PROFILE_H

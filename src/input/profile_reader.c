@@ -12,12 +12,21 @@
  *
  * A data row becomes a record whose fields are texts this reader builds:
  * the payload (a JSON object of every column by header name, each value a
- * JSON string as written after the profile's cleanup), the columns the
- * profile maps, and received_at with the profile's offset appended when the
- * text has none.  Every data row counts toward the file's own row count,
- * which is checked when the input ends: a missing or different count fails
- * the file (READ_FAILED), so the caller must not commit anything before
- * reading to the end (pipeline.c makes a first pass for that).
+ * JSON string as written after the profile's cleanup; a row type's column
+ * is framing and left out), the columns the profile maps (callback_type
+ * renamed by --kind, tenant_id from the row's merchant through
+ * --tenant-map), and received_at with an offset appended when the text has
+ * none ('Z' for a column the profile declares UTC, else the profile's
+ * zone), unless the result is no timestamp at all: then the cell as
+ * written, for validation to quote.
+ *
+ * The file checks itself: every data row counts toward its row count, its
+ * amounts toward the money totals of its kind, and footer rows state the
+ * counts of their section, report or file.  The counts and totals are
+ * checked when the input ends (footers where they stand): a missing or
+ * different figure fails the file (READ_FAILED), so the caller must not
+ * commit anything before reading to the end (pipeline.c makes a first pass
+ * for that, profile_has_trailer()).
  */
 #include "input/reader_impl.h"
 
