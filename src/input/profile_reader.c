@@ -446,12 +446,14 @@ static void expected_list(const profile *pf, const bool *preset, buf *b)
     bool first = true;
     for (int c = 0; c < COL_COUNT; c++) {
         const column_rule *r = &pf->col[c];
-        if (!r->set || preset[c] || r->n_from == 0)
+        if (!r->set || preset[c] || r->n_from == 0 || r->fallback) /* optional with a default */
             continue;
         buf_printf(b, "%s", first ? "" : ", ");
         first = false;
         for (size_t i = 0; i < r->n_from; i++)
             buf_printf(b, "%s%s", i ? " or " : "", r->from[i]);
+        for (size_t i = 0; i < r->n_with; i++)
+            buf_printf(b, "%s%s", i ? " or " : ", ", r->with[i]);
     }
 }
 
