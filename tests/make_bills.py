@@ -57,7 +57,8 @@ def wechat(d):
                   退款金额="20.00", 退款类型="ORIGINAL", 退款状态="SUCCESS", 手续费="0.00000",
                   订单金额="0.00", 申请退款金额="20.00")
     rev = wx_row(WX_ALL, 交易时间="2024-05-01 11:00:00", 微信订单号="4200000002", 商户订单号="ORD2",
-                 交易状态="REVOKED", 应结订单金额="0.00", 订单金额="12.30", 商品名称='A "quoted" item')
+                 交易状态="REVOKED", 应结订单金额="0.00", 订单金额="12.30", 商品名称='A "quoted" item',
+                 手续费="0.00000")
     summ_cols = "总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额".split(",")
     # ALL: ORD1 pay, ORD1 refund RF1, ORD1 refund RF2, ORD2 revoked (4 rows)
     all_bill = wx_bill(WX_ALL, [pay1, ref1, ref2, rev], summ_cols,
@@ -77,19 +78,20 @@ def wechat(d):
                 应结订单金额="1234567890123456789012.10", 订单金额="1234567890123456789012.10")
     open(os.path.join(d, "wechat-success.csv"), "wb").write(wx_bill(
         WX_SUCCESS, [s1, s2], "总交易单数,应结订单总金额,手续费总金额,订单总金额".split(","),
-        ["2", "6.00", "0.00", "6.00"], crlf=False))
+        ["2", "1234567890123456789017.10", "1.18000", "1234567890123456789017.10"], crlf=False))
     # REFUND bill: 29 columns; received_at from 退款成功时间
     r1 = wx_row(WX_REFUND, 交易时间="2024-05-01 18:40:11", 商户订单号="ORD1", 交易状态="REFUND",
                 退款申请时间="2024-05-01 18:40:11", 退款成功时间="2024-05-01 18:41:00",
-                微信退款单号="5030001", 商户退款单号="RF1", 退款金额="30.00", 申请退款金额="30.00")
+                微信退款单号="5030001", 商户退款单号="RF1", 退款金额="30.00", 申请退款金额="30.00",
+                退款状态="SUCCESS", 手续费="0.00000")
     open(os.path.join(d, "wechat-refund.csv"), "wb").write(wx_bill(
         WX_REFUND, [r1], summ_cols, ["1", "0.00", "30.00", "0.00", "0.00000", "0.00", "30.00"]))
     # the older 24-column layout
     o1 = wx_row(WX_OLD, 交易时间="2017-03-01 08:00:00", 商户订单号="OLD1", 交易状态="SUCCESS",
-                总金额="8.00", 代金券或立减优惠金额="0.00", 代金券或立减优惠退款金额="0.00")
+                总金额="8.00", 代金券或立减优惠金额="0.00", 代金券或立减优惠退款金额="0.00", 手续费="0.05000")
     o2 = wx_row(WX_OLD, 交易时间="2017-03-01 09:00:00", 商户订单号="OLD1", 交易状态="REFUND",
                 总金额="0.00", 商户退款单号="OLDRF1", 微信退款单号="5039", 退款金额="8.00",
-                代金券或立减优惠退款金额="0.00")
+                代金券或立减优惠退款金额="0.00", 退款状态="SUCCESS", 手续费="0.00000")
     open(os.path.join(d, "wechat-old.csv"), "wb").write(wx_bill(
         WX_OLD, [o1, o2], "总交易单数,总交易额,总退款金额,总代金券或立减优惠退款金额,手续费总金额".split(","),
         ["2", "8.00", "8.00", "0.00", "0.05"]))
@@ -115,7 +117,7 @@ def alipay_detail(rows, n_pay, n_refund):
              "#-----------------------------------------业务明细列表----------------------------------------",
              ",".join(AP_COLS)] + rows + [
              "#-----------------------------------------业务明细列表结束------------------------------------",
-             "#交易合计：%d笔，商家实收共：99.00元，商家优惠共：0.00元" % n_pay,
+             "#交易合计：%d笔，商家实收共：99.59元，商家优惠共：0.00元" % n_pay,
              "#退款合计：%d笔，商家实收退款共：-50.00元，商家优惠退款共：0.00元" % n_refund,
              "#导出时间：[2024年05月02日 08:00:01]"]
     return ("\r\n".join(lines) + "\r\n").encode("gbk")
@@ -236,6 +238,203 @@ def paypal(d):
         ("\ufeff" + "\r\n".join(rows) + "\r\n").encode("utf-8"))
 
 
+# --- Layouts seen in real published files (channel-formats.md, "Layouts seen
+# in real published files"): each file's expected rows are in
+# tests/cli/test_bill_layouts.sh and tests/db/test_bill_layouts.sh.
+
+WX_OLD_ALL = ("交易时间,公众账号ID,商户号,子商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,"
+              "付款银行,货币种类,总金额,企业红包金额,微信退款单号,商户退款单号,退款金额,企业红包退款金额,"
+              "退款类型,退款状态,商品名称,商户数据包,手续费,费率").split(",")
+WX_OLD_REFUND = WX_OLD_ALL[:14] + ["退款申请时间", "退款成功时间"] + WX_OLD_ALL[14:]
+WX_OLD_SUMMARY = "总交易单数,总交易额,总退款金额,总企业红包退款金额,手续费总金额".split(",")
+WX_SUMMARY = "总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额".split(",")
+assert (len(WX_OLD_ALL), len(WX_OLD_REFUND)) == (24, 26)
+
+
+def dsum(values):
+    """Exact decimal sum of decimal texts, written with the most decimals any has."""
+    from decimal import Decimal
+    total = sum((Decimal(v) for v in values), Decimal(0))
+    places = max([len(v.split(".")[1]) if "." in v else 0 for v in values] or [0])
+    return format(total.quantize(Decimal(1).scaleb(-places)), "f") if places else format(total, "f")
+
+
+def wx_current_bill(rows, bom=False, perturb=None):
+    """A current ALL bill of rows (dicts for wx_row), its summary computed
+    from them; perturb names a summary column whose figure is off by 0.01."""
+    pay = [r.get("应结订单金额", "0.00") for r in rows if r["交易状态"] == "SUCCESS"]
+    ref = [r.get("退款金额", "0.00") for r in rows if r["交易状态"] == "REFUND"]
+    fee = [r.get("手续费", "0.59000") for r in rows]
+    summ = {"总交易单数": str(len(rows)), "应结订单总金额": dsum(pay or ["0.00"]),
+            "退款总金额": dsum(ref or ["0.00"]), "充值券退款总金额": "0.00",
+            "手续费总金额": dsum(fee), "订单总金额": dsum(pay or ["0.00"]),
+            "申请退款总金额": dsum(ref or ["0.00"])}
+    if perturb:
+        summ[perturb] = dsum([summ[perturb], "0.01"])
+    body = wx_bill(WX_ALL, [wx_row(WX_ALL, **r) for r in rows], WX_SUMMARY,
+                   [summ[c] for c in WX_SUMMARY])
+    return ("\ufeff".encode() if bom else b"") + body
+
+
+def wx_pay(t, order, amount, fee="0.00020", **more):
+    r = dict(交易时间=t, 微信订单号="42" + order, 商户订单号=order, 交易状态="SUCCESS",
+             应结订单金额=amount, 订单金额=amount, 手续费=fee)
+    r.update(more)
+    return r
+
+
+def wx_refund(t, order, refund_no, amount, state, fee="-0.00010", **more):
+    r = dict(交易时间=t, 微信订单号="42" + order, 商户订单号=order, 交易状态="REFUND",
+             应结订单金额="0.00", 微信退款单号="50" + refund_no, 商户退款单号=refund_no,
+             退款金额=amount, 退款类型="ORIGINAL", 退款状态=state, 手续费=fee, 订单金额="0.00",
+             申请退款金额=amount)
+    r.update(more)
+    return r
+
+
+def real_layouts(d):
+    w = lambda name, data: open(os.path.join(d, name), "wb").write(data)
+    # WeChat, current ALL with a BOM: refunds in every state
+    states = [wx_pay("2024-06-01 10:00:00", "WORD1", "100.00"),
+              wx_refund("2024-06-01 11:00:00", "WORD1", "WRF1", "10.00", "SUCCESS"),
+              wx_refund("2024-06-01 11:05:00", "WORD1", "WRF2", "20.00", "PROCESSING"),
+              wx_refund("2024-06-01 11:10:00", "WORD1", "WRF3", "30.00", "CHANGE"),
+              wx_refund("2024-06-01 11:15:00", "WORD1", "WRF4", "5.50", "REFUNDCLOSE")]
+    w("real-wechat-states.csv", wx_current_bill(states, bom=True))
+    w("real-wechat-unknown-state.csv", wx_current_bill(
+        states[:2] + [wx_refund("2024-06-01 12:00:00", "WORD1", "WRF9", "1.00", "WHATEVER")]))
+    for col in ("应结订单总金额", "退款总金额", "手续费总金额"):
+        w("real-wechat-badtotal-%s.csv" % col, wx_current_bill(states, perturb=col))
+    # a service provider's bill: many sub-merchants, equal order numbers
+    sp = [wx_pay("2024-06-02 09:00:00", "SAME1", "1.00", 特约商户号="1900000201"),
+          wx_pay("2024-06-02 09:01:00", "SAME1", "2.00", 特约商户号="1900000202"),
+          wx_pay("2024-06-02 09:02:00", "OWN1", "3.00", 特约商户号="0"),
+          wx_pay("2024-06-02 09:03:00", "SAME1", "4.00", 特约商户号="1900000299")]
+    w("real-wechat-sp.csv", wx_current_bill(sp))
+    w("tenants.csv", "merchant,tenant_id\r\n1900000201,11\r\n1900000202,12\r\n1900000109,10\r\n"
+      .encode())
+    # the older layouts: BOM, 子商户号, 总金额, 企业红包金额, zeros as `0, the
+    # old summary; the 26-column REFUND bill with a negative fee total
+    old_rows = [dict(交易时间="2016-05-04 02:18:00", 商户订单号="OLDA", 交易状态="SUCCESS",
+                     子商户号="1300000201", 总金额="0.01", 企业红包金额="0", 退款金额="0",
+                     企业红包退款金额="0", 微信退款单号="0", 商户退款单号="0", 手续费="0.00000",
+                     费率="0.60%"),
+                dict(交易时间="2016-05-04 03:00:00", 商户订单号="OLDA", 交易状态="REFUND",
+                     子商户号="1300000201", 总金额="0.01", 企业红包金额="0", 微信退款单号="5039",
+                     商户退款单号="OLDRFA", 退款金额="0.01", 企业红包退款金额="0",
+                     退款类型="ORIGINAL", 退款状态="SUCCESS", 手续费="0.00000", 费率="0.60%")]
+    w("real-wechat-old-all.csv", "\ufeff".encode() + wx_bill(
+        WX_OLD_ALL, [wx_row(WX_OLD_ALL, **r) for r in old_rows], WX_OLD_SUMMARY,
+        ["2", "0.01", "0.01", "0", "0.00000"]))
+    old_ref = dict(交易时间="2016-05-05 08:00:00", 商户订单号="OLDB", 交易状态="REFUND",
+                   总金额="3.00", 企业红包金额="0", 退款申请时间="2016-05-05 08:00:00",
+                   退款成功时间="2016-05-05 08:05:00", 微信退款单号="5040", 商户退款单号="OLDRFB",
+                   退款金额="3.00", 企业红包退款金额="0", 退款类型="ORIGINAL", 退款状态="PROCESSING",
+                   手续费="-0.02000", 费率="0.60%")
+    w("real-wechat-old-refund.csv", wx_bill(
+        WX_OLD_REFUND, [wx_row(WX_OLD_REFUND, **old_ref)], WX_OLD_SUMMARY,
+        ["1", "0", "3.00", "0", "-0.02000"]))
+    # the sandbox's spreadsheet-mangled TAB table: not a production bill
+    w("real-wechat-sandbox.csv", ("\t".join(WX_ALL) + "\r\n" + "\t".join(
+        ["2016/5/4 2:18", "wx2421b1c4370ec43b", "10000100", "0", "", "4.00123E+27", "1.21776E+15"]
+        + [""] * 20) + "\r\n").encode())
+    # Alipay as found: amounts on the 合计 lines without a colon
+    rows = [ap_row("2024060122001419931400000011", "AP1", "交易", "2024-06-01 10:00:00",
+                   "2024-06-01 10:00:05", "0.01"),
+            ap_row("2024060122001419931400000011", "AP1", "退款", "2024-06-01 10:00:00",
+                   "2024-06-01 10:30:00", "-0.01", "re_AP1"),
+            ap_row("2024060122001419931400000012", "AP2", "交易", "2024-06-01 11:00:00",
+                   "2024-06-01 11:00:05", "12.34")]
+    def alipay_real(pay_total):
+        lines = ["#支付宝业务明细查询", "#账号：[20880211096256330156]",
+                 "#起始日期：[2024年06月01日 00:00:00]   终止日期：[2024年06月02日 00:00:00]",
+                 "#-----------------------------------------业务明细列表----------------------------------------",
+                 ",".join(AP_COLS)] + rows + [
+                 "#-----------------------------------------业务明细列表结束------------------------------------",
+                 "#交易合计：2笔，商家实收共%s元，商家优惠共0.00元" % pay_total,
+                 "#退款合计：1笔，商家实收退款共-0.01元，商家优惠退款共0.00元",
+                 "#导出时间：[2024年06月02日 05:46:49]"]
+        return ("\n".join(lines) + "\n").encode("gbk")
+    w("real-alipay.csv", alipay_real("12.35"))
+    w("real-alipay-badtotal.csv", alipay_real("12.36"))
+    # Stripe: `created` in the report's zone, [external_identifier], amounts
+    # not always two decimals; and the Dashboard's default download
+    st = ("balance_transaction_id,created,available_on,currency,gross,fee,net,reporting_category,"
+          "source_id,charge_id,payment_metadata[external_identifier],description\n"
+          "txn_a,2024-06-01 12:00:00,2024-06-03 00:00:00,usd,25,1.03,23.97,charge,ch_a,ch_a,EXT1,x\n"
+          "txn_b,2024-06-01 13:00:00,2024-06-03 00:00:00,usd,-0.5,0,-0.5,refund,re_b,ch_a,EXT1,y\n"
+          "txn_c,2024-06-01 14:00:00,2024-06-03 00:00:00,usd,3.35,0.4,2.95,charge,ch_c,ch_c,,z\n"
+          "txn_d,2024-06-01 15:00:00,2024-06-03 00:00:00,usd,-28.35,0,-28.35,payout,po_d,,,p\n")
+    w("real-stripe-created.csv", st.encode())
+    w("real-stripe-dashboard.csv", (
+        "balance_transaction_id,created,available_on,currency,gross,fee,net,reporting_category,"
+        "description\n"
+        "txn_e,2024-06-01 12:00:00,2024-06-03 00:00:00,usd,10.00,0.59,9.41,charge,Order 1\n"
+        "txn_f,2024-06-01 13:00:00,2024-06-03 00:00:00,usd,-2.00,0.00,-2.00,refund,Refund 1\n"
+        "txn_g,2024-06-02 00:00:00,2024-06-02 00:00:00,usd,-7.41,0.00,-7.41,payout,Payout\n")
+        .encode())
+    # PayPal STL: from SH with a BOM, CH names quoted and not, two sections,
+    # an outgoing T0000 (DR) payment, SF/RF/FF counts
+    def q(*f):
+        return ",".join('"%s"' % x for x in f)
+    ch_mixed = "\"CH\"," + ",".join(n if i % 2 else '"%s"' % n for i, n in enumerate(PP_CH))
+    def sb(tid, inv, code, dc, amount, custom="", date="2024/08/20 00:01:17 -0700"):
+        return q("SB", tid, inv, "", "", code, date, date, dc, amount, "USD", "DR", "30", "USD",
+                 custom, "", "", "", "", "", "", "")
+    sec1 = [sb("T1", "INV1", "T0006", "CR", "1000"), sb("T2", "", "T0000", "DR", "15000", "S"),
+            sb("T3", "INV1", "T1107", "DR", "300")]
+    sec2 = [sb("T4", "INV2", "T0006", "CR", "500", date="2024/08/21 09:00:00 -0700")]
+    def stl(sf1=3, sf2=1, rf=4, ff=4):
+        return ("\ufeff" + "\r\n".join(
+            [q("SH", "2024/08/20 00:00:00 -0700", "2024/08/20 23:59:59 -0700", "", ""), ch_mixed]
+            + sec1 + [q("SF", str(sf1)), q("SC", str(sf1)),
+                      q("SH", "2024/08/21 00:00:00 -0700", "2024/08/21 23:59:59 -0700", "", ""),
+                      ch_mixed] + sec2
+            + [q("SF", str(sf2)), q("SC", str(sf2)), q("RF", str(rf)), q("RC", str(rf)),
+               q("FF", str(ff))]) + "\r\n").encode()
+    w("real-paypal-sh.csv", stl())
+    w("real-paypal-badsf.csv", stl(sf1=2))
+    w("real-paypal-badff.csv", stl(ff=5))
+    # a later file of a split report: FH 02, its section begun in file 01
+    w("real-paypal-split-02.csv", ("\r\n".join(
+        [q("FH", "02"), ch_mixed] + sec2 + [q("SF", "9"), q("RF", "9"), q("FF", "1")]) + "\r\n")
+        .encode())
+    # the older 57-column CH, unquoted, with "Transaction  Debit or Credit" and
+    # Transactional Status
+    old57 = (PP_CH[:7] + ["Transaction  Debit or Credit"] + PP_CH[8:14]
+             + ["Transactional Status", "Insurance Amount", "Sales Tax Amount", "Shipping Amount",
+                "Transaction Subject", "Transaction Note", "Payer's Account ID",
+                "Payer Address Status", "Item Name", "Item ID", "Option 1 Name", "Option 1 Value",
+                "Option 2 Name", "Option 2 Value", "Auction Site", "Auction Buyer ID",
+                "Auction Closing Date", "Shipping Address Line1", "Shipping Address Line2",
+                "Shipping Address City", "Shipping Address State", "Shipping Address Zip",
+                "Shipping Address Country", "Shipping Method", "Custom Field", "Billing Address Line1",
+                "Billing Address Line2", "Billing Address City", "Billing Address State",
+                "Billing Address Zip", "Billing Address Country", "Consumer ID", "First Name",
+                "Last Name", "Consumer Business Name", "Card Type", "Payment Source",
+                "Shipping Name", "Authorization Review Status", "Protection Eligibility",
+                "Payment Tracking ID", "Store ID", "Bank Reference ID"])
+    old57 = [c for i, c in enumerate(old57) if c != "Custom Field" or i == old57.index("Custom Field")]
+    old57 = old57[:56]
+    assert len(old57) == 56 and len(set(old57)) == 56, (len(old57), len(set(old57)))
+    def sb57(tid, inv, code, dc, amount, st):
+        v = {n: "" for n in old57}
+        v.update({"Transaction ID": tid, "Invoice ID": inv, "Transaction Event Code": code,
+                  "Transaction Initiation Date": "2012/01/02 10:00:00 -0800",
+                  "Transaction Completion Date": "2012/01/02 10:00:05 -0800",
+                  "Transaction  Debit or Credit": dc, "Gross Transaction Amount": amount,
+                  "Gross Transaction Currency": "USD", "Transactional Status": st})
+        return q("SB", *[v[n] for n in old57])
+    w("real-paypal-57.csv", ("\r\n".join(
+        [q("RH", "2012/01/03 01:00:00 -0800", "A", "ACCT", "007"), q("FH", "01"),
+         q("SH", "2012/01/02 00:00:00 -0800", "2012/01/02 23:59:59 -0800", "", ""),
+         "CH," + ",".join(old57),
+         sb57("O1", "OINV1", "T0006", "CR", "1999", "S"),
+         sb57("O2", "OINV2", "T0006", "CR", "500", "P"),
+         sb57("O3", "", "T0000", "DR", "700", "S"),
+         q("SF", "3"), q("SC", "3"), q("RF", "3"), q("RC", "3"), q("FF", "3")]) + "\r\n").encode())
+
+
 # samples/: one bill per channel, under names no statements-* glob takes
 SAMPLES = {"wechat-all.csv": "bill-wechat-trade-2024-05-01.csv",
            "alipay-bill.zip": "bill-alipay-trade-2024-05-01.zip",
@@ -251,6 +450,8 @@ if __name__ == "__main__":
     alipay(d)
     stripe(d)
     paypal(d)
+    if not samples:
+        real_layouts(d)
     if samples:
         for name in os.listdir(d):
             if name in SAMPLES:

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "input/profile.h"
+#include "input/tenant_map.h"
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
@@ -73,6 +74,7 @@ static cli_result set_delimiter(const option_def *, const char *, config *, buf 
 static cli_result set_column(const option_def *, const char *, config *, buf *);
 static cli_result set_on_conflict(const option_def *, const char *, config *, buf *);
 static cli_result set_final_status(const option_def *, const char *, config *, buf *);
+static cli_result set_kind(const option_def *, const char *, config *, buf *);
 
 #define FIELD(f) offsetof(config, f)
 
@@ -100,6 +102,14 @@ static const option_def options[] = {
      "with --profile: zone of timestamps without an offset, +08:00, Z or an IANA name such "
      "as Asia/Shanghai (default: the profile's)",
      .set = set_text, .field = FIELD(timezone)},
+    {0, "kind", "FROM=TO", READING,
+     "with --profile: write the profile's kind FROM (the part of callback_type before ':') "
+     "as TO, e.g. pay=pay_success (repeatable)",
+     .set = set_kind},
+    {0, "tenant-map", "FILE", READING,
+     "with --profile: each row's tenant_id from its merchant, through a CSV with the header "
+     "merchant,tenant_id (a bill listing many merchants)",
+     .set = set_text, .field = FIELD(tenant_map_path), .need = "a path"},
     {0, "set", "COLUMN=VALUE", READING,
      "supply a column the file does not have, or a constant for another column of the "
      "table, set on the rows it inserts (repeatable)",
@@ -322,6 +332,32 @@ static cli_result set_delimiter(const option_def *o, const char *arg, config *cf
         return CLI_ERROR;
     }
     cfg->delimiter = arg[0];
+    cfg->delimiter_set = true;
+    return CLI_RUN;
+}
+
+static cli_result set_kind(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    const char *eq = strchr(arg, '=');
+    size_t fn = eq ? (size_t)(eq - arg) : 0;
+    if (!eq || fn == 0 || !eq[1] || memchr(arg, ':', fn)) {
+        buf_printf(err, "--kind takes FROM=TO, a kind without ':' and its new name (--kind "
+                        "pay=pay_success); got '%s'", arg);
+        return CLI_ERROR;
+    }
+    if (fn >= sizeof cfg->kind_rename[0].from) {
+        buf_printf(err, "--kind %.*s: a kind has at most 63 bytes", (int)fn, arg);
+        return CLI_ERROR;
+    }
+    if (cfg->n_kind_rename == MAX_KIND_RENAMES) {
+        buf_printf(err, "--kind: at most %d renames", MAX_KIND_RENAMES);
+        return CLI_ERROR;
+    }
+    kind_rename *k = &cfg->kind_rename[cfg->n_kind_rename++];
+    memcpy(k->from, arg, fn);
+    k->from[fn] = '\0';
+    k->to = eq + 1;
     return CLI_RUN;
 }
 
@@ -408,12 +444,37 @@ static const option_def *find_short(char c)
     return NULL;
 }
 
-/* Loads --profile and applies --encoding and --timezone to it. */
+/* Applies --delimiter, --kind and --tenant-map to the loaded profile. */
+static bool cli_profile_extras(config *cfg, buf *err)
+{
+    if (cfg->delimiter_set)
+        profile_override_delimiter(cfg->profile, cfg->delimiter);
+    for (size_t i = 0; i < cfg->n_kind_rename; i++)
+        if (!profile_add_kind_rename(cfg->profile, cfg->kind_rename[i].from,
+                                     cfg->kind_rename[i].to, err))
+            return false;
+    if (!cfg->tenant_map_path)
+        return true;
+    if (cfg->presets.value[COL_TENANT_ID]) {
+        buf_printf(err, "--tenant-map and --set tenant_id both say the tenant; give one");
+        return false;
+    }
+    tenant_map *tm = tenant_map_load(cfg->tenant_map_path, err);
+    return tm && profile_set_tenant_map(cfg->profile, tm, cfg->tenant_map_path, err);
+}
+
+/* Loads --profile and applies --encoding, --timezone, --delimiter, --kind
+ * and --tenant-map to it. */
 static bool cli_take_profile(config *cfg, buf *err)
 {
     if (!cfg->profile_name) {
-        if (cfg->encoding || cfg->timezone) {
-            buf_printf(err, "%s goes with --profile", cfg->encoding ? "--encoding" : "--timezone");
+        const char *lone = cfg->encoding          ? "--encoding"
+                           : cfg->timezone        ? "--timezone"
+                           : cfg->n_kind_rename   ? "--kind"
+                           : cfg->tenant_map_path ? "--tenant-map"
+                                                  : NULL;
+        if (lone) {
+            buf_printf(err, "%s goes with --profile", lone);
             return false;
         }
         return true;
@@ -421,11 +482,14 @@ static bool cli_take_profile(config *cfg, buf *err)
     cfg->profile = profile_load(cfg->profile_name, err);
     if (!cfg->profile)
         return false;
-    if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err))
+    if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err) ||
+        !cli_profile_extras(cfg, err))
         return false;
-    if (!cfg->profile->col[COL_TENANT_ID].set && !cfg->presets.value[COL_TENANT_ID]) {
+    if (!cfg->profile->col[COL_TENANT_ID].set && !cfg->presets.value[COL_TENANT_ID] &&
+        !cfg->profile->tenants) {
         buf_printf(err, "profile %s takes tenant_id from the command line: a channel bill "
-                        "belongs to one merchant account; add --set tenant_id=N",
+                        "belongs to one merchant account; add --set tenant_id=N (or "
+                        "--tenant-map FILE for a bill of many merchants)",
                    cfg->profile->name);
         return false;
     }

@@ -14,8 +14,10 @@ int cli_profiles(const config *cfg)
     if (cfg->n_files == 0) {
         for (const char *const *n = profile_builtin_names; *n; n++)
             printf("%-16s %s\n", *n, profile_builtin_summary(*n));
-        printf("\n'idemload profiles NAME > my.json' prints one as a profile file; edit it and "
-               "load with --profile my.json.\n");
+        printf("\n'idemload profiles NAME > my.json' prints one as a profile file (its columns, "
+               "states, money facts and totals); edit it and load with --profile my.json.\n"
+               "With a profile, 'idemload import --kind pay=pay_success' renames a kind and "
+               "--tenant-map FILE (merchant,tenant_id) gives each merchant of a bill its tenant.\n");
         return EXIT_OK;
     }
     buf err = BUF_INIT, out = BUF_INIT;

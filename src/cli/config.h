@@ -65,6 +65,7 @@ typedef struct config {
     const char *table;           /* [schema.]name */
     input_format format;         /* FORMAT_AUTO: from each file's name */
     char delimiter;
+    bool delimiter_set;          /* --delimiter given (overrides a profile's) */
     presets presets;
     column_set extra_set[MAX_EXTRA_SETS];
     size_t n_extra_set;

@@ -8,6 +8,8 @@
  */
 #include "input/profile.h"
 
+#include "input/tenant_map.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,64 +23,118 @@ typedef struct builtin {
 } builtin;
 
 static const builtin builtins[] = {
-    {"wechat-trade", "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24 columns)",
+    {"wechat-trade", "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24/26 "
+     "columns); status from 退款状态; totals checked; merchant column for --tenant-map",
      "{\"name\": \"wechat-trade\","
      " \"description\": \"WeChat Pay trade bill (ALL, SUCCESS or REFUND; current and older "
-     "layouts): UTF-8, fields prefixed with a backtick, summary after the rows\","
+     "layouts): UTF-8, fields prefixed with a backtick, summary after the rows; status from "
+     "退款状态 (PROCESSING and CHANGE are not final), else 交易状态\","
      " \"encoding\": \"utf-8\", \"timezone\": \"+08:00\", \"delimiter\": \",\","
      " \"framing\": {\"end_prefix\": \"总交易单数\"},"
      " \"cleanup\": {\"strip_prefix\": \"`\", \"trim\": true},"
-     " \"trailer\": {\"count_column\": \"总交易单数\"},"
+     " \"trailer\": {\"count_column\": \"总交易单数\", \"totals\": ["
+     "  {\"summary\": \"应结订单总金额\", \"sum\": \"应结订单金额\", \"kind\": \"pay\"},"
+     "  {\"summary\": \"总交易额\", \"sum\": \"总金额\", \"kind\": \"pay\"},"
+     "  {\"summary\": \"退款总金额\", \"sum\": \"退款金额\", \"kind\": \"refund\"},"
+     "  {\"summary\": \"总退款金额\", \"sum\": \"退款金额\", \"kind\": \"refund\"},"
+     "  {\"summary\": \"手续费总金额\", \"sum\": \"手续费\"}]},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"wechat\"},"
      "  \"out_trade_no\": {\"from\": [\"商户订单号\"]},"
      "  \"callback_type\": {\"from\": [\"交易状态\"], \"map\": {\"SUCCESS\": \"pay\", "
      "\"REVOKED\": \"revoked\", \"REFUND\": \"refund:{商户退款单号}\"}, \"unmapped\": \"reject\"},"
      "  \"received_at\": {\"from\": [\"退款成功时间\", \"交易时间\"]},"
-     "  \"status\": {\"value\": \"2\"}}}"},
-    {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV)",
+     "  \"status\": {\"from\": [\"退款状态\", \"交易状态\"], \"map\": {\"SUCCESS\": \"2\", "
+     "\"REVOKED\": \"2\", \"PROCESSING\": \"1\", \"CHANGE\": \"1\", \"REFUNDCLOSE\": \"3\"}, "
+     "\"unmapped\": \"reject\"}},"
+     " \"merchant\": {\"from\": [\"特约商户号\", \"子商户号\", \"商户号\"], \"none\": [\"0\"]},"
+     " \"money\": ["
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"应结订单金额\"}, \"currency\": {\"column\": "
+     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}},"
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
+     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}}]}"},
+    {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
+     "#交易合计/#退款合计 counts and amounts checked",
      "{\"name\": \"alipay-trade\","
      " \"description\": \"Alipay trade bill (业务明细): GBK, # lines before and after the rows, "
      "fields may end in a TAB; the .zip as downloaded or the detail CSV alone\","
      " \"encoding\": \"gbk\", \"timezone\": \"+08:00\", \"delimiter\": \",\","
      " \"framing\": {\"skip_prefix\": [\"#\"]},"
      " \"cleanup\": {\"strip_suffix\": \"\\t\", \"trim\": true},"
-     " \"trailer\": {\"count_lines\": [\"#交易合计\", \"#退款合计\"]},"
+     " \"trailer\": {\"count_lines\": [\"#交易合计\", \"#退款合计\"], \"totals\": ["
+     "  {\"line\": \"#交易合计\", \"label\": \"商家实收共\", \"sum\": \"商家实收（元）\", "
+     "\"kind\": \"pay\"},"
+     "  {\"line\": \"#交易合计\", \"label\": \"商家优惠共\", \"sum\": \"商家优惠（元）\", "
+     "\"kind\": \"pay\"},"
+     "  {\"line\": \"#退款合计\", \"label\": \"商家实收退款共\", \"sum\": \"商家实收（元）\", "
+     "\"kind\": \"refund\"},"
+     "  {\"line\": \"#退款合计\", \"label\": \"商家优惠退款共\", \"sum\": \"商家优惠（元）\", "
+     "\"kind\": \"refund\"}]},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"alipay\"},"
      "  \"out_trade_no\": {\"from\": [\"商户订单号\"]},"
      "  \"callback_type\": {\"from\": [\"业务类型\"], \"map\": {\"交易\": \"pay\", "
      "\"退款\": \"refund:{退款批次号/请求号}\"}, \"unmapped\": \"reject\"},"
      "  \"received_at\": {\"from\": [\"完成时间\"]},"
-     "  \"status\": {\"value\": \"2\"}}}"},
-    {"stripe-balance", "Stripe itemized balance change report (charge and refund rows)",
+     "  \"status\": {\"value\": \"2\"}},"
+     " \"money\": ["
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
+     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}},"
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"订单金额（元）\", \"magnitude\": true}, "
+     "\"currency\": {\"value\": \"CNY\"}, \"fee\": {\"column\": \"服务费（元）\", "
+     "\"magnitude\": true}}]}"},
+    {"stripe-balance", "Stripe itemized balance change report (charge and refund rows; "
+     "created_utc, or created in --timezone; the Dashboard download too)",
      "{\"name\": \"stripe-balance\","
-     " \"description\": \"Stripe itemized balance change report, columns by name; categories "
-     "other than charge and refund are skipped\","
+     " \"description\": \"Stripe itemized balance change report, columns by name (created_utc "
+     "in UTC, or created in the report's zone: --timezone); categories other than charge and "
+     "refund are skipped\","
      " \"encoding\": \"utf-8\", \"timezone\": \"Z\", \"delimiter\": \",\","
      " \"cleanup\": {\"trim\": true},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"stripe\"},"
-     "  \"out_trade_no\": {\"from\": [\"payment_metadata[order_id]\", \"charge_id\"]},"
+     "  \"out_trade_no\": {\"from\": [\"payment_metadata[order_id]\", "
+     "\"payment_metadata[external_identifier]\", \"charge_id\", \"source_id\", "
+     "\"balance_transaction_id\"]},"
      "  \"callback_type\": {\"from\": [\"reporting_category\"], \"map\": {\"charge\": \"pay\", "
-     "\"refund\": \"refund:{source_id}\"}, \"unmapped\": \"skip\"},"
-     "  \"received_at\": {\"from\": [\"created_utc\"]},"
-     "  \"status\": {\"value\": \"2\"}}}"},
-    {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row",
+     "\"refund\": [\"refund:{source_id}\", \"refund:{balance_transaction_id}\"]}, "
+     "\"unmapped\": \"skip\"},"
+     "  \"received_at\": {\"from\": [\"created_utc\", \"created\"]},"
+     "  \"status\": {\"value\": \"2\"}},"
+     " \"utc_columns\": [\"created_utc\"],"
+     " \"money\": ["
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
+     "\"currency\"}, \"fee\": {\"column\": \"fee\"}},"
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
+     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}}]}"},
+    {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
+     "payments received (CR) only; SF/RF/FF counts checked",
      "{\"name\": \"paypal-stl\","
      " \"description\": \"PayPal settlement report (STL): row types in the first column, CH "
-     "names the columns, SB rows are transactions; T00xx payments and T1107 refunds, other "
-     "codes skipped\","
+     "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
+     "refunds (DR), other codes and directions skipped\","
      " \"encoding\": \"utf-8\", \"delimiter\": \",\","
      " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"]}},"
      " \"cleanup\": {\"trim\": true},"
+     " \"trailer\": {\"footers\": [{\"row_type\": \"SF\", \"counts\": \"section\"}, "
+     "{\"row_type\": \"RF\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
+     "\"file\"}], \"section_start\": \"SH\", \"report_start\": \"RH\", \"file_start\": \"FH\"},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"paypal\"},"
      "  \"out_trade_no\": {\"from\": [\"Invoice ID\", \"Custom Field\"]},"
-     "  \"callback_type\": {\"from\": [\"Transaction Event Code\"], \"map\": {\"T00*\": \"pay\", "
-     "\"T1107\": \"refund:{Transaction ID}\"}, \"unmapped\": \"skip\"},"
+     "  \"callback_type\": {\"from\": [\"Transaction Event Code\"], \"with\": [\"Transaction "
+     "Debit or Credit\", \"Transaction  Debit or Credit\"], \"map\": {\"T00*/CR\": \"pay\", "
+     "\"T1107/DR\": \"refund:{Transaction ID}\"}, \"unmapped\": \"skip\"},"
      "  \"received_at\": {\"from\": [\"Transaction Completion Date\"]},"
-     "  \"status\": {\"value\": \"2\"}}}"},
+     "  \"status\": {\"from\": [\"Transactional Status\"], \"map\": {\"S\": \"2\", \"F\": \"2\", "
+     "\"P\": \"1\", \"D\": \"3\", \"V\": \"3\"}, \"unmapped\": \"reject\", \"default\": \"2\"}},"
+     " \"money\": ["
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
+     "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}},"
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
+     "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}}]}"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -121,13 +177,50 @@ void profile_free(profile **pp)
     for (int c = 0; c < COL_COUNT; c++) {
         column_rule *r = &p->col[c];
         free_strv(r->from, r->n_from);
+        free_strv(r->with, r->n_with);
         for (size_t i = 0; i < r->n_map; i++) {
             free(r->map[i].match);
-            free(r->map[i].result);
+            free_strv(r->map[i].result, r->map[i].n_result);
         }
         free(r->map);
         free(r->value);
+        free(r->fallback);
     }
+    for (size_t i = 0; i < p->n_money; i++) {
+        money_kind *m = &p->money[i];
+        free(m->kind);
+        money_fact *f[] = {&m->amount, &m->currency, &m->fee};
+        for (size_t k = 0; k < 3; k++) {
+            free(f[k]->column);
+            free(f[k]->value);
+        }
+    }
+    free(p->money);
+    for (size_t i = 0; i < p->n_totals; i++) {
+        money_total *t = &p->totals[i];
+        free(t->summary);
+        free(t->line);
+        free(t->label);
+        free(t->sum);
+        free(t->kind);
+    }
+    free(p->totals);
+    free_strv(p->utc_columns, p->n_utc_columns);
+    free_strv(p->merchant_from, p->n_merchant_from);
+    free_strv(p->merchant_none, p->n_merchant_none);
+    for (size_t i = 0; i < p->n_footers; i++)
+        free(p->footers[i].row_type);
+    free(p->footers);
+    free(p->section_start);
+    free(p->report_start);
+    free(p->file_start);
+    for (size_t i = 0; i < p->n_renames; i++) {
+        free(p->renames[i].from);
+        free(p->renames[i].to);
+    }
+    free(p->renames);
+    tenant_map_free(&p->tenants);
+    free(p->tenant_map_path);
     free(p);
     *pp = NULL;
 }
@@ -255,19 +348,32 @@ static bool parse_rule(parse_ctx *cx, json_t *v, column c, column_rule *r)
     char path[96];
     snprintf(path, sizeof path, "columns.%s", column_name(c));
     if (!json_is_object(v))
-        return bad(cx, path, "must be an object (from, map, unmapped, value)");
-    static const char *const allowed[] = {"from", "map", "unmapped", "value", NULL};
+        return bad(cx, path, "must be an object (from, with, map, unmapped, default, value)");
+    static const char *const allowed[] = {"from", "with", "map", "unmapped", "default", "value",
+                                          NULL};
     if (!only_members(cx, v, path, allowed))
         return false;
     char sub[128];
     snprintf(sub, sizeof sub, "%s.from", path);
     if (!get_strv(cx, v, "from", sub, &r->from, &r->n_from))
         return false;
+    snprintf(sub, sizeof sub, "%s.with", path);
+    if (!get_strv(cx, v, "with", sub, &r->with, &r->n_with))
+        return false;
     snprintf(sub, sizeof sub, "%s.value", path);
     if (!get_str(cx, v, "value", sub, false, false, &r->value))
         return false;
     if (r->value && !check_template(cx, r->value, sub))
         return false;
+    snprintf(sub, sizeof sub, "%s.default", path);
+    if (!get_str(cx, v, "default", sub, false, false, &r->fallback))
+        return false;
+    if (r->fallback && !check_template(cx, r->fallback, sub))
+        return false;
+    if (r->fallback && r->n_from == 0)
+        return bad(cx, sub, "goes with \"from\": it is used when no source column holds a value");
+    if (r->n_with && !json_object_get(v, "map"))
+        return bad(cx, sub, "goes with \"map\"");
     json_t *map = json_object_get(v, "map");
     snprintf(sub, sizeof sub, "%s.map", path);
     if (map && !json_is_null(map)) {
@@ -286,15 +392,25 @@ static bool parse_rule(parse_ctx *cx, json_t *v, column c, column_rule *r)
         json_object_foreach(map, key, res) {
             char m[192];
             snprintf(m, sizeof m, "%s.%s", sub, key);
-            if (!json_is_string(res) || json_string_length(res) == 0 ||
-                strlen(json_string_value(res)) != json_string_length(res))
-                return bad(cx, m, "must be a non-empty string (a template)");
-            if (!check_template(cx, json_string_value(res), m))
+            map_entry *e = &r->map[r->n_map++];
+            if (!dup_str(cx, key, &e->match))
                 return false;
-            map_entry *e = &r->map[r->n_map];
-            if (!dup_str(cx, key, &e->match) || !dup_str(cx, json_string_value(res), &e->result))
+            if (!json_is_string(res) && !json_is_array(res))
+                return bad(cx, m, "must be a template or an array of templates (the first "
+                                  "whose columns hold values)");
+            json_t *one = json_object();
+            if (!one) {
+                cx->oom = true;
                 return false;
-            r->n_map++;
+            }
+            json_object_set(one, "r", res);
+            bool ok = get_strv(cx, one, "r", m, &e->result, &e->n_result);
+            json_decref(one);
+            if (!ok)
+                return false;
+            for (size_t i = 0; i < e->n_result; i++)
+                if (!check_template(cx, e->result[i], m))
+                    return false;
         }
     }
     json_t *um = json_object_get(v, "unmapped");
@@ -440,6 +556,114 @@ static bool parse_cleanup(parse_ctx *cx, json_t *root, profile *p)
     return true;
 }
 
+/* trailer.totals: [{"summary": COLUMN | "line": PREFIX, "label": TEXT,
+ * "sum": COLUMN, "kind": KIND}]. */
+static bool parse_totals(parse_ctx *cx, json_t *tr, profile *p)
+{
+    json_t *a = json_object_get(tr, "totals");
+    if (!a || json_is_null(a))
+        return true;
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return bad(cx, "trailer.totals", "must be a non-empty array of totals");
+    p->totals = calloc(json_array_size(a), sizeof *p->totals);
+    if (!p->totals) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    static const char *const allowed[] = {"summary", "line", "label", "sum", "kind", NULL};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *t = json_array_get(a, i);
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "trailer.totals[%zu]", i);
+        if (!json_is_object(t))
+            return bad(cx, path, "must be an object (summary or line and label, sum, kind)");
+        money_total *m = &p->totals[p->n_totals++];
+#define TOTAL_STR(name, field, req)                                                    \
+    (snprintf(sub, sizeof sub, "%s.%s", path, name),                                   \
+     get_str(cx, t, name, sub, req, false, &m->field))
+        if (!only_members(cx, t, path, allowed) || !TOTAL_STR("summary", summary, false) ||
+            !TOTAL_STR("line", line, false) || !TOTAL_STR("label", label, false) ||
+            !TOTAL_STR("sum", sum, true) || !TOTAL_STR("kind", kind, false))
+            return false;
+#undef TOTAL_STR
+        if (!m->summary == !m->line)
+            return bad(cx, path, "needs one of \"summary\" (a summary column) or \"line\" (a "
+                                 "framing line's prefix, with \"label\")");
+        if (m->summary && !p->end_prefix)
+            return bad(cx, path, "\"summary\" needs framing.end_prefix (the summary header)");
+        if (m->line && !m->label)
+            return bad(cx, path, "\"line\" needs \"label\": the text before the amount");
+        if (m->label && !m->line)
+            return bad(cx, path, "\"label\" goes with \"line\"");
+    }
+    return true;
+}
+
+/* trailer.footers: [{"row_type": "SF", "counts": "section|report|file"}],
+ * with trailer.section_start and trailer.file_start. */
+static bool parse_footers(parse_ctx *cx, json_t *tr, profile *p)
+{
+    if (!get_str(cx, tr, "section_start", "trailer.section_start", false, false,
+                 &p->section_start) ||
+        !get_str(cx, tr, "report_start", "trailer.report_start", false, false,
+                 &p->report_start) ||
+        !get_str(cx, tr, "file_start", "trailer.file_start", false, false, &p->file_start))
+        return false;
+    json_t *a = json_object_get(tr, "footers");
+    if (!a || json_is_null(a)) {
+        if (p->section_start || p->report_start || p->file_start)
+            return bad(cx, p->section_start  ? "trailer.section_start"
+                           : p->report_start ? "trailer.report_start"
+                                             : "trailer.file_start",
+                       "goes with trailer.footers");
+        return true;
+    }
+    if (!p->row_type_header)
+        return bad(cx, "trailer.footers", "needs framing.row_type (footers are row types)");
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return bad(cx, "trailer.footers", "must be a non-empty array");
+    p->footers = calloc(json_array_size(a), sizeof *p->footers);
+    if (!p->footers) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    static const char *const allowed[] = {"row_type", "counts", NULL};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *f = json_array_get(a, i);
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "trailer.footers[%zu]", i);
+        if (!json_is_object(f))
+            return bad(cx, path, "must be an object (row_type, counts)");
+        footer_count *fc = &p->footers[p->n_footers++];
+        char *counts = NULL;
+        snprintf(sub, sizeof sub, "%s.row_type", path);
+        if (!only_members(cx, f, path, allowed) ||
+            !get_str(cx, f, "row_type", sub, true, false, &fc->row_type))
+            return false;
+        snprintf(sub, sizeof sub, "%s.counts", path);
+        if (!get_str(cx, f, "counts", sub, true, false, &counts))
+            return false;
+        bool known = true;
+        if (strcmp(counts, "section") == 0)
+            fc->scope = FOOTER_SECTION;
+        else if (strcmp(counts, "report") == 0)
+            fc->scope = FOOTER_REPORT;
+        else if (strcmp(counts, "file") == 0)
+            fc->scope = FOOTER_FILE;
+        else
+            known = false;
+        free(counts);
+        if (!known)
+            return bad(cx, sub, "must be \"section\", \"report\" or \"file\"");
+        if (fc->scope == FOOTER_SECTION && !p->section_start)
+            return bad(cx, sub, "\"section\" needs trailer.section_start (the row type "
+                                "that starts a section)");
+    }
+    return true;
+}
+
 /* Needs framing parsed first: count_column goes with framing.end_prefix. */
 static bool parse_trailer(parse_ctx *cx, json_t *root, profile *p)
 {
@@ -448,12 +672,14 @@ static bool parse_trailer(parse_ctx *cx, json_t *root, profile *p)
         return true;
     if (!json_is_object(tr))
         return bad(cx, "trailer", "must be an object");
-    static const char *const allowed[] = {"count_column", "count_lines", NULL};
+    static const char *const allowed[] = {"count_column", "count_lines", "totals", "footers",
+                                          "section_start", "report_start", "file_start", NULL};
     if (!only_members(cx, tr, "trailer", allowed) ||
         !get_str(cx, tr, "count_column", "trailer.count_column", false, false,
                  &p->count_column) ||
         !get_strv(cx, tr, "count_lines", "trailer.count_lines", &p->count_lines,
-                  &p->n_count_lines))
+                  &p->n_count_lines) ||
+        !parse_totals(cx, tr, p) || !parse_footers(cx, tr, p))
         return false;
     if (p->count_column && !p->end_prefix)
         return bad(cx, "trailer.count_column",
@@ -495,6 +721,113 @@ static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
     return true;
 }
 
+static bool parse_utc_columns(parse_ctx *cx, json_t *root, profile *p)
+{
+    return get_strv(cx, root, "utc_columns", "utc_columns", &p->utc_columns,
+                    &p->n_utc_columns);
+}
+
+/* merchant: {"from": [...], "none": [...]}: the row's merchant, for
+ * --tenant-map. */
+static bool parse_merchant(parse_ctx *cx, json_t *root, profile *p)
+{
+    json_t *m = json_object_get(root, "merchant");
+    if (!m || json_is_null(m))
+        return true;
+    static const char *const allowed[] = {"from", "none", NULL};
+    if (!json_is_object(m))
+        return bad(cx, "merchant", "must be an object (from, none)");
+    if (!only_members(cx, m, "merchant", allowed) ||
+        !get_strv(cx, m, "from", "merchant.from", &p->merchant_from, &p->n_merchant_from) ||
+        !get_strv(cx, m, "none", "merchant.none", &p->merchant_none, &p->n_merchant_none))
+        return false;
+    if (p->n_merchant_from == 0)
+        return bad(cx, "merchant.from", "is required");
+    return true;
+}
+
+/* One money fact: {"column": C} or {"value": V}, with "unit" and
+ * "magnitude". */
+static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const char *path,
+                             money_fact *f)
+{
+    json_t *o = json_object_get(k, name);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s.%s", path, name);
+    if (!o || json_is_null(o))
+        return true;
+    static const char *const allowed[] = {"column", "value", "unit", "magnitude", NULL};
+    if (!json_is_object(o))
+        return bad(cx, sub, "must be an object (column or value, unit, magnitude)");
+    char s2[160];
+    if (!only_members(cx, o, sub, allowed))
+        return false;
+    snprintf(s2, sizeof s2, "%s.column", sub);
+    if (!get_str(cx, o, "column", s2, false, false, &f->column))
+        return false;
+    snprintf(s2, sizeof s2, "%s.value", sub);
+    if (!get_str(cx, o, "value", s2, false, false, &f->value))
+        return false;
+    if (!f->column == !f->value)
+        return bad(cx, sub, "needs one of \"column\" (a source column) or \"value\" (a "
+                            "constant)");
+    json_t *u = json_object_get(o, "unit");
+    snprintf(s2, sizeof s2, "%s.unit", sub);
+    if (u && !json_is_null(u)) {
+        if (!json_is_string(u) || (strcmp(json_string_value(u), "minor") != 0 &&
+                                   strcmp(json_string_value(u), "major") != 0))
+            return bad(cx, s2, "must be \"major\" or \"minor\"");
+        f->minor = strcmp(json_string_value(u), "minor") == 0;
+    }
+    json_t *mg = json_object_get(o, "magnitude");
+    snprintf(s2, sizeof s2, "%s.magnitude", sub);
+    if (mg && !json_is_null(mg)) {
+        if (!json_is_boolean(mg))
+            return bad(cx, s2, "must be true or false");
+        f->magnitude = json_is_true(mg);
+    }
+    return true;
+}
+
+/* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT}]. */
+static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
+{
+    json_t *a = json_object_get(root, "money");
+    if (!a || json_is_null(a))
+        return true;
+    if (!json_is_array(a))
+        return bad(cx, "money", "must be an array, one entry per kind");
+    p->money = calloc(json_array_size(a) ? json_array_size(a) : 1, sizeof *p->money);
+    if (!p->money) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    static const char *const allowed[] = {"kind", "amount", "currency", "fee", NULL};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *k = json_array_get(a, i);
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "money[%zu]", i);
+        if (!json_is_object(k))
+            return bad(cx, path, "must be an object (kind, amount, currency, fee)");
+        money_kind *m = &p->money[p->n_money++];
+        snprintf(sub, sizeof sub, "%s.kind", path);
+        if (!only_members(cx, k, path, allowed) ||
+            !get_str(cx, k, "kind", sub, false, false, &m->kind) ||
+            !parse_money_fact(cx, k, "amount", path, &m->amount) ||
+            !parse_money_fact(cx, k, "currency", path, &m->currency) ||
+            !parse_money_fact(cx, k, "fee", path, &m->fee))
+            return false;
+        if (m->kind && strchr(m->kind, ':'))
+            return bad(cx, sub, "is a kind without ':' (\"refund\", not \"refund:{...}\")");
+        for (size_t j = 0; j + 1 < p->n_money; j++)
+            if ((!m->kind && !p->money[j].kind) ||
+                (m->kind && p->money[j].kind && strcmp(m->kind, p->money[j].kind) == 0))
+                return bad(cx, sub, "names a kind twice");
+    }
+    return true;
+}
+
 /*
  * A profile's members and their parsers, run in this order: the first
  * error is the one reported, and a parser may rely on those before it.
@@ -515,6 +848,9 @@ static const struct root_member {
     {"cleanup", parse_cleanup},
     {"trailer", parse_trailer},
     {"columns", parse_columns},
+    {"utc_columns", parse_utc_columns},
+    {"merchant", parse_merchant},
+    {"money", parse_money},
 };
 
 #define N_ROOT_MEMBERS (sizeof root_members / sizeof root_members[0])
@@ -649,7 +985,85 @@ bool profile_override(profile *p, const char *encoding, const char *timezone, bu
 
 bool profile_has_trailer(const profile *p)
 {
-    return p->count_column != NULL || p->n_count_lines > 0;
+    return p->count_column != NULL || p->n_count_lines > 0 || p->n_totals > 0 ||
+           p->n_footers > 0;
+}
+
+void profile_override_delimiter(profile *p, char delimiter)
+{
+    p->delimiter = delimiter;
+}
+
+bool profile_add_kind_rename(profile *p, const char *from, const char *to, buf *err)
+{
+    if (!*from || strchr(from, ':') || !*to) {
+        buf_printf(err, "--kind takes FROM=TO, a kind without ':' and its new name (--kind "
+                        "pay=pay_success); got '%s=%s'", from, to);
+        return false;
+    }
+    for (size_t i = 0; i < p->n_renames; i++)
+        if (strcmp(p->renames[i].from, from) == 0) {
+            buf_printf(err, "--kind %s is given twice", from);
+            return false;
+        }
+    profile_kind_rename *n = realloc(p->renames, (p->n_renames + 1) * sizeof *n);
+    if (!n) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    p->renames = n;
+    char *f = strdup(from), *t = strdup(to);
+    if (!f || !t) {
+        free(f);
+        free(t);
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    p->renames[p->n_renames++] = (profile_kind_rename){f, t};
+    return true;
+}
+
+bool profile_set_tenant_map(profile *p, struct tenant_map *map, const char *path, buf *err)
+{
+    if (p->n_merchant_from == 0) {
+        tenant_map_free(&map);
+        buf_printf(err, "--tenant-map: profile %s names no merchant column (add a \"merchant\" "
+                        "member to a custom profile)", p->name);
+        return false;
+    }
+    char *copy = strdup(path);
+    if (!copy) {
+        tenant_map_free(&map);
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    tenant_map_free(&p->tenants);
+    free(p->tenant_map_path);
+    p->tenants = map;
+    p->tenant_map_path = copy;
+    return true;
+}
+
+const money_kind *profile_money_for(const profile *p, const char *ct, size_t len)
+{
+    const char *colon = memchr(ct, ':', len);
+    size_t kn = colon ? (size_t)(colon - ct) : len;
+    const char *kind = ct;
+    for (size_t i = 0; i < p->n_renames; i++)
+        if (strlen(p->renames[i].to) == kn && memcmp(p->renames[i].to, ct, kn) == 0) {
+            kind = p->renames[i].from;
+            kn = strlen(kind);
+            break;
+        }
+    const money_kind *any = NULL;
+    for (size_t i = 0; i < p->n_money; i++) {
+        const char *k = p->money[i].kind;
+        if (!k)
+            any = &p->money[i];
+        else if (strlen(k) == kn && memcmp(k, kind, kn) == 0)
+            return &p->money[i];
+    }
+    return any;
 }
 
 /* --- printing ----------------------------------------------------------- */
@@ -703,6 +1117,34 @@ bool profile_to_json(const profile *p, buf *out)
         set_str(tr, "count_column", p->count_column);
         if (p->n_count_lines)
             json_object_set_new(tr, "count_lines", strv_json(p->count_lines, p->n_count_lines));
+        if (p->n_totals) {
+            json_t *a = json_array();
+            for (size_t i = 0; i < p->n_totals; i++) {
+                const money_total *t = &p->totals[i];
+                json_t *tj = json_object();
+                set_str(tj, "summary", t->summary);
+                set_str(tj, "line", t->line);
+                set_str(tj, "label", t->label);
+                set_str(tj, "sum", t->sum);
+                set_str(tj, "kind", t->kind);
+                json_array_append_new(a, tj);
+            }
+            json_object_set_new(tr, "totals", a);
+        }
+        if (p->n_footers) {
+            static const char *const scope[] = {"section", "report", "file"};
+            json_t *a = json_array();
+            for (size_t i = 0; i < p->n_footers; i++) {
+                json_t *fj = json_object();
+                set_str(fj, "row_type", p->footers[i].row_type);
+                set_str(fj, "counts", scope[p->footers[i].scope]);
+                json_array_append_new(a, fj);
+            }
+            json_object_set_new(tr, "footers", a);
+            set_str(tr, "section_start", p->section_start);
+            set_str(tr, "report_start", p->report_start);
+            set_str(tr, "file_start", p->file_start);
+        }
         json_object_set_new(o, "trailer", tr);
     }
     json_t *cols = json_object();
@@ -713,17 +1155,57 @@ bool profile_to_json(const profile *p, buf *out)
         json_t *rj = json_object();
         if (r->n_from)
             json_object_set_new(rj, "from", strv_json(r->from, r->n_from));
+        if (r->n_with)
+            json_object_set_new(rj, "with", strv_json(r->with, r->n_with));
         if (r->n_map) {
             json_t *m = json_object();
-            for (size_t i = 0; i < r->n_map; i++)
-                json_object_set_new(m, r->map[i].match, json_string(r->map[i].result));
+            for (size_t i = 0; i < r->n_map; i++) {
+                const map_entry *e = &r->map[i];
+                json_object_set_new(m, e->match, e->n_result == 1
+                                                     ? json_string(e->result[0])
+                                                     : strv_json(e->result, e->n_result));
+            }
             json_object_set_new(rj, "map", m);
             set_str(rj, "unmapped", r->unmapped == UNMAPPED_SKIP ? "skip" : "reject");
         }
+        set_str(rj, "default", r->fallback);
         set_str(rj, "value", r->value);
         json_object_set_new(cols, column_name((column)c), rj);
     }
     json_object_set_new(o, "columns", cols);
+    if (p->n_utc_columns)
+        json_object_set_new(o, "utc_columns", strv_json(p->utc_columns, p->n_utc_columns));
+    if (p->n_merchant_from) {
+        json_t *m = json_object();
+        json_object_set_new(m, "from", strv_json(p->merchant_from, p->n_merchant_from));
+        if (p->n_merchant_none)
+            json_object_set_new(m, "none", strv_json(p->merchant_none, p->n_merchant_none));
+        json_object_set_new(o, "merchant", m);
+    }
+    if (p->n_money) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < p->n_money; i++) {
+            const money_kind *m = &p->money[i];
+            json_t *kj = json_object();
+            set_str(kj, "kind", m->kind);
+            const money_fact *f[] = {&m->amount, &m->currency, &m->fee};
+            static const char *const names[] = {"amount", "currency", "fee"};
+            for (size_t k = 0; k < 3; k++) {
+                if (!f[k]->column && !f[k]->value)
+                    continue;
+                json_t *fj = json_object();
+                set_str(fj, "column", f[k]->column);
+                set_str(fj, "value", f[k]->value);
+                if (f[k]->minor)
+                    set_str(fj, "unit", "minor");
+                if (f[k]->magnitude)
+                    json_object_set_new(fj, "magnitude", json_true());
+                json_object_set_new(kj, names[k], fj);
+            }
+            json_array_append_new(a, kj);
+        }
+        json_object_set_new(o, "money", a);
+    }
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

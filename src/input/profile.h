@@ -8,11 +8,15 @@
  * each field, which column feeds which of idemload's columns (a column, a
  * template such as "refund:{商户退款单号}", a constant, or a value map whose
  * unmapped values are skipped or rejected), the encoding, the time zone of
- * local timestamps, and where the file states its own row count.
+ * local timestamps and the columns already in UTC, where the file states
+ * its own row count, money totals and footer counts, the row's merchant
+ * (for --tenant-map), and the money facts per kind (for reconcile).
  *
  * Ownership: profile_builtin()/profile_load_file() return a profile freed
- * with profile_free(), which sets the caller's pointer to NULL.  Nothing in
- * a profile changes after it is loaded, so reading threads share it.
+ * with profile_free(), which sets the caller's pointer to NULL (and frees
+ * the tenant map it was given).  The command line's overrides are applied
+ * once, before any reading starts; after that nothing in a profile
+ * changes, so reading threads share it.
  */
 #ifndef IDEMLOAD_PROFILE_H
 #define IDEMLOAD_PROFILE_H
@@ -31,18 +35,26 @@ typedef enum unmapped_action {
     UNMAPPED_SKIP       /* ... skips it (counted in rows_skipped) */
 } unmapped_action;
 
-/* One entry of a value map: a source value (or a prefix, when it ends in
- * '*') and the template it yields. */
+/* One entry of a value map: a source value (a pattern where '*' stands for
+ * any run of characters) and the templates it yields: the first whose
+ * columns are all present and not empty (a Stripe refund's key is its
+ * source_id, else its balance_transaction_id). */
 typedef struct map_entry {
     char *match;
-    char *result;
+    char **result;
+    size_t n_result;
 } map_entry;
 
 /*
  * How one of idemload's columns is filled, in this order:
  * - from: the first of these source columns present in the header whose
  *   value (after cleanup) is not empty; with no map, that value itself;
+ * - with: more source columns (the first present and not empty); the value
+ *   looked up in the map is then "<from>/<with>" (PayPal's event code and
+ *   its direction: "T0006/CR");
  * - map: the value of `from` looked up; the entry's template is the result;
+ * - fallback ("default" in the file): the template used when no `from`
+ *   column of the header holds a value (a layout without a state column);
  * - value: a template ("refund:{商户退款单号}", or a constant) when there is
  *   no `from`.
  * Templates name source columns in braces; "{{" and "}}" are literal braces.
@@ -51,10 +63,13 @@ typedef struct column_rule {
     bool set;                 /* the profile fills this column */
     char **from;
     size_t n_from;
+    char **with;
+    size_t n_with;
     map_entry *map;
     size_t n_map;
     unmapped_action unmapped;
     char *value;
+    char *fallback;
 } column_rule;
 
 /*
@@ -84,6 +99,44 @@ typedef struct money_kind {
     money_fact fee;
 } money_kind;
 
+/*
+ * A money total the bill states, checked against its rows exactly (SPEC.md,
+ * "Money facts"): in the summary's column `summary` (WeChat), or on the
+ * framing line starting with `line`, after `label` (Alipay's "#交易合计：
+ * 2笔，商家实收共99.00元").  `sum` is the rows' column it adds up, over the
+ * rows of kind `kind` (the profile's own kind, before --kind; NULL: every
+ * row).  A total the bill does not state is not checked.
+ */
+typedef struct money_total {
+    char *summary;
+    char *line;
+    char *label;
+    char *sum;
+    char *kind;
+} money_total;
+
+/* Footer records that state a record count (PayPal's SF/RF/FF): the row
+ * type, and what it counts: the data rows of its section (since the last
+ * section_start row), of the report, or of the file.  A report split over
+ * several files: a section footer is checked only when its section starts
+ * in the file, a report footer only when the report does (report_start
+ * seen, or the file starts at a section: neither report_start nor
+ * file_start seen); a file footer always. */
+typedef enum footer_scope { FOOTER_SECTION, FOOTER_REPORT, FOOTER_FILE } footer_scope;
+
+typedef struct footer_count {
+    char *row_type;
+    footer_scope scope;
+} footer_count;
+
+/* A --kind FROM=TO (copied). */
+typedef struct profile_kind_rename {
+    char *from;
+    char *to;
+} profile_kind_rename;
+
+struct tenant_map;
+
 typedef struct profile {
     char *name;
     char *description;
@@ -108,6 +161,25 @@ typedef struct profile {
     column_rule col[COL_COUNT];
     money_kind *money;        /* the money facts, per kind (may be empty) */
     size_t n_money;
+    money_total *totals;      /* money totals the bill states */
+    size_t n_totals;
+    char **utc_columns;       /* source columns in UTC: never shifted by the zone */
+    size_t n_utc_columns;
+    char **merchant_from;     /* the row's merchant: the first of these columns */
+    size_t n_merchant_from;   /* holding a value not in merchant_none */
+    char **merchant_none;
+    size_t n_merchant_none;
+    footer_count *footers;    /* row_type framing: footers stating counts */
+    size_t n_footers;
+    char *section_start;      /* row type that starts a section (SH) */
+    char *report_start;       /* row type of the report's header (RH) */
+    char *file_start;         /* row type of a file's header (FH) */
+    /* From the command line, not the profile file (profile_add_kind_rename,
+     * profile_set_tenant_map): */
+    profile_kind_rename *renames;
+    size_t n_renames;
+    struct tenant_map *tenants; /* owned */
+    char *tenant_map_path;
 } profile;
 
 /* Names of the built-in profiles, NULL-terminated. */
@@ -127,10 +199,29 @@ profile *profile_load(const char *name_or_path, buf *err);
  * "utf-8" or "gbk".  False with *err on a bad value. */
 bool profile_override(profile *p, const char *encoding, const char *timezone, buf *err);
 
+/* --delimiter: overrides the profile's delimiter. */
+void profile_override_delimiter(profile *p, char delimiter);
+
+/* --kind FROM=TO: the kind part (before ':') FROM of the callback_type the
+ * profile writes becomes TO.  False with *err on a bad or repeated FROM. */
+bool profile_add_kind_rename(profile *p, const char *from, const char *to, buf *err);
+
+/* --tenant-map: each row's tenant_id from its merchant (the profile's
+ * merchant member).  Takes ownership of map (also on failure).  False with
+ * *err when the profile names no merchant column. */
+bool profile_set_tenant_map(profile *p, struct tenant_map *map, const char *path, buf *err);
+
+/* The money facts of a row whose callback_type is ct (as loaded, after any
+ * --kind rename): the kind part before ':' mapped back through the renames
+ * to the profile's own kind; the entry for that kind, else the one with
+ * kind NULL, else NULL. */
+const money_kind *profile_money_for(const profile *p, const char *ct, size_t len);
+
 /* The profile as a profile file (JSON, pretty, UTF-8, ending in a newline). */
 bool profile_to_json(const profile *p, buf *out);
 
-/* Does the profile check the file's own row count (needs a first pass)? */
+/* Does the profile check the file's own row count, money totals or footer
+ * counts (needs a first pass)? */
 bool profile_has_trailer(const profile *p);
 
 /* A one-line description of a built-in, for `idemload profiles`. */

@@ -12,12 +12,21 @@
  *
  * A data row becomes a record whose fields are texts this reader builds:
  * the payload (a JSON object of every column by header name, each value a
- * JSON string as written after the profile's cleanup), the columns the
- * profile maps, and received_at with the profile's offset appended when the
- * text has none.  Every data row counts toward the file's own row count,
- * which is checked when the input ends: a missing or different count fails
- * the file (READ_FAILED), so the caller must not commit anything before
- * reading to the end (pipeline.c makes a first pass for that).
+ * JSON string as written after the profile's cleanup; a row type's column
+ * is framing and left out), the columns the profile maps (callback_type
+ * renamed by --kind, tenant_id from the row's merchant through
+ * --tenant-map), and received_at with an offset appended when the text has
+ * none ('Z' for a column the profile declares UTC, else the profile's
+ * zone), unless the result is no timestamp at all: then the cell as
+ * written, for validation to quote.
+ *
+ * The file checks itself: every data row counts toward its row count, its
+ * amounts toward the money totals of its kind, and footer rows state the
+ * counts of their section, report or file.  The counts and totals are
+ * checked when the input ends (footers where they stand): a missing or
+ * different figure fails the file (READ_FAILED), so the caller must not
+ * commit anything before reading to the end (pipeline.c makes a first pass
+ * for that, profile_has_trailer()).
  */
 #include "input/reader_impl.h"
 
@@ -29,6 +38,8 @@
 #include "input/transcode.h"
 #include "rules/timestamp.h"
 #include "rules/utf8.h"
+#include "rules/dec_total.h"
+#include "input/tenant_map.h"
 #include "rules/validate.h"
 
 /* One piece of a compiled template: literal text, or a source column. */
@@ -48,9 +59,21 @@ typedef struct tmpl {
 typedef struct rule_rt {
     const column_rule *r;
     int *from_idx;      /* per r->from: header index or -1 */
+    int *with_idx;      /* per r->with: header index or -1 */
     tmpl value;
-    tmpl *map;          /* per r->map */
+    tmpl fallback;
+    tmpl **map;         /* per r->map: per result alternative */
 } rule_rt;
+
+/* A money total the bill states (profile.h, money_total) as it is read. */
+typedef struct total_rt {
+    int row_idx;        /* the rows' column it adds up; -1: not in the header */
+    int summary_idx;    /* its summary column; -1: the summary lacks it */
+    bool stated;
+    dect stated_v;
+    char stated_text[DECT_TEXT_MAX];
+    dect sum;
+} total_rt;
 
 typedef enum pr_state { ST_ROWS, ST_SUMMARY_DATA, ST_AFTER_SUMMARY } pr_state;
 
@@ -77,6 +100,16 @@ typedef struct profile_reader {
     uint64_t data_rows;
     uint64_t stated;
     bool have_count;
+
+    /* money totals, merchants, footers (profile.h) */
+    total_rt *tot;          /* per pf->totals */
+    char totals_bad[256];   /* a row's amount that is not one: the first */
+    uint64_t unsummed;      /* data rows unreadable or of the wrong width */
+    int *merchant_idx;      /* per pf->merchant_from */
+    char row_kind[64];      /* the row's kind (before --kind), "" when none */
+    uint64_t section_base;  /* data_rows when the section started */
+    bool section_here, saw_report_start, saw_file_start, saw_footer;
+    buf scratch;
 
     /* the record being read */
     buf raw;                /* original bytes of its lines */
@@ -163,10 +196,16 @@ static void rules_free(profile_reader *pr)
         rule_rt *rt = &pr->rt[c];
         free(rt->from_idx);
         rt->from_idx = NULL;
+        free(rt->with_idx);
+        rt->with_idx = NULL;
         tmpl_free(&rt->value);
+        tmpl_free(&rt->fallback);
         if (rt->map && rt->r)
-            for (size_t i = 0; i < rt->r->n_map; i++)
-                tmpl_free(&rt->map[i]);
+            for (size_t i = 0; i < rt->r->n_map; i++) {
+                for (size_t k = 0; rt->map[i] && k < rt->r->map[i].n_result; k++)
+                    tmpl_free(&rt->map[i][k]);
+                free(rt->map[i]);
+            }
         free(rt->map);
         rt->map = NULL;
     }
@@ -407,12 +446,14 @@ static void expected_list(const profile *pf, const bool *preset, buf *b)
     bool first = true;
     for (int c = 0; c < COL_COUNT; c++) {
         const column_rule *r = &pf->col[c];
-        if (!r->set || preset[c] || r->n_from == 0)
+        if (!r->set || preset[c] || r->n_from == 0 || r->fallback) /* optional with a default */
             continue;
         buf_printf(b, "%s", first ? "" : ", ");
         first = false;
         for (size_t i = 0; i < r->n_from; i++)
             buf_printf(b, "%s%s", i ? " or " : "", r->from[i]);
+        for (size_t i = 0; i < r->n_with; i++)
+            buf_printf(b, "%s%s", i ? " or " : ", ", r->with[i]);
     }
 }
 
@@ -487,11 +528,27 @@ static bool compile_rule(profile_reader *pr, int c, buf *missing)
             rt->from_idx[i] = header_index(pr, r->from[i], strlen(r->from[i]));
             any = any || rt->from_idx[i] >= 0;
         }
-        if (!any)
+        if (!any && !r->fallback)
             for (size_t i = 0; i < r->n_from; i++)
                 buf_printf(missing, "%s%s", missing->len ? (i ? " or " : ", ") : "",
                            r->from[i]);
     }
+    if (r->n_with) {
+        rt->with_idx = malloc(r->n_with * sizeof *rt->with_idx);
+        if (!rt->with_idx)
+            return false;
+        bool any = false;
+        for (size_t i = 0; i < r->n_with; i++) {
+            rt->with_idx[i] = header_index(pr, r->with[i], strlen(r->with[i]));
+            any = any || rt->with_idx[i] >= 0;
+        }
+        if (!any)
+            for (size_t i = 0; i < r->n_with; i++)
+                buf_printf(missing, "%s%s", missing->len ? (i ? " or " : ", ") : "",
+                           r->with[i]);
+    }
+    if (r->fallback && !tmpl_compile(pr, r->fallback, &rt->fallback))
+        return false;
     if (r->value) {
         if (!tmpl_compile(pr, r->value, &rt->value))
             return false;
@@ -504,9 +561,14 @@ static bool compile_rule(profile_reader *pr, int c, buf *missing)
         rt->map = calloc(r->n_map, sizeof *rt->map);
         if (!rt->map)
             return false;
-        for (size_t i = 0; i < r->n_map; i++)
-            if (!tmpl_compile(pr, r->map[i].result, &rt->map[i]))
+        for (size_t i = 0; i < r->n_map; i++) {
+            rt->map[i] = calloc(r->map[i].n_result, sizeof *rt->map[i]);
+            if (!rt->map[i])
                 return false;
+            for (size_t k = 0; k < r->map[i].n_result; k++)
+                if (!tmpl_compile(pr, r->map[i].result[k], &rt->map[i][k]))
+                    return false;
+        }
     }
     return true;
 }
@@ -524,6 +586,12 @@ static void header_mismatch(profile_reader *pr, const buf *missing)
                               "(missing: %s); the profile expects the columns %s; the file "
                               "has: %s", pr->base.path, (unsigned long long)pr->rec_line,
                pr->pf->name, buf_cstr(missing), buf_cstr(&exp), buf_cstr(&found));
+    /* The WeChat sandbox's (or a spreadsheet's) TAB-separated table. */
+    if (pr->ncols == 1 && pr->pf->delimiter != '\t' && strchr(pr->hdr.data, '\t'))
+        buf_printf(&pr->base.err, " (separated by TABs, not '%c': a table saved by a "
+                                  "spreadsheet or a sandbox's export, not a bill as the channel "
+                                  "publishes it; --delimiter tab reads it anyway)",
+                   pr->pf->delimiter);
     buf_free(&exp);
     buf_free(&found);
 }
@@ -558,17 +626,36 @@ static bool take_header(profile_reader *pr)
 
 /* The first non-empty value among the rule's source columns (NULL when
  * none has one). */
-static const char *from_value(const profile_reader *pr, const rule_rt *rt, size_t *n)
+static const char *first_value(const profile_reader *pr, const int *idx, size_t n_idx,
+                               size_t *n, int *col)
 {
-    for (size_t i = 0; i < rt->r->n_from; i++) {
-        int k = rt->from_idx[i];
+    for (size_t i = 0; i < n_idx; i++) {
+        int k = idx[i];
         if (k >= 0 && pr->vlen[k] > 0) {
             *n = pr->vlen[k];
+            if (col)
+                *col = k;
             return pr->vals.data + pr->voff[k];
         }
     }
     *n = 0;
+    if (col)
+        *col = -1;
     return NULL;
+}
+
+/* Whether '*' patterns match: '*' stands for any run of characters. */
+static bool glob_match(const char *pat, const char *v, size_t n)
+{
+    if (*pat == '\0')
+        return n == 0;
+    if (*pat == '*') {
+        for (size_t k = 0; k <= n; k++)
+            if (glob_match(pat + 1, v + k, n - k))
+                return true;
+        return false;
+    }
+    return n > 0 && *pat == *v && glob_match(pat + 1, v + 1, n - 1);
 }
 
 /* Appends template t expanded for this row to pr->out; false with pr->msg
@@ -594,58 +681,95 @@ static bool expand(profile_reader *pr, const tmpl *t, column c, bool *oom)
     return true;
 }
 
-static const tmpl *map_lookup(const rule_rt *rt, const char *v, size_t n)
+/* The map entry for v: an exact match, else the matching pattern with the
+ * most characters; -1 when none matches. */
+static int map_lookup(const rule_rt *rt, const char *v, size_t n)
 {
     const column_rule *r = rt->r;
-    const tmpl *best = NULL;
+    int best = -1;
     size_t best_len = 0;
     for (size_t i = 0; i < r->n_map; i++) {
         const char *m = r->map[i].match;
         size_t k = strlen(m);
         if (k == n && memcmp(m, v, n) == 0)
-            return &rt->map[i];
-        if (k > 0 && m[k - 1] == '*' && k - 1 <= n && memcmp(m, v, k - 1) == 0 &&
-            (!best || k > best_len)) {
-            best = &rt->map[i];
+            return (int)i;
+        if (strchr(m, '*') && glob_match(m, v, n) && (best < 0 || k > best_len)) {
+            best = (int)i;
             best_len = k;
         }
     }
     return best;
 }
 
+/* Whether every column template t names holds a value in this row. */
+static bool expandable(const profile_reader *pr, const tmpl *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!t->seg[i].lit && (t->seg[i].col < 0 || pr->vlen[t->seg[i].col] == 0))
+            return false;
+    return true;
+}
+
 typedef enum row_outcome { ROW_OK, ROW_REJECT, ROW_SKIP, ROW_OOM } row_outcome;
 
-/* Appends received_at's text with the profile's offset when it has none. */
-static bool add_offset(profile_reader *pr, size_t start)
+/*
+ * Appends received_at's offset to its text when it has none: 'Z' for a
+ * column the profile declares UTC, else the profile's zone (--timezone).
+ * When the result is not a timestamp, the text is left as written (the
+ * slashes of 2024/08/20 too), so that validation's reason quotes the cell.
+ */
+static bool add_offset(profile_reader *pr, size_t start, bool utc)
 {
     char *t = pr->out.data + start;
     size_t n = pr->out.len - start;
-    if (n >= 10 && t[4] == '/' && t[7] == '/')
+    bool slashes = n >= 10 && t[4] == '/' && t[7] == '/';
+    if (slashes)
         t[4] = t[7] = '-';
-    for (size_t i = 10; i < n; i++)
-        if (t[i] == '+' || t[i] == '-' || t[i] == 'Z' || t[i] == 'z')
-            return true;
+    bool has_offset = false;
+    for (size_t i = 10; i < n && !has_offset; i++)
+        has_offset = t[i] == '+' || t[i] == '-' || t[i] == 'Z' || t[i] == 'z';
     const tz_zone *z = &pr->pf->tz;
-    if (!pr->pf->timezone)
-        return true; /* validation says it has no offset */
-    if (z->fixed)
-        return buf_append_str(&pr->out, pr->offset_text);
-    /* An IANA zone: the wall-clock time read as UTC gives the local second. */
-    if (!buf_append_char(&pr->out, 'Z'))
-        return false;
     int64_t us;
     const char *why;
-    t = pr->out.data + start;
-    if (!ts_parse(t, n + 1, &us, &why)) {
-        pr->out.len--; /* unparsable: validation quotes it as written */
-        pr->out.data[pr->out.len] = '\0';
-        return true;
+    if (has_offset || (!utc && !pr->pf->timezone)) {
+        /* nothing to add (validation says when there is no offset) */
+    } else if (utc) {
+        if (!buf_append_char(&pr->out, 'Z'))
+            return false;
+    } else if (z->fixed) {
+        if (!buf_append_str(&pr->out, pr->offset_text))
+            return false;
+    } else {
+        /* An IANA zone: the wall-clock time read as UTC gives the local second. */
+        if (!buf_append_char(&pr->out, 'Z'))
+            return false;
+        if (ts_parse(pr->out.data + start, n + 1, &us, &why)) {
+            int64_t local_s = us / 1000000 - (us % 1000000 < 0);
+            char off[8];
+            tz_format_offset(tz_offset_at_local(z, local_s), off);
+            pr->out.len--;
+            if (!buf_append_str(&pr->out, off))
+                return false;
+        }
     }
-    int64_t local_s = us / 1000000 - (us % 1000000 < 0);
-    char off[8];
-    tz_format_offset(tz_offset_at_local(z, local_s), off);
-    pr->out.len--;
-    return buf_append_str(&pr->out, off);
+    t = pr->out.data + start;
+    if (!ts_parse(t, pr->out.len - start, &us, &why)) {
+        pr->out.len = start + n;
+        pr->out.data[pr->out.len] = '\0';
+        if (slashes)
+            t[4] = t[7] = '/';
+    }
+    return true;
+}
+
+/* Whether header column k is one the profile declares UTC. */
+static bool is_utc_column(const profile_reader *pr, int k)
+{
+    for (size_t i = 0; k >= 0 && i < pr->pf->n_utc_columns; i++)
+        if (pr->hlen[k] == strlen(pr->pf->utc_columns[i]) &&
+            memcmp(pr->hdr.data + pr->hoff[k], pr->pf->utc_columns[i], pr->hlen[k]) == 0)
+            return true;
+    return false;
 }
 
 /*
@@ -661,33 +785,54 @@ static row_outcome column_text(profile_reader *pr, column c, bool *have)
     const column_rule *r = rt->r;
     size_t start = pr->out.len;
     bool oom = false;
+    int src_col = -1;
     *have = false;
-    if (r->n_map) {
-        size_t n;
-        const char *v = from_value(pr, rt, &n);
-        const tmpl *t = map_lookup(rt, v ? v : "", n);
-        if (!t) {
+    size_t fn = 0;
+    const char *fv = r->n_from ? first_value(pr, rt->from_idx, r->n_from, &fn, &src_col) : NULL;
+    if (r->fallback && !fv) {
+        if (!expand(pr, &rt->fallback, c, &oom))
+            return oom ? ROW_OOM : ROW_REJECT;
+    } else if (r->n_map) {
+        /* The looked-up value: "<from>" or "<from>/<with>". */
+        buf *key = &pr->scratch;
+        buf_clear(key);
+        size_t wn = 0;
+        const char *wv = r->n_with ? first_value(pr, rt->with_idx, r->n_with, &wn, NULL) : NULL;
+        if (!buf_append(key, fv ? fv : "", fn) ||
+            (r->n_with && (!buf_append_char(key, '/') || !buf_append(key, wv ? wv : "", wn))))
+            return ROW_OOM;
+        int e = map_lookup(rt, key->data ? key->data : "", key->len);
+        if (e < 0) {
             if (r->unmapped == UNMAPPED_SKIP)
                 return ROW_SKIP;
+            const char *name = src_col >= 0 ? pr->hdr.data + pr->hoff[src_col] : r->from[0];
             snprintf(pr->msg, sizeof pr->msg,
-                     "%s: %s \"%.*s\" is not a value profile %s maps", column_name(c),
-                     r->from[0], (int)(n > 60 ? 60 : n), v ? v : "", pr->pf->name);
+                     "%s: %s \"%.*s\" is not a value profile %s maps", column_name(c), name,
+                     (int)(key->len > 60 ? 60 : key->len), key->data ? key->data : "",
+                     pr->pf->name);
             return ROW_REJECT;
         }
-        if (!expand(pr, t, c, &oom))
+        /* The first alternative whose columns hold values; else the first,
+         * whose expansion says what is missing. */
+        const map_entry *me = &r->map[e];
+        size_t alt = 0;
+        for (size_t k = 0; k < me->n_result; k++)
+            if (expandable(pr, &rt->map[e][k])) {
+                alt = k;
+                break;
+            }
+        if (!expand(pr, &rt->map[e][alt], c, &oom))
             return oom ? ROW_OOM : ROW_REJECT;
     } else if (r->value) {
         if (!expand(pr, &rt->value, c, &oom))
             return oom ? ROW_OOM : ROW_REJECT;
     } else {
-        size_t n;
-        const char *v = from_value(pr, rt, &n);
-        if (!v)
+        if (!fv)
             return ROW_OK; /* FIELD_NULL: validation names the column */
-        if (!buf_append(&pr->out, v, n))
+        if (!buf_append(&pr->out, fv, fn))
             return ROW_OOM;
     }
-    if (c == COL_RECEIVED_AT && !add_offset(pr, start))
+    if (c == COL_RECEIVED_AT && !add_offset(pr, start, is_utc_column(pr, src_col)))
         return ROW_OOM;
     *have = true;
     return ROW_OK;
@@ -699,13 +844,72 @@ static bool append_payload(profile_reader *pr)
 {
     if (!buf_append_char(&pr->out, '{'))
         return false;
-    for (size_t i = 0; i < pr->ncols; i++) {
-        if ((i && !buf_append_char(&pr->out, ',')) ||
+    /* A row type's column (PayPal's CH/SB) is framing, not the row's. */
+    size_t first = pr->pf->row_type_header ? 1 : 0;
+    for (size_t i = first; i < pr->ncols; i++) {
+        if ((i > first && !buf_append_char(&pr->out, ',')) ||
             !buf_append(&pr->out, pr->hjson.data + pr->hjoff[i], pr->hjlen[i]) ||
             !json_escape(&pr->out, pr->vals.data + pr->voff[i], pr->vlen[i]))
             return false;
     }
     return buf_append_char(&pr->out, '}');
+}
+
+/* The callback_type just appended at pr->out[start..]: its kind (the part
+ * before ':') noted for the money totals, then renamed by --kind.  False
+ * out of memory. */
+static bool rename_kind(profile_reader *pr, size_t start)
+{
+    const char *t = pr->out.data + start;
+    size_t n = pr->out.len - start;
+    const char *colon = memchr(t, ':', n);
+    size_t kn = colon ? (size_t)(colon - t) : n;
+    snprintf(pr->row_kind, sizeof pr->row_kind, "%.*s", (int)kn, t);
+    const profile *pf = pr->pf;
+    for (size_t i = 0; i < pf->n_renames; i++) {
+        if (strlen(pf->renames[i].from) != kn || memcmp(pf->renames[i].from, t, kn) != 0)
+            continue;
+        buf *rest = &pr->scratch;
+        buf_clear(rest);
+        if (!buf_append(rest, t + kn, n - kn))
+            return false;
+        pr->out.len = start;
+        return buf_append_str(&pr->out, pf->renames[i].to) &&
+               buf_append(&pr->out, rest->data ? rest->data : "", rest->len);
+    }
+    return true;
+}
+
+/* The row's tenant from its merchant through --tenant-map: *tenant points
+ * into the map; ROW_REJECT (pr->msg names the merchant) when the row has
+ * none or the map lacks it. */
+static row_outcome merchant_tenant(profile_reader *pr, const char **tenant)
+{
+    const profile *pf = pr->pf;
+    for (size_t i = 0; i < pf->n_merchant_from; i++) {
+        int k = pr->merchant_idx[i];
+        if (k < 0 || pr->vlen[k] == 0)
+            continue;
+        const char *v = pr->vals.data + pr->voff[k];
+        size_t n = pr->vlen[k];
+        bool none = false;
+        for (size_t j = 0; j < pf->n_merchant_none && !none; j++)
+            none = strlen(pf->merchant_none[j]) == n && memcmp(pf->merchant_none[j], v, n) == 0;
+        if (none)
+            continue;
+        *tenant = tenant_map_get(pf->tenants, v, n);
+        if (*tenant)
+            return ROW_OK;
+        snprintf(pr->msg, sizeof pr->msg, "tenant_id: merchant %.*s (%s) is not in the tenant "
+                 "map %s", (int)(n > 64 ? 64 : n), v, pf->merchant_from[i], pf->tenant_map_path);
+        return ROW_REJECT;
+    }
+    buf b = BUF_INIT;
+    for (size_t i = 0; i < pf->n_merchant_from; i++)
+        buf_printf(&b, "%s%s", i ? ", " : "", pf->merchant_from[i]);
+    snprintf(pr->msg, sizeof pr->msg, "tenant_id: the row names no merchant (%s)", buf_cstr(&b));
+    buf_free(&b);
+    return ROW_REJECT;
 }
 
 /* Fills the record's fields from the split, cleaned values. */
@@ -728,7 +932,15 @@ static row_outcome build_row(profile_reader *pr, raw_record *out)
         row_outcome o = column_text(pr, c, &have[c]);
         if (o != ROW_OK)
             return o;
+        if (c == COL_CALLBACK_TYPE && have[c] && !rename_kind(pr, off[c]))
+            return ROW_OOM;
         len[c] = pr->out.len - off[c];
+    }
+    const char *tenant = NULL;
+    if (pr->pf->tenants && !pr->preset[COL_TENANT_ID]) {
+        row_outcome o = merchant_tenant(pr, &tenant);
+        if (o != ROW_OK)
+            return o;
     }
     size_t pstart = pr->out.len;
     if (!append_payload(pr))
@@ -747,6 +959,12 @@ static row_outcome build_row(profile_reader *pr, raw_record *out)
         f->kind = FIELD_TEXT;
         f->text = base + off[c];
         f->len = len[c];
+    }
+    if (tenant) {
+        field *tf = &out->fields[COL_TENANT_ID];
+        tf->kind = FIELD_TEXT;
+        tf->text = tenant;
+        tf->len = strlen(tenant);
     }
     field *pf = &out->fields[COL_PAYLOAD];
     pf->kind = FIELD_JSON;
@@ -784,13 +1002,51 @@ static bool is_blank(const char *s, size_t n)
     return true;
 }
 
-/* The end of input: checks the stated row count. */
+/* The end of input: the stated money totals against the rows' sums. */
+static read_result check_totals(profile_reader *pr)
+{
+    const profile *pf = pr->pf;
+    /* A row that could not be read is rejected, its amounts unknown: the
+     * totals cannot be checked (the row count still is). */
+    if (pr->unsummed > 0)
+        return READ_EOF;
+    if (pr->totals_bad[0])
+        return reader_fail(&pr->base, "%s: %s: the bill's money totals cannot be checked; "
+                                      "nothing is loaded from it", pr->base.path, pr->totals_bad);
+    for (size_t i = 0; i < pf->n_totals; i++) {
+        const money_total *t = &pf->totals[i];
+        const total_rt *tr = &pr->tot[i];
+        if (!tr->stated)
+            continue;
+        const char *where = t->summary ? t->summary : t->label;
+        if (tr->row_idx < 0)
+            return reader_fail(&pr->base, "%s: the bill states %s %s but its rows have no %s "
+                                          "column; nothing is loaded from it", pr->base.path,
+                               where, tr->stated_text, t->sum);
+        if (dect_equal(&tr->stated_v, &tr->sum))
+            continue;
+        char got[DECT_TEXT_MAX];
+        int scale = tr->stated_v.scale > tr->sum.scale ? tr->stated_v.scale : tr->sum.scale;
+        dect_format(&tr->sum, scale, got);
+        return reader_fail(&pr->base, "%s: the bill states %s %s but its %s%srows' %s add up "
+                                      "to %s: truncated or edited; nothing is loaded from it",
+                           pr->base.path, where, tr->stated_text, t->kind ? t->kind : "",
+                           t->kind ? " " : "", t->sum, got);
+    }
+    return READ_EOF;
+}
+
+/* The end of input: checks the stated row count, money totals, footers. */
 static read_result at_end(profile_reader *pr)
 {
     pr->at_eof = true;
     const profile *pf = pr->pf;
-    if (!profile_has_trailer(pf))
-        return READ_EOF;
+    if (pf->n_footers && !pr->saw_footer)
+        return reader_fail(&pr->base, "%s: the bill ends without a footer stating its record "
+                                      "count (%s...): truncated? nothing is loaded from it",
+                           pr->base.path, pf->footers[0].row_type);
+    if (!pf->count_column && pf->n_count_lines == 0)
+        return check_totals(pr);
     char what[160] = "";
     if (pf->count_column)
         snprintf(what, sizeof what, "%s", pf->count_column);
@@ -805,7 +1061,7 @@ static read_result at_end(profile_reader *pr)
                                       "truncated or edited; nothing is loaded from it",
                            pr->base.path, (unsigned long long)pr->stated, what,
                            (unsigned long long)pr->data_rows);
-    return READ_EOF;
+    return check_totals(pr);
 }
 
 /*
@@ -877,6 +1133,7 @@ static line_step unreadable_line(profile_reader *pr, raw_record *out, uint64_t l
     if (!pr->have_header || pr->state != ST_ROWS)
         return stop(rr, not_in_encoding(pr, line));
     pr->data_rows++;
+    pr->unsummed++;
     hand_out_unreadable(pr, out, line);
     return stop(rr, READ_RECORD);
 }
@@ -902,6 +1159,41 @@ static line_step read_text_line(profile_reader *pr, raw_record *out, bool want_h
     return LINE_UNDECIDED;
 }
 
+/* A framing line stating total i ("#交易合计：2笔，商家实收共99.00元"): the
+ * amount after its label (and a colon), if the line has the label.  False
+ * with the reader failed when what follows the label is not an amount. */
+static bool line_total(profile_reader *pr, size_t i, const char *t, size_t n, uint64_t line)
+{
+    const money_total *mt = &pr->pf->totals[i];
+    total_rt *tr = &pr->tot[i];
+    size_t ln = strlen(mt->label);
+    const char *at = NULL;
+    for (size_t k = 0; !at && ln && k + ln <= n; k++)
+        if (memcmp(t + k, mt->label, ln) == 0)
+            at = t + k;
+    if (!at)
+        return true; /* not stated: not checked */
+    size_t k = (size_t)(at - t) + ln;
+    if (k + 3 <= n && memcmp(t + k, "\xef\xbc\x9a", 3) == 0)
+        k += 3; /* a full-width colon */
+    else if (k < n && t[k] == ':')
+        k++;
+    while (k < n && t[k] == ' ')
+        k++;
+    size_t e = k;
+    while (e < n && ((t[e] >= '0' && t[e] <= '9') || t[e] == '.' || t[e] == '-' || t[e] == '+'))
+        e++;
+    if (!dect_parse(t + k, e - k, &tr->stated_v) || e - k >= sizeof tr->stated_text) {
+        reader_fail(&pr->base, "%s: line %llu: no amount after %s", pr->base.path,
+                    (unsigned long long)line, mt->label);
+        return false;
+    }
+    memcpy(tr->stated_text, t + k, e - k);
+    tr->stated_text[e - k] = '\0';
+    tr->stated = true;
+    return true;
+}
+
 /* Takes blank lines, lines stating the row count and framing lines; text
  * after the summary fails the file. */
 static line_step skip_framing(profile_reader *pr, uint64_t line, read_result *rr)
@@ -911,6 +1203,10 @@ static line_step skip_framing(profile_reader *pr, uint64_t line, read_result *rr
     size_t tn = pr->text.len;
     if (is_blank(t, tn))
         return LINE_TAKEN;
+    for (size_t i = 0; i < pf->n_totals; i++)
+        if (pf->totals[i].line && starts_with(t, tn, pf->totals[i].line) &&
+            !line_total(pr, i, t, tn - break_len(t, tn), line))
+            return stop(rr, READ_FAILED);
     bool counted = false;
     for (size_t i = 0; i < pf->n_count_lines; i++) {
         size_t k = strlen(pf->count_lines[i]);
@@ -969,6 +1265,7 @@ static line_step split_record(profile_reader *pr, raw_record *out, uint64_t line
             return stop(rr, out_of_memory(pr));
         if (conv == 0) {
             pr->data_rows += pr->have_header && pr->state == ST_ROWS;
+            pr->unsummed += pr->have_header && pr->state == ST_ROWS;
             hand_out_unreadable(pr, out, line);
             return stop(rr, READ_RECORD);
         }
@@ -979,6 +1276,22 @@ static line_step split_record(profile_reader *pr, raw_record *out, uint64_t line
 static line_step take_summary_count(profile_reader *pr, uint64_t line, read_result *rr)
 {
     pr->state = ST_AFTER_SUMMARY;
+    for (size_t t = 0; t < pr->pf->n_totals; t++) {
+        total_rt *tr = &pr->tot[t];
+        if (tr->summary_idx < 0 || (size_t)tr->summary_idx >= pr->nvals)
+            continue;
+        clean_value(pr, (size_t)tr->summary_idx);
+        const char *v = pr->vals.data + pr->voff[tr->summary_idx];
+        size_t vn = pr->vlen[tr->summary_idx];
+        if (!dect_parse(v, vn, &tr->stated_v) || vn >= sizeof tr->stated_text)
+            return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary's %s is not an "
+                                                   "amount: \"%.*s\"", pr->base.path,
+                                        (unsigned long long)line, pr->pf->totals[t].summary,
+                                        (int)(vn > 40 ? 40 : vn), v));
+        memcpy(tr->stated_text, v, vn);
+        tr->stated_text[vn] = '\0';
+        tr->stated = true;
+    }
     if (pr->count_idx < 0 || (size_t)pr->count_idx >= pr->nvals)
         return LINE_TAKEN;
     clean_value(pr, (size_t)pr->count_idx);
@@ -1011,6 +1324,14 @@ static line_step start_summary(profile_reader *pr, uint64_t line, read_result *r
         return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary header has no %s "
                                                "column", pr->base.path,
                                     (unsigned long long)line, pf->count_column));
+    for (size_t t = 0; t < pf->n_totals; t++) {
+        pr->tot[t].summary_idx = -1;
+        const char *name = pf->totals[t].summary;
+        for (size_t i = 0; name && i < pr->nvals; i++)
+            if (pr->vlen[i] == strlen(name) && memcmp(pr->vals.data + pr->voff[i], name,
+                                                      pr->vlen[i]) == 0)
+                pr->tot[t].summary_idx = (int)i;
+    }
     return LINE_TAKEN;
 }
 
@@ -1033,9 +1354,80 @@ static line_step header_taken(profile_reader *pr, bool want_header, read_result 
 {
     if (!take_header(pr))
         return stop(rr, READ_FAILED);
+    const profile *pf = pr->pf;
+    for (size_t i = 0; i < pf->n_totals; i++)
+        pr->tot[i].row_idx = header_index(pr, pf->totals[i].sum, strlen(pf->totals[i].sum));
+    for (size_t i = 0; i < pf->n_merchant_from; i++)
+        pr->merchant_idx[i] = header_index(pr, pf->merchant_from[i],
+                                           strlen(pf->merchant_from[i]));
     if (want_header)
         return stop(rr, READ_RECORD);
     return LINE_TAKEN;
+}
+
+static bool is_type(const char *rt, size_t rn, const char *name)
+{
+    return name && rn == strlen(name) && memcmp(rt, name, rn) == 0;
+}
+
+/* A framing row type (rt[0..rn)) of a profile with footer counts: notes
+ * where a section, the report and the file start; checks a footer's count
+ * against the data rows it covers.  False (*rr set) on a mismatch. */
+static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    if (is_type(rt, rn, pf->section_start)) {
+        pr->section_here = true;
+        pr->section_base = pr->data_rows;
+    }
+    pr->saw_report_start = pr->saw_report_start || is_type(rt, rn, pf->report_start);
+    pr->saw_file_start = pr->saw_file_start || is_type(rt, rn, pf->file_start);
+    for (size_t i = 0; i < pf->n_footers; i++) {
+        const footer_count *fc = &pf->footers[i];
+        if (!is_type(rt, rn, fc->row_type))
+            continue;
+        uint64_t held;
+        const char *what;
+        if (fc->scope == FOOTER_SECTION) {
+            if (!pr->section_here)
+                return true; /* its section began in an earlier file */
+            held = pr->data_rows - pr->section_base;
+            what = "its section";
+        } else if (fc->scope == FOOTER_REPORT) {
+            if (!pr->saw_report_start && pr->saw_file_start)
+                return true; /* a later file of a split report */
+            held = pr->data_rows;
+            what = "the report";
+        } else {
+            held = pr->data_rows;
+            what = "the file";
+        }
+        pr->saw_footer = true;
+        int64_t c;
+        const char *v = "";
+        size_t vn = 0;
+        if (pr->nvals > 1) {
+            clean_value(pr, 1);
+            v = pr->vals.data + pr->voff[1];
+            vn = pr->vlen[1];
+        }
+        if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c)) {
+            *rr = reader_fail(&pr->base, "%s: line %llu: the %s footer holds no record count: "
+                                         "\"%.*s\"", pr->base.path,
+                              (unsigned long long)pr->rec_line, fc->row_type,
+                              (int)(vn > 40 ? 40 : vn), v);
+            return false;
+        }
+        if ((uint64_t)c != held) {
+            *rr = reader_fail(&pr->base, "%s: line %llu: the %s footer states %lld records but "
+                                         "%s holds %llu: truncated or edited; nothing is loaded "
+                                         "from it", pr->base.path,
+                              (unsigned long long)pr->rec_line, fc->row_type, (long long)c, what,
+                              (unsigned long long)held);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* The header (the first line, or the row type's header line), a row type
@@ -1061,12 +1453,35 @@ static line_step header_line(profile_reader *pr, bool want_header, read_result *
         for (size_t i = 0; i < pf->n_row_type_data && !data; i++)
             data = rn == strlen(pf->row_type_data[i]) &&
                    memcmp(rt, pf->row_type_data[i], rn) == 0;
+        if (!data && pf->n_footers && !footer_row(pr, rt, rn, rr))
+            return LINE_STOP;
         if (!data || !pr->have_header)
             return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
     } else if (!pr->have_header) {
         return header_taken(pr, want_header, rr);
     }
     return want_header ? LINE_TAKEN : LINE_UNDECIDED;
+}
+
+/* Adds the row's amounts to the totals of its kind; a cell that is not an
+ * amount is noted (the totals cannot be checked). */
+static void add_to_totals(profile_reader *pr, uint64_t line)
+{
+    const profile *pf = pr->pf;
+    for (size_t i = 0; i < pf->n_totals; i++) {
+        const money_total *t = &pf->totals[i];
+        total_rt *tr = &pr->tot[i];
+        if (tr->row_idx < 0 || (t->kind && strcmp(t->kind, pr->row_kind) != 0))
+            continue;
+        const char *v = pr->vals.data + pr->voff[tr->row_idx];
+        size_t n = pr->vlen[tr->row_idx];
+        dect d;
+        if (n == 0)
+            continue; /* an empty cell adds nothing */
+        if ((!dect_parse(v, n, &d) || !dect_add(&tr->sum, &d)) && !pr->totals_bad[0])
+            snprintf(pr->totals_bad, sizeof pr->totals_bad, "line %llu: %s \"%.*s\" is not "
+                     "an amount", (unsigned long long)line, t->sum, (int)(n > 40 ? 40 : n), v);
+    }
 }
 
 /* A data row: its fields checked against the header, cleaned, built. */
@@ -1080,12 +1495,16 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     if (pr->nvals != pr->ncols) {
         snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
                  pr->ncols, pr->nvals);
+        pr->unsummed++;
         out->error = pr->msg;
         return READ_RECORD;
     }
     for (size_t i = 0; i < pr->nvals; i++)
         clean_value(pr, i);
-    switch (build_row(pr, out)) {
+    pr->row_kind[0] = '\0';
+    row_outcome ro = build_row(pr, out);
+    add_to_totals(pr, line);
+    switch (ro) {
     case ROW_OK:
         break;
     case ROW_SKIP:
@@ -1153,6 +1572,9 @@ static void profile_close(reader *r)
     free(pr->voff);
     free(pr->vlen);
     buf_free(&pr->out);
+    buf_free(&pr->scratch);
+    free(pr->tot);
+    free(pr->merchant_idx);
     free(pr);
 }
 
@@ -1174,7 +1596,13 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     if (pr->pf->timezone && pr->pf->tz.fixed)
         tz_format_offset(pr->pf->tz.offset_s, pr->offset_text);
     reader *r = &pr->base;
-    if (!line_feed_init(&pr->lf, src)) {
+    const profile *pf = pr->pf;
+    pr->tot = calloc(pf->n_totals ? pf->n_totals : 1, sizeof *pr->tot);
+    pr->merchant_idx = calloc(pf->n_merchant_from ? pf->n_merchant_from : 1,
+                              sizeof *pr->merchant_idx);
+    for (size_t i = 0; pr->tot && i < pf->n_totals; i++)
+        pr->tot[i].row_idx = pr->tot[i].summary_idx = -1;
+    if (!pr->tot || !pr->merchant_idx || !line_feed_init(&pr->lf, src)) {
         buf_printf(err, "%s: out of memory", path);
         reader_close(&r);
         return NULL;

@@ -18,6 +18,10 @@ import|--delimiter|"|--delimiter must be one character other than a quote or lin
 import|--profile|no-such-profile|no-such-profile
 import|--encoding|gbk|--encoding goes with --profile
 import|--timezone|+08:00|--timezone goes with --profile
+import|--kind|pay|--kind takes FROM=TO
+import|--kind|pay=x|--kind goes with --profile
+import|--tenant-map||--tenant-map needs a path
+import|--tenant-map|map.csv|--tenant-map goes with --profile
 import|--set|tenant_id|--set takes COLUMN=VALUE
 import|--set|=5|--set takes COLUMN=VALUE
 import|--set|tenant_id=abc|tenant_id

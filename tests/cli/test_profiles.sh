@@ -93,11 +93,11 @@ eq "paypal: 4 SB rows, the T0400 withdrawal skipped" "0 4 0 1 0" "$RC $(figs v.j
 # --- a header of the wrong channel: fails naming expected and found
 v wechat-trade stripe-balance.csv
 eq "a Stripe report read as wechat-trade: exit 3" 3 $RC
-check "wrong channel: names what the profile expects" grep -q "the profile expects the columns 商户订单号, 交易状态, 退款成功时间 or 交易时间" "$ERR"
+check "wrong channel: names what the profile expects" grep -q "the profile expects the columns 商户订单号, 交易状态, 退款状态 or 交易状态, 退款成功时间 or 交易时间" "$ERR"
 check "wrong channel: names what the file has" grep -q "the file has: balance_transaction_id, created_utc" "$ERR"
 v stripe-balance paypal-stl.csv
 eq "a PayPal report read as stripe-balance: exit 3" 3 $RC
-check "wrong channel (stripe): missing columns named" grep -q "missing: payment_metadata\[order_id\] or charge_id, reporting_category, created_utc" "$ERR"
+check "wrong channel (stripe): missing columns named" grep -q "missing: payment_metadata\[order_id\] or payment_metadata\[external_identifier\] or charge_id or source_id or balance_transaction_id, reporting_category, created_utc or created" "$ERR"
 v alipay-trade wechat-all.csv
 eq "a WeChat bill read as alipay-trade: exit 3" 3 $RC
 check "WeChat bill as alipay: says it is not GBK and what is expected" \

@@ -107,16 +107,25 @@ check "stripe: the report's files carry rows_skipped" jtrue i.json 'r["files"][0
 check "stripe: read = rejected + skipped + deduplicated + merged" jtrue i.json \
     'all(t["rows_read"] == t["rows_rejected"] + t["rows_skipped"] + t["rows_deduplicated"] + t["inserted"] + t["updated"] + t["unchanged"] + t["stale"] + t["existing"] for t in [r["totals"]] + r["files"])'
 
-# --timezone with an IANA zone (PDT in May, PST in the 2024-12-01 copy),
-# and --set channel taking the place of the profile's
+# --timezone with an IANA zone (PDT in May, PST in the 2024-12-01 copy) on
+# a report whose time is `created` (the report's zone), and --set channel
+# taking the place of the profile's; created_utc is never shifted (issue 29)
 sed 's/2024-05-02 02:00:00/2024-12-01 02:00:00/' stripe-balance.csv >stripe-la.csv
-imp stripe-balance stripe-la.csv --timezone America/Los_Angeles --set channel=stripe_la
+sed '1s/created_utc/created/' stripe-la.csv >stripe-la-local.csv
+imp stripe-balance stripe-la-local.csv --timezone America/Los_Angeles --set channel=stripe_la
 eq "stripe --timezone America/Los_Angeles --set channel=stripe_la: 4 inserted" "0 6 0 2 0 4 0 0" "$RC $(figs i.json)"
-eq "stripe in Los Angeles time: -07:00 in May, -08:00 in December" \
+eq "stripe created in Los Angeles time: -07:00 in May, -08:00 in December" \
 "7 SORD1 pay 2024-05-01T17:00:00 2
 7 SORD1 refund:re_1 2024-05-01T18:00:00 2
 7 SORD1 refund:re_2 2024-05-01T19:00:00 2
 7 ch_2 pay 2024-12-01T10:00:00 2" "$(rows stripe_la)"
+imp stripe-balance stripe-la.csv --timezone America/Los_Angeles --set channel=stripe_utc
+eq "stripe created_utc with --timezone: 4 inserted" "0 6 0 2 0 4 0 0" "$RC $(figs i.json)"
+eq "stripe created_utc is UTC whatever --timezone says" \
+"7 SORD1 pay 2024-05-01T10:00:00 2
+7 SORD1 refund:re_1 2024-05-01T11:00:00 2
+7 SORD1 refund:re_2 2024-05-01T12:00:00 2
+7 ch_2 pay 2024-12-01T02:00:00 2" "$(rows stripe_utc)"
 
 # --- PayPal: SB rows; its own offsets
 imp paypal-stl paypal-stl.csv
@@ -131,7 +140,7 @@ n=$(q "SELECT count(*) FROM payment_callback")
 imp wechat-trade stripe-balance.csv
 eq "stripe report as wechat-trade: exit 3, nothing loaded" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 check "wrong channel: expected and found named" \
-    grep -q "the profile expects the columns 商户订单号, 交易状态, 退款成功时间 or 交易时间; the file has: balance_transaction_id" "$ERR"
+    grep -q "the profile expects the columns 商户订单号, 交易状态, 退款状态 or 交易状态, 退款成功时间 or 交易时间; the file has: balance_transaction_id" "$ERR"
 
 # --- a resumed load keeps rows_skipped (the ledger holds no such figure: it
 # comes from the others).  Chunks of 2: chunk 1 (a charge, a payout) commits,

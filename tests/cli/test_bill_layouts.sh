@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Channel bills as the channels really publish them (issue 29; SPEC.md
+# "Channel exports: profiles"; channel-formats.md "Layouts seen in real
+# published files"), without a database: every real layout loads or is
+# refused saying why; a state the profile's status map does not know
+# rejects its row; PayPal's direction; Stripe's `created` and Dashboard
+# layouts; --delimiter over the profile; reject reasons quoting the cell;
+# PayPal footer counts; --tenant-map; --kind; money facts in `profiles` and
+# custom profiles; the bill's money totals.  The rows the bills leave in a
+# table are checked in tests/db/test_bill_layouts.sh.
+. "$(dirname "$0")/../lib.sh"
+
+python3 "$SRC/tests/make_bills.py" . || { echo "make_bills.py failed"; exit 1; }
+
+figs() { json "$1" '" ".join(str(r["totals"][k]) for k in ("rows_read","rows_rejected","rows_skipped"))'; }
+reasons() { python3 -c 'import json,sys; [print(json.loads(l)["reason"]) for l in open(sys.argv[1])]' rj.ndjson 2>/dev/null; }
+# v PROFILE FILE [ARGS]: validate, report v.json, rejects rj.ndjson
+v() {
+    local p=$1 f=$2; shift 2
+    rm -f rj.ndjson v.json
+    run validate --profile "$p" --rejects rj.ndjson --report v.json "$@" "$f"
+}
+
+# --- 1. status from the bill's own state
+v wechat-trade real-wechat-states.csv --set tenant_id=7
+eq "wechat, BOM, refunds SUCCESS/PROCESSING/CHANGE/REFUNDCLOSE: all 5 rows valid" "0 5 0 0" "$RC $(figs v.json)"
+v wechat-trade real-wechat-unknown-state.csv --set tenant_id=7
+eq "wechat: a 退款状态 the map does not know rejects its row" "1 3 1 0" "$RC $(figs v.json)"
+eq "wechat: the reject names the state" 'status: 退款状态 "WHATEVER" is not a value profile wechat-trade maps' "$(reasons)"
+
+# --- the older layouts, the sandbox's table
+v wechat-trade real-wechat-old-all.csv --set tenant_id=7
+eq "wechat old 24 columns with BOM, 子商户号, zeros as \`0, old summary: 2 rows" "0 2 0 0" "$RC $(figs v.json)"
+v wechat-trade real-wechat-old-refund.csv --set tenant_id=7
+eq "wechat old 26-column REFUND, negative fee total: 1 row" "0 1 0 0" "$RC $(figs v.json)"
+v wechat-trade real-wechat-sandbox.csv --set tenant_id=7
+eq "wechat sandbox TAB table: refused (exit 3)" 3 $RC
+check "wechat sandbox TAB table: the message says it is TAB-separated, not a bill" \
+    grep -q "separated by TABs, not ',': a table saved by a spreadsheet or a sandbox's export" "$ERR"
+
+# --- 2. kinds by direction: PayPal's outgoing T0000 (DR) is skipped
+v paypal-stl real-paypal-sh.csv --set tenant_id=7
+eq "paypal from SH, BOM, mixed CH quoting, two sections: 4 read, the DR T0000 skipped" "0 4 0 1" "$RC $(figs v.json)"
+v paypal-stl real-paypal-57.csv --set tenant_id=7
+eq "paypal older 57-column CH (Transaction  Debit or Credit): 3 read, the DR T0000 skipped" "0 3 0 1" "$RC $(figs v.json)"
+
+# --- 3. Stripe layouts: created, [external_identifier], the Dashboard's
+v stripe-balance real-stripe-created.csv --set tenant_id=7
+eq "stripe with created (no created_utc), amounts 25/-0.5/3.35: 4 read, the payout skipped" "0 4 0 1" "$RC $(figs v.json)"
+v stripe-balance real-stripe-dashboard.csv --set tenant_id=7
+eq "stripe Dashboard default (no charge_id, no source_id): 3 read, the payout skipped" "0 3 0 1" "$RC $(figs v.json)"
+
+# --- 4. --delimiter overrides the profile's
+sed 's/,/;/g' wechat-all.csv >wechat-semicolon.csv
+v wechat-trade wechat-semicolon.csv --set tenant_id=7 --delimiter ';'
+eq "--delimiter ';' over wechat-trade's ',': 4 rows" "0 4 0 0" "$RC $(figs v.json)"
+
+# --- 5. a reject reason quotes the cell as written, not with the zone added
+sed 's/`2024-05-01 11:00:00/`2014-11-1016：33：45/' wechat-all.csv >wechat-badtime.csv
+v wechat-trade wechat-badtime.csv --set tenant_id=7
+eq "a bad 交易时间: rejected" "1 4 1 0" "$RC $(figs v.json)"
+eq "the reason quotes the cell as the file holds it" \
+    'received_at: expected a date as YYYY-MM-DD: "2014-11-1016：33：45"' "$(reasons)"
+sed 's|"2024/08/20 05:00:00 -0700"|"2024/08/20 25:00:00"|g' paypal-stl.csv >paypal-badtime.csv
+v paypal-stl paypal-badtime.csv --set tenant_id=7
+check "paypal: a bad time is quoted with its slashes, as written" \
+    grep -q '2024/08/20 25:00:00\\"' rj.ndjson
+
+# --- 6. PayPal footer counts
+v paypal-stl real-paypal-badsf.csv --set tenant_id=7
+eq "paypal SF stating 2 for a section of 3: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+check "paypal bad SF: the message names both counts" \
+    grep -q "the SF footer states 2 records but its section holds 3" "$ERR"
+v paypal-stl real-paypal-badff.csv --set tenant_id=7
+eq "paypal FF stating 5 for 4: exit 3" 3 $RC
+check "paypal bad FF: the message names both counts" grep -q "the FF footer states 5 records but the file holds 4" "$ERR"
+v paypal-stl real-paypal-split-02.csv --set tenant_id=7
+eq "paypal second file of a split report (FH 02): checked against its own FF only" "0 1 0 0" "$RC $(figs v.json)"
+grep -v '^"SF"\|^"SC"\|^"RF"\|^"RC"\|^"FF"' real-paypal-sh.csv >paypal-nofooter.csv
+v paypal-stl paypal-nofooter.csv --set tenant_id=7
+eq "paypal without any footer: exit 3" 3 $RC
+check "paypal without footers: says so" grep -q "ends without a footer stating its record count" "$ERR"
+
+# --- 7. --tenant-map and the merchant column
+v wechat-trade real-wechat-sp.csv --tenant-map tenants.csv
+eq "service-provider bill with --tenant-map: 4 read, 1 rejected" "1 4 1 0" "$RC $(figs v.json)"
+eq "the merchant the map lacks is named" \
+    "tenant_id: merchant 1900000299 (特约商户号) is not in the tenant map tenants.csv" "$(reasons)"
+v wechat-trade real-wechat-sp.csv --tenant-map tenants.csv --set tenant_id=7
+eq "--tenant-map with --set tenant_id: exit 2" 2 $RC
+v stripe-balance real-stripe-created.csv --tenant-map tenants.csv
+eq "--tenant-map with a profile without a merchant column: exit 2" 2 $RC
+check "--tenant-map without a merchant column: says so" grep -q "names no merchant column" "$ERR"
+printf 'merchant,tenant\n1,2\n' >badmap.csv
+v wechat-trade real-wechat-sp.csv --tenant-map badmap.csv
+eq "--tenant-map with a wrong header: exit 2" 2 $RC
+check "--tenant-map wrong header: names the header wanted" grep -q "header must be merchant,tenant_id" "$ERR"
+printf 'merchant,tenant_id\n1900000201,eleven\n' >badmap.csv
+v wechat-trade real-wechat-sp.csv --tenant-map badmap.csv
+eq "--tenant-map with a tenant that is not an integer: exit 2" 2 $RC
+check "--tenant-map bad tenant: names the line" grep -q "badmap.csv: line 2" "$ERR"
+run validate --tenant-map tenants.csv --set tenant_id=7 wechat-all.csv
+eq "--tenant-map without --profile: exit 2" 2 $RC
+
+# --- 8. --kind
+v wechat-trade wechat-all.csv --set tenant_id=7 --kind pay=pay_success --kind refund=refund_done
+eq "--kind renames: the bill still validates" "0 4 0 0" "$RC $(figs v.json)"
+for bad in "pay" "=x" "pay=" "refund:RF1=x"; do
+    v wechat-trade wechat-all.csv --set tenant_id=7 --kind "$bad"
+    eq "--kind '$bad': exit 2" 2 $RC
+done
+v wechat-trade wechat-all.csv --set tenant_id=7 --kind pay=a --kind pay=b
+eq "--kind pay twice: exit 2" 2 $RC
+run validate --kind pay=pay_success --set tenant_id=7 wechat-all.csv
+eq "--kind without --profile: exit 2" 2 $RC
+
+# --- 9. money facts: printed, loaded back, declared in a custom profile
+for p in wechat-trade alipay-trade stripe-balance paypal-stl; do
+    run profiles $p
+    cp "$OUT" "$p.json"
+    eq "profiles $p: exit 0" 0 $RC
+    check "profiles $p: money facts for pay and refund (amount, currency, fee)" python3 -c '
+import json, sys
+m = {k["kind"]: k for k in json.load(open(sys.argv[1]))["money"]}
+sys.exit(0 if all(m[k][f] for k in ("pay", "refund") for f in ("amount", "currency", "fee")) else 1)' "$p.json"
+    run profiles "./$p.json"
+    eq "profiles ./$p.json: a printed profile loads back and prints the same" "$(cat "$p.json")" "$(cat "$OUT")"
+done
+eq "wechat-trade money: the columns of the bill" \
+    "pay 应结订单金额 货币种类 手续费 | refund 退款金额 货币种类 手续费" \
+    "$(json wechat-trade.json '" | ".join(" ".join([k["kind"], k["amount"]["column"], k["currency"]["column"], k["fee"]["column"]]) for k in r["money"])')"
+eq "alipay-trade money: CNY stated by the profile, refunds negative (magnitude)" \
+    "CNY True 订单金额（元） 服务费（元）" \
+    "$(json alipay-trade.json '" ".join([r["money"][1]["currency"]["value"], str(r["money"][1]["amount"]["magnitude"]), r["money"][1]["amount"]["column"], r["money"][1]["fee"]["column"]])')"
+eq "stripe-balance money: gross, fee, currency; refunds negative" "gross fee currency True" \
+    "$(json stripe-balance.json '" ".join([r["money"][1]["amount"]["column"], r["money"][1]["fee"]["column"], r["money"][1]["currency"]["column"], str(r["money"][1]["amount"]["magnitude"])])')"
+eq "paypal-stl money: minor units, its currency" "Gross Transaction Amount minor Gross Transaction Currency" \
+    "$(json paypal-stl.json '" ".join([r["money"][0]["amount"]["column"], r["money"][0]["amount"]["unit"], r["money"][0]["currency"]["column"]])')"
+bad_money() {  # bad_money NAME PYTHON-EDIT MEMBER
+    python3 -c "import json,sys; r=json.load(open('wechat-trade.json')); $2; json.dump(r, open('$1.json','w'), ensure_ascii=False)"
+    v "./$1.json" wechat-all.csv --set tenant_id=7
+    eq "custom profile $1: exit 2" 2 $RC
+    check "custom profile $1: names $3" grep -qF "member \"$3\"" "$ERR"
+}
+bad_money unit 'r["money"][0]["amount"]["unit"]="cents"' 'money[0].amount.unit'
+bad_money both 'r["money"][0]["amount"]["value"]="1"' 'money[0].amount'
+bad_money magnitude 'r["money"][1]["amount"]["magnitude"]="yes"' 'money[1].amount.magnitude'
+bad_money member 'r["money"][0]["amount"]["col"]="x"' 'money[0].amount.col'
+bad_money twice 'r["money"][1]["kind"]="pay"' 'money[1].kind'
+bad_money total 'r["trailer"]["totals"][0].pop("sum")' 'trailer.totals[0].sum'
+
+# --- the bill's money totals, exact
+for col in 应结订单总金额 退款总金额 手续费总金额; do
+    v wechat-trade "real-wechat-badtotal-$col.csv" --set tenant_id=7
+    eq "wechat $col off by 0.01: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+    [ $col = 应结订单总金额 ] && check "wechat 应结订单总金额: names both figures" \
+        grep -q "states 应结订单总金额 100.01 but its pay rows' 应结订单金额 add up to 100.00" "$ERR"
+done
+v wechat-trade real-wechat-badtotal-手续费总金额.csv --set tenant_id=7
+check "wechat 手续费总金额 (5 decimals, refunds' negative fees): names both figures" \
+    grep -q "states 手续费总金额 0.00980 but its rows' 手续费 add up to -0.00020" "$ERR"
+v alipay-trade real-alipay.csv --set tenant_id=7
+eq "alipay as found (合计 lines without a colon): 3 rows" "0 3 0 0" "$RC $(figs v.json)"
+v alipay-trade real-alipay-badtotal.csv --set tenant_id=7
+eq "alipay #交易合计 amount off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.json)"
+check "alipay bad total: names both figures" \
+    grep -q "states 商家实收共 12.36 but its pay rows' 商家实收（元） add up to 12.35" "$ERR"
+
+finish
