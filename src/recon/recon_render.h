@@ -1,0 +1,41 @@
+/*
+ * recon_render.h - renders a recon_result (recon.h), gathered before:
+ * the summary on stderr, the report's "reconciliation" object, the
+ * --discrepancies file (NDJSON, or CSV with a byte-order mark) and the
+ * page's reconciliation section (every value escaped).
+ */
+#ifndef IDEMLOAD_RECON_RENDER_H
+#define IDEMLOAD_RECON_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/config.h"
+#include "output/report.h"
+#include "recon/recon.h"
+#include "util/buf.h"
+
+/* The discrepancies file at path ("-": standard output; ".csv": CSV with
+ * a UTF-8 byte-order mark), written whole and, for a file, fsynced before
+ * returning (it describes a register the caller commits next).  Empty on a
+ * balanced run.  False with *err. */
+bool recon_write_discrepancies(const recon_result *r, const char *path, buf *err);
+
+/* The report's "reconciliation" object (a new reference; NULL when out of
+ * memory). */
+struct json_t *recon_json(const recon_result *r);
+
+/* The summary of the comparison, after the files' figures. */
+void recon_print_summary(const recon_result *r, FILE *fp);
+
+/* The page's section, appended to *out.  False when out of memory. */
+bool recon_html_section(const recon_result *r, buf *out);
+
+/*
+ * Everything a run shows once it is over: the summary on stderr, the
+ * report (--report) and the page (--html, stating exit status code).
+ * Returns EXIT_OK or EXIT_INPUT when an output could not be written.
+ */
+int recon_render_outputs(const config *cfg, const recon_result *r, run_report *rep, int code);
+
+#endif
