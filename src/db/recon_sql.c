@@ -53,7 +53,7 @@ const char SQL_RECON_SETUP[] =
     "   2) AS e) v $f$;"
     "CREATE FUNCTION pg_temp.idemload_time(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE"
     " AS $f$ BEGIN"
-    "  IF t IS NULL OR t !~ '^[0-9]{4}-[0-9][0-9]-[0-9][0-9]' THEN RETURN NULL; END IF;"
+    "  IF t IS NULL OR t !~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' THEN RETURN NULL; END IF;"
     "  IF t ~ '[T ][0-9][0-9]:[0-9][0-9](:[0-9][0-9](\\.[0-9]+)?)?([Zz]|[+-][0-9][0-9](:?[0-9][0-9])?)$'"
     "  THEN RETURN t::timestamptz; END IF;"
     "  RETURN t::timestamp AT TIME ZONE current_setting('idemload.recon_zone');"
@@ -164,10 +164,11 @@ const char SQL_RECON_OUTSIDE[] =
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
  * whose key the statement does not list. */
-const char SQL_RECON_COMPARE[] =
+const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
     " SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
-    "  WHERE day BETWEEN $1::date AND $2::date;"
+    "  WHERE day BETWEEN $1::date AND $2::date";
+const char SQL_RECON_COMPARE[] =
     "CREATE TEMP TABLE idemload_recon_cmp AS "
     "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day,"
     "       s.file_no, s.line, s.conflicting,"
@@ -295,7 +296,7 @@ const char SQL_RECON_DAY_AMOUNTS[] =
     "             s_amount AS amount FROM idemload_recon_out WHERE s_present"
     "      UNION ALL SELECT tenant_id, channel, day, 't', t_currency, t_amount"
     "        FROM idemload_recon_out WHERE t_present) a "
-    "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, 5 ORDER BY 3, 1, 2, 4, 5";
+    "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
 
 /* Per tenant, channel, day and category (pending excluded): the count and
  * the sum of the differences. */

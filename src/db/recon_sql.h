@@ -24,6 +24,7 @@ extern const char SQL_RECON_STATEMENT[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_DAYS_SPAN[];
 extern const char SQL_RECON_OUTSIDE[];
+extern const char SQL_RECON_PAIRS[];
 extern const char SQL_RECON_COMPARE[];
 extern const char SQL_RECON_CLASSIFY[];
 extern const char SQL_RECON_LINES[];

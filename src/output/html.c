@@ -585,11 +585,11 @@ bool html_render(const run_report *rep, buf *out)
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
              "style-src 'unsafe-inline'; img-src data:\">\n<title>idemload ");
-    put(&pg, rep->html_section ? "reconcile"
+    put(&pg, rep->reconcile ? "reconcile"
              : rep->validate_only ? "validate"
              : rep->dry_run       ? "dry run"
                                   : "import");
-    if (rep->target && (!rep->validate_only || rep->html_section)) {
+    if (rep->target && (!rep->validate_only || rep->reconcile)) {
         put(&pg, " into ");
         text(&pg, rep->target);
     }

@@ -74,6 +74,7 @@ typedef struct group_report {
 typedef struct run_report {
     bool dry_run;
     bool validate_only;
+    bool reconcile;          /* the command was reconcile (recon.h) */
     double elapsed_s;
     file_report *files;
     size_t n_files;

@@ -175,11 +175,16 @@ static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
 {
     if (n == 0) {
         buf sql = BUF_INIT;
-        bool ok = render(x, &sql, tmpl) && db_exec(x->tool.d, buf_cstr(&sql));
-        if (!ok) {
+        bool rendered = render(x, &sql, tmpl);
+        bool ok = rendered && db_exec(x->tool.d, buf_cstr(&sql));
+        if (!rendered) {
+            log_error("%s: the statement could not be rendered (out of memory)", what);
+            db_set_out_of_memory(x->tool.d);
+        } else if (!ok) {
             tool_db_failure(x->tool.d, what);
-            x->failed_logged = true;
         }
+        if (!ok)
+            x->failed_logged = true;
         buf_free(&sql);
         return ok;
     }
@@ -599,7 +604,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         return false;
     res->outside_period = (uint64_t)db_int(r, 0, 0);
     db_result_free(&r);
-    if (!exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
+    if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
+        !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
               period) ||
         !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL))
@@ -942,8 +948,15 @@ int recon_run(const config *cfg)
         return EXIT_INPUT;
     }
     rep.validate_only = cfg->repair == REPAIR_NONE;
+    rep.reconcile = true;
     rep.dry_run = cfg->dry_run;
     rep.target = strdup(cfg->table);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
+        rep.files[i].path = cfg->files[i];
+        rep.files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
+        rep.files[i].status = FILE_FAILED;
+    }
     recon_ctx x = {.cfg = cfg};
     double t0 = now_seconds();
     int64_t grace_s = 0;
@@ -959,11 +972,6 @@ int recon_run(const config *cfg)
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
     tool_close(&x.tool);
-    for (size_t i = 0; i < cfg->n_files; i++)
-        if (!rep.files[i].path) {
-            rep.files[i].path = cfg->files[i];
-            rep.files[i].status = FILE_FAILED;
-        }
     for (size_t i = 0; i < cfg->n_files; i++)
         if (rep.files[i].counts.rows_rejected > 0)
             code = exit_worst(code, EXIT_REJECTS);
