@@ -156,9 +156,10 @@ const char SQL_RECON_KEYS[] =
 const char SQL_RECON_DAYS_SPAN[] =
     "SELECT min(day)::text, max(day)::text, count(*) FROM idemload_recon_sk";
 
-/* $1, $2: the period.  Keys outside it, not compared. */
+/* $1, $2: the period.  The statement's (valid) rows outside it, not
+ * compared. */
 const char SQL_RECON_OUTSIDE[] =
-    "SELECT count(*) FROM idemload_recon_sk WHERE day NOT BETWEEN $1::date AND $2::date";
+    "SELECT count(*) FROM idemload_recon_s WHERE day NOT BETWEEN $1::date AND $2::date";
 
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
