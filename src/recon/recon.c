@@ -939,7 +939,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
 
 int recon_run(const config *cfg)
 {
-    recon_result res = {.repair = cfg->repair};
+    recon_result res = {.repair = cfg->repair, .dry_run = cfg->dry_run};
     facts_map tf = {0};
     stmt_facts sf = {0};
     run_report rep;

@@ -104,6 +104,7 @@ typedef struct recon_result {
     uint64_t cat_count[CAT_COUNT];
     uint64_t matched, unverified, pending;
     uint64_t outside_period;
+    bool dry_run;
     bool registered;            /* the register was written (not a dry run) */
     int64_t run_id;
     recon_carried *carried;

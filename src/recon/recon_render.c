@@ -317,8 +317,10 @@ void recon_print_summary(const recon_result *r, FILE *fp)
     if (r->registered)
         fprintf(fp, "  register: run %lld, %llu appeared, %llu resolved\n", (long long)r->run_id,
                 (unsigned long long)r->appeared, (unsigned long long)r->resolved);
-    else
+    else if (r->dry_run)
         fprintf(fp, "  dry run: nothing written, not even the register\n");
+    else
+        fprintf(fp, "  the register was not written, nothing was (see the error above)\n");
     if (r->repair != REPAIR_NONE)
         fprintf(fp, "  repair %s: %llu rows inserted\n",
                 r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);
