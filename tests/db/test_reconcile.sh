@@ -50,6 +50,26 @@ PY
 )
     if [[ "$out" == same* ]]; then ok "$1 (${out#same } lines)"; else fail "$1: $out"; fi
 }
+# same_days DESCRIPTION REPORT MODEL_JSON: per tenant, channel and day the
+# rows on each side, matched, unverified, pending and each category's count.
+same_days() {
+    local out
+    out=$(python3 - "$2" "$3" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))["reconciliation"]["days"]
+want = json.load(open(sys.argv[2]))["days"]
+got = {}
+for d in rep:
+    got["%s|%s|%s" % (d["tenant_id"], d["channel"], d["day"])] = {
+        "statement": d["statement"]["rows"], "table": d["table"]["rows"],
+        "matched": d["matched"], "unverified": d["unverified"], "pending": d["pending"],
+        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]}}
+print("same" if got == want else "differ:\n idemload %s\n model    %s" % (
+    json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)))
+PY
+)
+    if [ "$out" == same ]; then ok "$1"; else fail "$1: $out"; fi
+}
 checksum() {
     q "SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
          SELECT c.relname || ':' || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x::text))
@@ -120,6 +140,7 @@ run reconcile -d "$DB" --dry-run --facts facts.json --report r.json --discrepanc
 eq "a day with discrepancies: exit 5" 5 "$RC"
 $MODEL --table table.csv --facts facts.json stmt.csv >model.json
 same_lines "every category found, with both sides' facts and the difference" d.ndjson model.json
+same_days "per day: both sides' rows, matched, unverified, pending, categories" r.json model.json
 eq "a dry run writes nothing at all (no register either)" "$before" "$(checksum)"
 check "the report states the period it used" jtrue r.json \
     "r['reconciliation']['period'] == {'from': '$D', 'to': '$D'} and r['reconciliation']['zone'] == 'UTC'"
@@ -156,6 +177,7 @@ run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-19..$D --re
     --discrepancies p.ndjson stmt.csv
 $MODEL --table table.csv --facts facts.json --period 2026-11-19..$D stmt.csv >model_p.json
 same_lines "--period with a day the statement does not cover: no_statement" p.ndjson model_p.json
+same_days "--period: the figures per day" p.json model_p.json
 check "one no_statement line for the day, key null, its rows not listed one by one" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('p.ndjson')]
@@ -171,6 +193,7 @@ run reconcile -d "$DB" --dry-run --facts facts.json --timezone +08:00 --report z
     --discrepancies z.ndjson stmt.csv
 $MODEL --table table.csv --facts facts.json --zone +08:00 stmt.csv >model_z.json
 same_lines "days cut at midnight in --timezone" z.ndjson model_z.json
+same_days "--timezone: the figures per day" z.json model_z.json
 check "the period in that zone" jtrue z.json \
     "r['reconciliation']['period'] == {'from': '$D', 'to': '2026-11-21'} and r['reconciliation']['zone'] == '+08:00'"
 
