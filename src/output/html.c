@@ -590,7 +590,7 @@ bool html_render(const run_report *rep, buf *out)
              : rep->dry_run       ? "dry run"
                                   : "import");
     if (rep->target && (!rep->validate_only || rep->reconcile)) {
-        put(&pg, " into ");
+        put(&pg, rep->reconcile ? " against " : " into ");
         text(&pg, rep->target);
     }
     putf(&pg, ", %s UTC</title>\n<style>%s</style></head><body>\n", when, STYLE);

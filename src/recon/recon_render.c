@@ -361,7 +361,7 @@ bool recon_html_section(const recon_result *r, buf *out)
                               (unsigned long long)r->pending,
                               (unsigned long long)r->outside_period, r->n_carried);
     }
-    ok = ok && buf_append_str(out, "</p>\n<table class=\"recon-days\"><tr><th>tenant</th>"
+    ok = ok && buf_append_str(out, "</p>\n<table id=\"recon-days\"><tr><th>tenant</th>"
                                    "<th>channel</th><th>day</th><th>verdict</th>"
                                    "<th>statement</th><th>table</th><th>matched</th>"
                                    "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n");
@@ -387,10 +387,11 @@ bool recon_html_section(const recon_result *r, buf *out)
     for (int c = 0; ok && c < CAT_COUNT; c++) {
         if (!r->cat_count[c])
             continue;
-        ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table class=\"recon-lines\"><tr><th>tenant</th>"
+        ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
                              "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
                              "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
-                        recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c]);
+                        recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c],
+                        recon_category_name((recon_category)c));
         size_t shown = 0;
         for (size_t i = 0; ok && i < r->n_lines && shown < PAGE_EXAMPLES; i++) {
             const recon_line *l = &r->lines[i];
@@ -419,7 +420,7 @@ bool recon_html_section(const recon_result *r, buf *out)
                             (unsigned long long)(r->cat_count[c] - shown));
     }
     if (ok && r->n_carried) {
-        ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table><tr>"
+        ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
                              "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
                              "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
                         r->n_carried);

@@ -217,6 +217,32 @@ sys.exit(0 if r and r[0]['category']=='missing_in_table' and r[0]['statement_amo
 ndj=$(wc -l <d.ndjson)
 eq "the CSV has a line per discrepancy and a header" "$((ndj + 1))" "$(python3 -c "import csv;print(len(list(csv.reader(open('d.csv', encoding='utf-8-sig')))))")"
 
+# The page: a reconciliation section first, the verdict per day, in a real
+# browser; a hostile key shows as text.
+cp stmt.csv hostile.csv
+printf '%s\n' '1,wechat,<img src=x onerror=alert(1)>,pay,1,"{""amount"": ""2.00"", ""currency"": ""CNY""}",'"${D}T14:00:00Z" >>hostile.csv
+run reconcile -d "$DB" --dry-run --facts facts.json --html page.html hostile.csv
+eq "the page's run: exit 5" 5 "$RC"
+CHECK="python3 $SRC/tests/cli/html_check.py"
+if $CHECK render page.html page.png page.dom; then
+    ok "chromium rendered the page"
+    check "the screenshot is not blank" $CHECK png page.png
+    $CHECK dom page.dom >page.json
+    check "the reconciliation section comes first" python3 -c "
+import sys; t=open('page.dom', encoding='utf-8').read()
+sys.exit(0 if 0 <= t.find('Reconciliation') < t.find('rows read') or 0 <= t.find('Reconciliation') < t.find('file-table') else 1)"
+    check "the verdict per tenant, channel and day" jtrue page.json \
+        "sorted((row[0], row[1], row[2], row[3]) for row in r['tables']['recon-days'][1:]) == [('1', 'stripe', '$D', 'discrepancies'), ('1', 'wechat', '$D', 'discrepancies'), ('2', 'alipay', '$D', 'balanced')]"
+    check "the two-sided totals" jtrue page.json \
+        "[row[4:6] for row in r['tables']['recon-days'][1:] if row[1] == 'alipay'] == [['1CNY 9.90', '1CNY 9.90']]"
+    check "the discrepancies by category, with examples" jtrue page.json \
+        "any(row[2] == 'MT' for row in r['tables']['recon-missing_in_table']) and any(row[2] == 'AM' and row[7] == '-1.00' for row in r['tables']['recon-amount_mismatch'])"
+    check "a hostile key is text, no element" jtrue page.json \
+        "'img' not in r['tags'] and 'script' not in r['tags'] and any(row[2] == '<img src=x onerror=alert(1)>' for row in r['tables']['recon-missing_in_table'])"
+else
+    fail "chromium rendered the page"
+fi
+
 # Configuration errors: exit 2.
 run reconcile -d "$DB" --period 2026-13-01 stmt.csv
 eq "a bad --period: exit 2" 2 "$RC"
