@@ -40,7 +40,8 @@ check "then the day reconciled: its report beside the load's" jtrue "$D/reconcil
     "r['command'] == 'reconcile' and r['reconciliation']['verdict'] in ('balanced', 'discrepancies') and r['reconciliation']['registered']"
 check "the discrepancies as CSV with its byte-order mark" python3 -c "
 import sys; sys.exit(0 if open('$D/discrepancies.csv', 'rb').read(3) == b'\xef\xbb\xbf' else 1)"
-check "the register holds the day" test "$(q "SELECT count(*) FROM idemload_recon_run")" -gt 0
+check "over the night's day only" jtrue "$D/reconcile.json" \
+    "r['reconciliation']['period']['from'] == r['reconciliation']['period']['to'] == '${D##*/}'"
 
 nightly
 eq "the rerun: exit 0" 0 $RC
