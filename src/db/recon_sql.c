@@ -63,10 +63,14 @@ const char SQL_RECON_SETUP[] =
     " AS $f$ SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') $f$";
 
 /* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds: for this
- * transaction. */
+ * transaction.  On a Citus target the session's temporary tables (the
+ * statement) are sent to the workers and joined there, shard by shard,
+ * rather than the distributed table pulled here (on one server the
+ * setting is an inert placeholder). */
 const char SQL_RECON_SETTINGS[] =
     "SELECT set_config('idemload.recon_zone', $1, true),"
-    "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true)";
+    "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
+    "       set_config('citus.local_table_join_policy', 'prefer-distributed', true)";
 
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =
@@ -86,18 +90,49 @@ const char SQL_RECON_COPY[] =
     "COPY idemload_recon_raw (file_no, line, tenant_id, channel, out_trade_no, callback_type,"
     " status, payload, received_at) FROM STDIN (FORMAT binary)";
 
-/* The table's active rows with their facts, the most specific level of
- * --facts first (channel and kind, channel, default). */
+/*
+ * $1, $2: the period, $3 the zone.  The table's active rows the comparison
+ * needs, as they are: those of the statement's keys (whatever their time),
+ * then those of the statement's (tenant, channel) pairs that the statement
+ * does not list and that arrived within 31 days of the period (a row
+ * counts by its time fact, which can precede or follow its arrival; the
+ * window keeps the read to the period's neighbourhood).  Only joins on
+ * the business key, whose first column is tenant_id, and plain columns: on
+ * a Citus target this runs on the workers, shard by shard, and the facts
+ * are computed here afterwards (SQL_RECON_TABLE_VIEW).
+ */
+const char SQL_RECON_TABLE_ROWS[] =
+    "CREATE TEMP TABLE idemload_recon_traw AS "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload,"
+    "       t.received_at, true AS listed "
+    "FROM {table} t JOIN idemload_recon_sk k"
+    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "WHERE {active} "
+    "UNION ALL "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload,"
+    "       t.received_at, false "
+    "FROM {table} t JOIN idemload_recon_pairs p"
+    "  ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
+    "LEFT JOIN idemload_recon_sk k"
+    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "WHERE {active} AND k.tenant_id IS NULL"
+    "  AND t.received_at >= ($1::date - 31)::timestamp AT TIME ZONE $3"
+    "  AND t.received_at < ($2::date + 32)::timestamp AT TIME ZONE $3";
+
+/* The table's rows with their facts, the most specific level of --facts
+ * first (channel and kind, channel, default). */
 const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_t AS "
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status,"
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
     "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
     "       pg_temp.idemload_money(coalesce(f.amount_const, t.payload #>> f.amount_path),"
     "                              f.amount_minor, f.amount_abs, c.currency) AS amount,"
     "       pg_temp.idemload_money(coalesce(f.fee_const, t.payload #>> f.fee_path),"
     "                              f.fee_minor, f.fee_abs, c.currency) AS fee,"
     "       coalesce(pg_temp.idemload_time(t.payload #>> f.time_path), t.received_at) AS time "
-    "FROM {table} t "
+    "FROM idemload_recon_traw t "
     "CROSS JOIN LATERAL (SELECT tf.*,"
     "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
     "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
@@ -107,8 +142,7 @@ const char SQL_RECON_TABLE_VIEW[] =
     "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
     "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
     "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
-    "     t.payload #>> f.currency_path)), '')) AS currency) c "
-    "WHERE {active}";
+    "     t.payload #>> f.currency_path)), '')) AS currency) c";
 
 /* The statement's rows with their facts and their day in the zone. */
 const char SQL_RECON_STATEMENT[] =
@@ -164,7 +198,7 @@ const char SQL_RECON_OUTSIDE[] =
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
- * whose key the statement does not list. */
+ * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
     " SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
@@ -181,7 +215,7 @@ const char SQL_RECON_COMPARE[] =
     "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp,"
     "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp "
     "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t"
-    "  ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel"
     " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type "
     "WHERE s.day BETWEEN $1::date AND $2::date "
     "UNION ALL "
@@ -190,13 +224,9 @@ const char SQL_RECON_COMPARE[] =
     "       NULL, NULL, false,"
     "       false, NULL, NULL, NULL, NULL, NULL,"
     "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false "
-    "FROM idemload_recon_t t JOIN idemload_recon_pairs p"
-    "  ON p.tenant_id = t.tenant_id AND p.channel = t.channel "
-    "WHERE (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
-    "      BETWEEN $1::date AND $2::date"
-    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_sk k"
-    "       WHERE k.tenant_id = t.tenant_id AND k.channel = t.channel"
-    "         AND k.out_trade_no = t.out_trade_no AND k.callback_type = t.callback_type)";
+    "FROM idemload_recon_t t "
+    "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
+    "      BETWEEN $1::date AND $2::date";
 
 /* Each compared unit's outcome: a table row of a day without any
  * statement row of its pair is covered by that day's no_statement; one the

@@ -19,6 +19,7 @@ extern const char SQL_RECON_CCY[];
 extern const char SQL_RECON_SFACTS[];
 extern const char SQL_RECON_TFACTS[];
 extern const char SQL_RECON_COPY[];
+extern const char SQL_RECON_TABLE_ROWS[];
 extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_STATEMENT[];
 extern const char SQL_RECON_KEYS[];

@@ -125,6 +125,7 @@ typedef struct recon_ctx {
     tool_ctx tool;
     buf item, run, item_index, run_index;   /* the register's names, quoted */
     buf item_name, run_name;                /* ... as text, for to_regclass */
+    char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
     bool failed_logged;
 } recon_ctx;
 
@@ -287,7 +288,7 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
     buf_free(&pc);
     buf_free(&pf);
     buf_free(&pt);
-    return ok && exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL);
+    return ok;
 }
 
 /* ---- reading the statement ------------------------------------------- */
@@ -604,7 +605,11 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         return false;
     res->outside_period = (uint64_t)db_int(r, 0, 0);
     db_result_free(&r);
+    const char *rows[] = {res->from, res->to, x->sql_zone};
     if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
+        !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
+              rows) ||
+        !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
               period) ||
         !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
@@ -893,9 +898,8 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         return EXIT_INPUT;
     if (!db_begin(x->tool.d))
         return tool_db_failure(x->tool.d, "reconcile: BEGIN");
-    char *sql_zone = zone_for_sql(res->zone);
-    bool ok = sql_zone && stage_setup(x, sql_zone, grace_s, tf, sf);
-    free(sql_zone);
+    x->sql_zone = zone_for_sql(res->zone);
+    bool ok = x->sql_zone && stage_setup(x, x->sql_zone, grace_s, tf, sf);
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
         int c = stage_file(x, i, rj, &rep->files[i]);
         if (c != EXIT_OK) {
@@ -1009,5 +1013,6 @@ int recon_run(const config *cfg)
     buf_free(&x.run_index);
     buf_free(&x.item_name);
     buf_free(&x.run_name);
+    free(x.sql_zone);
     return code;
 }
