@@ -70,7 +70,7 @@ const char SQL_RECON_SETUP[] =
 const char SQL_RECON_SETTINGS[] =
     "SELECT set_config('idemload.recon_zone', $1, true),"
     "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
-    "       set_config('citus.local_table_join_policy', 'prefer-distributed', true)";
+    "       set_config('citus.local_table_join_policy', 'prefer-local', true)";
 
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =
