@@ -300,14 +300,31 @@ const char SQL_RECON_LINES[] =
     "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
     "GROUP BY o.tenant_id, o.channel, o.day";
 
-/* The lines, in a stable order ($1: include pending lines). */
-const char SQL_RECON_LINE_ROWS[] =
-    "SELECT category, tenant_id, channel, out_trade_no, callback_type, day::text,"
-    "       s_present, s_amount, s_currency, s_status, s_time, s_fee,"
-    "       t_present, t_amount, t_currency, t_status, t_time, t_fee, difference,"
-    "       file_no, line "
-    "FROM idemload_recon_lines WHERE category <> 'pending' OR $1::boolean "
-    "ORDER BY day, tenant_id, channel, category, out_trade_no, callback_type";
+/* The discrepancy lines (pending ones are the register's only) in a
+ * stable order, through a cursor so that memory stays bounded whatever
+ * their number; first_seen NULL (a dry run: no register). */
+#define RECON_LINE_COLUMNS \
+    "l.category, l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day::text," \
+    " l.s_present, l.s_amount, l.s_currency, l.s_status, l.s_time, l.s_fee," \
+    " l.t_present, l.t_amount, l.t_currency, l.t_status, l.t_time, l.t_fee, l.difference," \
+    " l.file_no, l.line, "
+#define RECON_LINE_ORDER \
+    " WHERE l.category <> 'pending'" \
+    " ORDER BY l.day, l.tenant_id, l.channel, l.category, l.out_trade_no, l.callback_type"
+const char SQL_RECON_LINE_CURSOR[] =
+    "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
+    " NULL::text FROM idemload_recon_lines l" RECON_LINE_ORDER;
+/* The same with when the register first saw each line. */
+const char SQL_RECON_LINE_CURSOR_REG[] =
+    "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
+    " pg_temp.idemload_ts_text(i.first_seen) "
+    "FROM idemload_recon_lines l LEFT JOIN {item} i ON i.state <> 'resolved'"
+    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
+    "  AND l.day = i.day AND l.category = i.category"
+    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
+    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type" RECON_LINE_ORDER;
+const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
+const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
 
 /* Per tenant, channel and day: rows on each side, matched, unverified,
  * pending. */
@@ -445,18 +462,6 @@ const char SQL_RECON_REG_INSERT_NEW[] =
     "  AND l.day = i.day AND l.category = i.category"
     "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
     "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type)";
-
-/* When each of this run's lines was first seen, in SQL_RECON_LINE_ROWS's
- * order ($1: include pending). */
-const char SQL_RECON_REG_FIRST_SEEN[] =
-    "SELECT pg_temp.idemload_ts_text(i.first_seen) "
-    "FROM idemload_recon_lines l LEFT JOIN {item} i ON i.state <> 'resolved'"
-    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
-    "  AND l.day = i.day AND l.category = i.category"
-    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
-    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type "
-    "WHERE l.category <> 'pending' OR $1::boolean "
-    "ORDER BY l.day, l.tenant_id, l.channel, l.category, l.out_trade_no, l.callback_type";
 
 /* $1 the run, $2 the files ([{"path", "digest"}]), $3 the days (a JSON
  * array of {tenant_id, channel, day, verdict, statement, table_side,

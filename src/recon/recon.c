@@ -82,6 +82,18 @@ static void facts_text_free(recon_facts *f)
     free(f->time);
 }
 
+static void line_free(recon_line *l)
+{
+    free(l->channel);
+    free(l->out_trade_no);
+    free(l->callback_type);
+    facts_text_free(&l->statement);
+    facts_text_free(&l->table);
+    free(l->difference);
+    free(l->first_seen);
+    memset(l, 0, sizeof *l);
+}
+
 void recon_result_free(recon_result *r)
 {
     for (size_t i = 0; i < r->n_days; i++) {
@@ -93,16 +105,8 @@ void recon_result_free(recon_result *r)
             free(d->cat_amount[c]);
     }
     free(r->days);
-    for (size_t i = 0; i < r->n_lines; i++) {
-        recon_line *l = &r->lines[i];
-        free(l->channel);
-        free(l->out_trade_no);
-        free(l->callback_type);
-        facts_text_free(&l->statement);
-        facts_text_free(&l->table);
-        free(l->difference);
-        free(l->first_seen);
-    }
+    for (size_t i = 0; i < r->n_lines; i++)
+        line_free(&r->lines[i]);
     free(r->lines);
     for (size_t i = 0; i < r->n_carried; i++) {
         recon_carried *c = &r->carried[i];
@@ -527,36 +531,96 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
     f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
 }
 
-static bool gather_lines(recon_ctx *x, recon_result *res)
+/* Row i of a FETCH of the lines cursor as a line (copies). */
+static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
 {
-    const char *p[] = {"false"};
-    db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_ROWS, 1, p);
-    if (!r)
-        return false;
-    int n = db_nrows(r);
     bool oom = false;
-    res->lines = calloc(n ? (size_t)n : 1, sizeof *res->lines);
-    oom = !res->lines;
-    for (int i = 0; !oom && i < n; i++) {
-        recon_line *l = &res->lines[res->n_lines++];
-        l->category = recon_category_of(db_value(r, i, 0));
-        l->tenant_id = db_int(r, i, 1);
-        l->channel = dup_or_null(db_value(r, i, 2), &oom);
-        l->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
-        l->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
-        snprintf(l->day, sizeof l->day, "%s", db_value(r, i, 5));
-        facts_of(r, i, 6, &l->statement, &oom);
-        facts_of(r, i, 12, &l->table, &oom);
-        l->difference = db_is_null(r, i, 18) ? NULL : dup_or_null(db_value(r, i, 18), &oom);
-        int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
-        l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1]
-                                                                     : NULL;
-        l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
-    }
-    db_result_free(&r);
-    if (oom)
-        log_error("reconcile: out of memory gathering the discrepancies");
+    memset(l, 0, sizeof *l);
+    l->category = recon_category_of(db_value(r, i, 0));
+    l->tenant_id = db_int(r, i, 1);
+    l->channel = dup_or_null(db_value(r, i, 2), &oom);
+    l->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
+    l->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
+    snprintf(l->day, sizeof l->day, "%s", db_value(r, i, 5));
+    facts_of(r, i, 6, &l->statement, &oom);
+    facts_of(r, i, 12, &l->table, &oom);
+    l->difference = db_is_null(r, i, 18) ? NULL : dup_or_null(db_value(r, i, 18), &oom);
+    int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
+    l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1] : NULL;
+    l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
+    l->first_seen = db_is_null(r, i, 21) ? NULL : dup_or_null(db_value(r, i, 21), &oom);
     return !oom;
+}
+
+/* Every discrepancy line, fetched through a cursor: each written to the
+ * --discrepancies file (when asked), the first RECON_EXAMPLES of each
+ * category kept in res->lines.  The file is complete and durable when this
+ * returns true.  *io_failed: the file, not the database, failed. */
+static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
+{
+    buf err = BUF_INIT;
+    recon_disc *w = NULL;
+    bool ok = true;
+    *io_failed = false;
+    if (x->cfg->discrepancies_path && !(w = recon_disc_open(x->cfg->discrepancies_path, &err))) {
+        log_error("%s", buf_cstr(&err));
+        *io_failed = true;
+        buf_free(&err);
+        return false;
+    }
+    size_t kept[CAT_COUNT] = {0}, cap = 0;
+    if (res->compared)
+        ok = exec(x, "reconcile: the discrepancies",
+                  res->registered ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR, 0, NULL);
+    while (ok && res->compared) {
+        db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
+        if (!r) {
+            ok = false;
+            break;
+        }
+        int n = db_nrows(r);
+        for (int i = 0; ok && i < n; i++) {
+            recon_line l;
+            if (!line_of(x, r, i, &l)) {
+                log_error("reconcile: out of memory reading the discrepancies");
+                ok = false;
+            } else if (w && !recon_disc_write(w, &l, &err)) {
+                log_error("%s", buf_cstr(&err));
+                *io_failed = true;
+                ok = false;
+            }
+            bool keep = ok && l.category < CAT_COUNT && kept[l.category] < RECON_EXAMPLES;
+            if (keep && res->n_lines == cap) {
+                size_t c = cap ? 2 * cap : 16;
+                recon_line *grown = realloc(res->lines, c * sizeof *grown);
+                if (grown) {
+                    res->lines = grown;
+                    cap = c;
+                } else {
+                    keep = false;   /* an example fewer on the page, no more */
+                }
+            }
+            if (keep) {
+                kept[l.category]++;
+                res->lines[res->n_lines++] = l;
+            } else {
+                line_free(&l);
+            }
+        }
+        db_result_free(&r);
+        if (n == 0)
+            break;
+    }
+    if (ok && res->compared)
+        ok = exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
+    buf_clear(&err);
+    if (!recon_disc_close(&w, &err) && ok) {
+        log_error("%s", buf_cstr(&err));
+        *io_failed = true;
+        ok = false;
+    }
+    buf_free(&err);
+    return ok;
 }
 
 /* Per-file deduplication: rows staged minus the keys each file's row
@@ -616,7 +680,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL))
         return false;
     res->compared = true;
-    return gather_days(x, res) && gather_lines(x, res);
+    return gather_days(x, res);
 }
 
 /* ---- the register ----------------------------------------------------- */
@@ -779,17 +843,6 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
     free(files);
     if (!ok)
         return false;
-    r = query(x, "reconcile: register (first seen)", SQL_RECON_REG_FIRST_SEEN, 1,
-              (const char *const[]){"false"});
-    if (!r)
-        return false;
-    bool oom = false;
-    for (int i = 0; i < db_nrows(r) && (size_t)i < res->n_lines; i++)
-        if (!db_is_null(r, i, 0))
-            res->lines[i].first_seen = dup_or_null(db_value(r, i, 0), &oom);
-    db_result_free(&r);
-    if (oom)
-        return false;
     r = query(x, "reconcile: register (changes)", SQL_RECON_REG_CHANGES, 1,
               (const char *const[]){run_id});
     if (!r)
@@ -917,14 +970,11 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         ok = compare(x, res, rep);
     if (ok && !cfg->dry_run && res->compared)
         ok = write_register(x, res, rep);
-    if (ok && cfg->discrepancies_path) {
-        buf e = BUF_INIT;
-        if (!recon_write_discrepancies(res, cfg->discrepancies_path, &e)) {
-            log_error("%s", buf_cstr(&e));
+    if (ok) {
+        bool io_failed;
+        ok = stream_lines(x, res, &io_failed);
+        if (!ok && io_failed)
             code = EXIT_INPUT;
-            ok = false;
-        }
-        buf_free(&e);
     }
     if (!ok && code == EXIT_OK)
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;

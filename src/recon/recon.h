@@ -93,13 +93,18 @@ typedef struct recon_carried {
     char *first_seen;
 } recon_carried;
 
+/* Lines of each category a recon_result keeps as examples (the page's);
+ * every line goes to the discrepancies file as it is fetched. */
+#define RECON_EXAMPLES 10
+
 typedef struct recon_result {
     char from[11], to[11];      /* the period ("" when the statement had no row) */
     char *zone;
     bool compared;              /* the comparison ran */
     recon_day *days;
     size_t n_days;
-    recon_line *lines;          /* discrepancies (pending rows not included) */
+    recon_line *lines;          /* examples: the first RECON_EXAMPLES lines of each
+                                   category, in the file's order */
     size_t n_lines;
     uint64_t cat_count[CAT_COUNT];
     uint64_t matched, unverified, pending;

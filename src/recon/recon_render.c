@@ -117,53 +117,93 @@ static bool ends_with_csv(const char *path)
     return n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
 }
 
-bool recon_write_discrepancies(const recon_result *r, const char *path, buf *err)
+struct recon_disc {
+    FILE *fp;
+    const char *path;
+    bool csv, is_stdout;
+    buf out;
+};
+
+/* Hands the buffered text to the stream. */
+static bool disc_flush(recon_disc *w, buf *err)
 {
-    bool csv = strcmp(path, "-") != 0 && ends_with_csv(path);
-    buf out = BUF_INIT;
-    bool ok = true;
-    if (csv) {
-        ok = buf_append_str(&out, "\xEF\xBB\xBF");
-        for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-            ok = csv_field(&out, csv_columns[i], i == 0);
-        ok = ok && buf_append_str(&out, "\r\n");
+    if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->fp) != w->out.len) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s",
+                   w->is_stdout ? "standard output" : w->path, strerror(errno));
+        return false;
     }
-    for (size_t i = 0; ok && i < r->n_lines; i++) {
-        if (csv) {
-            ok = csv_line(&out, &r->lines[i]);
-            continue;
-        }
-        json_t *o = line_json(&r->lines[i]);
+    buf_clear(&w->out);
+    return true;
+}
+
+recon_disc *recon_disc_open(const char *path, buf *err)
+{
+    recon_disc *w = calloc(1, sizeof *w);
+    if (!w) {
+        buf_printf(err, "--discrepancies %s: out of memory", path);
+        return NULL;
+    }
+    w->path = path;
+    w->is_stdout = strcmp(path, "-") == 0;
+    w->csv = !w->is_stdout && ends_with_csv(path);
+    w->fp = w->is_stdout ? stdout : fopen(path, "wb");
+    if (!w->fp) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", path, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    bool ok = true;
+    if (w->csv) {
+        ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
+        for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
+            ok = csv_field(&w->out, csv_columns[i], i == 0);
+        ok = ok && buf_append_str(&w->out, "\r\n");
+    }
+    if (!ok) {
+        buf_printf(err, "--discrepancies %s: out of memory", path);
+        recon_disc_close(&w, &(buf)BUF_INIT);
+        return NULL;
+    }
+    return w;
+}
+
+bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
+{
+    bool ok;
+    if (w->csv) {
+        ok = csv_line(&w->out, l);
+    } else {
+        json_t *o = line_json(l);
         char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        ok = text && buf_append_str(&out, text) && buf_append_char(&out, '\n');
+        ok = text && buf_append_str(&w->out, text) && buf_append_char(&w->out, '\n');
         free(text);
         json_decref(o);
     }
     if (!ok) {
-        buf_printf(err, "--discrepancies %s: out of memory", path);
-        buf_free(&out);
+        buf_printf(err, "--discrepancies %s: out of memory", w->path);
         return false;
     }
-    if (strcmp(path, "-") == 0) {
-        ok = fwrite(out.data ? out.data : "", 1, out.len, stdout) == out.len &&
-             fflush(stdout) == 0;
-        if (!ok)
-            buf_printf(err, "cannot write the discrepancies to standard output: %s",
-                       strerror(errno));
-        buf_free(&out);
-        return ok;
-    }
-    FILE *fp = fopen(path, "wb");
-    ok = fp && fwrite(out.data ? out.data : "", 1, out.len, fp) == out.len && fflush(fp) == 0 &&
-         fsync(fileno(fp)) == 0;
-    int e = errno;
-    if (fp && fclose(fp) != 0 && ok) {
+    return w->out.len < (1u << 16) || disc_flush(w, err);
+}
+
+bool recon_disc_close(recon_disc **wp, buf *err)
+{
+    recon_disc *w = *wp;
+    if (!w)
+        return true;
+    *wp = NULL;
+    bool ok = disc_flush(w, err);
+    if (ok && (fflush(w->fp) != 0 || (!w->is_stdout && fsync(fileno(w->fp)) != 0))) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s",
+                   w->is_stdout ? "standard output" : w->path, strerror(errno));
         ok = false;
-        e = errno;
     }
-    if (!ok)
-        buf_printf(err, "cannot write the discrepancies to %s: %s", path, strerror(e));
-    buf_free(&out);
+    if (!w->is_stdout && fclose(w->fp) != 0 && ok) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
+        ok = false;
+    }
+    buf_free(&w->out);
+    free(w);
     return ok;
 }
 
@@ -343,7 +383,6 @@ static bool side_html(buf *out, const recon_side *s)
     return ok && buf_append_str(out, "</td>");
 }
 
-#define PAGE_EXAMPLES 10
 
 bool recon_html_section(const recon_result *r, buf *out)
 {
@@ -393,7 +432,7 @@ bool recon_html_section(const recon_result *r, buf *out)
                         recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c],
                         recon_category_name((recon_category)c));
         size_t shown = 0;
-        for (size_t i = 0; ok && i < r->n_lines && shown < PAGE_EXAMPLES; i++) {
+        for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
             const recon_line *l = &r->lines[i];
             if (l->category != (recon_category)c)
                 continue;

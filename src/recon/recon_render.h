@@ -15,11 +15,18 @@
 #include "recon/recon.h"
 #include "util/buf.h"
 
-/* The discrepancies file at path ("-": standard output; ".csv": CSV with
- * a UTF-8 byte-order mark), written whole and, for a file, fsynced before
- * returning (it describes a register the caller commits next).  Empty on a
- * balanced run.  False with *err. */
-bool recon_write_discrepancies(const recon_result *r, const char *path, buf *err);
+/*
+ * The discrepancies file at path ("-": standard output; ".csv": CSV with a
+ * UTF-8 byte-order mark and a header), written line by line as the lines
+ * are fetched: open, write each, close, which flushes and (for a file)
+ * fsyncs it, since it describes a register the caller commits next.  Empty
+ * on a balanced run.  Each returns false with *err; recon_disc_close frees
+ * the writer in every case and sets *w to NULL.
+ */
+typedef struct recon_disc recon_disc;
+recon_disc *recon_disc_open(const char *path, buf *err);
+bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err);
+bool recon_disc_close(recon_disc **w, buf *err);
 
 /* The report's "reconciliation" object (a new reference; NULL when out of
  * memory). */
