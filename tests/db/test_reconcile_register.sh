@@ -99,6 +99,20 @@ psql -X -q -c "\\copy (SELECT tenant_id, channel, out_trade_no, callback_type, s
 check "the table equals the model's balance for the day" jtrue <($MODEL --table table7.csv r.csv) \
     "r['lines'] == [] and r['verdict'] == 'balanced'"
 
+# --repair merge: import after the comparison; the report has both.
+ins 10 wechat U1 1.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 10 wechat U1 2.00 "${OLD}T09:30:00Z"; row 10 wechat U2 5.00 "${OLD}T10:00:00Z"; } >m.csv
+run reconcile -d "$DB" --repair merge --report merge.json m.csv
+eq "--repair merge: exit 5, the comparison made before the merge" 5 "$RC"
+check "the report has the comparison and the merge's figures" jtrue merge.json \
+    "r['reconciliation']['categories']['amount_mismatch'] == 1 and r['reconciliation']['categories']['missing_in_table'] == 1 and r['totals']['inserted'] == 1 and r['totals']['updated'] == 1"
+eq "the newer statement version won, as import merges" '{"amount": "2.00", "currency": "CNY"}' \
+    "$(q "SELECT payload::text FROM payment_callback WHERE tenant_id = 10 AND out_trade_no = 'U1' AND deleted_at IS NULL")"
+run reconcile -d "$DB" m.csv
+eq "after the merge the day is balanced" 0 "$RC"
+run reconcile -d "$DB" --dry-run --repair missing m.csv
+eq "--repair with --dry-run: refused, exit 2" 2 "$RC"
+
 # --dry-run by a role that may only read the table: nothing written at all.
 q "DROP ROLE IF EXISTS idem_ro; CREATE ROLE idem_ro LOGIN; GRANT SELECT ON payment_callback TO idem_ro" >/dev/null
 { echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; row 6 wechat S9 1.00 "${OLD}T09:00:00Z"; } >ro.csv
