@@ -582,6 +582,13 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
         buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
         return CLI_ERROR;
     }
+    if (cfg->discrepancies_path && strcmp(cfg->discrepancies_path, "-") == 0 &&
+        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
+         strcmp(cfg->rejects_path, "-") == 0)) {
+        buf_printf(err, "--discrepancies - cannot share standard output with --report - or "
+                        "--rejects -");
+        return CLI_ERROR;
+    }
     if (cfg->include_final && !cfg->apply) {
         buf_printf(err, "--include-final goes with --apply");
         return CLI_ERROR;

@@ -268,6 +268,8 @@ eq "a bad --grace: exit 2" 2 "$RC"
 echo '{"channels": {"x": {"amount": 5}}}' >bad.json
 run reconcile -d "$DB" --facts bad.json stmt.csv
 eq "a bad --facts file: exit 2" 2 "$RC"
+run reconcile -d "$DB" --report - --discrepancies - stmt.csv
+eq "--discrepancies - and --report - on one standard output: exit 2" 2 "$RC"
 run reconcile -d "$DB" --facts /nonexistent.json stmt.csv
 eq "an unreadable --facts file: exit 2" 2 "$RC"
 # A rejected row and discrepancies: 5 outranks 1.
