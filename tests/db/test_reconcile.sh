@@ -100,11 +100,15 @@ q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type
  (1, 'stripe', 'T1', 'pay', 1, '{\"amount\": {\"total\": 500}, \"currency\": \"CNY\", \"success_time\": \"${D}T23:59:58Z\"}', '2026-11-21 00:00:05Z'),
  (1, 'stripe', 'T2', 'pay', 1, '{\"amount\": {\"total\": 700}, \"currency\": \"CNY\", \"success_time\": \"${D}T23:59:59+00:00\"}', '2026-11-21 00:00:03Z'),
  (2, 'alipay', 'B1', 'pay', 2, '{\"amount\": \"9.90\", \"currency\": \"CNY\"}', '$D 10:00:00Z'),
+ (3, 'refunds', 'RF1', 'refund:RF1', 1, '{\"refund\": \"-30.00\"}', '$D 10:00:00Z'),
+ (3, 'refunds', 'RF2', 'refund:RF2', 1, '{\"refund\": \"-31.00\"}', '$D 10:00:00Z'),
  (9, 'other', 'X1', 'pay', 1, '{\"amount\": 1, \"currency\": \"CNY\"}', '$D 10:00:00Z')" >/dev/null
 cat >facts.json <<'JSON'
 {"default": {"amount": {"path": "amount", "unit": "major"}, "currency": {"path": "currency"}},
  "channels": {"stripe": {"amount": {"path": "amount.total", "unit": "minor"},
-                         "time": {"path": "success_time"}}}}
+                         "time": {"path": "success_time"}},
+              "refunds": {"kinds": {"refund": {"amount": {"path": "refund", "magnitude": true},
+                                               "currency": {"value": "CNY"}}}}}}
 JSON
 # The statement: what the channel says.
 cat >stmt.csv <<EOF2
@@ -127,6 +131,8 @@ tenant_id,channel,out_trade_no,callback_type,status,payload,received_at
 1,stripe,C2,pay,1,"{""amount"": ""168.90"", ""currency"": ""CNY""}",${D}T01:00:00Z
 1,stripe,T1,pay,1,"{""amount"": ""5.00"", ""currency"": ""CNY""}",${D}T23:59:58Z
 2,alipay,B1,pay,2,"{""amount"": ""9.9"", ""currency"": ""CNY""}",${D}T10:00:00Z
+3,refunds,RF1,refund:RF1,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
+3,refunds,RF2,refund:RF2,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
 EOF2
 # SAME is listed twice with the same facts: deduplicated, not a duplicate.
 printf '%s\n' '1,wechat,SAME,pay,1,"{""amount"": ""4.00"", ""currency"": ""CNY""}",'"${D}T12:00:05Z" >>stmt.csv
@@ -149,7 +155,12 @@ check "every category is counted" jtrue r.json \
 check "a declared fact missing on one side is unverified, not matched" jtrue r.json \
     "[d['unverified'] for d in r['reconciliation']['days'] if d['channel'] == 'wechat'] == [1]"
 check "the day's verdicts" jtrue r.json \
-    "sorted((d['tenant_id'], d['channel'], d['verdict']) for d in r['reconciliation']['days']) == [(1, 'stripe', 'discrepancies'), (1, 'wechat', 'discrepancies'), (2, 'alipay', 'balanced')]"
+    "sorted((d['tenant_id'], d['channel'], d['verdict']) for d in r['reconciliation']['days']) == [(1, 'stripe', 'discrepancies'), (1, 'wechat', 'discrepancies'), (2, 'alipay', 'balanced'), (3, 'refunds', 'discrepancies')]"
+check "a kind's facts: a constant currency, a signed amount compared by magnitude" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson')]
+rf=[(l['out_trade_no'], l['category'], l['table']['amount'], l['table']['currency'], l['difference']) for l in ls if l['channel']=='refunds']
+sys.exit(0 if rf == [('RF2', 'amount_mismatch', '31.00', 'CNY', '-1.00')] else 1)"
 check "a tenant the statement does not name is not compared" jtrue r.json \
     "all(d['tenant_id'] != 9 for d in r['reconciliation']['days'])"
 check "the statement's and the table's totals per currency" jtrue r.json \
@@ -185,7 +196,7 @@ ns=[l for l in ls if l['day']=='2026-11-19']
 sys.exit(0 if len(ns)==1 and ns[0]['category']=='no_statement' and ns[0]['out_trade_no'] is None and ns[0]['difference']=='-3.30' else 1)"
 run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json stmt.csv
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
-    "r['reconciliation']['outside_period'] == 19 and r['reconciliation']['days'] == []"
+    "r['reconciliation']['outside_period'] == 21 and r['reconciliation']['days'] == []"
 eq "nothing compared is balanced" 0 "$RC"
 
 # The zone: at +08:00 the 23:59:58Z rows belong to the next day.
@@ -232,7 +243,7 @@ if $CHECK render page.html page.png page.dom; then
 import sys; t=open('page.dom', encoding='utf-8').read()
 sys.exit(0 if 0 <= t.find('Reconciliation') < t.find('rows read') or 0 <= t.find('Reconciliation') < t.find('file-table') else 1)"
     check "the verdict per tenant, channel and day" jtrue page.json \
-        "sorted((row[0], row[1], row[2], row[3]) for row in r['tables']['recon-days'][1:]) == [('1', 'stripe', '$D', 'discrepancies'), ('1', 'wechat', '$D', 'discrepancies'), ('2', 'alipay', '$D', 'balanced')]"
+        "sorted((row[0], row[1], row[2], row[3]) for row in r['tables']['recon-days'][1:]) == [('1', 'stripe', '$D', 'discrepancies'), ('1', 'wechat', '$D', 'discrepancies'), ('2', 'alipay', '$D', 'balanced'), ('3', 'refunds', '$D', 'discrepancies')]"
     check "the two-sided totals" jtrue page.json \
         "[row[4:6] for row in r['tables']['recon-days'][1:] if row[1] == 'alipay'] == [['1CNY 9.90', '1CNY 9.90']]"
     check "the discrepancies by category, with examples" jtrue page.json \
