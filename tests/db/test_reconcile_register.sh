@@ -114,20 +114,20 @@ run reconcile -d "$DB" --dry-run --repair missing m.csv
 eq "--repair with --dry-run: refused, exit 2" 2 "$RC"
 
 # --dry-run by a role that may only read the table: nothing written at all.
-q "DROP ROLE IF EXISTS idem_ro; CREATE ROLE idem_ro LOGIN; GRANT SELECT ON payment_callback TO idem_ro" >/dev/null
+q "DROP ROLE IF EXISTS idem_recon_ro; CREATE ROLE idem_recon_ro LOGIN; GRANT SELECT ON payment_callback TO idem_recon_ro" >/dev/null
 { echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; row 6 wechat S9 1.00 "${OLD}T09:00:00Z"; } >ro.csv
 before=$(all_tables)
-run reconcile -d "dbname=$PGDATABASE user=idem_ro" --dry-run --report ro.json --discrepancies ro.ndjson ro.csv
+run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" --dry-run --report ro.json --discrepancies ro.ndjson ro.csv
 eq "a read-only role's dry run: exit 5 (it finds the discrepancies)" 5 "$RC"
 eq "and every table is as it was (register included)" "$before" "$(all_tables)"
 check "the dry run's lines have no first_seen" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('ro.ndjson')]
 sys.exit(0 if len(ls) == 2 and all(l['first_seen'] is None for l in ls) else 1)"
-run reconcile -d "dbname=$PGDATABASE user=idem_ro" ro.csv
+run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" ro.csv
 eq "the same role without --dry-run may not write the register: exit 2 (privileges are configuration)" 2 "$RC"
 check "it says which table it may not write" contains "$ERR" "permission denied for table idemload_recon_"
 eq "and still nothing changed" "$before" "$(all_tables)"
-q "DROP OWNED BY idem_ro; DROP ROLE idem_ro" >/dev/null
+q "DROP OWNED BY idem_recon_ro; DROP ROLE idem_recon_ro" >/dev/null
 
 finish
