@@ -16,8 +16,9 @@
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
-                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT) | CMDBIT(CMD_STATUS))
-#define READING (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE))
+                CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT) | CMDBIT(CMD_STATUS) | \
+                CMDBIT(CMD_RECONCILE))
+#define READING (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE) | CMDBIT(CMD_RECONCILE))
 #define EVERY (ALL_DB | CMDBIT(CMD_VALIDATE))
 
 typedef struct command_def {
@@ -41,6 +42,8 @@ static const command_def commands[] = {
      "what the ledger holds: every file, its state, who loads it, how far"},
     {CMD_PROFILES, "profiles", "[NAME]",
      "list the built-in channel profiles, or print one as a profile file"},
+    {CMD_RECONCILE, "reconcile", "[OPTIONS] FILE...",
+     "compare statements with the table over their period, both ways"},
 };
 
 typedef struct option_def option_def;
@@ -75,6 +78,7 @@ static cli_result set_column(const option_def *, const char *, config *, buf *);
 static cli_result set_on_conflict(const option_def *, const char *, config *, buf *);
 static cli_result set_final_status(const option_def *, const char *, config *, buf *);
 static cli_result set_kind(const option_def *, const char *, config *, buf *);
+static cli_result set_repair(const option_def *, const char *, config *, buf *);
 
 #define FIELD(f) offsetof(config, f)
 
@@ -126,9 +130,30 @@ static const option_def options[] = {
     {0, "final-status", "LIST", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_DEDUPE),
      "comma-separated statuses that are final and never change (default 2)",
      .set = set_final_status},
-    {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT),
-     "compute the exact figures against the live table, then roll back",
+    {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT) | CMDBIT(CMD_RECONCILE),
+     "compute the exact figures against the live table, then roll back (reconcile: write "
+     "nothing at all, not even the register)",
      .set = set_flag, .field = FIELD(dry_run)},
+    {0, "period", "DAY|FROM..TO", CMDBIT(CMD_RECONCILE),
+     "the days compared, YYYY-MM-DD inclusive, in the statement's zone (default: the days "
+     "the statement's rows fall in)",
+     .set = set_text, .field = FIELD(period), .need = "a day or FROM..TO"},
+    {0, "grace", "DURATION", CMDBIT(CMD_RECONCILE),
+     "a table row the statement lacks is pending, not missing, until this long after the "
+     "end of its day: Nd, Nh or Nm (default 2d)",
+     .set = set_text, .field = FIELD(grace), .need = "a duration"},
+    {0, "facts", "FILE", CMDBIT(CMD_RECONCILE),
+     "JSON: where each channel's (and kind's) payload holds amount, currency, fee and time, "
+     "and in which unit (default: amount in major units, currency)",
+     .set = set_text, .field = FIELD(facts_path), .need = "a path"},
+    {0, "discrepancies", "PATH|-", CMDBIT(CMD_RECONCILE),
+     "write one line per discrepancy: NDJSON, or CSV with a byte-order mark when PATH ends "
+     "in .csv (- for standard output)",
+     .set = set_text, .field = FIELD(discrepancies_path), .need = "a path or -"},
+    {0, "repair", "missing|merge", CMDBIT(CMD_RECONCILE),
+     "missing: insert the rows the table lacks through the merge, changing no existing row; "
+     "merge: import every row after the comparison",
+     .set = set_repair},
     {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
@@ -428,6 +453,20 @@ static cli_result set_final_status(const option_def *o, const char *arg, config 
     return CLI_RUN;
 }
 
+static cli_result set_repair(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (strcmp(arg, "missing") == 0) {
+        cfg->repair = REPAIR_MISSING;
+    } else if (strcmp(arg, "merge") == 0) {
+        cfg->repair = REPAIR_MERGE;
+    } else {
+        buf_printf(err, "--repair must be missing or merge, not '%s'", arg);
+        return CLI_ERROR;
+    }
+    return CLI_RUN;
+}
+
 static const option_def *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < N_OPTIONS; i++)
@@ -468,11 +507,12 @@ static bool cli_profile_extras(config *cfg, buf *err)
 static bool cli_take_profile(config *cfg, buf *err)
 {
     if (!cfg->profile_name) {
-        const char *lone = cfg->encoding          ? "--encoding"
-                           : cfg->timezone        ? "--timezone"
-                           : cfg->n_kind_rename   ? "--kind"
-                           : cfg->tenant_map_path ? "--tenant-map"
-                                                  : NULL;
+        /* reconcile cuts a canonical file's days in --timezone too. */
+        const char *lone = cfg->encoding                                   ? "--encoding"
+                           : (cfg->timezone && cfg->cmd != CMD_RECONCILE) ? "--timezone"
+                           : cfg->n_kind_rename                           ? "--kind"
+                           : cfg->tenant_map_path                         ? "--tenant-map"
+                                                                          : NULL;
         if (lone) {
             buf_printf(err, "%s goes with --profile", lone);
             return false;
@@ -580,7 +620,8 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
     }
     if (!cli_take_profile(cfg, err))
         return CLI_ERROR;
-    bool wants_files = cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE;
+    bool wants_files =
+        cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE;
     if (wants_files && cfg->n_files == 0) {
         buf_printf(err, "%s needs at least one FILE (or - for standard input); "
                         "try 'idemload %s --help'", cmdname, cmdname);
@@ -602,6 +643,13 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
         ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
          strcmp(cfg->rejects_path, "-") == 0)) {
         buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
+        return CLI_ERROR;
+    }
+    if (cfg->discrepancies_path && strcmp(cfg->discrepancies_path, "-") == 0 &&
+        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
+         strcmp(cfg->rejects_path, "-") == 0)) {
+        buf_printf(err, "--discrepancies - cannot share standard output with --report - or "
+                        "--rejects -");
         return CLI_ERROR;
     }
     if (cfg->include_final && !cfg->apply) {
@@ -652,8 +700,8 @@ void cli_print_help(FILE *fp, command cmd)
         fprintf(fp, "\n  idemload --help | --version\n"
                     "  idemload COMMAND --help      options of one command\n\n"
                     "Exit status: 0 all loaded, 1 some rows rejected, 2 usage or configuration,\n"
-                    "3 unreadable or corrupt input, 4 database error, 5 discrepancies found\n"
-                    "(reconcile), 130 interrupted.\n");
+                    "3 unreadable or corrupt input, 4 database error, 5 reconcile found\n"
+                    "discrepancies, 130 interrupted.\n");
         return;
     }
     for (size_t k = 0; k < N_COMMANDS; k++) {

@@ -36,8 +36,11 @@ static const exit_doc exit_docs[] = {
     {EXIT_DATABASE, "A database error that the retries (--retries) did not overcome: the "
                     "message names the last committed chunk, and the same command run again "
                     "resumes after it."},
-    {EXIT_DISCREPANCIES, "Discrepancies: reconcile found the statements and the table disagreeing (a "
-                         "discrepancy of any category); --discrepancies lists them."},
+    {EXIT_DISCREPANCIES, "Reconcile: the statements and the table disagree: at least one "
+                         "discrepancy was found in the period (pending and unverified rows and "
+                         "items carried over from earlier days do not count); they are in the "
+                         "report and the --discrepancies file. A failure (4, 3, 2, 130) "
+                         "outranks it; it outranks rejected rows (1)."},
     {EXIT_INTERRUPTED, "Interrupted (SIGINT, SIGTERM): the chunk in flight is rolled back, "
                        "committed chunks stay, and the same command run again resumes."},
 };

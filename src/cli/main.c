@@ -14,6 +14,7 @@
 #include "output/html.h"
 #include "output/log.h"
 #include "pipeline/pipeline.h"
+#include "recon/recon.h"
 #include "output/report.h"
 #include "util/signals.h"
 #include "tools/tools.h"
@@ -113,6 +114,9 @@ int main(int argc, char **argv)
         break;
     case CMD_PROFILES:
         code = cli_profiles(&cfg);
+        break;
+    case CMD_RECONCILE:
+        code = recon_run(&cfg);
         break;
     default:
         code = EXIT_USAGE;

@@ -97,3 +97,29 @@ bool copy_binary_target_row(buf *out, const row *r)
 {
     return encode(out, false, 0, r, true);
 }
+
+bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r)
+{
+    /* file_no and line first, then the tuple copy_binary_target_row
+     * writes, whose field count (7) becomes 9. */
+    size_t start = out->len;
+    if (!buf_reserve(out, 2 + 8 + 12))
+        return false;
+    char *d = out->data + out->len;
+    put16(d, 9);
+    put32(d + 2, 4);
+    put32(d + 6, (uint32_t)file_no);
+    put32(d + 10, 8);
+    put64(d + 14, (uint64_t)line);
+    out->len += 22;
+    size_t body = out->len;
+    if (!encode(out, false, 0, r, true)) {
+        out->len = start;
+        return false;
+    }
+    /* Drop the field count encode() wrote: ours leads the tuple. */
+    memmove(out->data + body, out->data + body + 2, out->len - body - 2);
+    out->len -= 2;
+    out->data[out->len] = '\0';
+    return true;
+}

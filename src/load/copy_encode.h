@@ -33,6 +33,9 @@ bool copy_binary_row(buf *out, int32_t ord, const row *r);
  * the JSON text exactly as written, which the server parses as jsonb_in
  * would). */
 bool copy_binary_target_row(buf *out, const row *r);
+/* One tuple for reconcile's idemload_recon_raw (recon_sql.h): file_no,
+ * line, then the seven columns of copy_binary_target_row. */
+bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r);
 /* The trailer (a tuple count of -1) that ends the stream. */
 bool copy_binary_trailer(buf *out);
 

@@ -585,14 +585,21 @@ bool html_render(const run_report *rep, buf *out)
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
              "style-src 'unsafe-inline'; img-src data:\">\n<title>idemload ");
-    put(&pg, rep->validate_only ? "validate" : rep->dry_run ? "dry run" : "import");
-    if (rep->target && !rep->validate_only) {
-        put(&pg, " into ");
+    put(&pg, rep->reconcile ? "reconcile"
+             : rep->validate_only ? "validate"
+             : rep->dry_run       ? "dry run"
+                                  : "import");
+    if (rep->target && (!rep->validate_only || rep->reconcile)) {
+        put(&pg, rep->reconcile ? " against " : " into ");
         text(&pg, rep->target);
     }
     putf(&pg, ", %s UTC</title>\n<style>%s</style></head><body>\n", when, STYLE);
     render_header(&pg, rep);
     put(&pg, "<main>\n");
+    /* reconcile's section (recon_render.c, its values escaped there) comes
+     * first: the verdict is what its reader opens the page for. */
+    if (rep->html_section)
+        put(&pg, rep->html_section);
     render_tiles(&pg, rep);
     render_groups(&pg, rep);
     render_timeline(&pg, rep);

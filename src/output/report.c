@@ -108,6 +108,10 @@ void run_report_free(run_report *rep)
     rep->target = NULL;
     timeline_free(&rep->timeline);
     reject_summary_free(&rep->rejects);
+    json_decref(rep->reconciliation);
+    rep->reconciliation = NULL;
+    free(rep->html_section);
+    rep->html_section = NULL;
 }
 
 const char *exit_status_meaning(int code)
@@ -125,6 +129,8 @@ const char *exit_status_meaning(int code)
         return "database error that retries did not overcome";
     case EXIT_INTERRUPTED:
         return "interrupted; committed chunks stay";
+    case EXIT_DISCREPANCIES:
+        return "the statements and the table disagree (discrepancies found)";
     }
     return "unknown status";
 }
@@ -252,8 +258,11 @@ static void print_by_channel(const run_report *rep, FILE *fp)
 
 void report_print_summary(const run_report *rep, FILE *fp)
 {
-    const char *what = rep->validate_only ? "validate" : rep->dry_run ? "import (dry run, rolled back)"
-                                                                      : "import";
+    const char *what = rep->reconcile       ? (rep->dry_run ? "reconcile (dry run, nothing written)"
+                                                                : "reconcile")
+                       : rep->validate_only ? "validate"
+                       : rep->dry_run       ? "import (dry run, rolled back)"
+                                            : "import";
     fprintf(fp, "idemload %s summary\n", what);
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
@@ -328,11 +337,15 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         json_array_append_new(files, o);
     }
     json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",
-                             rep->validate_only ? "validate" : "import", "dry_run", rep->dry_run,
+                             rep->reconcile ? "reconcile"
+                             : rep->validate_only ? "validate"
+                                                  : "import", "dry_run", rep->dry_run,
                              "elapsed_s", rep->elapsed_s, "files", files, "totals",
                              counts_json(&rep->totals));
-    if (root && !rep->validate_only)
+    if (root && !rep->validate_only && !rep->reconcile)
         json_object_set_new(root, "groups", groups_json(rep));
+    if (root && rep->reconciliation)
+        json_object_set(root, "reconciliation", rep->reconciliation);
     if (!root) {
         buf_printf(err, "out of memory building the report");
         return false;

@@ -74,6 +74,7 @@ typedef struct group_report {
 typedef struct run_report {
     bool dry_run;
     bool validate_only;
+    bool reconcile;          /* the command was reconcile (recon.h) */
     double elapsed_s;
     file_report *files;
     size_t n_files;
@@ -86,6 +87,10 @@ typedef struct run_report {
     reject_summary rejects;  /* rejects by reason */
     group_report *groups;    /* sorted by tenant, channel, kind */
     size_t n_groups;
+    /* reconcile: the report's "reconciliation" object and the page's
+     * section, rendered by recon_render.c (owned; NULL: none). */
+    struct json_t *reconciliation;
+    char *html_section;
 } run_report;
 
 /* The meaning of an exit status, for people ("some rows were rejected"). */

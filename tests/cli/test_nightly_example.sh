@@ -12,8 +12,10 @@ check "the wrapper is valid sh" sh -n "$NIGHTLY"
 
 cat >fake <<'SH'
 #!/bin/sh
-# Stand-in idemload: records its arguments, exits with the status in ./rc.
-printf '%s\n' "$@" >"$FAKE_DIR/args"
+# Stand-in idemload: records its arguments per command, exits with the
+# status in ./rc.COMMAND, else ./rc.
+printf '%s\n' "$@" >"$FAKE_DIR/args.$1"
+[ -f "$FAKE_DIR/rc.$1" ] && exit "$(cat "$FAKE_DIR/rc.$1")"
 exit "$(cat "$FAKE_DIR/rc")"
 SH
 cat >alert <<'SH'
@@ -23,6 +25,7 @@ SH
 chmod +x fake alert
 export FAKE_DIR=$WORK IDEMLOAD_BIN=$WORK/fake IDEMLOAD_INBOX=$WORK/inbox IDEMLOAD_OUT=$WORK/out
 export IDEMLOAD_LOCK=$WORK/nightly.lock IDEMLOAD_PAGE="$WORK/alert page" IDEMLOAD_NOTIFY="$WORK/alert notify"
+export IDEMLOAD_FINANCE="$WORK/alert finance"
 yesterday=$(date -d yesterday +%F)
 mkdir -p "inbox/$yesterday" inbox/2026-11-28
 touch "inbox/$yesterday/wechat.csv.gz" "inbox/$yesterday/mixed.ndjson.gz" "inbox/$yesterday/notes.txt"
@@ -33,7 +36,7 @@ touch inbox/2026-11-28/alipay.ndjson.gz
 nightly() {
     echo "$1" >rc
     shift
-    rm -f args alerts
+    rm -f args.* alerts
     sh "$NIGHTLY" "$@" >/dev/null 2>nightly.err
     RC=$?
     ALERTS=$(cat alerts 2>/dev/null)
@@ -56,8 +59,41 @@ $WORK/out/$yesterday/report.html
 --rejects
 $WORK/out/$yesterday/rejects.ndjson
 $WORK/inbox/$yesterday/mixed.ndjson.gz
-$WORK/inbox/$yesterday/wechat.csv.gz" "$(cat args)"
+$WORK/inbox/$yesterday/wechat.csv.gz" "$(cat args.import)"
 check "the dated directory exists" test -d "out/$yesterday"
+eq "then idemload reconcile of the day, its outputs beside the load's" \
+"reconcile
+--quiet
+-d
+service=payments
+--period
+$yesterday
+--report
+$WORK/out/$yesterday/reconcile.json
+--html
+$WORK/out/$yesterday/reconcile.html
+--discrepancies
+$WORK/out/$yesterday/discrepancies.csv
+--rejects
+$WORK/out/$yesterday/reconcile-rejects.ndjson
+$WORK/inbox/$yesterday/mixed.ndjson.gz
+$WORK/inbox/$yesterday/wechat.csv.gz" "$(cat args.reconcile)"
+echo 5 >rc.reconcile
+printf 'category\nmissing_in_table\namount_mismatch\n' >"out/$yesterday/discrepancies.csv"
+nightly 0
+eq "discrepancies: the unit succeeds (exit 0)" 0 $RC
+check "discrepancies: finance is told, with the file" grep -q "^finance: .*disagree: 2 discrepancies in $WORK/out/$yesterday/discrepancies.csv" <<<"$ALERTS"
+eq "discrepancies: finance only, nobody paged" 1 "$(grep -c . <<<"$ALERTS")"
+echo 4 >rc.reconcile
+nightly 0
+eq "reconcile's database error: exit 4" 4 $RC
+check "reconcile's database error: paged" grep -q "^page: .*database error while reconciling" <<<"$ALERTS"
+rm -f rc.reconcile
+IDEMLOAD_RECONCILE=0 nightly 0
+check "IDEMLOAD_RECONCILE=0: no reconciliation" test ! -e args.reconcile
+IDEMLOAD_FACTS=/etc/idemload/facts.json IDEMLOAD_TIMEZONE=Asia/Shanghai nightly 0
+check "IDEMLOAD_FACTS and IDEMLOAD_TIMEZONE reach reconcile" grep -qx -- "--facts" args.reconcile
+check "the zone too" grep -qx "Asia/Shanghai" args.reconcile
 
 printf '{"reason":"x"}\n{"reason":"y"}\n' >"out/$yesterday/rejects.ndjson"
 nightly 1
@@ -67,6 +103,7 @@ check "rows rejected: nobody paged" test -z "$(grep '^page' <<<"$ALERTS")"
 
 nightly 4
 eq "database error: exit 4 (the unit fails)" 4 $RC
+check "database error: no reconciliation of a table half loaded" test ! -e args.reconcile
 check "database error: paged" grep -q "^page: .*database error.*resumes" <<<"$ALERTS"
 eq "database error: one alert" 1 "$(grep -c . <<<"$ALERTS")"
 
@@ -94,11 +131,11 @@ $WORK/out/2026-11-28/changes.ndjson
 $WORK/out/2026-11-28/report.html
 --rejects
 $WORK/out/2026-11-28/rejects.ndjson
-$WORK/inbox/2026-11-28/alipay.ndjson.gz" "$(cat args)"
+$WORK/inbox/2026-11-28/alipay.ndjson.gz" "$(cat args.import)"
 
 nightly 0 2026-11-01
 eq "no files for the day: exit 3" 3 $RC
-check "no files for the day: idemload not run" test ! -e args
+check "no files for the day: idemload not run" test ! -e args.import
 check "no files for the day: notified" grep -q "^notify: .*no statement files" <<<"$ALERTS"
 
 # Another nightly job holds the lock (this shell, on its own descriptor).
@@ -106,12 +143,12 @@ exec 8>>"$IDEMLOAD_LOCK"
 flock -n 8 || fail "could not take the lock for the test"
 nightly 0
 eq "lock held: exit 75" 75 $RC
-check "lock held: idemload not run" test ! -e args
+check "lock held: idemload not run" test ! -e args.import
 check "lock held: notified" grep -q "^notify: .*still holds" <<<"$ALERTS"
 exec 8>&-
 nightly 0
 eq "lock released: runs again" 0 $RC
-check "lock released: idemload ran" test -s args
+check "lock released: idemload ran" test -s args.import
 
 # The systemd units, with systemd's own checker when it is installed.
 if command -v systemd-analyze >/dev/null; then

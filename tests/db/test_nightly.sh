@@ -36,6 +36,12 @@ eq "rejects in the dated directory" 3 "$(wc -l <"$D/rejects.ndjson")"
 check "idemload's summary in the day's log" grep -q "idemload import summary" "$D/idemload.log"
 rows=$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")
 check "rows loaded" test "$rows" -gt 0
+check "then the day reconciled: its report beside the load's" jtrue "$D/reconcile.json" \
+    "r['command'] == 'reconcile' and r['reconciliation']['verdict'] in ('balanced', 'discrepancies') and r['reconciliation']['registered']"
+check "the discrepancies as CSV with its byte-order mark" python3 -c "
+import sys; sys.exit(0 if open('$D/discrepancies.csv', 'rb').read(3) == b'\xef\xbb\xbf' else 1)"
+check "over the night's day only" jtrue "$D/reconcile.json" \
+    "r['reconciliation']['period']['from'] == r['reconciliation']['period']['to'] == '${D##*/}'"
 
 nightly
 eq "the rerun: exit 0" 0 $RC

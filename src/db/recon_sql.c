@@ -1,0 +1,496 @@
+/*
+ * recon_sql.c - the SQL of reconcile (see recon_sql.h).
+ *
+ * The statement's valid rows are COPYed into idemload_recon_raw, one row
+ * per record (duplicates included, so a key listed twice with different
+ * facts is seen); every later step is one set-based statement building
+ * the next temporary table:
+ *   raw -> s (facts of each row) -> sk (one row per key, and whether the
+ *   key's rows disagree) -> cmp (each key of the period joined with the
+ *   table's active row; the table's rows of the statement's (tenant,
+ *   channel) pairs in the period that the statement lacks) -> out (each
+ *   compared unit's outcome and categories) -> lines (one per discrepancy).
+ * Every join with the table is on the business key, which starts with
+ * tenant_id, the distribution column of a Citus target.
+ */
+#include "db/recon_sql.h"
+
+/* Money as text -> an exact numeric in the major unit: everything but
+ * digits, the point and a sign dropped (so "¥1,234.50" and "\"0.59000\""
+ * read as 1234.50 and 0.59000), minor units scaled by the currency's ISO
+ * 4217 exponent (2 when unknown), the magnitude when asked; NULL when no
+ * number remains.  Rendering: in the currency's exponent when exact at
+ * it, else every digit (never rounded).  A time fact: text with an offset
+ * as it says, without one in the statement's zone; NULL when not a time. */
+const char SQL_RECON_SETUP[] =
+    "CREATE TEMP TABLE idemload_recon_raw ("
+    "  file_no integer NOT NULL, line bigint NOT NULL,"
+    "  tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL,"
+    "  callback_type text NOT NULL, status smallint NOT NULL, payload jsonb NOT NULL,"
+    "  received_at timestamptz NOT NULL);"
+    "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
+    "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
+    "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
+    "  currency_path text[], currency_const text,"
+    "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean);"
+    "CREATE TEMP TABLE idemload_recon_tfacts (channel text, kind text,"
+    "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
+    "  currency_path text[], currency_const text,"
+    "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
+    "  time_path text[]);"
+    "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, ccy text)"
+    " RETURNS numeric LANGUAGE sql STABLE AS $f$"
+    " SELECT CASE WHEN c ~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN"
+    "   (CASE WHEN magnitude THEN abs(c::numeric) ELSE c::numeric END)"
+    "   * CASE WHEN minor THEN power(10::numeric, -coalesce("
+    "       (SELECT x.exponent FROM idemload_recon_ccy x WHERE x.code = ccy), 2)) ELSE 1 END"
+    " END FROM (SELECT regexp_replace(t, '[^0-9.+-]', '', 'g') AS c) v $f$;"
+    "CREATE FUNCTION pg_temp.idemload_money_text(x numeric, ccy text)"
+    " RETURNS text LANGUAGE sql STABLE AS $f$"
+    " SELECT CASE WHEN x IS NULL THEN NULL WHEN x = round(x, e) THEN round(x, e)::text"
+    "   ELSE trim_scale(x)::text END"
+    " FROM (SELECT coalesce((SELECT x.exponent FROM idemload_recon_ccy x WHERE x.code = ccy),"
+    "   2) AS e) v $f$;"
+    "CREATE FUNCTION pg_temp.idemload_time(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE"
+    " AS $f$ BEGIN"
+    "  IF t IS NULL OR t !~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' THEN RETURN NULL; END IF;"
+    "  IF t ~ '[T ][0-9][0-9]:[0-9][0-9](:[0-9][0-9](\\.[0-9]+)?)?([Zz]|[+-][0-9][0-9](:?[0-9][0-9])?)$'"
+    "  THEN RETURN t::timestamptz; END IF;"
+    "  RETURN t::timestamp AT TIME ZONE current_setting('idemload.recon_zone');"
+    " EXCEPTION WHEN others THEN RETURN NULL;"
+    " END $f$;"
+    "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz) RETURNS text LANGUAGE sql STABLE"
+    " AS $f$ SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') $f$";
+
+/* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds: for this
+ * transaction.  On a Citus target the session's temporary tables (the
+ * statement) are sent to the workers and joined there, shard by shard,
+ * rather than the distributed table pulled here (on one server the
+ * setting is an inert placeholder). */
+const char SQL_RECON_SETTINGS[] =
+    "SELECT set_config('idemload.recon_zone', $1, true),"
+    "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
+    "       set_config('citus.local_table_join_policy', 'prefer-local', true)";
+
+/* $1 codes, $2 exponents (arrays). */
+const char SQL_RECON_CCY[] =
+    "INSERT INTO idemload_recon_ccy SELECT * FROM unnest($1::text[], $2::integer[])";
+
+/* One statement level: kind (NULL: the rest), amount, currency, fee. */
+const char SQL_RECON_SFACTS[] =
+    "INSERT INTO idemload_recon_sfacts VALUES ($1, $2::text[], $3, $4::boolean, $5::boolean,"
+    " $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean)";
+
+/* One table level: channel, kind (NULL: the level above), ..., time. */
+const char SQL_RECON_TFACTS[] =
+    "INSERT INTO idemload_recon_tfacts VALUES ($1, $2, $3::text[], $4, $5::boolean, $6::boolean,"
+    " $7::text[], $8, $9::text[], $10, $11::boolean, $12::boolean, $13::text[])";
+
+const char SQL_RECON_COPY[] =
+    "COPY idemload_recon_raw (file_no, line, tenant_id, channel, out_trade_no, callback_type,"
+    " status, payload, received_at) FROM STDIN (FORMAT binary)";
+
+/*
+ * $1, $2: the period, $3 the zone.  The table's active rows the comparison
+ * needs, as they are: those of the statement's keys (whatever their time),
+ * then those of the statement's (tenant, channel) pairs that the statement
+ * does not list and that arrived within 31 days of the period (a row
+ * counts by its time fact, which can precede or follow its arrival; the
+ * window keeps the read to the period's neighbourhood).  Only joins on
+ * the business key, whose first column is tenant_id, and plain columns: on
+ * a Citus target this runs on the workers, shard by shard, and the facts
+ * are computed here afterwards (SQL_RECON_TABLE_VIEW).
+ */
+const char SQL_RECON_TABLE_ROWS[] =
+    "CREATE TEMP TABLE idemload_recon_traw AS "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload,"
+    "       t.received_at, true AS listed "
+    "FROM {table} t JOIN idemload_recon_sk k"
+    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "WHERE {active} "
+    "UNION ALL "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload,"
+    "       t.received_at, false "
+    "FROM {table} t JOIN idemload_recon_pairs p"
+    "  ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
+    "LEFT JOIN idemload_recon_sk k"
+    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "WHERE {active} AND k.tenant_id IS NULL"
+    "  AND t.received_at >= ($1::date - 31)::timestamp AT TIME ZONE $3"
+    "  AND t.received_at < ($2::date + 32)::timestamp AT TIME ZONE $3";
+
+/* The table's rows with their facts, the most specific level of --facts
+ * first (channel and kind, channel, default). */
+const char SQL_RECON_TABLE_VIEW[] =
+    "CREATE TEMP VIEW idemload_recon_t AS "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
+    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
+    "       pg_temp.idemload_money(coalesce(f.amount_const, t.payload #>> f.amount_path),"
+    "                              f.amount_minor, f.amount_abs, c.currency) AS amount,"
+    "       pg_temp.idemload_money(coalesce(f.fee_const, t.payload #>> f.fee_path),"
+    "                              f.fee_minor, f.fee_abs, c.currency) AS fee,"
+    "       coalesce(pg_temp.idemload_time(t.payload #>> f.time_path), t.received_at) AS time "
+    "FROM idemload_recon_traw t "
+    "CROSS JOIN LATERAL (SELECT tf.*,"
+    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
+    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
+    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl"
+    "   FROM idemload_recon_tfacts tf"
+    "  WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
+    "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
+    "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
+    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
+    "     t.payload #>> f.currency_path)), '')) AS currency) c";
+
+/* The statement's rows with their facts and their day in the zone. */
+const char SQL_RECON_STATEMENT[] =
+    "CREATE TEMP TABLE idemload_recon_s AS "
+    "SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type,"
+    "       r.status, r.received_at,"
+    "       (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day,"
+    "       coalesce(f.a_decl, false) AS a_decl, coalesce(f.c_decl, false) AS c_decl,"
+    "       coalesce(f.f_decl, false) AS f_decl, c.currency,"
+    "       pg_temp.idemload_money(coalesce(f.amount_const, r.payload #>> f.amount_path),"
+    "                              f.amount_minor, f.amount_abs, c.currency) AS amount,"
+    "       pg_temp.idemload_money(coalesce(f.fee_const, r.payload #>> f.fee_path),"
+    "                              f.fee_minor, f.fee_abs, c.currency) AS fee "
+    "FROM idemload_recon_raw r "
+    "LEFT JOIN LATERAL (SELECT sf.*,"
+    "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl,"
+    "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl,"
+    "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl"
+    "   FROM idemload_recon_sfacts sf"
+    "  WHERE sf.kind IS NULL OR sf.kind = split_part(r.callback_type, ':', 1)"
+    "  ORDER BY sf.kind IS NULL LIMIT 1) f ON true "
+    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
+    "     r.payload #>> f.currency_path)), '')) AS currency) c";
+
+/* One row per key: the version import's deduplication would keep (the
+ * latest received_at, then the later file and line), how many rows list
+ * it, and whether they disagree on a fact (amount, currency, status, fee:
+ * values that differ, or a value some rows have and others lack). */
+const char SQL_RECON_KEYS[] =
+    "CREATE TEMP TABLE idemload_recon_sk AS "
+    "SELECT DISTINCT ON (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) s.*,"
+    "       g.n_rows, g.conflicting "
+    "FROM idemload_recon_s s JOIN ("
+    "  SELECT tenant_id, channel, out_trade_no, callback_type, count(*) AS n_rows,"
+    "         count(DISTINCT amount) > 1 OR count(DISTINCT currency) > 1"
+    "         OR count(DISTINCT status) > 1 OR count(DISTINCT fee) > 1"
+    "         OR count(amount) NOT IN (0, count(*)) OR count(currency) NOT IN (0, count(*))"
+    "         OR count(fee) NOT IN (0, count(*)) AS conflicting"
+    "    FROM idemload_recon_s GROUP BY 1, 2, 3, 4) g"
+    " USING (tenant_id, channel, out_trade_no, callback_type) "
+    "ORDER BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
+    "         s.received_at DESC, s.file_no DESC, s.line DESC";
+
+/* The days the statement's keys fall in, and how many keys there are. */
+const char SQL_RECON_DAYS_SPAN[] =
+    "SELECT min(day)::text, max(day)::text, count(*) FROM idemload_recon_sk";
+
+/* $1, $2: the period.  The statement's (valid) rows outside it, not
+ * compared. */
+const char SQL_RECON_OUTSIDE[] =
+    "SELECT count(*) FROM idemload_recon_s WHERE day NOT BETWEEN $1::date AND $2::date";
+
+/* $1, $2: the period.  Every statement key of the period with the active
+ * row of its key (whatever that row's time), then every active row of the
+ * statement's (tenant, channel) pairs whose time falls in the period and
+ * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
+const char SQL_RECON_PAIRS[] =
+    "CREATE TEMP TABLE idemload_recon_pairs AS"
+    " SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
+    "  WHERE day BETWEEN $1::date AND $2::date";
+const char SQL_RECON_COMPARE[] =
+    "CREATE TEMP TABLE idemload_recon_cmp AS "
+    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day,"
+    "       s.file_no, s.line, s.conflicting,"
+    "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency,"
+    "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee,"
+    "       t.tenant_id IS NOT NULL AS t_present, t.amount AS t_amount,"
+    "       t.currency AS t_currency, t.status AS t_status, t.time AS t_time, t.fee AS t_fee,"
+    "       s.a_decl AND coalesce(t.a_decl, false) AS a_cmp,"
+    "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp,"
+    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp "
+    "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t"
+    "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel"
+    " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type "
+    "WHERE s.day BETWEEN $1::date AND $2::date "
+    "UNION ALL "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
+    "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date,"
+    "       NULL, NULL, false,"
+    "       false, NULL, NULL, NULL, NULL, NULL,"
+    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false "
+    "FROM idemload_recon_t t "
+    "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
+    "      BETWEEN $1::date AND $2::date";
+
+/* Each compared unit's outcome: a table row of a day without any
+ * statement row of its pair is covered by that day's no_statement; one the
+ * statement lacks is pending until the grace after the end of its day;
+ * otherwise its categories (a fact compared only where both sides declare
+ * it and both rows hold it); with none, unverified when a declared fact is
+ * missing on a side, else matched.  difference: statement minus table, in
+ * the major unit, when the currencies agree. */
+const char SQL_RECON_CLASSIFY[] =
+    "CREATE TEMP TABLE idemload_recon_out AS "
+    "SELECT c.*, cat.categories,"
+    "  CASE WHEN NOT c.s_present AND NOT c.day_listed THEN 'no_statement'"
+    "       WHEN NOT c.s_present AND now() < ((c.day + 1)::timestamp AT TIME ZONE"
+    "            current_setting('idemload.recon_zone'))"
+    "            + current_setting('idemload.recon_grace')::interval THEN 'pending'"
+    "       WHEN cardinality(cat.categories) > 0 THEN 'discrepancy'"
+    "       WHEN (c.a_cmp AND (c.s_amount IS NULL OR c.t_amount IS NULL))"
+    "         OR (c.c_cmp AND (c.s_currency IS NULL OR c.t_currency IS NULL))"
+    "         OR (c.f_cmp AND (c.s_fee IS NULL OR c.t_fee IS NULL)) THEN 'unverified'"
+    "       ELSE 'matched' END AS outcome,"
+    "  CASE WHEN c.s_present AND c.t_present THEN"
+    "         CASE WHEN c.s_currency IS NOT DISTINCT FROM c.t_currency OR NOT c.c_cmp"
+    "              THEN c.s_amount - c.t_amount END"
+    "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
+    "FROM (SELECT x.*, x.s_present OR EXISTS (SELECT 1 FROM idemload_recon_sk k"
+    "        WHERE k.tenant_id = x.tenant_id AND k.channel = x.channel AND k.day = x.day)"
+    "        AS day_listed FROM idemload_recon_cmp x) c "
+    "CROSS JOIN LATERAL (SELECT array_remove(ARRAY["
+    "    CASE WHEN c.s_present AND NOT c.t_present THEN 'missing_in_table' END,"
+    "    CASE WHEN NOT c.s_present AND c.day_listed THEN 'missing_in_statement' END,"
+    "    CASE WHEN c.s_present AND c.t_present"
+    "          AND ((c.a_cmp AND c.s_amount <> c.t_amount) OR (c.f_cmp AND c.s_fee <> c.t_fee))"
+    "         THEN 'amount_mismatch' END,"
+    "    CASE WHEN c.s_present AND c.t_present AND c.c_cmp AND c.s_currency <> c.t_currency"
+    "         THEN 'currency_mismatch' END,"
+    "    CASE WHEN c.s_present AND c.t_present AND c.s_status <> c.t_status"
+    "         THEN 'status_mismatch' END,"
+    "    CASE WHEN c.s_present AND c.conflicting THEN 'duplicate_in_statement' END"
+    "  ], NULL) AS categories) cat";
+
+/* One line per discrepancy (a pending row is kept as a line of its own
+ * category, 'pending', for the register; it is no discrepancy): both
+ * sides' facts as text, amounts in the major unit; one no_statement line
+ * per (tenant, channel, day) whose table rows no statement row of its pair
+ * covers, its difference minus their sum. */
+const char SQL_RECON_LINES[] =
+    "CREATE TEMP TABLE idemload_recon_lines AS "
+    "SELECT CASE WHEN o.outcome = 'pending' THEN 'pending' ELSE cat END AS category,"
+    "       o.tenant_id, o.channel, o.out_trade_no, o.callback_type, o.day,"
+    "       o.s_present, pg_temp.idemload_money_text(o.s_amount, o.s_currency) AS s_amount,"
+    "       o.s_currency, o.s_status, pg_temp.idemload_ts_text(o.s_time) AS s_time,"
+    "       pg_temp.idemload_money_text(o.s_fee, o.s_currency) AS s_fee,"
+    "       o.t_present, pg_temp.idemload_money_text(o.t_amount, o.t_currency) AS t_amount,"
+    "       o.t_currency, o.t_status, pg_temp.idemload_ts_text(o.t_time) AS t_time,"
+    "       pg_temp.idemload_money_text(o.t_fee, o.t_currency) AS t_fee,"
+    "       o.difference AS diff,"
+    "       pg_temp.idemload_money_text(o.difference, coalesce(o.s_currency, o.t_currency))"
+    "         AS difference,"
+    "       o.file_no, o.line "
+    "FROM idemload_recon_out o"
+    " CROSS JOIN LATERAL unnest(CASE WHEN o.outcome = 'pending' THEN ARRAY['pending']"
+    "                                ELSE o.categories END) cat "
+    "WHERE o.outcome IN ('discrepancy', 'pending') "
+    "UNION ALL "
+    "SELECT 'no_statement', o.tenant_id, o.channel, NULL, NULL, o.day,"
+    "       false, NULL, NULL, NULL, NULL, NULL,"
+    "       false, NULL, NULL, NULL, NULL, NULL,"
+    "       -sum(o.t_amount), pg_temp.idemload_money_text(-sum(o.t_amount),"
+    "         CASE WHEN count(DISTINCT o.t_currency) = 1 THEN min(o.t_currency) END),"
+    "       NULL, NULL "
+    "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
+    "GROUP BY o.tenant_id, o.channel, o.day";
+
+/* The discrepancy lines (pending ones are the register's only) in a
+ * stable order, through a cursor so that memory stays bounded whatever
+ * their number; first_seen NULL (a dry run: no register). */
+#define RECON_LINE_COLUMNS \
+    "l.category, l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day::text," \
+    " l.s_present, l.s_amount, l.s_currency, l.s_status, l.s_time, l.s_fee," \
+    " l.t_present, l.t_amount, l.t_currency, l.t_status, l.t_time, l.t_fee, l.difference," \
+    " l.file_no, l.line, "
+#define RECON_LINE_ORDER \
+    " WHERE l.category <> 'pending'" \
+    " ORDER BY l.day, l.tenant_id, l.channel, l.category, l.out_trade_no, l.callback_type"
+const char SQL_RECON_LINE_CURSOR[] =
+    "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
+    " NULL::text FROM idemload_recon_lines l" RECON_LINE_ORDER;
+/* The same with when the register first saw each line. */
+const char SQL_RECON_LINE_CURSOR_REG[] =
+    "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
+    " pg_temp.idemload_ts_text(i.first_seen) "
+    "FROM idemload_recon_lines l LEFT JOIN {item} i ON i.state <> 'resolved'"
+    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
+    "  AND l.day = i.day AND l.category = i.category"
+    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
+    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type" RECON_LINE_ORDER;
+const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
+const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
+
+/* Per tenant, channel and day: rows on each side, matched, unverified,
+ * pending. */
+const char SQL_RECON_DAY_FIGURES[] =
+    "SELECT tenant_id, channel, day::text,"
+    "       count(*) FILTER (WHERE s_present), count(*) FILTER (WHERE t_present),"
+    "       count(*) FILTER (WHERE outcome = 'matched'),"
+    "       count(*) FILTER (WHERE outcome = 'unverified'),"
+    "       count(*) FILTER (WHERE outcome = 'pending') "
+    "FROM idemload_recon_out GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
+
+/* Per tenant, channel, day, side ('s' or 't') and currency: the amount. */
+const char SQL_RECON_DAY_AMOUNTS[] =
+    "SELECT tenant_id, channel, day::text, side, coalesce(currency, ''),"
+    "       pg_temp.idemload_money_text(sum(amount), currency) "
+    "FROM (SELECT tenant_id, channel, day, 's' AS side, s_currency AS currency,"
+    "             s_amount AS amount FROM idemload_recon_out WHERE s_present"
+    "      UNION ALL SELECT tenant_id, channel, day, 't', t_currency, t_amount"
+    "        FROM idemload_recon_out WHERE t_present) a "
+    "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
+
+/* Per tenant, channel, day and category (pending excluded): the count and
+ * the sum of the differences. */
+const char SQL_RECON_DAY_CATEGORIES[] =
+    "SELECT tenant_id, channel, day::text, category, count(*),"
+    "       coalesce(pg_temp.idemload_money_text(sum(diff), NULL), '0.00') "
+    "FROM idemload_recon_lines WHERE category <> 'pending' "
+    "GROUP BY 1, 2, 3, 4 ORDER BY 3, 1, 2, 4";
+
+const char SQL_RECON_MISSING_KEYS[] =
+    "SELECT count(*) FROM idemload_recon_lines WHERE category = 'missing_in_table'";
+
+/* ---- the register (beside the ledger, in the target's schema) -------- */
+
+/* $1, $2: the item and run tables' names as text (schema.name). */
+const char SQL_RECON_REGISTER_EXISTS[] =
+    "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL";
+
+/* One transaction at a time creates them (the ledger's lock key + 2). */
+const char SQL_RECON_REGISTER_CREATE[] =
+    "SELECT pg_advisory_xact_lock(7350323339418284034);"
+    "CREATE TABLE IF NOT EXISTS {run} ("
+    "  id bigserial PRIMARY KEY, run bigint NOT NULL, ran_at timestamptz NOT NULL DEFAULT now(),"
+    "  tenant_id bigint NOT NULL, channel text NOT NULL, day date NOT NULL,"
+    "  verdict text NOT NULL, statement jsonb NOT NULL, table_side jsonb NOT NULL,"
+    "  matched bigint NOT NULL, unverified bigint NOT NULL, pending bigint NOT NULL,"
+    "  categories jsonb NOT NULL, files jsonb NOT NULL, superseded_by bigint);"
+    "CREATE INDEX IF NOT EXISTS {run_index} ON {run} (tenant_id, channel, day);"
+    "CREATE TABLE IF NOT EXISTS {item} ("
+    "  id bigserial PRIMARY KEY, tenant_id bigint NOT NULL, channel text NOT NULL,"
+    "  out_trade_no text, callback_type text, day date NOT NULL, category text NOT NULL,"
+    "  state text NOT NULL CHECK (state IN ('open', 'pending', 'resolved')),"
+    "  statement jsonb, table_side jsonb, difference text, file text, line bigint,"
+    "  first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL,"
+    "  opened_by bigint NOT NULL, last_run bigint NOT NULL,"
+    "  resolved_at timestamptz, resolved_by bigint, resolution text);"
+    "CREATE INDEX IF NOT EXISTS {item_index} ON {item} (tenant_id, channel, day)"
+    " WHERE state <> 'resolved'";
+
+/* This run's number: one above every run the register holds (the lock of
+ * SQL_RECON_REGISTER_CREATE's key, for the transaction, so two runs never
+ * share one). */
+const char SQL_RECON_RUN_ID[] =
+    "SELECT pg_advisory_xact_lock(7350323339418284034),"
+    "       (SELECT coalesce(max(run), 0) + 1 FROM {run})";
+
+/* $1 the run, $2 $3 the period.  Open or pending items of other days whose
+ * key this statement lists: resolved by a later statement. */
+const char SQL_RECON_REG_RESOLVE_LISTED[] =
+    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "       resolution = 'listed by a later statement' "
+    "WHERE i.state <> 'resolved' AND i.category IN ('missing_in_statement', 'pending')"
+    "  AND i.day NOT BETWEEN $2::date AND $3::date"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_sk k WHERE k.tenant_id = i.tenant_id"
+    "      AND k.channel = i.channel AND k.out_trade_no = i.out_trade_no"
+    "      AND k.callback_type = i.callback_type)";
+
+/* $1 the run, $2 $3 the period.  Items of the days reconciled again that
+ * this run no longer finds: resolved, superseded. */
+const char SQL_RECON_REG_SUPERSEDE[] =
+    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "       resolution = 'not found again when the day was reconciled again' "
+    "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l"
+    "      WHERE l.tenant_id = i.tenant_id AND l.channel = i.channel AND l.day = i.day"
+    "        AND l.category = i.category"
+    "        AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
+    "        AND l.callback_type IS NOT DISTINCT FROM i.callback_type)";
+
+/* $1 the run, $2 $3 the period.  Pending items of earlier days, of the
+ * run's pairs, whose grace has passed: missing_in_statement, open. */
+const char SQL_RECON_REG_ESCALATE[] =
+    "UPDATE {item} i SET category = 'missing_in_statement', state = 'open', last_run = $1,"
+    "       last_seen = now() "
+    "WHERE i.state = 'pending' AND i.day NOT BETWEEN $2::date AND $3::date"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "  AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "             + current_setting('idemload.recon_grace')::interval";
+
+/* $1 the run, $2 the files (a JSON array of paths).  This run's lines
+ * found again: last seen now, facts as now. */
+const char SQL_RECON_REG_UPSERT[] =
+    "UPDATE {item} i SET last_seen = now(), last_run = $1,"
+    "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
+    "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
+    "         'currency', l.s_currency, 'status', l.s_status, 'time', l.s_time) END,"
+    "       table_side = CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount,"
+    "         'currency', l.t_currency, 'status', l.t_status, 'time', l.t_time) END,"
+    "       difference = l.difference,"
+    "       file = ($2::jsonb) ->> (l.file_no - 1), line = l.line "
+    "FROM idemload_recon_lines l "
+    "WHERE i.state <> 'resolved' AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
+    "  AND l.day = i.day AND l.category = i.category"
+    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
+    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type";
+
+/* $1 the run, $2 the files.  This run's lines the register does not hold
+ * open: new items (the report lists them as appeared). */
+const char SQL_RECON_REG_INSERT_NEW[] =
+    "INSERT INTO {item} (tenant_id, channel, out_trade_no, callback_type, day, category, state,"
+    "  statement, table_side, difference, file, line, first_seen, last_seen, opened_by, last_run) "
+    "SELECT l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day, l.category,"
+    "  CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
+    "  CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
+    "    'currency', l.s_currency, 'status', l.s_status, 'time', l.s_time) END,"
+    "  CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount,"
+    "    'currency', l.t_currency, 'status', l.t_status, 'time', l.t_time) END,"
+    "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, now(), now(), $1, $1 "
+    "FROM idemload_recon_lines l "
+    "WHERE NOT EXISTS (SELECT 1 FROM {item} i WHERE i.state <> 'resolved'"
+    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
+    "  AND l.day = i.day AND l.category = i.category"
+    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
+    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type)";
+
+/* $1 the run, $2 the files ([{"path", "digest"}]), $3 the days (a JSON
+ * array of {tenant_id, channel, day, verdict, statement, table_side,
+ * matched, unverified, pending, categories}).  Earlier runs of those days
+ * are superseded by this one. */
+const char SQL_RECON_REG_RUNS[] =
+    "WITH d AS (SELECT * FROM jsonb_to_recordset($3::jsonb) AS d(tenant_id bigint,"
+    "     channel text, day date, verdict text, statement jsonb, table_side jsonb,"
+    "     matched bigint, unverified bigint, pending bigint, categories jsonb)),"
+    " s AS (UPDATE {run} r SET superseded_by = $1 FROM d"
+    "     WHERE r.superseded_by IS NULL AND r.tenant_id = d.tenant_id"
+    "       AND r.channel = d.channel AND r.day = d.day) "
+    "INSERT INTO {run} (run, tenant_id, channel, day, verdict, statement, table_side, matched,"
+    "  unverified, pending, categories, files) "
+    "SELECT $1, tenant_id, channel, day, verdict, statement, table_side, matched, unverified,"
+    "  pending, categories, $2::jsonb FROM d";
+
+/* $1 $2 the period.  Open discrepancies of other days, of the run's pairs:
+ * carried over, with their age in days (the zone's today minus their day). */
+const char SQL_RECON_REG_CARRIED[] =
+    "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text,"
+    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day),"
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen) "
+    "FROM {item} i WHERE i.state = 'open' AND i.day NOT BETWEEN $1::date AND $2::date"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel) "
+    "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type";
+
+/* $1 the run: items this run opened and resolved (counts). */
+const char SQL_RECON_REG_CHANGES[] =
+    "SELECT (SELECT count(*) FROM {item} WHERE opened_by = $1 AND category <> 'pending'),"
+    "       (SELECT count(*) FROM {item} WHERE resolved_by = $1)";

@@ -1,0 +1,52 @@
+/*
+ * recon_sql.h - the SQL of `idemload reconcile` (SPEC.md, "Reconcile"):
+ * the session's staging of the statement, the comparison with the table
+ * (set-based, joined on the business key), its figures and discrepancy
+ * lines, and the register beside the ledger.
+ *
+ * Templates take {table} and {active} (the target, quoted, and its
+ * active-row predicate) and {item}, {run} (the register's tables, quoted)
+ * through sql_render(); data travels only as $n parameters or COPY.  The
+ * session setting idemload.recon_zone holds the statement's zone and
+ * idemload.recon_grace the grace (an interval), set by SQL_RECON_SETTINGS.
+ */
+#ifndef IDEMLOAD_RECON_SQL_H
+#define IDEMLOAD_RECON_SQL_H
+
+extern const char SQL_RECON_SETUP[];
+extern const char SQL_RECON_SETTINGS[];
+extern const char SQL_RECON_CCY[];
+extern const char SQL_RECON_SFACTS[];
+extern const char SQL_RECON_TFACTS[];
+extern const char SQL_RECON_COPY[];
+extern const char SQL_RECON_TABLE_ROWS[];
+extern const char SQL_RECON_TABLE_VIEW[];
+extern const char SQL_RECON_STATEMENT[];
+extern const char SQL_RECON_KEYS[];
+extern const char SQL_RECON_DAYS_SPAN[];
+extern const char SQL_RECON_OUTSIDE[];
+extern const char SQL_RECON_PAIRS[];
+extern const char SQL_RECON_COMPARE[];
+extern const char SQL_RECON_CLASSIFY[];
+extern const char SQL_RECON_LINES[];
+extern const char SQL_RECON_LINE_CURSOR[];
+extern const char SQL_RECON_LINE_CURSOR_REG[];
+extern const char SQL_RECON_LINE_FETCH[];
+extern const char SQL_RECON_LINE_CLOSE[];
+extern const char SQL_RECON_DAY_FIGURES[];
+extern const char SQL_RECON_DAY_AMOUNTS[];
+extern const char SQL_RECON_DAY_CATEGORIES[];
+extern const char SQL_RECON_MISSING_KEYS[];
+extern const char SQL_RECON_REGISTER_EXISTS[];
+extern const char SQL_RECON_REGISTER_CREATE[];
+extern const char SQL_RECON_RUN_ID[];
+extern const char SQL_RECON_REG_RESOLVE_LISTED[];
+extern const char SQL_RECON_REG_SUPERSEDE[];
+extern const char SQL_RECON_REG_ESCALATE[];
+extern const char SQL_RECON_REG_UPSERT[];
+extern const char SQL_RECON_REG_INSERT_NEW[];
+extern const char SQL_RECON_REG_RUNS[];
+extern const char SQL_RECON_REG_CARRIED[];
+extern const char SQL_RECON_REG_CHANGES[];
+
+#endif

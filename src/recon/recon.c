@@ -1,0 +1,1068 @@
+/*
+ * recon.c - the coordinator of `idemload reconcile` (see recon.h).
+ *
+ * One connection, one transaction: the statement's valid rows are COPYed
+ * into a temporary table as they are read (memory stays at one COPY
+ * buffer), the comparison is a handful of set-based statements on the
+ * server (recon_sql.h), and only its figures and discrepancy lines come
+ * back.  Then the register is written in the same transaction, the
+ * discrepancies file made durable before that transaction commits, and a
+ * dry run rolls everything back instead.  --repair runs the import
+ * pipeline afterwards, on its own connection, as import would.
+ */
+#include "recon/recon.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/recon_sql.h"
+#include "db/sql.h"
+#include "db/target.h"
+#include "input/profile.h"
+#include "input/reader.h"
+#include "input/source.h"
+#include "load/copy_encode.h"
+#include "load/loader.h"
+#include "output/html.h"
+#include "output/log.h"
+#include "output/rejects.h"
+#include "output/report.h"
+#include "pipeline/pipeline.h"
+#include "recon/facts.h"
+#include "recon/recon_render.h"
+#include "rules/timezone.h"
+#include "rules/validate.h"
+#include "tools/tools_shared.h"
+#include "util/clock.h"
+#include "util/digest.h"
+#include "util/exitcodes.h"
+#include "util/signals.h"
+
+static const char *const category_names[CAT_COUNT] = {
+    "missing_in_table",  "missing_in_statement",   "amount_mismatch", "currency_mismatch",
+    "status_mismatch",   "duplicate_in_statement", "no_statement",
+};
+
+const char *recon_category_name(recon_category c)
+{
+    return c < CAT_COUNT ? category_names[c] : "";
+}
+
+recon_category recon_category_of(const char *s)
+{
+    for (int i = 0; i < CAT_COUNT; i++)
+        if (strcmp(category_names[i], s) == 0)
+            return (recon_category)i;
+    return CAT_COUNT;
+}
+
+bool recon_has_discrepancies(const recon_result *r)
+{
+    for (int i = 0; i < CAT_COUNT; i++)
+        if (r->cat_count[i] > 0)
+            return true;
+    return false;
+}
+
+static void side_free(recon_side *s)
+{
+    for (size_t i = 0; i < s->n_amounts; i++) {
+        free(s->amounts[i].currency);
+        free(s->amounts[i].amount);
+    }
+    free(s->amounts);
+}
+
+static void facts_text_free(recon_facts *f)
+{
+    free(f->amount);
+    free(f->currency);
+    free(f->time);
+}
+
+static void line_free(recon_line *l)
+{
+    free(l->channel);
+    free(l->out_trade_no);
+    free(l->callback_type);
+    facts_text_free(&l->statement);
+    facts_text_free(&l->table);
+    free(l->difference);
+    free(l->first_seen);
+    memset(l, 0, sizeof *l);
+}
+
+void recon_result_free(recon_result *r)
+{
+    for (size_t i = 0; i < r->n_days; i++) {
+        recon_day *d = &r->days[i];
+        free(d->channel);
+        side_free(&d->statement);
+        side_free(&d->table);
+        for (int c = 0; c < CAT_COUNT; c++)
+            free(d->cat_amount[c]);
+    }
+    free(r->days);
+    for (size_t i = 0; i < r->n_lines; i++)
+        line_free(&r->lines[i]);
+    free(r->lines);
+    for (size_t i = 0; i < r->n_carried; i++) {
+        recon_carried *c = &r->carried[i];
+        free(c->category);
+        free(c->channel);
+        free(c->out_trade_no);
+        free(c->callback_type);
+        free(c->difference);
+        free(c->first_seen);
+    }
+    free(r->carried);
+    free(r->zone);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the session ------------------------------------------------------ */
+
+typedef struct recon_ctx {
+    const config *cfg;
+    tool_ctx tool;
+    buf item, run, item_index, run_index;   /* the register's names, quoted */
+    buf item_name, run_name;                /* ... as text, for to_regclass */
+    char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    bool failed_logged;
+} recon_ctx;
+
+/* NULL-safe copy (NULL stays NULL); sets *oom when memory runs out. */
+static char *dup_or_null(const char *s, bool *oom)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *oom = true;
+    return d;
+}
+
+/* Renders tmpl with the target and the register's names. */
+static bool render(recon_ctx *x, buf *out, const char *tmpl)
+{
+    const char *names[] = {"table", "active", "item", "run", "item_index", "run_index"};
+    const char *values[] = {x->tool.t.quoted, x->tool.t.active, buf_cstr(&x->item),
+                            buf_cstr(&x->run), buf_cstr(&x->item_index), buf_cstr(&x->run_index)};
+    buf_clear(out);
+    return sql_render(out, tmpl, 6, names, values);
+}
+
+/* Runs a statement of recon_sql.h; NULL after logging "what: ..." (the
+ * exit status then is db_failure_exit). */
+static db_result *query(recon_ctx *x, const char *what, const char *tmpl, int n,
+                        const char *const *params)
+{
+    buf sql = BUF_INIT;
+    db_result *res = NULL;
+    if (!render(x, &sql, tmpl)) {
+        log_error("%s: out of memory", what);
+        db_set_out_of_memory(x->tool.d);
+    } else {
+        res = db_query(x->tool.d, buf_cstr(&sql), n, params);
+        if (!res)
+            tool_db_failure(x->tool.d, what);
+    }
+    buf_free(&sql);
+    if (!res)
+        x->failed_logged = true;
+    return res;
+}
+
+static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
+                 const char *const *params)
+{
+    if (n == 0) {
+        buf sql = BUF_INIT;
+        bool rendered = render(x, &sql, tmpl);
+        bool ok = rendered && db_exec(x->tool.d, buf_cstr(&sql));
+        if (!rendered) {
+            log_error("%s: the statement could not be rendered (out of memory)", what);
+            db_set_out_of_memory(x->tool.d);
+        } else if (!ok) {
+            tool_db_failure(x->tool.d, what);
+        }
+        if (!ok)
+            x->failed_logged = true;
+        buf_free(&sql);
+        return ok;
+    }
+    db_result *r = query(x, what, tmpl, n, params);
+    bool ok = r != NULL;
+    db_result_free(&r);
+    return ok;
+}
+
+/* The zone's name as PostgreSQL's AT TIME ZONE reads it: an IANA name as
+ * it is; a fixed offset "+08:00" as the POSIX "UTC-08:00" (POSIX counts
+ * west positive); "Z" as UTC. */
+static char *zone_for_sql(const char *zone)
+{
+    if (!zone || !*zone || strcmp(zone, "Z") == 0 || strcmp(zone, "z") == 0)
+        return strdup("UTC");
+    if ((zone[0] == '+' || zone[0] == '-') && strlen(zone) < 16) {
+        char out[32];
+        snprintf(out, sizeof out, "UTC%c%s", zone[0] == '+' ? '-' : '+', zone + 1);
+        return strdup(out);
+    }
+    return strdup(zone);
+}
+
+static const char *bool_text(bool b)
+{
+    return b ? "true" : "false";
+}
+
+/* A fact's path literal and constant as parameters (NULL when absent);
+ * paths[k] owns the literal. */
+static bool loc_params(const fact_loc *l, buf *path, const char **p_path, const char **p_const)
+{
+    buf_clear(path);
+    *p_path = NULL;
+    *p_const = l->constant;
+    if (!l->path)
+        return true;
+    if (!fact_path_literal(l, path))
+        return false;
+    *p_path = buf_cstr(path);
+    return true;
+}
+
+/* The currency exponents, the statement's and the table's facts, the
+ * session settings, and the view of the table's facts. */
+static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const facts_map *tf,
+                        const stmt_facts *sf)
+{
+    if (!exec(x, "reconcile: preparing the session's temporary tables", SQL_RECON_SETUP, 0, NULL))
+        return false;
+    char grace[32];
+    snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
+    const char *set[] = {zone, grace};
+    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 2, set))
+        return false;
+    buf codes = BUF_INIT, exps = BUF_INIT;
+    bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");
+    const char *code;
+    int e;
+    for (size_t i = 0; ok && currency_exponent_at(i, &code, &e); i++)
+        ok = buf_printf(&codes, "%s%s", i ? "," : "", code) &&
+             buf_printf(&exps, "%s%d", i ? "," : "", e);
+    ok = ok && buf_append_str(&codes, "}") && buf_append_str(&exps, "}");
+    const char *cp[] = {buf_cstr(&codes), buf_cstr(&exps)};
+    ok = ok && exec(x, "reconcile: currency exponents", SQL_RECON_CCY, 2, cp);
+    buf_free(&codes);
+    buf_free(&exps);
+    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT;
+    for (size_t i = 0; ok && i < sf->n; i++) {
+        const stmt_facts_entry *s = &sf->e[i];
+        const char *p[11];
+        p[0] = s->kind;
+        ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
+             loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
+             loc_params(&s->f[FACT_FEE], &pf, &p[7], &p[8]);
+        p[3] = bool_text(s->f[FACT_AMOUNT].minor);
+        p[4] = bool_text(s->f[FACT_AMOUNT].magnitude);
+        p[9] = bool_text(s->f[FACT_FEE].minor);
+        p[10] = bool_text(s->f[FACT_FEE].magnitude);
+        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 11, p);
+    }
+    for (size_t i = 0; ok && i < tf->n; i++) {
+        const facts_entry *t = &tf->e[i];
+        const char *p[13];
+        const char *unused;
+        p[0] = t->channel;
+        p[1] = t->kind;
+        ok = loc_params(&t->f[FACT_AMOUNT], &pa, &p[2], &p[3]) &&
+             loc_params(&t->f[FACT_CURRENCY], &pc, &p[6], &p[7]) &&
+             loc_params(&t->f[FACT_FEE], &pf, &p[8], &p[9]) &&
+             loc_params(&t->f[FACT_TIME], &pt, &p[12], &unused);
+        p[4] = bool_text(t->f[FACT_AMOUNT].minor);
+        p[5] = bool_text(t->f[FACT_AMOUNT].magnitude);
+        p[10] = bool_text(t->f[FACT_FEE].minor);
+        p[11] = bool_text(t->f[FACT_FEE].magnitude);
+        ok = ok && exec(x, "reconcile: the table's facts (--facts)", SQL_RECON_TFACTS, 13, p);
+    }
+    buf_free(&pa);
+    buf_free(&pc);
+    buf_free(&pf);
+    buf_free(&pt);
+    return ok;
+}
+
+/* ---- reading the statement ------------------------------------------- */
+
+#define COPY_FLUSH_BYTES (1u << 20)
+
+/* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
+ * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
+ * EXIT_INTERRUPTED or the database's status. */
+static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
+{
+    const config *cfg = x->cfg;
+    const char *path = cfg->files[i];
+    input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
+    fr->path = path;
+    fr->format = cfg->profile ? cfg->profile->name : format_name(fmt);
+    fr->status = FILE_FAILED;
+    buf err = BUF_INIT, reason = BUF_INIT, out = BUF_INIT;
+    int code = EXIT_OK;
+    source *src = NULL;
+    reader *rdr = NULL;
+    bool copying = false;
+    double started = now_seconds();
+    if (fmt == FORMAT_AUTO && !cfg->profile) {
+        buf_printf(&err, "%s: cannot tell the format from the name; use --format csv|ndjson",
+                   strcmp(path, "-") == 0 ? "standard input" : path);
+        code = EXIT_USAGE;
+        goto out;
+    }
+    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, &err)) {
+        code = EXIT_INPUT;
+        goto out;
+    }
+    src = source_open(path, &err);
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt.preset[c] = cfg->presets.value[c] != NULL;
+    if (src)
+        rdr = reader_open(src, path, &ropt, &err);
+    if (!rdr) {
+        code = EXIT_INPUT;
+        goto out;
+    }
+    bool check_utf8 = reader_records_need_utf8_check(rdr);
+    if (!db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
+        code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
+        x->failed_logged = true;
+        goto out;
+    }
+    copying = true;
+    if (!copy_binary_header(&out))
+        goto oom;
+    load_counts *c = &fr->counts;
+    for (;;) {
+        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
+            buf_printf(&err, "%s: interrupted", path);
+            code = EXIT_INTERRUPTED;
+            goto out;
+        }
+        raw_record rec;
+        read_result rr = reader_next(rdr, &rec);
+        if (rr == READ_EOF)
+            break;
+        if (rr == READ_FAILED) {
+            buf_append_str(&err, reader_error(rdr));
+            code = EXIT_INPUT;
+            goto out;
+        }
+        c->rows_read++;
+        if (rec.skipped) {
+            c->rows_skipped++;
+            continue;
+        }
+        row r;
+        buf_clear(&reason);
+        if (!validate_record(&rec, &cfg->presets, check_utf8, &r, &reason)) {
+            c->rows_rejected++;
+            if (!rejects_write(rj, path, rec.line, buf_cstr(&reason), rec.raw, rec.raw_len,
+                               &err)) {
+                code = EXIT_INPUT;
+                goto out;
+            }
+            if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
+                buf_printf(&err, "%s: stopped: more than %lld rows rejected (--max-rejects)",
+                           path, (long long)cfg->max_rejects);
+                code = EXIT_INPUT;
+                goto out;
+            }
+            continue;
+        }
+        if (!copy_binary_recon_row(&out, (int32_t)(i + 1), (int64_t)rec.line, &r))
+            goto oom;
+        if (out.len >= COPY_FLUSH_BYTES) {
+            if (!db_copy_send(x->tool.d, out.data, out.len))
+                goto db_failed;
+            buf_clear(&out);
+        }
+    }
+    if (!copy_binary_trailer(&out))
+        goto oom;
+    if (!db_copy_send(x->tool.d, out.data, out.len))
+        goto db_failed;
+    copying = false;
+    if (!db_copy_end(x->tool.d, NULL))
+        goto db_failed;
+    if (!rejects_flush(rj, &err)) {
+        code = EXIT_INPUT;
+        goto out;
+    }
+    fr->status = FILE_OK;
+    goto out;
+oom:
+    buf_clear(&err);
+    buf_printf(&err, "%s: out of memory", path);
+    code = EXIT_INPUT;
+    goto out;
+db_failed:
+    copying = false;
+    code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
+    x->failed_logged = true;
+out:
+    if (copying)
+        db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
+    if (err.len) {
+        log_error("%s", buf_cstr(&err));
+        file_report_set_error(fr, buf_cstr(&err));
+    }
+    reader_close(&rdr);
+    source_close(&src);
+    buf_free(&err);
+    buf_free(&reason);
+    buf_free(&out);
+    fr->elapsed_s = now_seconds() - started;
+    return code;
+}
+
+/* ---- gathering -------------------------------------------------------- */
+
+static recon_day *find_day(recon_result *res, size_t *from, int64_t tenant, const char *channel,
+                           const char *day)
+{
+    for (size_t k = *from; k < res->n_days; k++) {
+        recon_day *d = &res->days[k];
+        if (d->tenant_id == tenant && strcmp(d->channel, channel) == 0 && strcmp(d->day, day) == 0) {
+            *from = k;
+            return d;
+        }
+    }
+    for (size_t k = 0; k < *from && k < res->n_days; k++) {
+        recon_day *d = &res->days[k];
+        if (d->tenant_id == tenant && strcmp(d->channel, channel) == 0 && strcmp(d->day, day) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+static bool gather_days(recon_ctx *x, recon_result *res)
+{
+    db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
+    if (!r)
+        return false;
+    bool oom = false;
+    int n = db_nrows(r);
+    res->days = calloc(n ? (size_t)n : 1, sizeof *res->days);
+    oom = !res->days;
+    for (int i = 0; !oom && i < n; i++) {
+        recon_day *d = &res->days[res->n_days++];
+        d->tenant_id = db_int(r, i, 0);
+        d->channel = dup_or_null(db_value(r, i, 1), &oom);
+        snprintf(d->day, sizeof d->day, "%s", db_value(r, i, 2));
+        d->statement.rows = (uint64_t)db_int(r, i, 3);
+        d->table.rows = (uint64_t)db_int(r, i, 4);
+        d->matched = (uint64_t)db_int(r, i, 5);
+        d->unverified = (uint64_t)db_int(r, i, 6);
+        d->pending = (uint64_t)db_int(r, i, 7);
+        res->matched += d->matched;
+        res->unverified += d->unverified;
+        res->pending += d->pending;
+    }
+    db_result_free(&r);
+    if (oom)
+        goto oom;
+    r = query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 0, NULL);
+    if (!r)
+        return false;
+    size_t at = 0;
+    for (int i = 0; !oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        if (!d)
+            continue;
+        recon_side *s = db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table;
+        recon_amount *grown = realloc(s->amounts, (s->n_amounts + 1) * sizeof *grown);
+        if (!grown) {
+            oom = true;
+            break;
+        }
+        s->amounts = grown;
+        recon_amount *a = &s->amounts[s->n_amounts++];
+        a->currency = dup_or_null(db_value(r, i, 4), &oom);
+        a->amount = dup_or_null(db_value(r, i, 5), &oom);
+    }
+    db_result_free(&r);
+    if (oom)
+        goto oom;
+    r = query(x, "reconcile: the categories per day", SQL_RECON_DAY_CATEGORIES, 0, NULL);
+    if (!r)
+        return false;
+    at = 0;
+    for (int i = 0; !oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        recon_category c = recon_category_of(db_value(r, i, 3));
+        if (!d && c == CAT_NO_STATEMENT)
+            continue;
+        if (!d || c == CAT_COUNT)
+            continue;
+        d->cat_count[c] = (uint64_t)db_int(r, i, 4);
+        d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
+        res->cat_count[c] += d->cat_count[c];
+    }
+    db_result_free(&r);
+    if (!oom)
+        return true;
+oom:
+    log_error("reconcile: out of memory gathering the figures");
+    return false;
+}
+
+static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
+{
+    f->present = strcmp(db_value(r, i, col), "t") == 0;
+    if (!f->present)
+        return;
+    f->amount = db_is_null(r, i, col + 1) ? NULL : dup_or_null(db_value(r, i, col + 1), oom);
+    f->currency = db_is_null(r, i, col + 2) ? NULL : dup_or_null(db_value(r, i, col + 2), oom);
+    f->status = (int)db_int(r, i, col + 3);
+    f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
+}
+
+/* Row i of a FETCH of the lines cursor as a line (copies). */
+static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
+{
+    bool oom = false;
+    memset(l, 0, sizeof *l);
+    l->category = recon_category_of(db_value(r, i, 0));
+    l->tenant_id = db_int(r, i, 1);
+    l->channel = dup_or_null(db_value(r, i, 2), &oom);
+    l->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
+    l->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
+    snprintf(l->day, sizeof l->day, "%s", db_value(r, i, 5));
+    facts_of(r, i, 6, &l->statement, &oom);
+    facts_of(r, i, 12, &l->table, &oom);
+    l->difference = db_is_null(r, i, 18) ? NULL : dup_or_null(db_value(r, i, 18), &oom);
+    int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
+    l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1] : NULL;
+    l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
+    l->first_seen = db_is_null(r, i, 21) ? NULL : dup_or_null(db_value(r, i, 21), &oom);
+    return !oom;
+}
+
+/* Every discrepancy line, fetched through a cursor: each written to the
+ * --discrepancies file (when asked), the first RECON_EXAMPLES of each
+ * category kept in res->lines.  The file is complete and durable when this
+ * returns true.  *io_failed: the file, not the database, failed. */
+static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
+{
+    buf err = BUF_INIT;
+    recon_disc *w = NULL;
+    bool ok = true;
+    *io_failed = false;
+    if (x->cfg->discrepancies_path && !(w = recon_disc_open(x->cfg->discrepancies_path, &err))) {
+        log_error("%s", buf_cstr(&err));
+        *io_failed = true;
+        buf_free(&err);
+        return false;
+    }
+    size_t kept[CAT_COUNT] = {0}, cap = 0;
+    if (res->compared)
+        ok = exec(x, "reconcile: the discrepancies",
+                  res->registered ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR, 0, NULL);
+    while (ok && res->compared) {
+        db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
+        if (!r) {
+            ok = false;
+            break;
+        }
+        int n = db_nrows(r);
+        for (int i = 0; ok && i < n; i++) {
+            recon_line l;
+            if (!line_of(x, r, i, &l)) {
+                log_error("reconcile: out of memory reading the discrepancies");
+                ok = false;
+            } else if (w && !recon_disc_write(w, &l, &err)) {
+                log_error("%s", buf_cstr(&err));
+                *io_failed = true;
+                ok = false;
+            }
+            bool keep = ok && l.category < CAT_COUNT && kept[l.category] < RECON_EXAMPLES;
+            if (keep && res->n_lines == cap) {
+                size_t c = cap ? 2 * cap : 16;
+                recon_line *grown = realloc(res->lines, c * sizeof *grown);
+                if (grown) {
+                    res->lines = grown;
+                    cap = c;
+                } else {
+                    keep = false;   /* an example fewer on the page, no more */
+                }
+            }
+            if (keep) {
+                kept[l.category]++;
+                res->lines[res->n_lines++] = l;
+            } else {
+                line_free(&l);
+            }
+        }
+        db_result_free(&r);
+        if (n == 0)
+            break;
+    }
+    if (ok && res->compared)
+        ok = exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
+    buf_clear(&err);
+    if (!recon_disc_close(&w, &err) && ok) {
+        log_error("%s", buf_cstr(&err));
+        *io_failed = true;
+        ok = false;
+    }
+    buf_free(&err);
+    return ok;
+}
+
+/* Per-file deduplication: rows staged minus the keys each file's row
+ * represents. */
+static bool gather_dedup(recon_ctx *x, run_report *rep)
+{
+    db_result *r = query(x, "reconcile: rows per file",
+                         "SELECT file_no, count(*) - coalesce((SELECT count(*) FROM "
+                         "idemload_recon_sk k WHERE k.file_no = s.file_no), 0) "
+                         "FROM idemload_recon_s s GROUP BY file_no",
+                         0, NULL);
+    if (!r)
+        return false;
+    for (int i = 0; i < db_nrows(r); i++) {
+        int64_t f = db_int(r, i, 0);
+        if (f >= 1 && (size_t)f <= rep->n_files)
+            rep->files[f - 1].counts.rows_deduplicated = (uint64_t)db_int(r, i, 1);
+    }
+    db_result_free(&r);
+    return true;
+}
+
+/* The comparison: facts, keys, the period, both joins, the outcomes and
+ * the lines; then the figures back. */
+static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
+{
+    if (!exec(x, "reconcile: the statement's facts", SQL_RECON_STATEMENT, 0, NULL) ||
+        !exec(x, "reconcile: the statement's keys", SQL_RECON_KEYS, 0, NULL) ||
+        !gather_dedup(x, rep))
+        return false;
+    if (!x->cfg->period) {
+        db_result *r = query(x, "reconcile: the statement's days", SQL_RECON_DAYS_SPAN, 0, NULL);
+        if (!r)
+            return false;
+        if (!db_is_null(r, 0, 0)) {
+            snprintf(res->from, sizeof res->from, "%s", db_value(r, 0, 0));
+            snprintf(res->to, sizeof res->to, "%s", db_value(r, 0, 1));
+        }
+        db_result_free(&r);
+        if (!res->from[0])
+            return true;   /* no valid row: nothing to compare */
+    }
+    const char *period[] = {res->from, res->to};
+    db_result *r = query(x, "reconcile: rows outside the period", SQL_RECON_OUTSIDE, 2, period);
+    if (!r)
+        return false;
+    res->outside_period = (uint64_t)db_int(r, 0, 0);
+    db_result_free(&r);
+    const char *rows[] = {res->from, res->to, x->sql_zone};
+    if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
+        !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
+              rows) ||
+        !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
+        !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
+              period) ||
+        !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
+        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL))
+        return false;
+    res->compared = true;
+    return gather_days(x, res);
+}
+
+/* ---- the register ----------------------------------------------------- */
+
+static bool register_names(recon_ctx *x)
+{
+    const target *t = &x->tool.t;
+    db *d = x->tool.d;
+    bool ok = true;
+    const struct {
+        buf *quoted;
+        buf *text;
+        const char *name;
+    } names[] = {{&x->item, &x->item_name, "idemload_recon_item"},
+                 {&x->run, &x->run_name, "idemload_recon_run"},
+                 {&x->item_index, NULL, "idemload_recon_item_open"},
+                 {&x->run_index, NULL, "idemload_recon_run_day"}};
+    for (size_t i = 0; ok && i < sizeof names / sizeof names[0]; i++) {
+        if (names[i].text) {
+            ok = db_append_ident(d, names[i].quoted, t->schema) &&
+                 buf_append_char(names[i].quoted, '.') &&
+                 db_append_ident(d, names[i].quoted, names[i].name);
+            ok = ok && buf_append_str(names[i].text, buf_cstr(names[i].quoted));
+        } else {
+            ok = db_append_ident(d, names[i].quoted, names[i].name);
+        }
+    }
+    if (!ok)
+        log_error("reconcile: out of memory");
+    return ok;
+}
+
+/* The files as a JSON array of paths ($2 of the item statements) and as
+ * [{"path", "digest"}] for the run rows. */
+static bool files_json(const config *cfg, const run_report *rep, char **paths, char **files)
+{
+    json_t *p = json_array(), *f = json_array();
+    for (size_t i = 0; p && f && i < cfg->n_files; i++) {
+        json_array_append_new(p, json_string(cfg->files[i]));
+        json_array_append_new(f, json_pack("{s:s, s:s?}", "path", cfg->files[i], "digest",
+                                           rep->files[i].digest[0] ? rep->files[i].digest : NULL));
+    }
+    *paths = p ? json_dumps(p, JSON_COMPACT) : NULL;
+    *files = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    json_decref(p);
+    json_decref(f);
+    return *paths && *files;
+}
+
+static json_t *side_json(const recon_side *s)
+{
+    json_t *a = json_object();
+    for (size_t i = 0; i < s->n_amounts; i++)
+        json_object_set_new(a, s->amounts[i].currency, json_string(s->amounts[i].amount));
+    return json_pack("{s:I, s:o}", "rows", (json_int_t)s->rows, "amounts", a);
+}
+
+/* The run rows: one per (tenant, channel, day). */
+static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id, const char *files)
+{
+    json_t *days = json_array();
+    for (size_t i = 0; days && i < res->n_days; i++) {
+        const recon_day *d = &res->days[i];
+        bool balanced = true;
+        json_t *cats = json_object();
+        for (int c = 0; c < CAT_COUNT; c++) {
+            if (!d->cat_count[c])
+                continue;
+            balanced = false;
+            json_object_set_new(cats, category_names[c],
+                                json_pack("{s:I, s:s?}", "count", (json_int_t)d->cat_count[c],
+                                          "amount", d->cat_amount[c]));
+        }
+        json_array_append_new(
+            days, json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "tenant_id",
+                            (json_int_t)d->tenant_id, "channel", d->channel, "day", d->day,
+                            "verdict", balanced ? "balanced" : "discrepancies", "statement",
+                            side_json(&d->statement), "table_side", side_json(&d->table),
+                            "matched", (json_int_t)d->matched, "unverified",
+                            (json_int_t)d->unverified, "pending", (json_int_t)d->pending,
+                            "categories", cats));
+    }
+    char *text = days ? json_dumps(days, JSON_COMPACT) : NULL;
+    json_decref(days);
+    if (!text) {
+        log_error("reconcile: out of memory");
+        return false;
+    }
+    const char *p[] = {run_id, files, text};
+    bool ok = exec(x, "reconcile: the register's runs", SQL_RECON_REG_RUNS, 3, p);
+    free(text);
+    return ok;
+}
+
+static bool gather_carried(recon_ctx *x, recon_result *res)
+{
+    const char *period[] = {res->from, res->to};
+    db_result *r = query(x, "reconcile: carried-over discrepancies", SQL_RECON_REG_CARRIED, 2,
+                         period);
+    if (!r)
+        return false;
+    int n = db_nrows(r);
+    bool oom = false;
+    res->carried = calloc(n ? (size_t)n : 1, sizeof *res->carried);
+    oom = !res->carried;
+    for (int i = 0; !oom && i < n; i++) {
+        recon_carried *c = &res->carried[res->n_carried++];
+        c->category = dup_or_null(db_value(r, i, 0), &oom);
+        c->tenant_id = db_int(r, i, 1);
+        c->channel = dup_or_null(db_value(r, i, 2), &oom);
+        c->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
+        c->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
+        snprintf(c->day, sizeof c->day, "%s", db_value(r, i, 5));
+        c->age_days = db_int(r, i, 6);
+        c->difference = db_is_null(r, i, 7) ? NULL : dup_or_null(db_value(r, i, 7), &oom);
+        c->first_seen = dup_or_null(db_value(r, i, 8), &oom);
+    }
+    db_result_free(&r);
+    if (oom)
+        log_error("reconcile: out of memory");
+    return !oom;
+}
+
+/* Writes this run into the register (same transaction as the comparison):
+ * resolves, supersedes, escalates, opens; the runs; then reads back the
+ * first_seen of each line and what is carried over. */
+static bool write_register(recon_ctx *x, recon_result *res, const run_report *rep)
+{
+    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_EXISTS, 2,
+                         (const char *const[]){buf_cstr(&x->item_name), buf_cstr(&x->run_name)});
+    if (!r)
+        return false;
+    bool exists = strcmp(db_value(r, 0, 0), "t") == 0;
+    db_result_free(&r);
+    if (!exists && !exec(x, "reconcile: creating the register (CREATE on the target's schema is "
+                            "needed once, or a --dry-run)",
+                         SQL_RECON_REGISTER_CREATE, 0, NULL))
+        return false;
+    r = query(x, "reconcile: the register's run number", SQL_RECON_RUN_ID, 0, NULL);
+    if (!r)
+        return false;
+    res->run_id = db_int(r, 0, 1);
+    db_result_free(&r);
+    char run_id[32];
+    snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
+    char *paths = NULL, *files = NULL;
+    bool ok = files_json(x->cfg, rep, &paths, &files);
+    if (!ok)
+        log_error("reconcile: out of memory");
+    const char *rp[] = {run_id, res->from, res->to};
+    const char *ip[] = {run_id, paths};
+    ok = ok && exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
+                    3, rp) &&
+         exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
+         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
+         exec(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip) &&
+         exec(x, "reconcile: register (new items)", SQL_RECON_REG_INSERT_NEW, 2, ip) &&
+         write_runs(x, res, run_id, files);
+    free(paths);
+    free(files);
+    if (!ok)
+        return false;
+    r = query(x, "reconcile: register (changes)", SQL_RECON_REG_CHANGES, 1,
+              (const char *const[]){run_id});
+    if (!r)
+        return false;
+    res->appeared = (uint64_t)db_int(r, 0, 0);
+    res->resolved = (uint64_t)db_int(r, 0, 1);
+    db_result_free(&r);
+    res->registered = true;
+    return gather_carried(x, res);
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+/* --repair: the import pipeline over the same files, after the comparison
+ * committed: missing inserts only keys the table lacks (the merge's
+ * --on-conflict nothing: no existing row changes); merge is import. */
+static int repair(const config *cfg, run_report *rep)
+{
+    config c = *cfg;
+    c.cmd = CMD_IMPORT;
+    if (cfg->repair == REPAIR_MISSING)
+        c.conflict = CONFLICT_NOTHING;
+    c.force = true;   /* a file the ledger holds is repaired all the same */
+    int code = EXIT_OK;
+    loader *ld = loader_open(&c, &code);
+    if (!ld)
+        return code;
+    run_report r2;
+    if (!run_report_init(&r2, cfg->n_files)) {
+        loader_close(&ld);
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    code = pipeline_run(&c, ld, &r2);
+    loader_close(&ld);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        load_counts *to = &rep->files[i].counts;
+        const load_counts *from = &r2.files[i].counts;
+        to->inserted = from->inserted;
+        to->updated = from->updated;
+        to->unchanged = from->unchanged;
+        to->stale = from->stale;
+        to->existing = from->existing;
+        to->chunks = from->chunks;
+    }
+    run_report_free(&r2);
+    return code;
+}
+
+/* Reads the configuration the command needs beyond the CLI's checks. */
+static int prepare(const config *cfg, recon_result *res, facts_map *tf, stmt_facts *sf,
+                   int64_t *grace_s)
+{
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    const char *zone = cfg->profile ? cfg->profile->timezone : NULL;
+    if (cfg->timezone)
+        zone = cfg->timezone;
+    tz_zone z;
+    if (zone && !tz_resolve(zone, &z, &err)) {
+        code = EXIT_USAGE;
+        goto out;
+    }
+    if (zone)
+        tz_free(&z);
+    res->zone = strdup(zone ? zone : "UTC");
+    if (!res->zone || !stmt_facts_from_profile(cfg->profile, cfg, sf)) {
+        buf_printf(&err, "out of memory");
+        code = EXIT_INPUT;
+        goto out;
+    }
+    *grace_s = 2 * 86400;
+    if ((cfg->period && !recon_parse_period(cfg->period, res->from, res->to, &err)) ||
+        (cfg->grace && !recon_parse_duration(cfg->grace, grace_s, &err)) ||
+        !facts_load(cfg->facts_path, tf, &err))
+        code = EXIT_USAGE;
+    if (cfg->dry_run && cfg->repair != REPAIR_NONE) {
+        buf_printf(&err, "--repair writes the table; --dry-run writes nothing: choose one");
+        code = EXIT_USAGE;
+    }
+out:
+    if (code != EXIT_OK)
+        log_error("%s", buf_cstr(&err));
+    buf_free(&err);
+    return code;
+}
+
+/* Connects, stages, compares and (unless a dry run) registers, writes the
+ * discrepancies file, commits.  Returns the status of the files and the
+ * database (not yet the verdict's 5). */
+static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
+                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+{
+    const config *cfg = x->cfg;
+    int code = tool_open(cfg, &x->tool);
+    if (code != EXIT_OK)
+        return code;
+    buf err = BUF_INIT;
+    if (!target_check_shape(&x->tool.t, &err)) {
+        log_error("%s", buf_cstr(&err));
+        buf_free(&err);
+        return EXIT_USAGE;
+    }
+    buf_free(&err);
+    if (!register_names(x))
+        return EXIT_INPUT;
+    if (!db_begin(x->tool.d))
+        return tool_db_failure(x->tool.d, "reconcile: BEGIN");
+    x->sql_zone = zone_for_sql(res->zone);
+    bool ok = x->sql_zone && stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    for (size_t i = 0; ok && i < cfg->n_files; i++) {
+        int c = stage_file(x, i, rj, &rep->files[i]);
+        if (c != EXIT_OK) {
+            code = c;
+            ok = false;
+            for (size_t k = i + 1; k < cfg->n_files; k++) {
+                rep->files[k].path = cfg->files[k];
+                rep->files[k].status = FILE_FAILED;
+                file_report_set_error(&rep->files[k], "not read: an earlier file failed, so "
+                                                      "nothing was compared");
+            }
+        }
+    }
+    if (ok)
+        ok = compare(x, res, rep);
+    if (ok && !cfg->dry_run && res->compared)
+        ok = write_register(x, res, rep);
+    if (ok) {
+        bool io_failed;
+        ok = stream_lines(x, res, &io_failed);
+        if (!ok && io_failed)
+            code = EXIT_INPUT;
+    }
+    if (!ok && code == EXIT_OK)
+        code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;
+    if (ok && !cfg->dry_run) {
+        if (!db_commit(x->tool.d)) {
+            code = tool_db_failure(x->tool.d, "reconcile: COMMIT");
+            ok = false;
+        }
+    } else {
+        db_rollback(x->tool.d);
+    }
+    if (code == EXIT_OK && !ok)
+        code = EXIT_DATABASE;
+    return code;
+}
+
+int recon_run(const config *cfg)
+{
+    recon_result res = {.repair = cfg->repair, .dry_run = cfg->dry_run};
+    facts_map tf = {0};
+    stmt_facts sf = {0};
+    run_report rep;
+    if (!run_report_init(&rep, cfg->n_files)) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    rep.validate_only = cfg->repair == REPAIR_NONE;
+    rep.reconcile = true;
+    rep.dry_run = cfg->dry_run;
+    rep.target = strdup(cfg->table);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
+        rep.files[i].path = cfg->files[i];
+        rep.files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
+        rep.files[i].status = FILE_FAILED;
+    }
+    recon_ctx x = {.cfg = cfg};
+    double t0 = now_seconds();
+    int64_t grace_s = 0;
+    rejects *rj = NULL;
+    int code = prepare(cfg, &res, &tf, &sf, &grace_s);
+    if (code == EXIT_OK) {
+        rj = rejects_open(cfg->rejects_path);
+        if (!rj) {
+            log_error("out of memory");
+            code = EXIT_INPUT;
+        }
+    }
+    if (code == EXIT_OK)
+        code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
+    tool_close(&x.tool);
+    for (size_t i = 0; i < cfg->n_files; i++)
+        if (rep.files[i].counts.rows_rejected > 0)
+            code = exit_worst(code, EXIT_REJECTS);
+    bool found = res.compared && recon_has_discrepancies(&res);
+    if (code == EXIT_OK || code == EXIT_REJECTS) {
+        if (cfg->repair != REPAIR_NONE && res.compared) {
+            uint64_t before = 0;
+            code = exit_worst(code, repair(cfg, &rep));
+            for (size_t i = 0; i < cfg->n_files; i++)
+                before += rep.files[i].counts.inserted;
+            res.repaired = before;
+        }
+    }
+    if (found)
+        code = exit_worst(code, EXIT_DISCREPANCIES);
+    if (rj) {
+        buf e = BUF_INIT;
+        rejects_take_summary(rj, &rep.rejects);
+        if (!rejects_close(&rj, &e)) {
+            log_error("%s", buf_cstr(&e));
+            code = exit_worst(code, EXIT_INPUT);
+        }
+        buf_free(&e);
+    }
+    rep.elapsed_s = now_seconds() - t0;
+    run_report_total(&rep);
+    code = exit_worst(code, recon_render_outputs(cfg, &res, &rep, code));
+    run_report_free(&rep);
+    recon_result_free(&res);
+    facts_free(&tf);
+    stmt_facts_free(&sf);
+    buf_free(&x.item);
+    buf_free(&x.run);
+    buf_free(&x.item_index);
+    buf_free(&x.run_index);
+    buf_free(&x.item_name);
+    buf_free(&x.run_name);
+    free(x.sql_zone);
+    return code;
+}

@@ -1,0 +1,512 @@
+/*
+ * recon_render.c - a recon_result as text, JSON, NDJSON/CSV and HTML (see
+ * recon_render.h).  Nothing here queries: the result is complete.
+ */
+#include "recon/recon_render.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "output/html.h"
+#include "output/log.h"
+#include "util/exitcodes.h"
+
+static const char *verdict_of(const recon_result *r)
+{
+    return !r->compared ? "not compared"
+           : recon_has_discrepancies(r) ? "discrepancies"
+                                        : "balanced";
+}
+
+static bool day_balanced(const recon_day *d)
+{
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (d->cat_count[c])
+            return false;
+    return true;
+}
+
+/* ---- the discrepancies file ------------------------------------------ */
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *facts_json(const recon_facts *f)
+{
+    if (!f->present)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "amount", str_or_null(f->amount));
+    json_object_set_new(o, "currency", str_or_null(f->currency));
+    json_object_set_new(o, "status", json_integer(f->status));
+    json_object_set_new(o, "time", str_or_null(f->time));
+    return o;
+}
+
+static json_t *line_json(const recon_line *l)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "category", json_string(recon_category_name(l->category)));
+    json_object_set_new(o, "tenant_id", json_integer(l->tenant_id));
+    json_object_set_new(o, "channel", str_or_null(l->channel));
+    json_object_set_new(o, "out_trade_no", str_or_null(l->out_trade_no));
+    json_object_set_new(o, "callback_type", str_or_null(l->callback_type));
+    json_object_set_new(o, "day", json_string(l->day));
+    json_object_set_new(o, "statement", facts_json(&l->statement));
+    json_object_set_new(o, "table", facts_json(&l->table));
+    json_object_set_new(o, "difference", str_or_null(l->difference));
+    json_object_set_new(o, "file", str_or_null(l->file));
+    json_object_set_new(o, "line", l->file ? json_integer(l->line) : json_null());
+    json_object_set_new(o, "first_seen", str_or_null(l->first_seen));
+    return o;
+}
+
+/* One CSV field: quoted when it holds a delimiter, a quote or a line
+ * break, quotes doubled. */
+static bool csv_field(buf *out, const char *s, bool first)
+{
+    bool ok = first || buf_append_char(out, ',');
+    if (!s)
+        return ok;
+    if (!strpbrk(s, ",\"\r\n"))
+        return ok && buf_append_str(out, s);
+    ok = ok && buf_append_char(out, '"');
+    for (const char *p = s; ok && *p; p++)
+        ok = (*p == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *p));
+    return ok && buf_append_char(out, '"');
+}
+
+static const char *const csv_columns[] = {
+    "category",          "tenant_id",       "channel",           "out_trade_no",
+    "callback_type",     "day",             "statement_amount",  "statement_currency",
+    "statement_status",  "statement_time",  "table_amount",      "table_currency",
+    "table_status",      "table_time",      "difference",        "file",
+    "line",              "first_seen",
+};
+
+static bool csv_line(buf *out, const recon_line *l)
+{
+    char tenant[24], sst[16], tst[16], line[24];
+    snprintf(tenant, sizeof tenant, "%lld", (long long)l->tenant_id);
+    snprintf(sst, sizeof sst, "%d", l->statement.status);
+    snprintf(tst, sizeof tst, "%d", l->table.status);
+    snprintf(line, sizeof line, "%lld", (long long)l->line);
+    const recon_facts *s = &l->statement, *t = &l->table;
+    const char *v[] = {recon_category_name(l->category), tenant, l->channel, l->out_trade_no,
+                       l->callback_type, l->day,
+                       s->present ? s->amount : NULL, s->present ? s->currency : NULL,
+                       s->present ? sst : NULL, s->present ? s->time : NULL,
+                       t->present ? t->amount : NULL, t->present ? t->currency : NULL,
+                       t->present ? tst : NULL, t->present ? t->time : NULL,
+                       l->difference, l->file, l->file ? line : NULL, l->first_seen};
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
+        ok = csv_field(out, v[i], i == 0);
+    return ok && buf_append_str(out, "\r\n");
+}
+
+static bool ends_with_csv(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
+}
+
+struct recon_disc {
+    FILE *fp;
+    const char *path;
+    bool csv, is_stdout;
+    buf out;
+};
+
+/* Hands the buffered text to the stream. */
+static bool disc_flush(recon_disc *w, buf *err)
+{
+    if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->fp) != w->out.len) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s",
+                   w->is_stdout ? "standard output" : w->path, strerror(errno));
+        return false;
+    }
+    buf_clear(&w->out);
+    return true;
+}
+
+recon_disc *recon_disc_open(const char *path, buf *err)
+{
+    recon_disc *w = calloc(1, sizeof *w);
+    if (!w) {
+        buf_printf(err, "--discrepancies %s: out of memory", path);
+        return NULL;
+    }
+    w->path = path;
+    w->is_stdout = strcmp(path, "-") == 0;
+    w->csv = !w->is_stdout && ends_with_csv(path);
+    w->fp = w->is_stdout ? stdout : fopen(path, "wb");
+    if (!w->fp) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", path, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    bool ok = true;
+    if (w->csv) {
+        ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
+        for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
+            ok = csv_field(&w->out, csv_columns[i], i == 0);
+        ok = ok && buf_append_str(&w->out, "\r\n");
+    }
+    if (!ok) {
+        buf_printf(err, "--discrepancies %s: out of memory", path);
+        recon_disc_close(&w, &(buf)BUF_INIT);
+        return NULL;
+    }
+    return w;
+}
+
+bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
+{
+    bool ok;
+    if (w->csv) {
+        ok = csv_line(&w->out, l);
+    } else {
+        json_t *o = line_json(l);
+        char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        ok = text && buf_append_str(&w->out, text) && buf_append_char(&w->out, '\n');
+        free(text);
+        json_decref(o);
+    }
+    if (!ok) {
+        buf_printf(err, "--discrepancies %s: out of memory", w->path);
+        return false;
+    }
+    return w->out.len < (1u << 16) || disc_flush(w, err);
+}
+
+bool recon_disc_close(recon_disc **wp, buf *err)
+{
+    recon_disc *w = *wp;
+    if (!w)
+        return true;
+    *wp = NULL;
+    bool ok = disc_flush(w, err);
+    if (ok && (fflush(w->fp) != 0 || (!w->is_stdout && fsync(fileno(w->fp)) != 0))) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s",
+                   w->is_stdout ? "standard output" : w->path, strerror(errno));
+        ok = false;
+    }
+    if (!w->is_stdout && fclose(w->fp) != 0 && ok) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
+        ok = false;
+    }
+    buf_free(&w->out);
+    free(w);
+    return ok;
+}
+
+/* ---- the report -------------------------------------------------------- */
+
+static json_t *side_json(const recon_side *s)
+{
+    json_t *a = json_object();
+    for (size_t i = 0; i < s->n_amounts; i++)
+        json_object_set_new(a, s->amounts[i].currency, json_string(s->amounts[i].amount));
+    json_t *o = json_object();
+    json_object_set_new(o, "rows", json_integer((json_int_t)s->rows));
+    json_object_set_new(o, "amounts", a);
+    return o;
+}
+
+static json_t *day_json(const recon_day *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "tenant_id", json_integer(d->tenant_id));
+    json_object_set_new(o, "channel", json_string(d->channel));
+    json_object_set_new(o, "day", json_string(d->day));
+    json_object_set_new(o, "verdict", json_string(day_balanced(d) ? "balanced" : "discrepancies"));
+    json_object_set_new(o, "statement", side_json(&d->statement));
+    json_object_set_new(o, "table", side_json(&d->table));
+    json_object_set_new(o, "matched", json_integer((json_int_t)d->matched));
+    json_object_set_new(o, "unverified", json_integer((json_int_t)d->unverified));
+    json_object_set_new(o, "pending", json_integer((json_int_t)d->pending));
+    json_t *cats = json_object();
+    for (int c = 0; c < CAT_COUNT; c++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "count", json_integer((json_int_t)d->cat_count[c]));
+        json_object_set_new(e, "amount", json_string(d->cat_amount[c] ? d->cat_amount[c] : "0.00"));
+        json_object_set_new(cats, recon_category_name((recon_category)c), e);
+    }
+    json_object_set_new(o, "categories", cats);
+    return o;
+}
+
+static json_t *carried_json(const recon_carried *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "category", json_string(c->category));
+    json_object_set_new(o, "tenant_id", json_integer(c->tenant_id));
+    json_object_set_new(o, "channel", json_string(c->channel));
+    json_object_set_new(o, "out_trade_no", str_or_null(c->out_trade_no));
+    json_object_set_new(o, "callback_type", str_or_null(c->callback_type));
+    json_object_set_new(o, "day", json_string(c->day));
+    json_object_set_new(o, "age_days", json_integer(c->age_days));
+    json_object_set_new(o, "difference", str_or_null(c->difference));
+    json_object_set_new(o, "first_seen", str_or_null(c->first_seen));
+    return o;
+}
+
+json_t *recon_json(const recon_result *r)
+{
+    json_t *o = json_object();
+    json_t *period = json_object();
+    json_object_set_new(period, "from", r->from[0] ? json_string(r->from) : json_null());
+    json_object_set_new(period, "to", r->to[0] ? json_string(r->to) : json_null());
+    json_object_set_new(o, "period", period);
+    json_object_set_new(o, "zone", str_or_null(r->zone));
+    json_object_set_new(o, "verdict", json_string(verdict_of(r)));
+    json_t *days = json_array();
+    for (size_t i = 0; i < r->n_days; i++)
+        json_array_append_new(days, day_json(&r->days[i]));
+    json_object_set_new(o, "days", days);
+    json_t *cats = json_object();
+    for (int c = 0; c < CAT_COUNT; c++)
+        json_object_set_new(cats, recon_category_name((recon_category)c),
+                            json_integer((json_int_t)r->cat_count[c]));
+    json_object_set_new(o, "categories", cats);
+    json_object_set_new(o, "matched", json_integer((json_int_t)r->matched));
+    json_object_set_new(o, "unverified", json_integer((json_int_t)r->unverified));
+    json_object_set_new(o, "pending", json_integer((json_int_t)r->pending));
+    json_object_set_new(o, "carried_over", json_integer((json_int_t)r->n_carried));
+    json_t *items = json_array();
+    for (size_t i = 0; i < r->n_carried; i++)
+        json_array_append_new(items, carried_json(&r->carried[i]));
+    json_object_set_new(o, "carried_over_items", items);
+    json_object_set_new(o, "outside_period", json_integer((json_int_t)r->outside_period));
+    json_object_set_new(o, "registered", json_boolean(r->registered));
+    json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
+    json_object_set_new(o, "appeared", json_integer((json_int_t)r->appeared));
+    json_object_set_new(o, "resolved", json_integer((json_int_t)r->resolved));
+    json_object_set_new(o, "repair",
+                        json_string(r->repair == REPAIR_MISSING ? "missing"
+                                    : r->repair == REPAIR_MERGE ? "merge"
+                                                                : "none"));
+    if (r->repair != REPAIR_NONE)
+        json_object_set_new(o, "repaired", json_integer((json_int_t)r->repaired));
+    return o;
+}
+
+/* ---- the summary ------------------------------------------------------ */
+
+#define SUMMARY_MAX_DAYS 40
+
+static void print_side(FILE *fp, const char *label, const recon_side *s)
+{
+    fprintf(fp, "%s %llu rows", label, (unsigned long long)s->rows);
+    for (size_t i = 0; i < s->n_amounts; i++)
+        fprintf(fp, "%s%s %s", i ? ", " : " (", s->amounts[i].currency[0] ? s->amounts[i].currency : "?",
+                s->amounts[i].amount);
+    if (s->n_amounts)
+        fputc(')', fp);
+}
+
+void recon_print_summary(const recon_result *r, FILE *fp)
+{
+    if (!r->compared) {
+        fprintf(fp, "reconcile: nothing compared\n");
+        return;
+    }
+    fprintf(fp, "reconcile: period %s..%s (%s): %s\n", r->from, r->to, r->zone, verdict_of(r));
+    for (size_t i = 0; i < r->n_days && i < SUMMARY_MAX_DAYS; i++) {
+        const recon_day *d = &r->days[i];
+        fprintf(fp, "  tenant %lld %s %s: %s; ", (long long)d->tenant_id, d->channel, d->day,
+                day_balanced(d) ? "balanced" : "discrepancies");
+        print_side(fp, "statement", &d->statement);
+        print_side(fp, ", table", &d->table);
+        fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
+                (unsigned long long)d->matched, (unsigned long long)d->unverified,
+                (unsigned long long)d->pending);
+        for (int c = 0; c < CAT_COUNT; c++)
+            if (d->cat_count[c])
+                fprintf(fp, ", %s %llu (%s)", recon_category_name((recon_category)c),
+                        (unsigned long long)d->cat_count[c], d->cat_amount[c] ? d->cat_amount[c] : "");
+        fputc('\n', fp);
+    }
+    if (r->n_days > SUMMARY_MAX_DAYS)
+        fprintf(fp, "  ... and %zu more days (see --report)\n", r->n_days - SUMMARY_MAX_DAYS);
+    fprintf(fp, "  matched %llu, unverified %llu, pending %llu",
+            (unsigned long long)r->matched, (unsigned long long)r->unverified,
+            (unsigned long long)r->pending);
+    for (int c = 0; c < CAT_COUNT; c++)
+        fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
+                (unsigned long long)r->cat_count[c]);
+    fputc('\n', fp);
+    if (r->outside_period)
+        fprintf(fp, "  outside the period (not compared): %llu keys\n",
+                (unsigned long long)r->outside_period);
+    if (r->n_carried) {
+        int64_t oldest = 0;
+        for (size_t i = 0; i < r->n_carried; i++)
+            if (r->carried[i].age_days > oldest)
+                oldest = r->carried[i].age_days;
+        fprintf(fp, "  carried over: %zu open discrepancies of earlier days (oldest %lld days)\n",
+                r->n_carried, (long long)oldest);
+    }
+    if (r->registered)
+        fprintf(fp, "  register: run %lld, %llu appeared, %llu resolved\n", (long long)r->run_id,
+                (unsigned long long)r->appeared, (unsigned long long)r->resolved);
+    else if (r->dry_run)
+        fprintf(fp, "  dry run: nothing written, not even the register\n");
+    else
+        fprintf(fp, "  the register was not written, nothing was (see the error above)\n");
+    if (r->repair != REPAIR_NONE)
+        fprintf(fp, "  repair %s: %llu rows inserted\n",
+                r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);
+}
+
+/* ---- the page --------------------------------------------------------- */
+
+static bool esc(buf *out, const char *s)
+{
+    return s ? html_escape(out, s, strlen(s)) : buf_append_str(out, "&#8212;");
+}
+
+static bool side_html(buf *out, const recon_side *s)
+{
+    bool ok = buf_printf(out, "<td>%llu", (unsigned long long)s->rows);
+    for (size_t i = 0; ok && i < s->n_amounts; i++) {
+        ok = buf_append_str(out, "<br>") && esc(out, s->amounts[i].currency) &&
+             buf_append_char(out, ' ') && esc(out, s->amounts[i].amount);
+    }
+    return ok && buf_append_str(out, "</td>");
+}
+
+
+bool recon_html_section(const recon_result *r, buf *out)
+{
+    bool bad = recon_has_discrepancies(r);
+    bool ok = buf_printf(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n"
+                              "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
+                         bad ? "bad" : "good", verdict_of(r));
+    if (r->compared) {
+        ok = ok && buf_append_str(out, ", period ") && esc(out, r->from) &&
+             buf_append_str(out, " to ") && esc(out, r->to) && buf_append_str(out, " (") &&
+             esc(out, r->zone) && buf_append_str(out, ")");
+        ok = ok && buf_printf(out, "; matched %llu, unverified %llu, pending %llu, "
+                                   "outside the period %llu, carried over %zu",
+                              (unsigned long long)r->matched, (unsigned long long)r->unverified,
+                              (unsigned long long)r->pending,
+                              (unsigned long long)r->outside_period, r->n_carried);
+    }
+    ok = ok && buf_append_str(out, "</p>\n<table id=\"recon-days\"><tr><th>tenant</th>"
+                                   "<th>channel</th><th>day</th><th>verdict</th>"
+                                   "<th>statement</th><th>table</th><th>matched</th>"
+                                   "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n");
+    for (size_t i = 0; ok && i < r->n_days; i++) {
+        const recon_day *d = &r->days[i];
+        bool b = day_balanced(d);
+        ok = buf_printf(out, "<tr class=\"%s\"><td>%lld</td><td>", b ? "balanced" : "discrepancies",
+                        (long long)d->tenant_id) &&
+             esc(out, d->channel) && buf_append_str(out, "</td><td>") && esc(out, d->day) &&
+             buf_printf(out, "</td><td class=\"verdict\">%s</td>", b ? "balanced" : "discrepancies") &&
+             side_html(out, &d->statement) && side_html(out, &d->table) &&
+             buf_printf(out, "<td>%llu</td><td>%llu</td><td>%llu</td><td>",
+                        (unsigned long long)d->matched, (unsigned long long)d->unverified,
+                        (unsigned long long)d->pending);
+        for (int c = 0; ok && c < CAT_COUNT; c++)
+            if (d->cat_count[c])
+                ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
+                                (unsigned long long)d->cat_count[c]) &&
+                     esc(out, d->cat_amount[c]) && buf_append_str(out, ")<br>");
+        ok = ok && buf_append_str(out, "</td></tr>\n");
+    }
+    ok = ok && buf_append_str(out, "</table>\n");
+    for (int c = 0; ok && c < CAT_COUNT; c++) {
+        if (!r->cat_count[c])
+            continue;
+        ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
+                             "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
+                             "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
+                        recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c],
+                        recon_category_name((recon_category)c));
+        size_t shown = 0;
+        for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
+            const recon_line *l = &r->lines[i];
+            if (l->category != (recon_category)c)
+                continue;
+            shown++;
+            ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
+                 esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
+                 esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
+                 esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
+                 esc(out, l->day) && buf_append_str(out, "</td><td>");
+            const recon_facts *f[2] = {&l->statement, &l->table};
+            for (int k = 0; ok && k < 2; k++) {
+                if (f[k]->present)
+                    ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
+                         esc(out, f[k]->amount) && buf_printf(out, ", status %d", f[k]->status);
+                else
+                    ok = buf_append_str(out, "&#8212;");
+                ok = ok && buf_append_str(out, "</td><td>");
+            }
+            ok = ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");
+        }
+        ok = ok && buf_append_str(out, "</table>\n");
+        if (ok && r->cat_count[c] > shown)
+            ok = buf_printf(out, "<p class=\"note\">%llu more in the discrepancies file.</p>\n",
+                            (unsigned long long)(r->cat_count[c] - shown));
+    }
+    if (ok && r->n_carried) {
+        ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
+                             "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
+                             "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
+                        r->n_carried);
+        for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
+            const recon_carried *cv = &r->carried[i];
+            ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
+                 buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
+                 esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
+                 esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
+                 esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
+                 esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
+        }
+        ok = ok && buf_append_str(out, "</table>\n");
+    }
+    return ok && buf_append_str(out, "</section>\n");
+}
+
+int recon_render_outputs(const config *cfg, const recon_result *r, run_report *rep, int code)
+{
+    int out = EXIT_OK;
+    report_print_summary(rep, stderr);
+    recon_print_summary(r, stderr);
+    rep->reconciliation = recon_json(r);
+    if (cfg->report_path) {
+        buf err = BUF_INIT;
+        if (!rep->reconciliation || !report_write_json(rep, cfg->report_path, &err)) {
+            log_error("%s", err.len ? buf_cstr(&err) : "out of memory building the report");
+            out = EXIT_INPUT;
+        }
+        buf_free(&err);
+    }
+    if (cfg->html_path) {
+        buf section = BUF_INIT, err = BUF_INIT;
+        if (!recon_html_section(r, &section)) {
+            log_error("out of memory rendering the HTML report");
+            out = EXIT_INPUT;
+        } else {
+            rep->html_section = section.data;
+            section = (buf)BUF_INIT;
+            rep->exit_code = exit_worst(code, out);
+            if (!html_write(rep, cfg->html_path, &err)) {
+                log_error("%s", buf_cstr(&err));
+                out = EXIT_INPUT;
+            }
+        }
+        buf_free(&section);
+        buf_free(&err);
+    }
+    return out;
+}

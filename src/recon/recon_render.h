@@ -1,0 +1,48 @@
+/*
+ * recon_render.h - renders a recon_result (recon.h), gathered before:
+ * the summary on stderr, the report's "reconciliation" object, the
+ * --discrepancies file (NDJSON, or CSV with a byte-order mark) and the
+ * page's reconciliation section (every value escaped).
+ */
+#ifndef IDEMLOAD_RECON_RENDER_H
+#define IDEMLOAD_RECON_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/config.h"
+#include "output/report.h"
+#include "recon/recon.h"
+#include "util/buf.h"
+
+/*
+ * The discrepancies file at path ("-": standard output; ".csv": CSV with a
+ * UTF-8 byte-order mark and a header), written line by line as the lines
+ * are fetched: open, write each, close, which flushes and (for a file)
+ * fsyncs it, since it describes a register the caller commits next.  Empty
+ * on a balanced run.  Each returns false with *err; recon_disc_close frees
+ * the writer in every case and sets *w to NULL.
+ */
+typedef struct recon_disc recon_disc;
+recon_disc *recon_disc_open(const char *path, buf *err);
+bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err);
+bool recon_disc_close(recon_disc **w, buf *err);
+
+/* The report's "reconciliation" object (a new reference; NULL when out of
+ * memory). */
+struct json_t *recon_json(const recon_result *r);
+
+/* The summary of the comparison, after the files' figures. */
+void recon_print_summary(const recon_result *r, FILE *fp);
+
+/* The page's section, appended to *out.  False when out of memory. */
+bool recon_html_section(const recon_result *r, buf *out);
+
+/*
+ * Everything a run shows once it is over: the summary on stderr, the
+ * report (--report) and the page (--html, stating exit status code).
+ * Returns EXIT_OK or EXIT_INPUT when an output could not be written.
+ */
+int recon_render_outputs(const config *cfg, const recon_result *r, run_report *rep, int code);
+
+#endif

@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# `idemload reconcile` (SPEC.md, "Reconcile: the statement against the
+# table, both ways"): every category planted and found, with both sides'
+# facts and the money difference, exactly as tests/expected_recon.py (an
+# independent model) computes them; amounts in major and minor units, with
+# ¥, thousands separators and five decimals, CNY against JPY; unverified;
+# the payment at 23:59:58 whose callback came at 00:00:05; a balanced day
+# (exit 0, an empty discrepancies file); the period and the zone; the CSV
+# with its byte-order mark and Chinese text; the report's shape.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+export PGTZ=UTC
+MODEL="python3 $SRC/tests/expected_recon.py"
+check "the model's own self-test" $MODEL --self-test
+
+# dump_table FILE: the table's active rows as the model reads them.
+dump_table() {
+    psql -X -q -v ON_ERROR_STOP=1 -c "\\copy (SELECT tenant_id, channel, out_trade_no,
+        callback_type, status, payload::text AS payload,
+        to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS received_at
+        FROM payment_callback WHERE deleted_at IS NULL ORDER BY id) TO '$1' WITH (FORMAT csv, HEADER true)" \
+        || echo "dump_table failed" >>"$WORK/.q_failures"
+}
+# same_lines DESCRIPTION IDEMLOAD_NDJSON MODEL_JSON: the discrepancy lines
+# agree, field by field (facts, difference), as sets in the same order.
+same_lines() {
+    local out
+    out=$(python3 - "$2" "$3" <<'PY'
+import json, sys
+got = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+want = json.load(open(sys.argv[2]))["lines"]
+def side(s):
+    return None if s is None else {k: s[k] for k in ("amount", "currency", "status")}
+def proj(l):
+    return {"category": l["category"], "tenant_id": l["tenant_id"], "channel": l["channel"],
+            "out_trade_no": l["out_trade_no"], "callback_type": l["callback_type"],
+            "day": l["day"], "statement": side(l["statement"]), "table": side(l["table"]),
+            "difference": l["difference"]}
+g = [proj(l) for l in got]
+w = [proj(l) for l in want]
+if g == w:
+    print("same %d" % len(g))
+else:
+    print("differ: %d lines from idemload, %d from the model" % (len(g), len(w)))
+    for l in g:
+        if l not in w: print("  idemload only:", json.dumps(l, ensure_ascii=False))
+    for l in w:
+        if l not in g: print("  model only:   ", json.dumps(l, ensure_ascii=False))
+PY
+)
+    if [[ "$out" == same* ]]; then ok "$1 (${out#same } lines)"; else fail "$1: $out"; fi
+}
+# same_days DESCRIPTION REPORT MODEL_JSON: per tenant, channel and day the
+# rows on each side, matched, unverified, pending and each category's count.
+same_days() {
+    local out
+    out=$(python3 - "$2" "$3" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))["reconciliation"]["days"]
+want = json.load(open(sys.argv[2]))["days"]
+got = {}
+for d in rep:
+    got["%s|%s|%s" % (d["tenant_id"], d["channel"], d["day"])] = {
+        "statement": d["statement"]["rows"], "table": d["table"]["rows"],
+        "matched": d["matched"], "unverified": d["unverified"], "pending": d["pending"],
+        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]}}
+print("same" if got == want else "differ:\n idemload %s\n model    %s" % (
+    json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)))
+PY
+)
+    if [ "$out" == same ]; then ok "$1"; else fail "$1: $out"; fi
+}
+checksum() {
+    q "SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
+         SELECT c.relname || ':' || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x::text))
+                FROM payment_callback x), '') AS t FROM pg_class c WHERE c.relname = 'payment_callback'
+         UNION ALL SELECT 'tables:' || string_agg(relname, ',' ORDER BY relname) FROM pg_class
+          WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace) s"
+}
+
+init_db recon
+D=2026-11-20
+# The table: what the callbacks brought.
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) VALUES
+ (1, 'wechat', 'M1', 'pay', 1, '{\"amount\": 168.9, \"currency\": \"CNY\"}', '$D 10:00:01Z'),
+ (1, 'wechat', 'M2', 'pay', 1, '{\"amount\": \"1234.5\", \"currency\": \"CNY\"}', '$D 10:00:02Z'),
+ (1, 'wechat', 'M3', 'pay', 1, '{\"amount\": 0.59, \"currency\": \"cny\"}', '$D 10:00:03Z'),
+ (1, 'wechat', 'LATE', 'pay', 1, '{\"amount\": 20, \"currency\": \"CNY\"}', '2026-11-21 00:00:05Z'),
+ (1, 'wechat', 'AM', 'pay', 1, '{\"amount\": 11, \"currency\": \"CNY\"}', '$D 11:00:00Z'),
+ (1, 'wechat', 'CM', 'pay', 1, '{\"amount\": 7.00, \"currency\": \"USD\"}', '$D 11:00:00Z'),
+ (1, 'wechat', 'SM', 'pay', 1, '{\"amount\": 8, \"currency\": \"CNY\"}', '$D 11:00:00Z'),
+ (1, 'wechat', 'MS', 'pay', 1, '{\"amount\": 3.33, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
+ (1, 'wechat', 'DUP', 'pay', 1, '{\"amount\": 5, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
+ (1, 'wechat', 'UV', 'pay', 1, '{\"currency\": \"CNY\"}', '$D 12:00:00Z'),
+ (1, 'wechat', 'NS1', 'pay', 1, '{\"amount\": 1.10, \"currency\": \"CNY\"}', '2026-11-19 08:00:00Z'),
+ (1, 'wechat', 'NS2', 'pay', 1, '{\"amount\": 2.20, \"currency\": \"CNY\"}', '2026-11-19 09:00:00Z'),
+ (1, 'stripe', 'J1', 'pay', 1, '{\"amount\": {\"total\": 1200}, \"currency\": \"JPY\"}', '$D 01:00:00Z'),
+ (1, 'stripe', 'C1', 'pay', 1, '{\"amount\": {\"total\": 16890}, \"currency\": \"CNY\"}', '$D 01:00:00Z'),
+ (1, 'stripe', 'C2', 'pay', 1, '{\"amount\": {\"total\": 16800}, \"currency\": \"CNY\"}', '$D 01:00:00Z'),
+ (1, 'stripe', 'T1', 'pay', 1, '{\"amount\": {\"total\": 500}, \"currency\": \"CNY\", \"success_time\": \"${D}T23:59:58Z\"}', '2026-11-21 00:00:05Z'),
+ (1, 'stripe', 'T2', 'pay', 1, '{\"amount\": {\"total\": 700}, \"currency\": \"CNY\", \"success_time\": \"${D}T23:59:59+00:00\"}', '2026-11-21 00:00:03Z'),
+ (2, 'alipay', 'B1', 'pay', 2, '{\"amount\": \"9.90\", \"currency\": \"CNY\"}', '$D 10:00:00Z'),
+ (3, 'refunds', 'RF1', 'refund:RF1', 1, '{\"refund\": \"-30.00\"}', '$D 10:00:00Z'),
+ (3, 'refunds', 'RF2', 'refund:RF2', 1, '{\"refund\": \"-31.00\"}', '$D 10:00:00Z'),
+ (9, 'other', 'X1', 'pay', 1, '{\"amount\": 1, \"currency\": \"CNY\"}', '$D 10:00:00Z')" >/dev/null
+cat >facts.json <<'JSON'
+{"default": {"amount": {"path": "amount", "unit": "major"}, "currency": {"path": "currency"}},
+ "channels": {"stripe": {"amount": {"path": "amount.total", "unit": "minor"},
+                         "time": {"path": "success_time"}},
+              "refunds": {"kinds": {"refund": {"amount": {"path": "refund", "magnitude": true},
+                                               "currency": {"value": "CNY"}}}}}}
+JSON
+# The statement: what the channel says.
+cat >stmt.csv <<EOF2
+tenant_id,channel,out_trade_no,callback_type,status,payload,received_at
+1,wechat,M1,pay,1,"{""amount"": ""168.90"", ""currency"": ""CNY""}",${D}T10:00:00Z
+1,wechat,M2,pay,1,"{""amount"": ""¥1,234.50"", ""currency"": ""CNY""}",${D}T10:00:00Z
+1,wechat,M3,pay,1,"{""amount"": ""0.59000"", ""currency"": ""CNY""}",${D}T10:00:00Z
+1,wechat,LATE,pay,1,"{""amount"": 20.00, ""currency"": ""CNY""}",${D}T23:59:58Z
+1,wechat,AM,pay,1,"{""amount"": 10.00, ""currency"": ""CNY""}",${D}T11:00:00Z
+1,wechat,CM,pay,1,"{""amount"": 7.00, ""currency"": ""CNY""}",${D}T11:00:00Z
+1,wechat,SM,pay,2,"{""amount"": 8, ""currency"": ""CNY""}",${D}T11:00:00Z
+1,wechat,MT,pay,1,"{""amount"": ""42.00"", ""currency"": ""CNY""}",${D}T13:00:00Z
+1,wechat,订单-1,pay,1,"{""amount"": ""1.00"", ""currency"": ""CNY""}",${D}T13:00:00Z
+1,wechat,DUP,pay,1,"{""amount"": 5, ""currency"": ""CNY""}",${D}T12:00:00Z
+1,wechat,DUP,pay,1,"{""amount"": 6, ""currency"": ""CNY""}",${D}T12:00:01Z
+1,wechat,SAME,pay,1,"{""amount"": 4, ""currency"": ""CNY""}",${D}T12:00:00Z
+1,wechat,UV,pay,1,"{""amount"": 9, ""currency"": ""CNY""}",${D}T12:00:00Z
+1,stripe,J1,pay,1,"{""amount"": ""1200"", ""currency"": ""JPY""}",${D}T01:00:00Z
+1,stripe,C1,pay,1,"{""amount"": ""168.90"", ""currency"": ""CNY""}",${D}T01:00:00Z
+1,stripe,C2,pay,1,"{""amount"": ""168.90"", ""currency"": ""CNY""}",${D}T01:00:00Z
+1,stripe,T1,pay,1,"{""amount"": ""5.00"", ""currency"": ""CNY""}",${D}T23:59:58Z
+2,alipay,B1,pay,2,"{""amount"": ""9.9"", ""currency"": ""CNY""}",${D}T10:00:00Z
+3,refunds,RF1,refund:RF1,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
+3,refunds,RF2,refund:RF2,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
+EOF2
+# SAME is listed twice with the same facts: deduplicated, not a duplicate.
+printf '%s\n' '1,wechat,SAME,pay,1,"{""amount"": ""4.00"", ""currency"": ""CNY""}",'"${D}T12:00:05Z" >>stmt.csv
+q "UPDATE payment_callback SET payload = payload" >/dev/null
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+   VALUES (1, 'wechat', 'SAME', 'pay', 1, '{\"amount\": 4, \"currency\": \"CNY\"}', '$D 12:00:00Z')" >/dev/null
+dump_table table.csv
+before=$(checksum)
+
+run reconcile -d "$DB" --dry-run --facts facts.json --report r.json --discrepancies d.ndjson stmt.csv
+eq "a day with discrepancies: exit 5" 5 "$RC"
+$MODEL --table table.csv --facts facts.json stmt.csv >model.json
+same_lines "every category found, with both sides' facts and the difference" d.ndjson model.json
+same_days "per day: both sides' rows, matched, unverified, pending, categories" r.json model.json
+eq "a dry run writes nothing at all (no register either)" "$before" "$(checksum)"
+check "the report states the period it used" jtrue r.json \
+    "r['reconciliation']['period'] == {'from': '$D', 'to': '$D'} and r['reconciliation']['zone'] == 'UTC'"
+check "every category is counted" jtrue r.json \
+    "all(r['reconciliation']['categories'][c] >= 1 for c in ['missing_in_table', 'missing_in_statement', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'duplicate_in_statement'])"
+check "a declared fact missing on one side is unverified, not matched" jtrue r.json \
+    "[d['unverified'] for d in r['reconciliation']['days'] if d['channel'] == 'wechat'] == [1]"
+check "the day's verdicts" jtrue r.json \
+    "sorted((d['tenant_id'], d['channel'], d['verdict']) for d in r['reconciliation']['days']) == [(1, 'stripe', 'discrepancies'), (1, 'wechat', 'discrepancies'), (2, 'alipay', 'balanced'), (3, 'refunds', 'discrepancies')]"
+check "a kind's facts: a constant currency, a signed amount compared by magnitude" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson')]
+rf=[(l['out_trade_no'], l['category'], l['table']['amount'], l['table']['currency'], l['difference']) for l in ls if l['channel']=='refunds']
+sys.exit(0 if rf == [('RF2', 'amount_mismatch', '31.00', 'CNY', '-1.00')] else 1)"
+check "a tenant the statement does not name is not compared" jtrue r.json \
+    "all(d['tenant_id'] != 9 for d in r['reconciliation']['days'])"
+check "the statement's and the table's totals per currency" jtrue r.json \
+    "[d['statement']['amounts'] for d in r['reconciliation']['days'] if d['channel'] == 'alipay'] == [{'CNY': '9.90'}] and [d['table']['amounts'] for d in r['reconciliation']['days'] if d['channel'] == 'stripe'] == [{'CNY': '348.90', 'JPY': '1200'}]"
+check "the file, line and (dry run) null first_seen of a line" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson', encoding='utf-8')]
+mt=[l for l in ls if l['out_trade_no']=='MT'][0]
+sys.exit(0 if mt['file']=='stmt.csv' and mt['line']==9 and mt['first_seen'] is None else 1)"
+check "CNY minor 16890 matches 168.90, JPY 1200 matches 1200 (exponent 0)" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson')]
+sys.exit(0 if not [l for l in ls if l['out_trade_no'] in ('C1','J1')] and [l['difference'] for l in ls if l['out_trade_no']=='C2']==['0.90'] else 1)"
+check "the 23:59:58 payment whose callback came at 00:00:05 matches" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson')]
+sys.exit(0 if not [l for l in ls if l['out_trade_no'] in ('LATE','T1')] else 1)"
+check "with a time fact, a callback after midnight lands in its payment's day" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson')]
+sys.exit(0 if [(l['category'],l['day']) for l in ls if l['out_trade_no']=='T2']==[('missing_in_statement','$D')] else 1)"
+
+# The period: an explicit one with a day without a bill, rows outside it.
+run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-19..$D --report p.json \
+    --discrepancies p.ndjson stmt.csv
+$MODEL --table table.csv --facts facts.json --period 2026-11-19..$D stmt.csv >model_p.json
+same_lines "--period with a day the statement does not cover: no_statement" p.ndjson model_p.json
+same_days "--period: the figures per day" p.json model_p.json
+check "one no_statement line for the day, key null, its rows not listed one by one" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('p.ndjson')]
+ns=[l for l in ls if l['day']=='2026-11-19']
+sys.exit(0 if len(ns)==1 and ns[0]['category']=='no_statement' and ns[0]['out_trade_no'] is None and ns[0]['difference']=='-3.30' else 1)"
+run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json stmt.csv
+check "rows outside an explicit period are counted, not compared" jtrue o.json \
+    "r['reconciliation']['outside_period'] == 21 and r['reconciliation']['days'] == []"
+eq "nothing compared is balanced" 0 "$RC"
+
+# The zone: at +08:00 the 23:59:58Z rows belong to the next day.
+run reconcile -d "$DB" --dry-run --facts facts.json --timezone +08:00 --report z.json \
+    --discrepancies z.ndjson stmt.csv
+$MODEL --table table.csv --facts facts.json --zone +08:00 stmt.csv >model_z.json
+same_lines "days cut at midnight in --timezone" z.ndjson model_z.json
+same_days "--timezone: the figures per day" z.json model_z.json
+check "the period in that zone" jtrue z.json \
+    "r['reconciliation']['period'] == {'from': '$D', 'to': '2026-11-21'} and r['reconciliation']['zone'] == '+08:00'"
+
+# A balanced day: exit 0 and an empty discrepancies file.
+grep -E '^tenant_id|^2,' stmt.csv >balanced.csv
+echo stale >bal.ndjson
+run reconcile -d "$DB" --dry-run --report b.json --discrepancies bal.ndjson balanced.csv
+eq "a balanced day: exit 0" 0 "$RC"
+check "the discrepancies file is written, empty" test -f bal.ndjson -a ! -s bal.ndjson
+check "the verdict is balanced" jtrue b.json "r['reconciliation']['verdict'] == 'balanced'"
+
+# The CSV: a byte-order mark, the Chinese text intact, a column per fact.
+run reconcile -d "$DB" --dry-run --facts facts.json --discrepancies d.csv stmt.csv
+check "the CSV opens with a UTF-8 byte-order mark" python3 -c "
+import sys; sys.exit(0 if open('d.csv','rb').read(3) == b'\xef\xbb\xbf' else 1)"
+check "the CSV holds the Chinese key and the flattened facts" python3 -c "
+import csv,sys
+rows=list(csv.DictReader(open('d.csv', encoding='utf-8-sig')))
+r=[x for x in rows if x['out_trade_no']=='订单-1']
+sys.exit(0 if r and r[0]['category']=='missing_in_table' and r[0]['statement_amount']=='1.00' and r[0]['table_amount']=='' else 1)"
+ndj=$(wc -l <d.ndjson)
+eq "the CSV has a line per discrepancy and a header" "$((ndj + 1))" "$(python3 -c "import csv;print(len(list(csv.reader(open('d.csv', encoding='utf-8-sig')))))")"
+
+# The page: a reconciliation section first, the verdict per day, in a real
+# browser; a hostile key shows as text.
+cp stmt.csv hostile.csv
+printf '%s\n' '1,wechat,<img src=x onerror=alert(1)>,pay,1,"{""amount"": ""2.00"", ""currency"": ""CNY""}",'"${D}T14:00:00Z" >>hostile.csv
+run reconcile -d "$DB" --dry-run --facts facts.json --html page.html hostile.csv
+eq "the page's run: exit 5" 5 "$RC"
+CHECK="python3 $SRC/tests/cli/html_check.py"
+if $CHECK render page.html page.png page.dom; then
+    ok "chromium rendered the page"
+    check "the screenshot is not blank" $CHECK png page.png
+    $CHECK dom page.dom >page.json
+    check "the reconciliation section comes first" python3 -c "
+import sys; t=open('page.dom', encoding='utf-8').read()
+sys.exit(0 if 0 <= t.find('Reconciliation') < t.find('rows read') or 0 <= t.find('Reconciliation') < t.find('file-table') else 1)"
+    check "the verdict per tenant, channel and day" jtrue page.json \
+        "sorted((row[0], row[1], row[2], row[3]) for row in r['tables']['recon-days'][1:]) == [('1', 'stripe', '$D', 'discrepancies'), ('1', 'wechat', '$D', 'discrepancies'), ('2', 'alipay', '$D', 'balanced'), ('3', 'refunds', '$D', 'discrepancies')]"
+    check "the two-sided totals" jtrue page.json \
+        "[row[4:6] for row in r['tables']['recon-days'][1:] if row[1] == 'alipay'] == [['1CNY 9.90', '1CNY 9.90']]"
+    check "the discrepancies by category, with examples" jtrue page.json \
+        "any(row[2] == 'MT' for row in r['tables']['recon-missing_in_table']) and any(row[2] == 'AM' and row[7] == '-1.00' for row in r['tables']['recon-amount_mismatch'])"
+    check "a hostile key is text, no element" jtrue page.json \
+        "'img' not in r['tags'] and 'script' not in r['tags'] and any(row[2] == '<img src=x onerror=alert(1)>' for row in r['tables']['recon-missing_in_table'])"
+else
+    fail "chromium rendered the page"
+fi
+
+# Many lines: fetched in batches, every one in the file, a few on the page.
+python3 -c "
+print('tenant_id,channel,out_trade_no,callback_type,status,payload,received_at')
+for i in range(12000):
+    print('8,bulk,K%05d,pay,1,\"{\"\"amount\"\": \"\"%d.%02d\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T%02d:%02d:00Z' % (i, i, i % 100, i % 24, i % 60))
+" >bulk.csv
+run reconcile -d "$DB" --dry-run --report bulk.json --html bulk.html --discrepancies bulk.ndjson bulk.csv
+eq "12000 rows the table lacks: exit 5" 5 "$RC"
+eq "every one in the discrepancies file, in key order" "12000 K00000 K11999" \
+    "$(python3 -c "
+import json; ls=[json.loads(l) for l in open('bulk.ndjson')]
+print(len(ls), ls[0]['out_trade_no'], ls[-1]['out_trade_no'])")"
+check "the missing amount is the statement's total" jtrue bulk.json \
+    "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 12000, 'amount': '$(python3 -c "
+from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")'}"
+check "the page shows examples and points at the file for the rest" contains bulk.html "11990 more in the discrepancies file"
+
+# Configuration errors: exit 2.
+run reconcile -d "$DB" --period 2026-13-01 stmt.csv
+eq "a bad --period: exit 2" 2 "$RC"
+run reconcile -d "$DB" --grace 2w stmt.csv
+eq "a bad --grace: exit 2" 2 "$RC"
+echo '{"channels": {"x": {"amount": 5}}}' >bad.json
+run reconcile -d "$DB" --facts bad.json stmt.csv
+eq "a bad --facts file: exit 2" 2 "$RC"
+run reconcile -d "$DB" --report - --discrepancies - stmt.csv
+eq "--discrepancies - and --report - on one standard output: exit 2" 2 "$RC"
+run reconcile -d "$DB" --facts /nonexistent.json stmt.csv
+eq "an unreadable --facts file: exit 2" 2 "$RC"
+# A rejected row and discrepancies: 5 outranks 1.
+cp stmt.csv rej.csv && echo '1,wechat,BAD,pay,notanumber,{},2026-11-20T10:00:00Z' >>rej.csv
+run reconcile -d "$DB" --dry-run --facts facts.json --rejects rj.ndjson rej.csv
+eq "rejects and discrepancies: exit 5" 5 "$RC"
+check "the rejected row is in the rejects file" contains rj.ndjson BAD
+run reconcile -d "$DB" --dry-run --rejects rj2.ndjson balanced.csv missing.csv
+eq "an unreadable file: exit 3, nothing compared" 3 "$RC"
+
+finish

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# reconcile across runs (SPEC.md, "Reconcile", "Across days" and "Writes"):
+# a table row the statement lacks is pending within --grace, resolved when
+# a later statement lists it, escalated to missing_in_statement after it
+# (then carried over, not in the run's verdict); a corrected statement of
+# the same day supersedes the first run's items; --repair missing inserts
+# exactly what the table lacks and changes no row, after which the day is
+# balanced; --dry-run by a role that may only read writes nothing at all.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+export PGTZ=UTC
+MODEL="python3 $SRC/tests/expected_recon.py"
+D0=$(date -u -d yesterday +%F)
+D1=$(date -u +%F)
+OLD=2026-11-10
+header='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
+row() { printf '%s,%s,%s,pay,1,"{""amount"": ""%s"", ""currency"": ""CNY""}",%s\n' "$@"; }
+ins() { q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+          VALUES ($1, '$2', '$3', 'pay', 1, '{\"amount\": \"$4\", \"currency\": \"CNY\"}', '$5')" >/dev/null; }
+item() { q "SELECT category || '/' || state || coalesce('/' || resolution, '') FROM idemload_recon_item
+            WHERE tenant_id = $1 AND out_trade_no = '$2' ORDER BY id DESC LIMIT 1"; }
+all_tables() {
+    q "SELECT string_agg(relname || ':' || md5(query_to_xml('SELECT * FROM public.' || quote_ident(relname)
+              || ' ORDER BY 1', false, false, '')::text), ',' ORDER BY relname)
+       FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace"
+}
+
+init_db recon_reg
+
+# Pending within the grace, resolved by the next day's statement.
+ins 1 wechat P1 1.00 "${D0}T10:00:00Z"
+ins 1 wechat P2 2.00 "${D0}T11:00:00Z"
+{ echo "$header"; row 1 wechat P1 1.00 "${D0}T10:00:00Z"; } >a.csv
+run reconcile -d "$DB" --report a.json --discrepancies a.ndjson a.csv
+eq "a row the statement lacks within the grace is pending, not a discrepancy: exit 0" 0 "$RC"
+check "it is counted as pending" jtrue a.json "r['reconciliation']['pending'] == 1 and r['reconciliation']['verdict'] == 'balanced'"
+check "and not in the discrepancies file" test ! -s a.ndjson
+eq "the register holds it as pending" "pending/pending" "$(item 1 P2)"
+ins 1 wechat P3 3.00 "${D1}T00:30:00Z"
+{ echo "$header"; row 1 wechat P2 2.00 "${D1}T00:10:00Z"; row 1 wechat P3 3.00 "${D1}T00:30:00Z"; } >b.csv
+run reconcile -d "$DB" --report b.json b.csv
+eq "the next day's statement lists it: exit 0" 0 "$RC"
+eq "the pending item is resolved by the later statement" \
+    "pending/resolved/listed by a later statement" "$(item 1 P2)"
+check "the report counts it resolved" jtrue b.json "r['reconciliation']['resolved'] == 1"
+
+# Escalated past the grace, then carried over.
+ins 5 wechat Q1 9.00 "${D0}T09:00:00Z"
+ins 5 wechat Q0 1.00 "${D0}T08:00:00Z"
+{ echo "$header"; row 5 wechat Q0 1.00 "${D0}T08:00:00Z"; } >e0.csv
+run reconcile -d "$DB" e0.csv
+eq "tenant 5's day: pending, exit 0" 0 "$RC"
+ins 5 wechat Q2 2.00 "${D1}T08:00:00Z"
+{ echo "$header"; row 5 wechat Q2 2.00 "${D1}T08:00:00Z"; } >e1.csv
+run reconcile -d "$DB" --grace 0m --report e1.json --discrepancies e1.ndjson e1.csv
+eq "a later run past the grace escalates it; carried over, not this run's verdict: exit 0" 0 "$RC"
+eq "escalated to missing_in_statement, open" "missing_in_statement/open" "$(item 5 Q1)"
+check "carried over with its age" jtrue e1.json \
+    "r['reconciliation']['carried_over'] == 1 and r['reconciliation']['carried_over_items'][0]['out_trade_no'] == 'Q1' and r['reconciliation']['carried_over_items'][0]['age_days'] == 1"
+check "carried-over items are not in this run's discrepancies file" test ! -s e1.ndjson
+
+# A corrected statement for the same day supersedes the first run's items.
+ins 6 wechat S1 11.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; } >s1.csv
+run reconcile -d "$DB" --discrepancies s1.ndjson s1.csv
+eq "the first statement disagrees: exit 5" 5 "$RC"
+check "a registered line has its first_seen" jtrue s1.ndjson "r['first_seen'] is not None"
+first=$(json s1.ndjson "r['first_seen']")
+run reconcile -d "$DB" --discrepancies s1b.ndjson s1.csv
+eq "reconciled again, the item keeps its first_seen" "$first" "$(json s1b.ndjson "r['first_seen']")"
+eq "one open item, not two" 1 "$(q "SELECT count(*) FROM idemload_recon_item WHERE tenant_id = 6 AND state = 'open'")"
+{ echo "$header"; row 6 wechat S1 11.00 "${OLD}T09:00:00Z"; } >s2.csv
+run reconcile -d "$DB" --report s2.json s2.csv
+eq "the corrected statement balances the day: exit 0" 0 "$RC"
+eq "the first run's item is resolved as superseded" \
+    "amount_mismatch/resolved/not found again when the day was reconciled again" "$(item 6 S1)"
+check "the report lists it as resolved" jtrue s2.json "r['reconciliation']['resolved'] == 1 and r['reconciliation']['appeared'] == 0"
+eq "the day's run record is superseded by the latest run" "discrepancies:true discrepancies:true balanced:false" \
+    "$(q "SELECT string_agg(verdict || ':' || (superseded_by IS NOT NULL)::text, ' ' ORDER BY id) FROM idemload_recon_run WHERE tenant_id = 6")"
+
+# --repair missing: inserts what the table lacks, changes nothing else.
+ins 7 wechat R1 1.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 7 wechat R1 1.00 "${OLD}T09:00:00Z"; row 7 wechat R3 3.00 "${OLD}T10:00:00Z"
+  row 7 wechat R4 4.40 "${OLD}T11:00:00Z"; } >r.csv
+existing=$(q "SELECT md5(string_agg(id || ':' || xmin::text || payload::text, ',' ORDER BY id)) FROM payment_callback")
+run reconcile -d "$DB" --repair missing --report rep.json r.csv
+eq "--repair missing: exit 5, the discrepancies found before repairing" 5 "$RC"
+eq "no existing row changed" "$existing" \
+    "$(q "SELECT md5(string_agg(id || ':' || xmin::text || payload::text, ',' ORDER BY id)) FROM payment_callback WHERE out_trade_no NOT IN ('R3', 'R4')")"
+check "the report lists what it inserted" jtrue rep.json "r['reconciliation']['repaired'] == 2"
+eq "the missing rows are in, the statement's version" '{"amount": "3.00", "currency": "CNY"}|{"amount": "4.40", "currency": "CNY"}' \
+    "$(q "SELECT string_agg(payload::text, '|' ORDER BY out_trade_no) FROM payment_callback WHERE tenant_id = 7 AND out_trade_no IN ('R3', 'R4')")"
+check "through the merge: the ledger holds the file" test "$(q "SELECT count(*) FROM idemload_ledger")" -ge 1
+run reconcile -d "$DB" --discrepancies r2.ndjson r.csv
+eq "reconciled again after the repair: balanced, exit 0" 0 "$RC"
+psql -X -q -c "\\copy (SELECT tenant_id, channel, out_trade_no, callback_type, status, payload::text AS payload,
+    to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS received_at
+    FROM payment_callback WHERE deleted_at IS NULL AND tenant_id = 7) TO 'table7.csv' WITH (FORMAT csv, HEADER true)"
+check "the table equals the model's balance for the day" jtrue <($MODEL --table table7.csv r.csv) \
+    "r['lines'] == [] and r['verdict'] == 'balanced'"
+
+# --repair merge: import after the comparison; the report has both.
+ins 10 wechat U1 1.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 10 wechat U1 2.00 "${OLD}T09:30:00Z"; row 10 wechat U2 5.00 "${OLD}T10:00:00Z"; } >m.csv
+run reconcile -d "$DB" --repair merge --report merge.json m.csv
+eq "--repair merge: exit 5, the comparison made before the merge" 5 "$RC"
+check "the report has the comparison and the merge's figures" jtrue merge.json \
+    "r['reconciliation']['categories']['amount_mismatch'] == 1 and r['reconciliation']['categories']['missing_in_table'] == 1 and r['totals']['inserted'] == 1 and r['totals']['updated'] == 1"
+eq "the newer statement version won, as import merges" '{"amount": "2.00", "currency": "CNY"}' \
+    "$(q "SELECT payload::text FROM payment_callback WHERE tenant_id = 10 AND out_trade_no = 'U1' AND deleted_at IS NULL")"
+run reconcile -d "$DB" m.csv
+eq "after the merge the day is balanced" 0 "$RC"
+run reconcile -d "$DB" --dry-run --repair missing m.csv
+eq "--repair with --dry-run: refused, exit 2" 2 "$RC"
+
+# --dry-run by a role that may only read the table: nothing written at all.
+q "DROP ROLE IF EXISTS idem_recon_ro; CREATE ROLE idem_recon_ro LOGIN; GRANT SELECT ON payment_callback TO idem_recon_ro" >/dev/null
+{ echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; row 6 wechat S9 1.00 "${OLD}T09:00:00Z"; } >ro.csv
+before=$(all_tables)
+run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" --dry-run --report ro.json --discrepancies ro.ndjson ro.csv
+eq "a read-only role's dry run: exit 5 (it finds the discrepancies)" 5 "$RC"
+eq "and every table is as it was (register included)" "$before" "$(all_tables)"
+check "the dry run's lines have no first_seen" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('ro.ndjson')]
+sys.exit(0 if len(ls) == 2 and all(l['first_seen'] is None for l in ls) else 1)"
+run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" ro.csv
+eq "the same role without --dry-run may not write the register: exit 2 (privileges are configuration)" 2 "$RC"
+check "it says which table it may not write" contains "$ERR" "permission denied for table idemload_recon_"
+eq "and still nothing changed" "$before" "$(all_tables)"
+q "DROP OWNED BY idem_recon_ro; DROP ROLE idem_recon_ro" >/dev/null
+
+finish

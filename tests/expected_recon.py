@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""What SPEC.md's "Reconcile" gives for a statement against a table, worked
+out here without idemload: an independent expectation for the database
+tests of `idemload reconcile`.
+
+usage: expected_recon.py --table TABLE.csv [--facts FACTS.json] [--zone Z]
+                         [--period FROM..TO] [--grace-seconds N] [--now ISO]
+                         STATEMENT.csv...
+       expected_recon.py --self-test
+
+TABLE.csv: the table's active rows (tenant_id, channel, out_trade_no,
+callback_type, status, payload, received_at), as psql's \\copy writes them.
+STATEMENT.csv: canonical statement files.  Prints one JSON object:
+{"period": [from, to], "lines": [...], "days": {"T|C|D": {...}},
+"verdict": "balanced|discrepancies"}; each line is
+{category, tenant_id, channel, out_trade_no, callback_type, day,
+statement: {amount, currency, status} | null, table: ... | null, difference}.
+
+The rules, as SPEC.md states them:
+- a statement key listed several times keeps the version with the latest
+  received_at (the later row on a tie); listed with different facts
+  (amount, currency, status, fee) it is also duplicate_in_statement;
+- the day of a row is the date of its time in the zone; the period is
+  --period, else the statement's days;
+- a statement key of the period is compared with the table's row of its key
+  (whatever that row's time); a fact only where both sides declare it;
+  a declared fact a row lacks makes it unverified (no line);
+- a table row of the statement's (tenant, channel) pairs whose time (its
+  time fact, else received_at) falls in the period and whose key the
+  statement lacks is missing_in_statement, or pending until the grace after
+  the end of its day; on a day with no statement row of its pair, all such
+  rows are one no_statement line;
+- difference: statement minus table in the major unit (currencies equal).
+"""
+import csv
+import datetime as dt
+import json
+import re
+import sys
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+csv.field_size_limit(1 << 30)
+
+# ISO 4217 minor units that are not 2 (written out independently).
+EXPONENT = {"JPY": 0, "KRW": 0, "VND": 0, "CLP": 0, "ISK": 0, "XAF": 0, "XOF": 0,
+            "KWD": 3, "BHD": 3, "JOD": 3, "OMR": 3, "TND": 3, "IQD": 3, "LYD": 3}
+
+
+def exponent(ccy):
+    return EXPONENT.get(ccy or "", 2)
+
+
+def money(text, minor=False, magnitude=False, ccy=None):
+    """'¥1,234.50' -> Decimal('1234.50'); minor units scaled; None if none."""
+    if text is None:
+        return None
+    kept = "".join(ch for ch in str(text) if ch.isdigit() and ch.isascii() or ch in ".+-")
+    if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", kept):
+        return None
+    v = Decimal(kept)
+    if magnitude:
+        v = abs(v)
+    if minor:
+        v = v.scaleb(-exponent(ccy))
+    return v
+
+
+def render(v, ccy):
+    if v is None:
+        return None
+    e = exponent(ccy)
+    q = v.quantize(Decimal(1).scaleb(-e))
+    if q == v:
+        return str(q)
+    return format(v.normalize(), "f")
+
+
+def zone_of(name):
+    if name in (None, "", "UTC", "Z"):
+        return dt.timezone.utc
+    m = re.fullmatch(r"([+-])(\d\d):?(\d\d)", name)
+    if m:
+        off = dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
+        return dt.timezone(off if m.group(1) == "+" else -off)
+    return ZoneInfo(name)
+
+
+def instant(text):
+    t = text.strip().replace(" ", "T")
+    if t.endswith("Z"):
+        t = t[:-1] + "+00:00"
+    v = dt.datetime.fromisoformat(t)
+    return v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)
+
+
+def path_get(obj, path):
+    for part in path.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return None
+        obj = obj[part]
+    if obj is None or isinstance(obj, (dict, list)):
+        return None if obj is None else json.dumps(obj)
+    if isinstance(obj, bool):
+        return "true" if obj else "false"
+    return str(obj)
+
+
+DEFAULT = {"amount": {"path": "amount"}, "currency": {"path": "currency"}}
+
+
+def table_facts(facts, channel, kind):
+    level = dict(DEFAULT)
+    level.update({k: v for k, v in facts.get("default", {}).items()})
+    ch = facts.get("channels", {}).get(channel)
+    if ch:
+        level.update({k: v for k, v in ch.items() if k != "kinds"})
+        kd = ch.get("kinds", {}).get(kind)
+        if kd:
+            level.update(kd)
+    return level
+
+
+def fact_values(payload, level, with_time):
+    """(declared, values) of amount, currency, fee (and time)."""
+    def raw(name):
+        loc = level.get(name)
+        if not loc:
+            return None
+        if "value" in loc:
+            return loc["value"]
+        return path_get(payload, loc["path"])
+    ccy = raw("currency")
+    ccy = ccy.strip().upper() if ccy and ccy.strip() else None
+    out = {"currency": ccy}
+    for name in ("amount", "fee"):
+        loc = level.get(name) or {}
+        out[name] = money(raw(name), loc.get("unit") == "minor", loc.get("magnitude", False), ccy)
+    out["time"] = None
+    if with_time and level.get("time"):
+        t = raw("time")
+        try:
+            out["time"] = instant(t) if t else None
+        except ValueError:
+            out["time"] = None
+    declared = {n: bool(level.get(n)) for n in ("amount", "currency", "fee")}
+    return declared, out
+
+
+def read_rows(path, file_no):
+    with open(path, newline="", encoding="utf-8") as fp:
+        for line_no, r in enumerate(csv.DictReader(fp), start=2):
+            yield {"file_no": file_no, "line": line_no, "tenant_id": int(r["tenant_id"]),
+                   "channel": r["channel"], "out_trade_no": r["out_trade_no"],
+                   "callback_type": r["callback_type"], "status": int(r["status"]),
+                   "payload": json.loads(r["payload"]), "received_at": instant(r["received_at"])}
+
+
+def key(r):
+    return (r["tenant_id"], r["channel"], r["out_trade_no"], r["callback_type"])
+
+
+def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
+              grace_s=2 * 86400, now=None):
+    facts = facts or {}
+    z = zone_of(zone)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    stmt = []
+    for i, p in enumerate(statement_files, start=1):
+        for r in read_rows(p, i):
+            _, r["f"] = fact_values(r["payload"], DEFAULT, False)
+            r["day"] = r["received_at"].astimezone(z).date()
+            stmt.append(r)
+    by_key = {}
+    for r in stmt:
+        by_key.setdefault(key(r), []).append(r)
+    reps = {}
+    for k, rows in by_key.items():
+        rep = max(rows, key=lambda r: (r["received_at"], r["file_no"], r["line"]))
+        sig = {(r["f"]["amount"], r["f"]["currency"], r["status"], r["f"]["fee"]) for r in rows}
+        rep["conflicting"] = len(sig) > 1
+        reps[k] = rep
+    if period:
+        lo, hi = (dt.date.fromisoformat(x) for x in period)
+    elif reps:
+        lo = min(r["day"] for r in reps.values())
+        hi = max(r["day"] for r in reps.values())
+    else:
+        return {"period": None, "lines": [], "days": {}, "verdict": "balanced"}
+    inside = {k: r for k, r in reps.items() if lo <= r["day"] <= hi}
+    pairs = {(k[0], k[1]) for k in inside}
+    listed_days = {(k[0], k[1], r["day"]) for k, r in reps.items()}
+    table = {}
+    for r in read_rows(table_file, 0):
+        level = table_facts(facts, r["channel"], r["callback_type"].split(":")[0])
+        r["declared"], r["f"] = fact_values(r["payload"], level, True)
+        r["time"] = r["f"]["time"] or r["received_at"]
+        r["day"] = r["time"].astimezone(z).date()
+        table[key(r)] = r
+
+    lines, days = [], {}
+
+    def day_of(t, c, d):
+        return days.setdefault(f"{t}|{c}|{d}", {"statement": 0, "table": 0, "matched": 0,
+                                                 "unverified": 0, "pending": 0,
+                                                 "categories": {}})
+
+    def side(r):
+        if r is None:
+            return None
+        return {"amount": render(r["f"]["amount"], r["f"]["currency"]),
+                "currency": r["f"]["currency"], "status": r["status"]}
+
+    def line(cat, k, d, s, t, diff, ccy):
+        lines.append({"category": cat, "tenant_id": k[0], "channel": k[1],
+                      "out_trade_no": k[2], "callback_type": k[3], "day": d.isoformat(),
+                      "statement": side(s), "table": side(t), "difference": render(diff, ccy)})
+        c = day_of(k[0], k[1], d)["categories"]
+        c[cat] = c.get(cat, 0) + 1
+
+    for k, s in inside.items():
+        t = table.get(k)
+        dd = day_of(k[0], k[1], s["day"])
+        dd["statement"] += 1
+        sf = s["f"]
+        if t is None:
+            cats = ["missing_in_table"]
+            diff = sf["amount"]
+        else:
+            dd["table"] += 1
+            tf, decl = t["f"], t["declared"]
+            # a canonical statement declares no fee: fee is never compared
+            a_cmp, c_cmp, f_cmp = decl["amount"], decl["currency"], False
+            cats = []
+            if a_cmp and sf["amount"] is not None and tf["amount"] is not None \
+                    and sf["amount"] != tf["amount"]:
+                cats.append("amount_mismatch")
+            if c_cmp and sf["currency"] and tf["currency"] and sf["currency"] != tf["currency"]:
+                cats.append("currency_mismatch")
+            if s["status"] != t["status"]:
+                cats.append("status_mismatch")
+            same_ccy = sf["currency"] == tf["currency"] or not c_cmp
+            diff = (sf["amount"] - tf["amount"]) if same_ccy and sf["amount"] is not None \
+                and tf["amount"] is not None else None
+            if not cats and not s["conflicting"]:
+                missing = (a_cmp and (sf["amount"] is None or tf["amount"] is None)) or \
+                          (c_cmp and (sf["currency"] is None or tf["currency"] is None)) or \
+                          (f_cmp and (sf["fee"] is None or tf["fee"] is None))
+                dd["unverified" if missing else "matched"] += 1
+        if s["conflicting"]:
+            cats.append("duplicate_in_statement")
+        for c in cats:
+            line(c, k, s["day"], s, t, diff, sf["currency"] or (t and t["f"]["currency"]))
+
+    uncovered = {}
+    for k, t in table.items():
+        if k in reps or (k[0], k[1]) not in pairs or not lo <= t["day"] <= hi:
+            continue
+        dd = day_of(k[0], k[1], t["day"])
+        dd["table"] += 1
+        if (k[0], k[1], t["day"]) not in listed_days:
+            uncovered.setdefault((k[0], k[1], t["day"]), []).append(t)
+            continue
+        end = dt.datetime.combine(t["day"] + dt.timedelta(days=1), dt.time(), z)
+        if now < end + dt.timedelta(seconds=grace_s):
+            dd["pending"] += 1
+            continue
+        amt = t["f"]["amount"]
+        line("missing_in_statement", k, t["day"], None, t, -amt if amt is not None else None,
+             t["f"]["currency"])
+    for (tn, ch, d), rows in uncovered.items():
+        amts = [r["f"]["amount"] for r in rows if r["f"]["amount"] is not None]
+        ccys = {r["f"]["currency"] for r in rows}
+        total = -sum(amts) if amts else None
+        line("no_statement", (tn, ch, None, None), d, None, None, total,
+             next(iter(ccys)) if len(ccys) == 1 else None)
+    lines.sort(key=lambda l: (l["day"], l["tenant_id"], l["channel"], l["category"],
+                              l["out_trade_no"] or "", l["callback_type"] or ""))
+    return {"period": [lo.isoformat(), hi.isoformat()], "lines": lines, "days": days,
+            "verdict": "discrepancies" if lines else "balanced"}
+
+
+def self_test():
+    assert money("¥1,234.50") == Decimal("1234.50")
+    assert money('"0.59000"') == Decimal("0.59")
+    assert money("16890", minor=True, ccy="CNY") == Decimal("168.90")
+    assert money("1200", minor=True, ccy="JPY") == Decimal("1200")
+    assert money("1234", minor=True, ccy="KWD") == Decimal("1.234")
+    assert money("-30.00", magnitude=True) == Decimal("30")
+    assert money("abc") is None and money("") is None and money(None) is None
+    assert render(Decimal("168.9"), "CNY") == "168.90"
+    assert render(Decimal("1200"), "JPY") == "1200"
+    assert render(Decimal("0.591"), "CNY") == "0.591"
+    assert zone_of("+08:00").utcoffset(None) == dt.timedelta(hours=8)
+    late = instant("2026-11-28T23:59:58Z").astimezone(zone_of("UTC")).date()
+    assert late == dt.date(2026, 11, 28)
+    lvl = table_facts({"channels": {"w": {"amount": {"path": "a.total", "unit": "minor"},
+                                          "kinds": {"refund": {"amount": {"path": "a.r"}}}}}},
+                      "w", "refund")
+    assert lvl["amount"] == {"path": "a.r"} and lvl["currency"] == {"path": "currency"}
+    print("expected_recon self-test ok")
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        self_test()
+        return 0
+    args, files = {}, []
+    it = iter(argv[1:])
+    for a in it:
+        if a.startswith("--"):
+            args[a[2:]] = next(it)
+        else:
+            files.append(a)
+    facts = json.load(open(args["facts"])) if "facts" in args else {}
+    period = args["period"].split("..") if "period" in args else None
+    if period and len(period) == 1:
+        period = period * 2
+    now = instant(args["now"]) if "now" in args else None
+    res = reconcile(files, args["table"], facts, args.get("zone", "UTC"), period,
+                    int(args.get("grace-seconds", 2 * 86400)), now)
+    json.dump(res, sys.stdout, indent=1, sort_keys=True)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
