@@ -3,6 +3,8 @@
  */
 #include "output/report.h"
 
+#include "output/text_escape.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -238,9 +240,13 @@ static void print_by_channel(const run_report *rep, FILE *fp)
     fprintf(fp, "  by channel and kind:\n");
     for (size_t k = 0; k < n && k < SUMMARY_MAX_LINES; k++) {
         const load_counts *c = &ck[k].c;
-        fprintf(fp, "    %s %s: rows %llu, inserted %llu, updated %llu, unchanged %llu, stale %llu, "
+        fputs("    ", fp);
+        text_fput_term(fp, ck[k].channel);
+        fputc(' ', fp);
+        text_fput_term(fp, ck[k].kind);
+        fprintf(fp, ": rows %llu, inserted %llu, updated %llu, unchanged %llu, stale %llu, "
                     "existing %llu\n",
-                ck[k].channel, ck[k].kind, (unsigned long long)load_counts_merged(c),
+                (unsigned long long)load_counts_merged(c),
                 (unsigned long long)c->inserted, (unsigned long long)c->updated,
                 (unsigned long long)c->unchanged, (unsigned long long)c->stale,
                 (unsigned long long)c->existing);
@@ -257,12 +263,25 @@ void report_print_summary(const run_report *rep, FILE *fp)
     fprintf(fp, "idemload %s summary\n", what);
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
-        fprintf(fp, "  %s [%s] %s%s%s\n", f->path, f->format, file_status_name(f->status),
-                f->error ? ": " : "", f->error ? f->error : "");
-        if (f->reload_reason)
-            fprintf(fp, "    ledger: %s\n", f->reload_reason);
-        if (f->note)
-            fprintf(fp, "    %s\n", f->note);
+        /* Data (a file name, a profile's name, an error quoting a value)
+         * with its control characters as codes. */
+        fputs("  ", fp);
+        text_fput_term(fp, f->path);
+        fputs(" [", fp);
+        text_fput_term(fp, f->format);
+        fprintf(fp, "] %s%s", file_status_name(f->status), f->error ? ": " : "");
+        text_fput_term(fp, f->error);
+        fputc('\n', fp);
+        if (f->reload_reason) {
+            fputs("    ledger: ", fp);
+            text_fput_term(fp, f->reload_reason);
+            fputc('\n', fp);
+        }
+        if (f->note) {
+            fputs("    ", fp);
+            text_fput_term(fp, f->note);
+            fputc('\n', fp);
+        }
         if (f->status != FILE_SKIPPED)
             print_counts(fp, "    ", &f->counts, rep->validate_only, -1);
     }
