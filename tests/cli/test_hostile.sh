@@ -68,4 +68,104 @@ eq "zip of two members, one named with a newline and ESC: exit 3" 3 $RC
 check "zip member name: no forged line on stderr" bash -c "! grep -q '^idemload: forged line' '$ERR'"
 check "zip member name: no ESC on stderr" bash -c "! grep -q $'\033' '$ERR'"
 check "zip member name: shown with its codes" grep -qF 'm\u000Aidemload: forged line\u001B[2J.csv' "$ERR"
+# --- cost bounds (SPEC.md "Hostile input"), recorded here:
+#   peak RSS under 256 MiB for any input with the default options: a record
+#     is at most 32 MiB (READER_MAX_RECORD) and 1,048,576 fields
+#     (READER_MAX_FIELDS), a chunk at most 20,000 rows or 32 MiB of records;
+#   time linear in the input: a header of 80,000 columns, a template of
+#     140,000 column references, each read in well under a second (bounded
+#     at 3 s here, for a loaded machine and the sanitizer builds; the
+#     quadratic code took 26 s for the header, over 300 s under ASan for the
+#     template).
+# cost ARGS...: runs idemload; sets RC, RSS_MIB (peak, of the child) and SECS.
+cost() {
+    local r
+    r=$(python3 - "$IDEMLOAD" "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+p = subprocess.run(sys.argv[1:], stdout=open("cost.out", "wb"), stderr=open("cost.err", "wb"))
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024,
+      "%.2f" % (time.monotonic() - t))
+PY
+)
+    read -r RC RSS_MIB SECS <<<"$r"
+    ERR=$WORK/cost.err
+    san_check "$ERR" "idemload $*"
+}
+under() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2"; }
+cat >plain-profile.json <<'JSON'
+{"name": "plain", "encoding": "utf-8", "timezone": "+00:00", "delimiter": ",",
+ "columns": {"channel": {"value": "wechat"}, "out_trade_no": {"from": ["order"]},
+             "callback_type": {"value": "pay"}, "status": {"value": "0"},
+             "received_at": {"from": ["time"]}, "tenant_id": {"value": "7"}}}
+JSON
+# 6. a profile bill with 80,000 header columns (and an NDJSON-free CSV one)
+python3 - <<'PY'
+cols = ["order", "time"] + ["c%d" % i for i in range(80000)]
+with open("wide-header.csv", "w") as f:
+    f.write(",".join(cols) + "\n")
+    f.write(",".join(["A1", "2026-01-01 10:00:00"] + [""] * 80000) + "\n")
+with open("wide-header-stmt.csv", "w") as f:
+    f.write("tenant_id,channel,out_trade_no,callback_type,status,payload,received_at," +
+            ",".join("c%d" % i for i in range(80000)) + "\n")
+    f.write("1,wechat,K1,pay,0,{},2026-01-01T00:00:00Z" + "," * 80000 + "\n")
+PY
+cost validate --profile ./plain-profile.json wide-header.csv
+eq "80,000 header columns in a profile bill: exit 0" 0 $RC
+check "80,000 header columns in a profile bill: read in $SECS s (< 3 s)" under "$SECS" 3
+cost validate wide-header-stmt.csv
+eq "80,000 header columns in a statement: exit 0" 0 $RC
+check "80,000 header columns in a statement: read in $SECS s (< 3 s)" under "$SECS" 3
+# a repeated name is still found (now by a hash set)
+printf 'order,time,c1,c2,c1\nA,2026-01-01 10:00:00,,,\n' >dup-header.csv
+run validate --profile ./plain-profile.json dup-header.csv
+eq "a header naming a column twice: exit 3" 3 $RC
+check "a header naming a column twice: says which" grep -q 'the header names column "c1" twice' "$ERR"
+# 11. a template of 140,000 column references
+python3 - <<'PY'
+import json
+p = json.load(open("plain-profile.json"))
+p["columns"]["callback_type"] = {"value": "{note}" * 140000}
+json.dump(p, open("long-template.json", "w"))
+open("note-bill.csv", "w").write("order,time,note\nA1,2026-01-01 10:00:00,x\n")
+PY
+cost validate --profile ./long-template.json note-bill.csv
+check "a template of 140,000 references: compiled and run (exit $RC)" [ "$RC" -le 1 ]
+check "a template of 140,000 references: in $SECS s (< 3 s)" under "$SECS" 3
+# 7. one wide record: 60 million empty fields in a 61 KB gzip, refused like
+# a record over the size limit (the file fails, exit 3), within the bound
+python3 - <<'PY'
+import gzip
+with gzip.open("wide-record.csv.gz", "wb", 9) as f:
+    f.write(b"tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n")
+    f.write(b"1,wechat,K0,pay,0,{},2026-01-01T00:00:00Z\n" + b"," * 60000000 + b"\n")
+# 30 million: under the size limit, over the fields limit
+with gzip.open("wide-record30.csv.gz", "wb", 9) as f:
+    f.write(b"tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n")
+    f.write(b"1,wechat,K0,pay,0,{},2026-01-01T00:00:00Z\n" + b"," * 30000000 + b"\n")
+with gzip.open("wide-bill.csv.gz", "wb", 9) as f:
+    f.write(b"order,time\nA,2026-01-01 10:00:00\n" + b"," * 30000000 + b"\n")
+# records near the size limit, many of them: memory by the chunk
+with gzip.open("heavy-rows.csv.gz", "wb", 6) as f:
+    f.write(b"tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n")
+    for i in range(300):
+        f.write(b'1,wechat,K%d,pay,0,"{""a"":""' % i + b"x" * 1000000 + b'""}",2026-01-01T00:00:00Z\n')
+    f.write(b'1,wechat,KB,pay,0,"{""a"":""' + b"x" * 33000000 + b'""}",2026-01-01T00:00:00Z\n')
+PY
+cost validate wide-record.csv.gz
+eq "60 million empty fields: the file fails (exit 3)" 3 $RC
+check "60 million empty fields: refused like a record over the size limit" grep -Eq "line 3: record (longer than 32 MiB|of more than 1048576 fields)" "$ERR"
+check "60 million empty fields: peak RSS $RSS_MIB MiB (< 256)" under "$RSS_MIB" 256
+cost validate wide-record30.csv.gz
+eq "30 million empty fields: the file fails (exit 3)" 3 $RC
+check "30 million empty fields: over the fields limit" grep -q "line 3: record of more than 1048576 fields" "$ERR"
+check "30 million empty fields: peak RSS $RSS_MIB MiB (< 256)" under "$RSS_MIB" 256
+cost validate --profile ./plain-profile.json wide-bill.csv.gz
+eq "30 million empty fields in a profile bill: the file fails (exit 3)" 3 $RC
+check "30 million empty fields in a bill: said so" grep -q "line 3: record of more than 1048576 fields" "$ERR"
+check "30 million empty fields in a bill: peak RSS $RSS_MIB MiB (< 256)" under "$RSS_MIB" 256
+cost validate heavy-rows.csv.gz
+eq "300 rows of 1 MB and one of 33 MB: exit 0" 0 $RC
+check "300 rows of 1 MB and one of 33 MB: peak RSS $RSS_MIB MiB (< 256)" under "$RSS_MIB" 256
+
 finish
