@@ -4,6 +4,7 @@
 #include "output/report.h"
 
 #include "output/text_escape.h"
+#include "rules/utf8.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -324,26 +325,44 @@ static json_t *groups_json(const run_report *rep)
     return a;
 }
 
+/* A JSON string of s (NULL: ""), escaped as text_utf8_or_escaped does when
+ * s is not UTF-8. */
+static json_t *text_json(const char *s)
+{
+    buf b = BUF_INIT;
+    text_utf8_or_escaped(&b, s ? s : "");
+    json_t *j = json_stringn(buf_cstr(&b), b.len);
+    buf_free(&b);
+    return j;
+}
+
 bool report_write_json(const run_report *rep, const char *path, buf *err)
 {
     json_t *files = json_array();
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
-        json_t *o = json_pack("{s:s, s:s, s:s}", "path", f->path, "format", f->format,
-                              "status", file_status_name(f->status));
-        if (!o) {
-            /* A path that is not UTF-8 cannot be a JSON string as is. */
-            o = json_pack("{s:s, s:s, s:s}", "path", "(path not valid UTF-8)", "format",
-                          f->format, "status", file_status_name(f->status));
+        /* A file name is any bytes (SPEC.md "Hostile input"): one that is
+         * not UTF-8 is written escaped, its bytes in path_base64, and every
+         * text quoting it (the error above all) escaped the same way, so the
+         * entry is complete whatever the name. */
+        json_t *o = json_object();
+        json_object_set_new(o, "path", text_json(f->path));
+        if (!utf8_check(f->path, strlen(f->path), NULL, NULL)) {
+            buf b64 = BUF_INIT;
+            text_base64(&b64, f->path, strlen(f->path));
+            json_object_set_new(o, "path_base64", json_stringn(buf_cstr(&b64), b64.len));
+            buf_free(&b64);
         }
-        json_object_set_new(o, "error", f->error ? json_string(f->error) : json_null());
+        json_object_set_new(o, "format", text_json(f->format));
+        json_object_set_new(o, "status", json_string(file_status_name(f->status)));
+        json_object_set_new(o, "error", f->error ? text_json(f->error) : json_null());
         json_t *counts = counts_json(&f->counts);
         json_object_update(o, counts);
         json_decref(counts);
         if (f->note)
-            json_object_set_new(o, "note", json_string(f->note));
+            json_object_set_new(o, "note", text_json(f->note));
         if (f->reload_reason)
-            json_object_set_new(o, "reload_reason", json_string(f->reload_reason));
+            json_object_set_new(o, "reload_reason", text_json(f->reload_reason));
         json_array_append_new(files, o);
     }
     json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",

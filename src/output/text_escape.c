@@ -68,6 +68,38 @@ bool text_escape_term(buf *out, const char *s, size_t n)
     return ok;
 }
 
+bool text_utf8_or_escaped(buf *out, const char *s)
+{
+    size_t n = strlen(s), bad;
+    bool is_nul, valid = true, ok = true;
+    while (!utf8_check(s, n, &bad, &is_nul)) {
+        char code[8];
+        snprintf(code, sizeof code, "\\x%02X", (unsigned char)s[bad]);
+        ok = buf_append(out, s, bad) && buf_append_str(out, code) && ok;
+        s += bad + 1;
+        n -= bad + 1;
+        valid = false;
+    }
+    ok = buf_append(out, s, n) && ok;
+    return valid && ok;
+}
+
+bool text_base64(buf *out, const void *p, size_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *u = p;
+    bool ok = buf_reserve(out, (n + 2) / 3 * 4);
+    for (size_t i = 0; i < n && ok; i += 3) {
+        unsigned v = (unsigned)u[i] << 16 | (i + 1 < n ? (unsigned)u[i + 1] << 8 : 0) |
+                     (i + 2 < n ? u[i + 2] : 0);
+        char q[4] = {digits[v >> 18 & 63], digits[v >> 12 & 63],
+                     i + 1 < n ? digits[v >> 6 & 63] : '=', i + 2 < n ? digits[v & 63] : '='};
+        ok = buf_append(out, q, 4);
+    }
+    return ok;
+}
+
 void text_fput_term(FILE *fp, const char *s)
 {
     if (!s)

@@ -30,6 +30,15 @@ unsigned text_control_code(const char *s, size_t w);
  * every byte that is not valid UTF-8 as "\xHH".  False when out of memory. */
 bool text_escape_term(buf *out, const char *s, size_t n);
 
+/* Appends s to out as valid UTF-8 for a JSON string or a text column: s
+ * itself when it is valid UTF-8 without NUL, else with each byte that
+ * breaks UTF-8 as "\xHH" (a file name can be any bytes).  Returns whether s
+ * was valid as it is (false also when out of memory). */
+bool text_utf8_or_escaped(buf *out, const char *s);
+
+/* Appends the standard base64 of p[0..n) to out; false out of memory. */
+bool text_base64(buf *out, const void *p, size_t n);
+
 /* Writes s (NULL: nothing) to fp escaped as text_escape_term does. */
 void text_fput_term(FILE *fp, const char *s);
 

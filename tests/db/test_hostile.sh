@@ -34,4 +34,84 @@ for bad in '"unclosed' '"a"b' 'a"b' 's.' '.t' 'a.b.c' ''; do
     run init -d "$DB" --table "$bad"
     eq "init --table '$bad': usage error" 2 $RC
 done
+run init -d "$DB"
+eq "init of the default table: exit 0" 0 $RC
+
+# --- 8. a zip member is held to its declared size before a row is committed
+python3 - <<'PY'
+import struct, zipfile
+rows = "tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n" + \
+    "".join("1,wechat,Z%d,pay,0,{},2026-01-01T00:00:00Z\n" % i for i in range(20000))
+with zipfile.ZipFile("liar.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("liar.csv", rows)
+b = bytearray(open("liar.zip", "rb").read())
+assert b[:4] == b"PK\x03\x04"
+struct.pack_into("<I", b, 22, 100)  # the local header's uncompressed size: 100 bytes
+open("liar.zip", "wb").write(b)
+PY
+run import -d "$DB" --format csv --chunk-rows 1000 --report liar.json liar.zip
+eq "zip member inflating past its declared 100 bytes: exit 3" 3 $RC
+check "zip member: says it inflates past its declared size" grep -q 'member "liar.csv" inflates past its declared size of 100 bytes' "$ERR"
+eq "zip member: no row of it committed" 0 "$(q "SELECT count(*) FROM payment_callback WHERE out_trade_no LIKE 'Z%'")"
+
+# --- 9. a file name that is not UTF-8: in the ledger and the report, escaped
+name=$(printf 'bill-\xb6\xd4\033.csv')
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '1,wechat,G1,pay,0,{},2026-01-01T00:00:00Z' >"$name"
+run import -d "$DB" --report gbk.json "$name"
+eq "a GBK file name: imported (exit 0)" 0 $RC
+eq "a GBK file name: the row is in" 1 "$(q "SELECT count(*) FROM payment_callback WHERE out_trade_no = 'G1'")"
+eq "a GBK file name: in the ledger escaped" 'bill-\xB6\xD4\u001B.csv' "$(q "SELECT file_name FROM idemload_ledger WHERE file_name LIKE 'bill-%'")"
+check "a GBK file name: the report's path escaped" jtrue gbk.json 'r["files"][0]["path"] == "bill-\\xB6\\xD4\x1b.csv"'
+eq "a GBK file name: its bytes in path_base64" "$(printf '%s' "$name" | base64)" "$(json gbk.json 'r["files"][0]["path_base64"]')"
+run import -d "$DB" --report gbk2.json "$name"
+eq "a GBK file name, again: skipped (exit 0)" "0 skipped" "$RC $(json gbk2.json 'r["files"][0]["status"]')"
+printf 'tenant_id,channel\n1,x\n' >"$name"
+run validate --report gbkv.json "$name"
+eq "validate, a GBK-named file missing columns: exit 3" 3 $RC
+check "validate: the report entry is complete (error, path, path_base64)" jtrue gbkv.json \
+    '"no out_trade_no column" in r["files"][0]["error"] and r["files"][0]["path"].startswith("bill-\\xB6") and r["files"][0]["path_base64"]'
+
+# --- 10. local times in a DST gap or overlap resolve as PostgreSQL does
+for zone in America/New_York Europe/Berlin Australia/Lord_Howe; do
+    cat >dst.json <<JSON
+{"name": "dst", "encoding": "utf-8", "timezone": "$zone", "delimiter": ",",
+ "columns": {"channel": {"value": "dst"}, "out_trade_no": {"from": ["local"]},
+             "callback_type": {"value": "pay"}, "status": {"value": "0"},
+             "received_at": {"from": ["local"]}, "tenant_id": {"value": "9"}}}
+JSON
+    # local times every 10 minutes from 3 h before to 3 h after each change
+    # of 2026 (the gap, the overlap)
+    python3 - "$zone" <<'PY'
+import sys, datetime, zoneinfo
+z = zoneinfo.ZoneInfo(sys.argv[1])
+out = ["local"]
+t = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+prev = t.astimezone(z).utcoffset()
+while t.year == 2026:
+    o = t.astimezone(z).utcoffset()
+    if o != prev:  # a change: local times from 3 h before to 3 h after it
+        loc = t.astimezone(z).replace(tzinfo=None)
+        s = loc - datetime.timedelta(hours=3)
+        while s <= loc + datetime.timedelta(hours=3):
+            out.append(s.strftime("%Y-%m-%d %H:%M:%S"))
+            s += datetime.timedelta(minutes=10)
+        prev = o
+    t += datetime.timedelta(minutes=10)
+open("dst.csv", "w").write("\n".join(sorted(set(out), key=lambda v: (v != "local", v))) + "\n")
+PY
+    run import -d "$DB" --profile ./dst.json dst.csv
+    eq "$zone: the bill imported (exit 0)" 0 $RC
+    n=$(q "SELECT count(*) FROM payment_callback WHERE tenant_id = 9")
+    check "$zone: $n local times around the changes loaded" [ "$n" -ge 60 ]
+    eq "$zone: each as '...'::timestamp AT TIME ZONE resolves it" 0 \
+        "$(q "SELECT count(*) FROM payment_callback WHERE tenant_id = 9 AND received_at <> out_trade_no::timestamp AT TIME ZONE '$zone'")"
+    eq "$zone: each as '...'::timestamptz under TimeZone resolves it" 0 \
+        "$(qd "$DB&options=-c%20TimeZone%3D${zone//\//%2F}" "SELECT count(*) FROM payment_callback WHERE tenant_id = 9 AND received_at <> out_trade_no::timestamptz")"
+    q "DELETE FROM payment_callback WHERE tenant_id = 9; DELETE FROM idemload_ledger WHERE file_name = 'dst.csv'" >/dev/null
+done
+# the two cases of the issue, by value
+eq "2026-03-08 02:30 New York (in the gap) is 07:30Z, as PostgreSQL says" \
+    "$(q "SELECT to_char(timestamp '2026-03-08 02:30' AT TIME ZONE 'America/New_York' AT TIME ZONE 'UTC', 'HH24:MI')")" 07:30
+
 finish
