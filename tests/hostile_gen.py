@@ -24,12 +24,17 @@ import random
 import re
 import sys
 
-MARKUP = ['<meta http-equiv=refresh content="0;url=http://127.0.0.1:9/x">',
-          '<base href="http://127.0.0.1:9/">', '<link rel=stylesheet href=//127.0.0.1:9/s.css>',
-          '<a href="javascript:alert(1)">x</a>', '<form action=//127.0.0.1:9/><button>go',
-          '<style>#rejects{display:none}</style>', '<script>document.title="pwned"</script>',
-          '<img src=x onerror=alert(1)>', '"><svg onload=alert(1)>', "' style='color:red",
-          '<iframe src=//127.0.0.1:9/>', '&lt;b&gt;', '</td></tr></table><h1>forged']
+# Where hostile markup points: a listener of the test's own (HOSTILE_URL)
+# that counts every request, so "nothing is fetched" is observed.
+URL = os.environ.get('HOSTILE_URL', 'http://127.0.0.1:9')
+MARKUP = ['<meta http-equiv=refresh content="0;url=%s/refresh">' % URL,
+          '<base href="%s/base/">' % URL, '<link rel=stylesheet href=%s/link.css>' % URL,
+          '<a href="javascript:alert(1)">x</a>', '<form action=%s/form><button>go' % URL,
+          '<style>#rejects{display:none}</style>',
+          '<script>fetch("%s/script");document.title="pwned"</script>' % URL,
+          '<img src=%s/img onerror=alert(1)>' % URL, '"><svg onload=alert(1)>',
+          "' style='background:url(%s/style)" % URL, '<iframe src=%s/iframe>' % URL,
+          '&lt;b&gt;', '</td></tr></table><h1>forged', '<style>@import "%s/import";</style>' % URL]
 CONTROLS = ['\x1b[2J', '\x1b]0;TITLE\x07', '\r', '\n', '\x07', '\x08', '\x7f', '\x00',
             '\u0085', '\u009b31m', '\x1b[31m', '\u202e', '\u202a', '\u202b', '\u202c',
             '\u202d', '\u2066', '\u2067', '\u2068', '\u2069', '\t']
@@ -86,7 +91,9 @@ def write_case(seed, d):
         'description': hostile(rng),
         'encoding': 'utf-8', 'timezone': '+00:00', 'delimiter': ',',
         'columns': {
-            'channel': {'value': hostile(rng, allow_newline=False)},
+            # a template: braces doubled to stand for themselves
+            'channel': {'value': hostile(rng, allow_newline=False).replace('{', '{{')
+                        .replace('}', '}}')},
             'out_trade_no': {'from': ['order']},
             'callback_type': {'value': 'pay'},
             'status': {'value': '0'},
@@ -128,7 +135,7 @@ OWN_TAGS = {'html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h
             'details', 'summary', 'b', 'small', 'br'}
 OWN_ATTRS = {'lang', 'charset', 'name', 'content', 'http-equiv', 'class', 'id', 'data-figure',
              'width', 'height', 'viewbox', 'role', 'aria-label', 'x', 'y', 'fill', 'font-size',
-             'text-anchor', 'x1', 'x2', 'y1', 'y2', 'stroke', 'stroke-width', 'colspan',
+             'text-anchor', 'font-weight', 'x1', 'x2', 'y1', 'y2', 'stroke', 'stroke-width', 'colspan',
              'dominant-baseline', 'title', 'open'}
 
 

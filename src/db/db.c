@@ -275,7 +275,7 @@ db *db_connect(const char *dbname, buf *err)
         buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
         trim_newline(&msg);
         for (size_t i = 0; i < msg.len; i++)
-            if (msg.data[i] == '\n')
+            if (msg.data[i] == '\n' || msg.data[i] == '\t')
                 msg.data[i] = ' ';
         mask_password(d, &msg);
         buf_printf(err, "cannot connect to the database: %s", buf_cstr(&msg));

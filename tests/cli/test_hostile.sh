@@ -168,4 +168,103 @@ cost validate heavy-rows.csv.gz
 eq "300 rows of 1 MB and one of 33 MB: exit 0" 0 $RC
 check "300 rows of 1 MB and one of 33 MB: peak RSS $RSS_MIB MiB (< 256)" under "$RSS_MIB" 256
 
+# --- the property test: random bytes, names and profile values (generated
+# by tests/hostile_gen.py from a seed) through the page, the terminal
+# summary and every message; no markup, no control character, no secret.
+# Each case: a statement file with a hostile name and hostile rows, a custom
+# profile with a hostile name and channel and its bill, a -d URI with a
+# password libpq cannot parse.  A listener stands where the hostile markup
+# points, to see that nothing is fetched.
+python3 - >listener.port 2>listener.log <<'PY' &
+import http.server, socketserver, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        open("hits.log", "a").write(self.path + "\n")
+        self.send_response(200); self.end_headers(); self.wfile.write(b"x")
+    do_POST = do_GET
+    def log_message(self, *a):
+        pass
+s = socketserver.TCPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+LISTENER=$!
+trap 'kill $LISTENER 2>/dev/null' EXIT
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s listener.port ] && break; sleep 0.2; done
+export HOSTILE_URL="http://127.0.0.1:$(cat listener.port)"
+: >hits.log
+CASES=${HOSTILE_CASES:-30}
+bad=0
+for seed in $(seq 1 "$CASES"); do
+    d=case$seed
+    $GENH case "$seed" "$d" || { fail "seed $seed: the generator failed"; continue; }
+    secret=$(cat "$d/secret.txt")
+    (
+        cd "$d" || exit 1
+        f=$(ls bill-* 2>/dev/null | head -n 1)
+        "$IDEMLOAD" validate --html page.html --report rep.json --rejects rj.ndjson -- bill-* \
+            >out1.txt 2>err1.txt
+        echo $? >rc1
+        "$IDEMLOAD" validate --profile ./profile.json --html page2.html --report rep2.json \
+            --rejects rj2.ndjson bill.csv >out2.txt 2>err2.txt
+        echo $? >rc2
+        "$IDEMLOAD" status -d "postgresql://pwuser:$secret@127.0.0.1:1/rt" >out3.txt 2>err3.txt
+        "$IDEMLOAD" check -d "host=127.0.0.1 port=1 password=$secret dbname=rt" >out4.txt 2>err4.txt
+    )
+    for k in 1 2; do
+        rc=$(cat "$d/rc$k")
+        [ "$rc" -le 3 ] || { fail "seed $seed run $k: exit $rc"; bad=1; }
+        san_check "$d/err$k.txt" "seed $seed run $k" || bad=1
+    done
+    for t in "$d"/err1.txt "$d"/err2.txt "$d"/out3.txt "$d"/err3.txt "$d"/out4.txt "$d"/err4.txt; do
+        why=$($GENH check-text "$t" "$secret") || { fail "seed $seed: $why"; bad=1; }
+    done
+    for pg in "$d"/page.html "$d"/page2.html; do
+        [ -s "$pg" ] || { fail "seed $seed: no page $pg"; bad=1; continue; }
+        why=$($GENH check-page "$pg" "$secret") || { fail "seed $seed: $why"; bad=1; }
+    done
+    for r in "$d"/rep.json "$d"/rep2.json; do
+        python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$r" 2>/dev/null ||
+            { fail "seed $seed: $r is not JSON"; bad=1; }
+    done
+done
+[ "$bad" -eq 0 ] && ok "property: $CASES generated cases, no markup, control character or secret passed"
+# In headless Chromium (three of the cases' pages): nothing runs, nothing is
+# fetched, no navigation (the DOM after load is still idemload's page).
+# Also a page whose profile name is every piece of hostile markup at once
+# (a refresh, <base>, <link>, <form>, <script>, <style>, <iframe>, ...).
+python3 - "$SRC/tests" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import hostile_gen
+p = json.load(open("plain-profile.json"))
+p["name"] = "".join(hostile_gen.MARKUP)
+json.dump(p, open("all-markup.json", "w"))
+PY
+run validate --profile ./all-markup.json --html all-markup.html note-bill.csv
+check "all the markup in a profile name: validate wrote the page (exit $RC)" [ -s all-markup.html ]
+for seed in 1 2 3 all; do
+    pages="case$seed/page case$seed/page2"
+    [ "$seed" = all ] && pages=all-markup
+    for pg in $pages; do
+        if ! $CHECK render "$pg.html" "$pg.png" "$pg.dom"; then
+            fail "$pg: chromium rendered the page"
+            continue
+        fi
+        $CHECK dom "$pg.dom" >"$pg.json"
+        check "$pg in Chromium: no script element, no URL attribute" \
+            jtrue "$pg.json" '"script" not in r["tags"] and "iframe" not in r["tags"] and "base" not in r["tags"] and "form" not in r["tags"] and r["urls"] == []'
+        check "$pg in Chromium: not navigated away (still idemload's page)" \
+            jtrue "$pg.json" '"exit-status" in r["ids"] and r["tags"].get("meta", 0) == 3'
+        check "$pg in Chromium: the title is idemload's" grep -q '<title>idemload' "$pg.dom"
+    done
+done
+sleep 1
+check "nothing was fetched from the listener the hostile markup points at ($(wc -l <hits.log) requests)" \
+    [ ! -s hits.log ]
+# the listener works: a fetch of our own reaches it
+python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1] + '/probe').read()" "$HOSTILE_URL"
+check "the listener counts a request when one is made" grep -q '^/probe$' hits.log
+kill $LISTENER 2>/dev/null
+
 finish
