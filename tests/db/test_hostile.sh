@@ -114,4 +114,29 @@ done
 eq "2026-03-08 02:30 New York (in the gap) is 07:30Z, as PostgreSQL says" \
     "$(q "SELECT to_char(timestamp '2026-03-08 02:30' AT TIME ZONE 'America/New_York' AT TIME ZONE 'UTC', 'HH24:MI')")" 07:30
 
+# --- 5. the per-channel summary of an import: a channel's control
+# characters as codes (the issue's channel clears the screen and retitles
+# the terminal), and the property test's generated rows through it
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    "3,$(printf 'x\033[2J\033]0;TITLE\007'),E1,pay,0,{},2026-01-01T00:00:00Z" \
+    "3,$(printf '\302\233'31m),E2,pay,0,{},2026-01-01T00:00:00Z" >esc.csv
+run import -d "$DB" esc.csv
+eq "a channel with ESC and BEL: imported (exit 0)" 0 $RC
+check "the summary has a line per channel" grep -q 'x\\u001B\[2J\\u001B\]0;TITLE\\u0007 pay: rows 1' "$ERR"
+check "no ESC, BEL or C1 CSI reaches stderr" python3 "$SRC/tests/hostile_gen.py" check-text "$ERR" ''
+GENH="python3 $SRC/tests/hostile_gen.py"
+bad=0
+for seed in 101 102 103 104 105 106 107 108; do
+    $GENH case "$seed" "case$seed"
+    (cd "case$seed" && "$IDEMLOAD" import -d "$DB" --html page.html --rejects rj.ndjson -- bill-* \
+        >out.txt 2>err.txt; echo $? >rc)
+    rc=$(cat "case$seed/rc")
+    [ "$rc" -le 1 ] || { fail "import of generated case $seed: exit $rc: $(head -c 300 "case$seed/err.txt")"; bad=1; }
+    why=$($GENH check-text "case$seed/err.txt" '') || { fail "import, seed $seed: $why"; bad=1; }
+    why=$($GENH check-page "case$seed/page.html" '') || { fail "import, seed $seed: $why"; bad=1; }
+done
+[ "$bad" -eq 0 ] && ok "import of 8 generated cases: no markup or control character in the summary or the page"
+check "the generated files' names are in the ledger, escaped" \
+    [ "$(q "SELECT count(*) FROM idemload_ledger WHERE file_name LIKE 'bill-%' AND file_name !~ '[\x01-\x1f\x7f]'")" -ge 9 ]
+
 finish
