@@ -69,6 +69,7 @@ typedef struct profile_reader {
     size_t ncols;
     buf hdr;                /* cleaned names, each followed by a NUL */
     size_t *hoff, *hlen;
+    name_index hindex;      /* the header's names -> their index */
     buf hjson;              /* "name": for every column, back to back */
     size_t *hjoff, *hjlen;
     rule_rt rt[COL_COUNT];
@@ -94,12 +95,11 @@ typedef struct profile_reader {
 
 /* --- templates -------------------------------------------------------- */
 
+/* Through the header's hash index (built by header_names_unique): linear
+ * in the references, whatever the header's width. */
 static int header_index(const profile_reader *pr, const char *name, size_t len)
 {
-    for (size_t i = 0; i < pr->ncols; i++)
-        if (pr->hlen[i] == len && memcmp(pr->hdr.data + pr->hoff[i], name, len) == 0)
-            return (int)i;
-    return -1;
+    return (int)name_index_find(&pr->hindex, name, len);
 }
 
 static void tmpl_free(tmpl *t)
@@ -469,15 +469,18 @@ static bool store_header_names(profile_reader *pr)
 static bool header_names_unique(profile_reader *pr)
 {
     size_t i;
-    bool oom;
-    if (name_set_first_repeat(pr->hdr.data, pr->hoff, pr->hlen, pr->ncols, &i, &oom)) {
+    bool repeat;
+    if (!name_index_build(&pr->hindex, pr->hdr.data, pr->hoff, pr->hlen, pr->ncols, &repeat,
+                          &i)) {
+        reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+        return false;
+    }
+    if (repeat) {
         reader_fail(&pr->base, "%s: line %llu: the header names column \"%s\" twice",
                     pr->base.path, (unsigned long long)pr->rec_line, pr->hdr.data + pr->hoff[i]);
         return false;
     }
-    if (oom)
-        reader_fail(&pr->base, "%s: out of memory", pr->base.path);
-    return !oom;
+    return true;
 }
 
 /*
@@ -1163,6 +1166,7 @@ static void profile_close(reader *r)
     free(pr->hlen);
     free(pr->hjoff);
     free(pr->hjlen);
+    name_index_free(&pr->hindex);
     buf_free(&pr->raw);
     buf_free(&pr->text);
     buf_free(&pr->vals);

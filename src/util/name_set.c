@@ -1,6 +1,6 @@
 /*
- * name_set.c - the first repeated name, by open addressing (see
- * name_set.h).
+ * name_set.c - a hash index over a header's names, by open addressing
+ * (see name_set.h).
  */
 #include "util/name_set.h"
 
@@ -19,36 +19,66 @@ static uint64_t hash(const char *s, size_t n)
     return h;
 }
 
-bool name_set_first_repeat(const char *base, const size_t *off, const size_t *len, size_t n,
-                           size_t *at, bool *oom)
+/* The slot holding s[0..n), or the empty slot where it would go. */
+static size_t probe(const name_index *ix, const char *s, size_t n)
 {
-    *oom = false;
-    if (n < 2)
-        return false;
+    size_t k = (size_t)hash(s, n) & (ix->cap - 1);
+    for (; ix->slot[k]; k = (k + 1) & (ix->cap - 1)) {
+        size_t j = ix->slot[k] - 1;
+        if (ix->len[j] == n && memcmp(ix->base + ix->off[j], s, n) == 0)
+            break;
+    }
+    return k;
+}
+
+bool name_index_build(name_index *ix, const char *base, const size_t *off, const size_t *len,
+                      size_t n, bool *has_repeat, size_t *repeat)
+{
+    name_index_free(ix);
+    *has_repeat = false;
     size_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    size_t *slot = malloc(cap * sizeof *slot); /* index + 1; 0: empty */
-    if (!slot) {
-        *oom = true;
+    ix->slot = calloc(cap, sizeof *ix->slot);
+    if (!ix->slot)
         return false;
-    }
-    memset(slot, 0, cap * sizeof *slot);
-    bool found = false;
-    for (size_t i = 0; i < n && !found; i++) {
-        const char *s = base + off[i];
-        size_t k = (size_t)hash(s, len[i]) & (cap - 1);
-        for (; slot[k]; k = (k + 1) & (cap - 1)) {
-            size_t j = slot[k] - 1;
-            if (len[j] == len[i] && memcmp(base + off[j], s, len[i]) == 0) {
-                *at = i;
-                found = true;
-                break;
-            }
+    ix->cap = cap;
+    ix->base = base;
+    ix->off = off;
+    ix->len = len;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = probe(ix, base + off[i], len[i]);
+        if (ix->slot[k]) {
+            if (!*has_repeat && repeat)
+                *repeat = i;
+            *has_repeat = true;
+            continue;
         }
-        if (!found)
-            slot[k] = i + 1;
+        ix->slot[k] = i + 1;
     }
-    free(slot);
-    return found;
+    return true;
+}
+
+long name_index_find(const name_index *ix, const char *s, size_t n)
+{
+    if (!ix->slot)
+        return -1;
+    size_t k = probe(ix, s, n);
+    return ix->slot[k] ? (long)(ix->slot[k] - 1) : -1;
+}
+
+void name_index_free(name_index *ix)
+{
+    free(ix->slot);
+    *ix = (name_index){0};
+}
+
+bool name_set_first_repeat(const char *base, const size_t *off, const size_t *len, size_t n,
+                           size_t *at, bool *oom)
+{
+    name_index ix = {0};
+    bool repeat = false;
+    *oom = !name_index_build(&ix, base, off, len, n, &repeat, at);
+    name_index_free(&ix);
+    return repeat;
 }

@@ -132,6 +132,18 @@ PY
 cost validate --profile ./long-template.json note-bill.csv
 check "a template of 140,000 references: compiled and run (exit $RC)" [ "$RC" -le 1 ]
 check "a template of 140,000 references: in $SECS s (< 3 s)" under "$SECS" 3
+# ... and the two at once: 100,000 references (a profile is at most 1 MiB)
+# to the last of 80,000 columns (each looked up in the header's hash index:
+# linear, not 100,000 x 80,000 comparisons)
+python3 - <<'PY'
+import json
+p = json.load(open("plain-profile.json"))
+p["columns"]["callback_type"] = {"value": "{c79999}" * 100000}
+json.dump(p, open("wide-template.json", "w"))
+PY
+cost validate --profile ./wide-template.json wide-header.csv
+check "100,000 references into 80,000 columns: read (exit $RC)" [ "$RC" -le 1 ]
+check "100,000 references into 80,000 columns: in $SECS s (< 3 s)" under "$SECS" 3
 # 7. one wide record: 60 million empty fields in a 61 KB gzip, refused like
 # a record over the size limit (the file fails, exit 3), within the bound
 python3 - <<'PY'
@@ -193,7 +205,7 @@ trap 'kill $LISTENER 2>/dev/null' EXIT
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s listener.port ] && break; sleep 0.2; done
 export HOSTILE_URL="http://127.0.0.1:$(cat listener.port)"
 : >hits.log
-CASES=${HOSTILE_CASES:-30}
+CASES=${HOSTILE_CASES:-20}
 bad=0
 for seed in $(seq 1 "$CASES"); do
     d=case$seed
@@ -229,7 +241,7 @@ for seed in $(seq 1 "$CASES"); do
     done
 done
 [ "$bad" -eq 0 ] && ok "property: $CASES generated cases, no markup, control character or secret passed"
-# In headless Chromium (three of the cases' pages): nothing runs, nothing is
+# In headless Chromium (two of the cases' pages): nothing runs, nothing is
 # fetched, no navigation (the DOM after load is still idemload's page).
 # Also a page whose profile name is every piece of hostile markup at once
 # (a refresh, <base>, <link>, <form>, <script>, <style>, <iframe>, ...).
@@ -243,7 +255,7 @@ json.dump(p, open("all-markup.json", "w"))
 PY
 run validate --profile ./all-markup.json --html all-markup.html note-bill.csv
 check "all the markup in a profile name: validate wrote the page (exit $RC)" [ -s all-markup.html ]
-for seed in 1 2 3 all; do
+for seed in 1 2 all; do
     pages="case$seed/page case$seed/page2"
     [ "$seed" = all ] && pages=all-markup
     for pg in $pages; do
