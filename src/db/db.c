@@ -13,7 +13,7 @@
 struct db {
     PGconn *conn;
     PGcancel *cancel;       /* prepared at connect, so a signal handler can use it */
-    char *password;         /* to mask in messages; NULL when none was given */
+    char *passwords[8];     /* to mask in messages, longest first; NULL-padded */
     char sqlstate[6];
     buf message;
     buf describe;
@@ -25,21 +25,131 @@ struct db_result {
     PGresult *res;
 };
 
-/* Replaces every occurrence of the password in text with "****". */
+/* Replaces every occurrence of each password in text with "****". */
 static void mask_password(const db *d, buf *text)
 {
-    if (!d || !d->password || !*d->password || !text->data)
+    if (!d || !text->data)
         return;
-    size_t plen = strlen(d->password);
-    char *p;
-    while ((p = strstr(text->data, d->password)) != NULL) {
-        size_t at = (size_t)(p - text->data);
-        buf out = BUF_INIT;
-        buf_append(&out, text->data, at);
-        buf_append_str(&out, "****");
-        buf_append_str(&out, text->data + at + plen);
-        buf_free(text);
-        *text = out;
+    for (size_t k = 0; k < sizeof d->passwords / sizeof d->passwords[0] && d->passwords[k]; k++) {
+        const char *pw = d->passwords[k];
+        size_t plen = strlen(pw);
+        char *p;
+        size_t from = 0;
+        while ((p = strstr(text->data + from, pw)) != NULL) {
+            size_t at = (size_t)(p - text->data);
+            buf out = BUF_INIT;
+            buf_append(&out, text->data, at);
+            buf_append_str(&out, "****");
+            buf_append_str(&out, text->data + at + plen);
+            buf_free(text);
+            *text = out;
+            from = at + 4;
+        }
+    }
+}
+
+/* Adds pw[0..n) to the passwords to mask (kept longest first, so that a
+ * password holding another is masked whole); empty or repeated ones are
+ * skipped. */
+static void add_password(db *d, const char *pw, size_t n)
+{
+    const size_t cap = sizeof d->passwords / sizeof d->passwords[0];
+    if (n == 0 || d->passwords[cap - 1])
+        return;
+    size_t k = 0;
+    for (; k < cap && d->passwords[k]; k++)
+        if (strlen(d->passwords[k]) == n && memcmp(d->passwords[k], pw, n) == 0)
+            return;
+    char *copy = strndup(pw, n);
+    if (!copy)
+        return;
+    size_t at = 0;
+    while (at < k && strlen(d->passwords[at]) >= n)
+        at++;
+    memmove(&d->passwords[at + 1], &d->passwords[at], (k - at) * sizeof d->passwords[0]);
+    d->passwords[at] = copy;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* A URI's password as written and, when it decodes, percent-decoded (a
+ * message may quote either). */
+static void add_uri_password(db *d, const char *pw, size_t n)
+{
+    add_password(d, pw, n);
+    buf dec = BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        int hi, lo;
+        if (pw[i] == '%' && i + 2 < n && (hi = hex_digit(pw[i + 1])) >= 0 &&
+            (lo = hex_digit(pw[i + 2])) >= 0 && (hi || lo)) {
+            buf_append_char(&dec, (char)(hi * 16 + lo));
+            i += 2;
+        } else {
+            buf_append_char(&dec, pw[i]);
+        }
+    }
+    if (dec.data)
+        add_password(d, dec.data, dec.len);
+    buf_free(&dec);
+}
+
+/*
+ * Learns every password the -d text may hold from its own bytes, before
+ * libpq parses it: libpq quotes the offending token when it cannot parse
+ * the string (a '%' without two hex digits, a %00), and that token may be
+ * the password.  A URI's userinfo (user:password@) and password= in its
+ * query; a conninfo's password=value, bare or single-quoted.  Generous on
+ * purpose: what looks like a password is masked even if libpq would read
+ * the string otherwise.
+ */
+static void learn_passwords(db *d, const char *s)
+{
+    size_t scheme = strncmp(s, "postgresql://", 13) == 0 ? 13
+                  : strncmp(s, "postgres://", 11) == 0   ? 11
+                                                         : 0;
+    if (scheme) {
+        const char *auth = s + scheme;
+        size_t alen = strcspn(auth, "@/?");
+        if (auth[alen] == '@') {
+            const char *colon = memchr(auth, ':', alen);
+            if (colon)
+                add_uri_password(d, colon + 1, (size_t)(auth + alen - colon - 1));
+        }
+        for (const char *q = strchr(auth, '?'); q; q = strchr(q + 1, '&')) {
+            const char *kv = q + 1;
+            if (strncmp(kv, "password=", 9) == 0)
+                add_uri_password(d, kv + 9, strcspn(kv + 9, "&"));
+        }
+        return;
+    }
+    for (const char *p = strstr(s, "password"); p; p = strstr(p + 1, "password")) {
+        const char *v = p + 8;
+        v += strspn(v, " \t\n\r\f\v");
+        if (*v != '=')
+            continue;
+        v++;
+        v += strspn(v, " \t\n\r\f\v");
+        if (*v == '\'') {
+            buf val = BUF_INIT;
+            const char *e = v + 1;
+            for (; *e && *e != '\''; e++) {
+                if (*e == '\\' && e[1])
+                    e++;
+                buf_append_char(&val, *e);
+            }
+            add_password(d, v + 1, (size_t)(e - v - 1)); /* as written, escapes kept */
+            if (val.data)
+                add_password(d, val.data, val.len);
+            buf_free(&val);
+        } else {
+            add_password(d, v, strcspn(v, " \t\n\r\f\v"));
+        }
     }
 }
 
@@ -136,34 +246,36 @@ db *db_connect(const char *dbname, buf *err)
         return NULL;
     }
     if (dbname) {
-        /* Learn the password the user gave, only to mask it in messages. */
+        /* Mask first, then parse: the passwords the text holds, read from
+         * its bytes, then the one libpq reads when it can parse it. */
+        learn_passwords(d, dbname);
         char *perr = NULL;
         PQconninfoOption *opts = PQconninfoParse(dbname, &perr);
         if (opts) {
             for (PQconninfoOption *o = opts; o->keyword; o++)
                 if (strcmp(o->keyword, "password") == 0 && o->val)
-                    d->password = strdup(o->val);
+                    add_password(d, o->val, strlen(o->val));
             PQconninfoFree(opts);
         }
         PQfreemem(perr);
     }
-    /* Or the one PGPASSWORD holds (a password from ~/.pgpass or a service
+    /* And the one PGPASSWORD holds (a password from ~/.pgpass or a service
      * file is learnt from the connection below). */
     const char *env_password = getenv("PGPASSWORD");
-    if (!d->password && env_password && *env_password)
-        d->password = strdup(env_password);
+    if (env_password)
+        add_password(d, env_password, strlen(env_password));
     const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
     const char *vals[] = {dbname, "idemload", "UTF8", NULL};
     d->conn = PQconnectdbParams(keys, vals, 1);
     const char *used = d->conn ? PQpass(d->conn) : NULL;
-    if (!d->password && used && *used)
-        d->password = strdup(used);
+    if (used)
+        add_password(d, used, strlen(used));
     if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
         buf msg = BUF_INIT;
         buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
         trim_newline(&msg);
         for (size_t i = 0; i < msg.len; i++)
-            if (msg.data[i] == '\n')
+            if (msg.data[i] == '\n' || msg.data[i] == '\t')
                 msg.data[i] = ' ';
         mask_password(d, &msg);
         buf_printf(err, "cannot connect to the database: %s", buf_cstr(&msg));
@@ -187,7 +299,8 @@ void db_close(db **dp)
         PQfreeCancel(d->cancel);
     if (d->conn)
         PQfinish(d->conn);
-    free(d->password);
+    for (size_t k = 0; k < sizeof d->passwords / sizeof d->passwords[0]; k++)
+        free(d->passwords[k]);
     buf_free(&d->message);
     buf_free(&d->describe);
     buf_free(&d->notice);

@@ -57,19 +57,98 @@ static char *dup_or_null(const db_result *r, int ri, int col)
     return db_is_null(r, ri, col) ? NULL : strdup(db_value(r, ri, col));
 }
 
-bool target_quote_arg(db *d, const char *arg, buf *out)
+/* One part of a name at *pp: a double-quoted identifier ("" inside is one
+ * quote) or a bare run of characters other than '.' and '"'.  Leaves *pp
+ * after it. */
+static char *parse_part(const char **pp, const char *arg, buf *err)
 {
-    const char *dot = strchr(arg, '.');
-    if (arg[0] == '"')
-        return buf_append_str(out, arg); /* already quoted by the user */
-    if (dot) {
-        char *schema = strndup(arg, (size_t)(dot - arg));
-        bool ok = schema && db_append_ident(d, out, schema) && buf_append_char(out, '.') &&
-                  db_append_ident(d, out, dot + 1);
-        free(schema);
-        return ok;
+    const char *p = *pp;
+    buf part = BUF_INIT;
+    bool ok = true;
+    if (*p == '"') {
+        p++;
+        for (;;) {
+            if (*p == '\0') {
+                buf_printf(err, "--table %s: a double quote is not closed", arg);
+                goto fail;
+            }
+            if (*p == '"') {
+                if (p[1] != '"')
+                    break;
+                p++;
+            }
+            ok = buf_append_char(&part, *p++) && ok;
+        }
+        p++;
+        if (*p != '\0' && *p != '.') {
+            buf_printf(err, "--table %s: a quoted name must be followed by '.' or end the name",
+                       arg);
+            goto fail;
+        }
+    } else {
+        while (*p != '\0' && *p != '.') {
+            if (*p == '"') {
+                buf_printf(err, "--table %s: a double quote inside a name that does not start "
+                                "with one (quote the whole part: \"na\"\"me\")",
+                           arg);
+                goto fail;
+            }
+            ok = buf_append_char(&part, *p++) && ok;
+        }
     }
-    return db_append_ident(d, out, arg);
+    if (!ok || part.len == 0) {
+        buf_printf(err, ok ? "--table %s: an empty name" : "--table %s: out of memory", arg);
+        goto fail;
+    }
+    *pp = p;
+    return part.data;
+fail:
+    buf_free(&part);
+    return NULL;
+}
+
+bool target_parse_arg(const char *arg, char **schema, char **name, buf *err)
+{
+    *schema = *name = NULL;
+    const char *p = arg;
+    char *first = parse_part(&p, arg, err);
+    if (!first)
+        return false;
+    if (*p == '\0') {
+        *name = first;
+        return true;
+    }
+    p++; /* the '.' */
+    char *second = parse_part(&p, arg, err);
+    if (!second) {
+        free(first);
+        return false;
+    }
+    if (*p != '\0') {
+        buf_printf(err, "--table %s: more than schema.name (a database name cannot be given "
+                        "here; -d names the database)",
+                   arg);
+        free(first);
+        free(second);
+        return false;
+    }
+    *schema = first;
+    *name = second;
+    return true;
+}
+
+bool target_quote_arg(db *d, const char *arg, buf *out, buf *err)
+{
+    char *schema, *name;
+    if (!target_parse_arg(arg, &schema, &name, err))
+        return false;
+    bool ok = (!schema || (db_append_ident(d, out, schema) && buf_append_char(out, '.'))) &&
+              db_append_ident(d, out, name);
+    if (!ok)
+        buf_printf(err, "cannot quote the table name %s: %s", arg, db_message(d));
+    free(schema);
+    free(name);
+    return ok;
 }
 
 /* The table's names and kind (SQL_RESOLVE_TABLE); *missing when there is
@@ -79,8 +158,8 @@ static bool read_names(db *d, const char *table_arg, target *t, bool *missing, b
     buf q = BUF_INIT;
     db_result *r = NULL;
     bool ok = false;
-    if (!target_quote_arg(d, table_arg, &q)) {
-        buf_printf(err, "cannot quote table name %s", table_arg);
+    if (!target_quote_arg(d, table_arg, &q, err)) {
+        *missing = true; /* a name that cannot be one: the user's to fix */
         goto out;
     }
     const char *p1[] = {buf_cstr(&q)};

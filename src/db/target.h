@@ -120,10 +120,22 @@ void index_default_name(const char *table_name, buf *out);
 void identifier_clip(buf *name);
 
 /*
- * Appends --table's [schema.]name quoted for SQL: each part through
- * PQescapeIdentifier, or as typed when the user quoted it already.
+ * Parses --table's [schema.]name as SQL reads it: each part is either a
+ * double-quoted identifier ("" inside stands for one quote) or a bare name
+ * taken as typed (no '.' or '"' in it).  Stores the unquoted parts in
+ * malloc'ed *schema (NULL when none) and *name, the caller's to free; false
+ * with the reason in *err for anything else (an unclosed quote, text after
+ * a quoted part, an empty part, more than two parts).  Every command reads
+ * --table through here, so no part of it is ever pasted into SQL.
  */
-bool target_quote_arg(db *d, const char *arg, buf *out);
+bool target_parse_arg(const char *arg, char **schema, char **name, buf *err);
+
+/*
+ * Appends --table's [schema.]name quoted for SQL: parsed by
+ * target_parse_arg, each part through PQescapeIdentifier.  False with the
+ * reason in *err.
+ */
+bool target_quote_arg(db *d, const char *arg, buf *out, buf *err);
 
 /*
  * Has the current role what an import needs on the table: SELECT and

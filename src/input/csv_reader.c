@@ -38,6 +38,7 @@ typedef struct csv_reader {
     bool *null;
     size_t nfields, fields_cap;
     bool oom;
+    bool too_many_fields;   /* over READER_MAX_FIELDS: the file stops */
     char msg[96];           /* reason text handed out with a record */
 } csv_reader;
 
@@ -65,6 +66,10 @@ static bool start_parser(csv_reader *c)
 static void on_field(void *s, size_t n, void *data)
 {
     csv_reader *c = data;
+    if (c->nfields >= READER_MAX_FIELDS) {
+        c->too_many_fields = true; /* nothing more kept: memory stays bounded */
+        return;
+    }
     if (c->nfields == c->fields_cap) {
         size_t cap = c->fields_cap ? c->fields_cap * 2 : 16;
         size_t *off = realloc(c->off, cap * sizeof *off);
@@ -187,6 +192,9 @@ static read_result assemble(csv_reader *c)
         size_t used = csv_parse(&c->parser, p, n, on_field, on_record, c);
         if (c->oom)
             return reader_fail(&c->base, "%s: out of memory", c->base.path);
+        if (c->too_many_fields)
+            return reader_fail(&c->base, "%s: line %llu: record of more than %zu fields",
+                               c->base.path, (unsigned long long)c->rec_line, READER_MAX_FIELDS);
         if (used < n) {
             c->rec_bad = true;
             if (!start_parser(c))

@@ -41,6 +41,7 @@
 #include "rules/dec_total.h"
 #include "input/tenant_map.h"
 #include "rules/validate.h"
+#include "util/name_set.h"
 
 /* One piece of a compiled template: literal text, or a source column. */
 typedef struct seg {
@@ -53,7 +54,7 @@ typedef struct seg {
 
 typedef struct tmpl {
     seg *seg;
-    size_t n;
+    size_t n, cap;      /* cap grows geometrically: linear in the segments */
 } tmpl;
 
 typedef struct rule_rt {
@@ -91,6 +92,7 @@ typedef struct profile_reader {
     size_t ncols;
     buf hdr;                /* cleaned names, each followed by a NUL */
     size_t *hoff, *hlen;
+    name_index hindex;      /* the header's names -> their index */
     buf hjson;              /* "name": for every column, back to back */
     size_t *hjoff, *hjlen;
     rule_rt rt[COL_COUNT];
@@ -120,17 +122,17 @@ typedef struct profile_reader {
     size_t nvals, vcap;
     buf out;                /* built texts handed out */
     char msg[256];
+    bool too_many_fields;   /* a record over READER_MAX_FIELDS: the file failed */
     char offset_text[8];    /* the fixed offset as "+HH:MM" */
 } profile_reader;
 
 /* --- templates -------------------------------------------------------- */
 
+/* Through the header's hash index (built by header_names_unique): linear
+ * in the references, whatever the header's width. */
 static int header_index(const profile_reader *pr, const char *name, size_t len)
 {
-    for (size_t i = 0; i < pr->ncols; i++)
-        if (pr->hlen[i] == len && memcmp(pr->hdr.data + pr->hoff[i], name, len) == 0)
-            return (int)i;
-    return -1;
+    return (int)name_index_find(&pr->hindex, name, len);
 }
 
 static void tmpl_free(tmpl *t)
@@ -139,17 +141,21 @@ static void tmpl_free(tmpl *t)
         free(t->seg[i].lit);
     free(t->seg);
     t->seg = NULL;
-    t->n = 0;
+    t->n = t->cap = 0;
 }
 
 static bool tmpl_add(tmpl *t, seg s)
 {
-    seg *n = realloc(t->seg, (t->n + 1) * sizeof *n);
-    if (!n) {
-        free(s.lit);
-        return false;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4;
+        seg *n = realloc(t->seg, cap * sizeof *n);
+        if (!n) {
+            free(s.lit);
+            return false;
+        }
+        t->seg = n;
+        t->cap = cap;
     }
-    t->seg = n;
     t->seg[t->n++] = s;
     return true;
 }
@@ -300,6 +306,14 @@ static int to_text(profile_reader *pr, size_t from)
 
 static bool add_value(profile_reader *pr, size_t off, size_t len)
 {
+    if (pr->nvals >= READER_MAX_FIELDS) {
+        /* Refused like a record over READER_MAX_RECORD (out_of_memory
+         * keeps this message). */
+        reader_fail(&pr->base, "%s: line %llu: record of more than %zu fields", pr->base.path,
+                    (unsigned long long)pr->rec_line, READER_MAX_FIELDS);
+        pr->too_many_fields = true;
+        return false;
+    }
     if (pr->nvals == pr->vcap) {
         size_t cap = pr->vcap ? pr->vcap * 2 : 32;
         size_t *o = realloc(pr->voff, cap * sizeof *o);
@@ -495,15 +509,18 @@ static bool store_header_names(profile_reader *pr)
 /* Fails the reader when the header names a column twice. */
 static bool header_names_unique(profile_reader *pr)
 {
-    for (size_t i = 0; i < pr->ncols; i++)
-        for (size_t j = 0; j < i; j++)
-            if (pr->hlen[i] == pr->hlen[j] &&
-                memcmp(pr->hdr.data + pr->hoff[i], pr->hdr.data + pr->hoff[j], pr->hlen[i]) == 0) {
-                reader_fail(&pr->base, "%s: line %llu: the header names column \"%s\" twice",
-                            pr->base.path, (unsigned long long)pr->rec_line,
-                            pr->hdr.data + pr->hoff[i]);
-                return false;
-            }
+    size_t i;
+    bool repeat;
+    if (!name_index_build(&pr->hindex, pr->hdr.data, pr->hoff, pr->hlen, pr->ncols, &repeat,
+                          &i)) {
+        reader_fail(&pr->base, "%s: out of memory", pr->base.path);
+        return false;
+    }
+    if (repeat) {
+        reader_fail(&pr->base, "%s: line %llu: the header names column \"%s\" twice",
+                    pr->base.path, (unsigned long long)pr->rec_line, pr->hdr.data + pr->hoff[i]);
+        return false;
+    }
     return true;
 }
 
@@ -1079,6 +1096,8 @@ static line_step stop(read_result *rr, read_result r)
 
 static read_result out_of_memory(profile_reader *pr)
 {
+    if (pr->too_many_fields)
+        return READ_FAILED;
     return reader_fail(&pr->base, "%s: out of memory", pr->base.path);
 }
 
@@ -1566,6 +1585,7 @@ static void profile_close(reader *r)
     free(pr->hlen);
     free(pr->hjoff);
     free(pr->hjlen);
+    name_index_free(&pr->hindex);
     buf_free(&pr->raw);
     buf_free(&pr->text);
     buf_free(&pr->vals);

@@ -417,6 +417,16 @@ ssize_t zip_stream_read(zip_stream *z, const zip_io *io, char *dst, size_t cap)
             if (n < 0)
                 return -1;
             if (n > 0) {
+                /* Held to its declared size as it inflates, not at its end:
+                 * a member that says 100 bytes and inflates to 20,000 rows
+                 * stops here, before a byte past its size reaches a row. */
+                if (!(z->flags & FLAG_DESCRIPTOR) && z->produced + (uint64_t)n > z->usize) {
+                    char msg[700];
+                    snprintf(msg, sizeof msg, "corrupt zip: member \"%s\" inflates past its "
+                                              "declared size of %llu bytes",
+                             buf_cstr(&z->name), (unsigned long long)z->usize);
+                    return fail(z, msg);
+                }
                 z->crc = (uint32_t)crc32(z->crc, out, (uInt)n);
                 z->produced += (uint64_t)n;
                 if (z->wanted)

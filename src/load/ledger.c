@@ -12,6 +12,7 @@
 
 #include "db/sql.h"
 #include "output/log.h"
+#include "output/text_escape.h"
 #include "util/exitcodes.h"
 
 static const char *const ledger_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
@@ -467,12 +468,22 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
     snprintf(lanes_s, sizeof lanes_s, "%d", lg->lanes);
     /* A table gone since the loader opened: NULL, never a match; the load
      * fails on the table anyway. */
-    const char *ps[] = {lg->target, lg->file.digest, size_s, lg->file.path, rows_s, lanes_s,
+    /* A file name is any bytes; the column is text: one that is not UTF-8
+     * (or holds control characters) is recorded escaped, never a 22021. */
+    buf name = BUF_INIT;
+    if (!text_escape_term(&name, lg->file.path, strlen(lg->file.path))) {
+        buf_free(&name);
+        log_error("%s: out of memory recording the file in the ledger", lg->file.path);
+        return EXIT_INPUT; /* the client out of memory: exit 3 */
+    }
+    const char *ps[] = {lg->target, lg->file.digest, size_s, buf_cstr(&name), rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
                         lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
                         lg->host, lg->pid};
-    if (!render(lg, &lg->sql, SQL_LEDGER_START) ||
-        !db_exec_params(d, buf_cstr(&lg->sql), 10, ps))
+    bool ok = render(lg, &lg->sql, SQL_LEDGER_START) &&
+              db_exec_params(d, buf_cstr(&lg->sql), 10, ps);
+    buf_free(&name);
+    if (!ok)
         return ledger_failed(lg, d, "cannot record the file in the ledger");
     return EXIT_OK;
 }

@@ -3,6 +3,8 @@
  */
 #include "output/changes.h"
 
+#include "output/text_escape.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -52,11 +54,17 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
                    const row_version *before, const row_version *after, buf *err)
 {
     json_t *o = json_object();
-    json_t *name = json_string(file);
-    if (!name)
-        name = json_string("(path not valid UTF-8)");
+    /* A file name that is not UTF-8: escaped, its bytes in file_base64. */
+    buf esc = BUF_INIT, b64 = BUF_INIT;
+    bool exact = text_utf8_or_escaped(&esc, file);
+    json_t *name = json_stringn(buf_cstr(&esc), esc.len);
+    if (!exact)
+        text_base64(&b64, file, strlen(file));
+    buf_free(&esc);
     /* Key texts are valid UTF-8 without NUL: validation saw to it. */
     bool ok = o && json_object_set_new(o, "file", name) == 0 &&
+              (exact || json_object_set_new(o, "file_base64",
+                                            json_stringn(buf_cstr(&b64), b64.len)) == 0) &&
               json_object_set_new(o, "line", json_integer((json_int_t)r->line)) == 0 &&
               json_object_set_new(o, "action", json_string(merge_action_name(a))) == 0 &&
               json_object_set_new(o, "tenant_id", json_integer((json_int_t)r->tenant_id)) == 0 &&
@@ -69,6 +77,7 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
               json_object_set_new(o, "after", version_json(after)) == 0;
     char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
+    buf_free(&b64);
     if (!text) {
         buf_printf(err, "out of memory writing the changes file");
         return false;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/text_escape.h"
 #include "rules/utf8.h"
 
 /* The page being built: out of memory once, the whole page fails. */
@@ -69,7 +70,10 @@ bool html_escape(buf *out, const char *s, size_t n)
         size_t start = 0;
         for (size_t i = 0; i < good; i++) {
             const char *ref = NULL;
-            switch (s[i]) {
+            char code[8];
+            size_t skip = 1;
+            unsigned char c = (unsigned char)s[i];
+            switch (c) {
             case '&': ref = "&amp;"; break;
             case '<': ref = "&lt;"; break;
             case '>': ref = "&gt;"; break;
@@ -77,9 +81,19 @@ bool html_escape(buf *out, const char *s, size_t n)
             case '\'': ref = "&#39;"; break;
             default: break;
             }
+            /* A control character or a bidirectional control is shown as
+             * its code, never applied (SPEC.md "Hostile input"); a tab and
+             * a newline stay (a reject's text in a <pre>). */
+            size_t w = text_control_width(s + i, good - i);
+            if (!ref && w > 0 && c != '\t' && c != '\n') {
+                snprintf(code, sizeof code, "\\u%04X", text_control_code(s + i, w));
+                ref = code;
+                skip = w;
+            }
             if (ref) {
                 ok = buf_append(out, s + start, i - start) && buf_append_str(out, ref) && ok;
-                start = i + 1;
+                start = i + skip;
+                i += skip - 1;
             }
         }
         ok = buf_append(out, s + start, good - start) && ok;
@@ -551,9 +565,11 @@ static void render_files(page *pg, const run_report *rep)
             text(pg, f->note);
             put(pg, "</div>");
         }
-        putf(pg, "</td><td>%s</td><td><span class=\"status %s\">%s</span></td><td><code>%s"
+        put(pg, "</td><td>");
+        text(pg, f->format);
+        putf(pg, "</td><td><span class=\"status %s\">%s</span></td><td><code>%s"
                  "</code></td>",
-             f->format ? f->format : "", f->status == FILE_OK || f->status == FILE_SKIPPED ? "s0"
+             f->status == FILE_OK || f->status == FILE_SKIPPED ? "s0"
                                          : f->status == FILE_PARTIAL                       ? "s1"
                                                                                            : "sx",
              file_status_name(f->status), f->digest[0] ? f->digest : "not computed");
@@ -584,7 +600,7 @@ bool html_render(const run_report *rep, buf *out)
     put(&pg, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
              "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-             "style-src 'unsafe-inline'; img-src data:\">\n<title>idemload ");
+             "style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'\">\n<title>idemload ");
     put(&pg, rep->reconcile ? "reconcile"
              : rep->validate_only ? "validate"
              : rep->dry_run       ? "dry run"

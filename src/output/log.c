@@ -12,6 +12,9 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "output/text_escape.h"
 
 static atomic_bool quiet;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -45,17 +48,43 @@ void log_set_progress_shown(bool shown)
     pthread_mutex_unlock(&mu);
 }
 
+/* The message of fmt and ap with its control characters as codes (a
+ * message quotes data: a file name, a value, a server's words), so that it
+ * stays one line that moves no cursor; "" when out of memory. */
+__attribute__((format(printf, 2, 0)))
+static void format_escaped(buf *out, const char *fmt, va_list ap)
+{
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof small) {
+        text_escape_term(out, small, (size_t)n);
+    } else if (n >= 0) {
+        char *big = malloc((size_t)n + 1);
+        if (big) {
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+            text_escape_term(out, big, (size_t)n);
+            free(big);
+        }
+    }
+    va_end(again);
+}
+
 void log_progress(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    buf line = BUF_INIT;
+    format_escaped(&line, fmt, ap);
     pthread_mutex_lock(&mu);
     fputs("\r\033[K", stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs(buf_cstr(&line), stderr);
     fflush(stderr);
     progress_shown = true;
     pthread_mutex_unlock(&mu);
     va_end(ap);
+    buf_free(&line);
 }
 
 void log_progress_clear(void)
@@ -69,14 +98,17 @@ void log_progress_clear(void)
 __attribute__((format(printf, 2, 0)))
 static void emit(const char *level, const char *fmt, va_list ap)
 {
+    buf msg = BUF_INIT;
+    format_escaped(&msg, fmt, ap);
     pthread_mutex_lock(&mu);
     clear_progress_locked();
     fputs("idemload: ", stderr);
     if (level)
         fputs(level, stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs(buf_cstr(&msg), stderr);
     fputc('\n', stderr);
     pthread_mutex_unlock(&mu);
+    buf_free(&msg);
 }
 
 void log_error(const char *fmt, ...)

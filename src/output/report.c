@@ -3,6 +3,9 @@
  */
 #include "output/report.h"
 
+#include "output/text_escape.h"
+#include "rules/utf8.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -244,9 +247,13 @@ static void print_by_channel(const run_report *rep, FILE *fp)
     fprintf(fp, "  by channel and kind:\n");
     for (size_t k = 0; k < n && k < SUMMARY_MAX_LINES; k++) {
         const load_counts *c = &ck[k].c;
-        fprintf(fp, "    %s %s: rows %llu, inserted %llu, updated %llu, unchanged %llu, stale %llu, "
+        fputs("    ", fp);
+        text_fput_term(fp, ck[k].channel);
+        fputc(' ', fp);
+        text_fput_term(fp, ck[k].kind);
+        fprintf(fp, ": rows %llu, inserted %llu, updated %llu, unchanged %llu, stale %llu, "
                     "existing %llu\n",
-                ck[k].channel, ck[k].kind, (unsigned long long)load_counts_merged(c),
+                (unsigned long long)load_counts_merged(c),
                 (unsigned long long)c->inserted, (unsigned long long)c->updated,
                 (unsigned long long)c->unchanged, (unsigned long long)c->stale,
                 (unsigned long long)c->existing);
@@ -266,12 +273,25 @@ void report_print_summary(const run_report *rep, FILE *fp)
     fprintf(fp, "idemload %s summary\n", what);
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
-        fprintf(fp, "  %s [%s] %s%s%s\n", f->path, f->format, file_status_name(f->status),
-                f->error ? ": " : "", f->error ? f->error : "");
-        if (f->reload_reason)
-            fprintf(fp, "    ledger: %s\n", f->reload_reason);
-        if (f->note)
-            fprintf(fp, "    %s\n", f->note);
+        /* Data (a file name, a profile's name, an error quoting a value)
+         * with its control characters as codes. */
+        fputs("  ", fp);
+        text_fput_term(fp, f->path);
+        fputs(" [", fp);
+        text_fput_term(fp, f->format);
+        fprintf(fp, "] %s%s", file_status_name(f->status), f->error ? ": " : "");
+        text_fput_term(fp, f->error);
+        fputc('\n', fp);
+        if (f->reload_reason) {
+            fputs("    ledger: ", fp);
+            text_fput_term(fp, f->reload_reason);
+            fputc('\n', fp);
+        }
+        if (f->note) {
+            fputs("    ", fp);
+            text_fput_term(fp, f->note);
+            fputc('\n', fp);
+        }
         if (f->status != FILE_SKIPPED)
             print_counts(fp, "    ", &f->counts, rep->validate_only, -1);
     }
@@ -314,26 +334,44 @@ static json_t *groups_json(const run_report *rep)
     return a;
 }
 
+/* A JSON string of s (NULL: ""), escaped as text_utf8_or_escaped does when
+ * s is not UTF-8. */
+static json_t *text_json(const char *s)
+{
+    buf b = BUF_INIT;
+    text_utf8_or_escaped(&b, s ? s : "");
+    json_t *j = json_stringn(buf_cstr(&b), b.len);
+    buf_free(&b);
+    return j;
+}
+
 bool report_write_json(const run_report *rep, const char *path, buf *err)
 {
     json_t *files = json_array();
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
-        json_t *o = json_pack("{s:s, s:s, s:s}", "path", f->path, "format", f->format,
-                              "status", file_status_name(f->status));
-        if (!o) {
-            /* A path that is not UTF-8 cannot be a JSON string as is. */
-            o = json_pack("{s:s, s:s, s:s}", "path", "(path not valid UTF-8)", "format",
-                          f->format, "status", file_status_name(f->status));
+        /* A file name is any bytes (SPEC.md "Hostile input"): one that is
+         * not UTF-8 is written escaped, its bytes in path_base64, and every
+         * text quoting it (the error above all) escaped the same way, so the
+         * entry is complete whatever the name. */
+        json_t *o = json_object();
+        json_object_set_new(o, "path", text_json(f->path));
+        if (!utf8_check(f->path, strlen(f->path), NULL, NULL)) {
+            buf b64 = BUF_INIT;
+            text_base64(&b64, f->path, strlen(f->path));
+            json_object_set_new(o, "path_base64", json_stringn(buf_cstr(&b64), b64.len));
+            buf_free(&b64);
         }
-        json_object_set_new(o, "error", f->error ? json_string(f->error) : json_null());
+        json_object_set_new(o, "format", text_json(f->format));
+        json_object_set_new(o, "status", json_string(file_status_name(f->status)));
+        json_object_set_new(o, "error", f->error ? text_json(f->error) : json_null());
         json_t *counts = counts_json(&f->counts);
         json_object_update(o, counts);
         json_decref(counts);
         if (f->note)
-            json_object_set_new(o, "note", json_string(f->note));
+            json_object_set_new(o, "note", text_json(f->note));
         if (f->reload_reason)
-            json_object_set_new(o, "reload_reason", json_string(f->reload_reason));
+            json_object_set_new(o, "reload_reason", text_json(f->reload_reason));
         json_array_append_new(files, o);
     }
     json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",

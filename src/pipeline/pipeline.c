@@ -52,13 +52,22 @@ typedef struct file_run {
     buf err;
 } file_run;
 
-/* Reads records into ch until it holds chunk_rows records or input ends.
- * skip: the chunk was committed by an earlier run; count records only. */
+/* A chunk also ends once its records' text reaches this many bytes, so
+ * that memory is bounded by the chunk whatever the rows weigh (two chunks
+ * circulate; SPEC.md "Hostile input": peak RSS under 256 MiB for any
+ * input).  Counted on the records as read, in a skipped chunk too, so a
+ * rerun cuts the file at the same places. */
+#define CHUNK_MAX_BYTES ((size_t)16 << 20)
+
+/* Reads records into ch until it holds chunk_rows records, or records of
+ * CHUNK_MAX_BYTES, or input ends.  skip: the chunk was committed by an
+ * earlier run; count records only. */
 static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
 {
     chunk_reset(ch);
     chunk_counts *cc = chunk_counts_of(ch);
-    while (cc->rows_read < fr->cfg->chunk_rows) {
+    size_t bytes = 0;
+    while (cc->rows_read < fr->cfg->chunk_rows && bytes < CHUNK_MAX_BYTES) {
         if ((fr->rows_seen & 0x3ff) == 0) {
             if (signals_interrupted() || __atomic_load_n(&fr->stop, __ATOMIC_RELAXED))
                 return FILL_INTERRUPTED;
@@ -75,6 +84,7 @@ static fill_result fill_chunk(file_run *fr, chunk *ch, bool skip)
         }
         cc->rows_read++;
         fr->rows_seen++;
+        bytes += rec.raw_len;
         if (skip)
             continue;
         if (rec.skipped) {

@@ -202,17 +202,22 @@ int32_t tz_offset_at_local(const tz_zone *z, int64_t local_s)
 {
     if (z->fixed || z->n == 0)
         return z->offset_s;
-    /* The offsets in force a day either side are the candidates; one is
-     * right when the instant it gives has that offset.  Both are in an
-     * overlap, neither in a gap: then the larger. */
-    int32_t c[2] = {offset_at_utc(z, local_s - 86400), offset_at_utc(z, local_s + 86400)};
-    int32_t best = INT32_MIN;
-    for (int i = 0; i < 2; i++)
-        if (offset_at_utc(z, local_s - c[i]) == c[i] && c[i] > best)
-            best = c[i];
-    if (best == INT32_MIN)
-        best = c[0] > c[1] ? c[0] : c[1];
-    return best;
+    /* The offsets in force a day before and a day after are the
+     * candidates; one fits when the instant it gives has that offset.
+     * PostgreSQL's rule (DetermineTimeZoneOffset; its docs, "Handling of
+     * Invalid or Ambiguous Timestamps"): a time in a spring-forward gap
+     * (neither fits) takes the offset in force before the transition, an
+     * ambiguous time in a fall-back overlap (both fit) the offset after
+     * it, so that idemload and '...'::timestamptz never disagree. */
+    int32_t before = offset_at_utc(z, local_s - 86400);
+    int32_t after = offset_at_utc(z, local_s + 86400);
+    bool before_fits = offset_at_utc(z, local_s - before) == before;
+    bool after_fits = offset_at_utc(z, local_s - after) == after;
+    if (before_fits && !after_fits)
+        return before;
+    if (after_fits)
+        return after;
+    return before;
 }
 
 void tz_format_offset(int32_t off, char out[8])

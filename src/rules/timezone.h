@@ -41,8 +41,10 @@ bool tz_copy(tz_zone *dst, const tz_zone *src);
 void tz_free(tz_zone *z);
 
 /* The offset (seconds east of UTC) in force at the wall-clock time
- * local_s (seconds since 1970-01-01 00:00 of the zone's clock).  In the
- * gap or overlap of a DST change, the larger of the two offsets. */
+ * local_s (seconds since 1970-01-01 00:00 of the zone's clock).  As
+ * PostgreSQL resolves it: in the gap of a spring-forward change, the offset
+ * before the change; in the overlap of a fall-back change, the offset after
+ * it (in most zones: standard time when in doubt). */
 int32_t tz_offset_at_local(const tz_zone *z, int64_t local_s);
 
 /* Writes an offset as "+HH:MM" (7 bytes with the NUL) into out. */

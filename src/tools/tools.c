@@ -5,6 +5,7 @@
 #include "tools/tools.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db/db.h"
@@ -12,16 +13,6 @@
 #include "output/log.h"
 #include "db/sql.h"
 #include "db/target.h"
-
-/* The bare table name of --table (after the schema, quotes removed). */
-static void bare_name(const char *arg, buf *out)
-{
-    const char *dot = arg[0] == '"' ? NULL : strchr(arg, '.');
-    const char *name = dot ? dot + 1 : arg;
-    for (const char *p = name; *p; p++)
-        if (*p != '"')
-            buf_append_char(out, *p);
-}
 
 /*
  * init --distributed: distributes the table by tenant_id with Citus, unless
@@ -83,12 +74,17 @@ int tools_init(const config *cfg)
         code = EXIT_DATABASE;
         goto out;
     }
-    bare_name(cfg->table, &name);
-    if (!target_quote_arg(d, cfg->table, &table)) {
-        log_error("cannot quote the table name %s", cfg->table);
+    char *schema_part = NULL, *name_part = NULL;
+    if (!target_parse_arg(cfg->table, &schema_part, &name_part, &err) ||
+        !buf_append_str(&name, name_part) || !target_quote_arg(d, cfg->table, &table, &err)) {
+        log_error("%s", buf_cstr(&err));
+        free(schema_part);
+        free(name_part);
         code = EXIT_USAGE;
         goto out;
     }
+    free(schema_part);
+    free(name_part);
     buf idx_name = BUF_INIT;
     if (cfg->index_name) {
         buf_append_str(&idx_name, cfg->index_name);

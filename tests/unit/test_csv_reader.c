@@ -584,7 +584,7 @@ static void test_record_limit(void **state)
     assert_int_equal(res.n, 1);
     assert_int_equal(res.last, READ_FAILED);
     assert_non_null(strstr(res.error, "line 3"));
-    assert_non_null(strstr(res.error, "64 MiB"));
+    assert_non_null(strstr(res.error, "32 MiB"));
     read_all_free(&res);
     free(p);
 }

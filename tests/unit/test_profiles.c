@@ -66,9 +66,22 @@ static void test_iana_zones(void **state)
     /* The minute before and after the change (2024-03-10 02:00 PST). */
     assert_int_equal(offset_for("America/Los_Angeles", "2024-03-10 01:59:00"), -8 * 3600);
     assert_int_equal(offset_for("America/Los_Angeles", "2024-03-10 03:00:00"), -7 * 3600);
-    /* Berlin's overlap (2024-10-27 02:30 happens twice): the larger offset. */
-    assert_int_equal(offset_for("Europe/Berlin", "2024-10-27 02:30:00"), 2 * 3600);
+    /* PostgreSQL's rule (its docs, B.2 "Handling of Invalid or Ambiguous
+     * Timestamps"; checked against the server in tests/db/test_hostile.sh):
+     * an ambiguous time takes the offset after the fall-back change, a time
+     * in the spring-forward gap the offset before it.  Berlin's overlap
+     * (2024-10-27 02:30 happens twice): CET, +01:00. */
+    assert_int_equal(offset_for("Europe/Berlin", "2024-10-27 02:30:00"), 1 * 3600);
+    assert_int_equal(offset_for("Europe/Berlin", "2024-10-27 01:59:59"), 2 * 3600);
     assert_int_equal(offset_for("Europe/Berlin", "2024-10-27 03:30:00"), 1 * 3600);
+    /* New York: 2026-03-08 02:30 does not exist: EST (-05:00), 07:30Z; the
+     * 01:30 of 2026-11-01 happens twice: EST again, 06:30Z. */
+    assert_int_equal(offset_for("America/New_York", "2026-03-08 02:30:00"), -5 * 3600);
+    assert_int_equal(offset_for("America/New_York", "2026-03-08 03:00:00"), -4 * 3600);
+    assert_int_equal(offset_for("America/New_York", "2026-11-01 01:30:00"), -5 * 3600);
+    assert_int_equal(offset_for("America/New_York", "2026-11-01 00:59:59"), -4 * 3600);
+    /* Berlin's gap (2024-03-31 02:30 does not exist): CET, before it. */
+    assert_int_equal(offset_for("Europe/Berlin", "2024-03-31 02:30:00"), 1 * 3600);
     /* TZ is left as it was. */
     assert_null(getenv("TZ"));
 }

@@ -1,0 +1,111 @@
+/*
+ * text_escape.c - control characters shown as their codes (see
+ * text_escape.h).
+ */
+#include "output/text_escape.h"
+
+#include <string.h>
+
+#include "rules/utf8.h"
+
+size_t text_control_width(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (u[0] < 0x20 || u[0] == 0x7F)
+        return 1;
+    if (n >= 2 && u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F)
+        return 2; /* C1: U+0080-U+009F (0x9B is CSI on some terminals) */
+    if (n >= 3 && u[0] == 0xE2 &&
+        ((u[1] == 0x80 && u[2] >= 0xAA && u[2] <= 0xAE) ||
+         (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9)))
+        return 3; /* U+202A-U+202E, U+2066-U+2069 */
+    return 0;
+}
+
+unsigned text_control_code(const char *s, size_t w)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (w == 1)
+        return u[0];
+    if (w == 2)
+        return ((unsigned)(u[0] & 0x1F) << 6) | (u[1] & 0x3F);
+    return ((unsigned)(u[0] & 0x0F) << 12) | ((unsigned)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+}
+
+bool text_escape_term(buf *out, const char *s, size_t n)
+{
+    bool ok = true;
+    while (n > 0) {
+        size_t good = n, bad_at;
+        bool is_nul;
+        if (!utf8_check(s, n, &bad_at, &is_nul))
+            good = bad_at;
+        size_t start = 0;
+        for (size_t i = 0; i < good;) {
+            size_t w = text_control_width(s + i, good - i);
+            if (w == 0) {
+                i++;
+                continue;
+            }
+            char code[8];
+            snprintf(code, sizeof code, "\\u%04X", text_control_code(s + i, w));
+            ok = buf_append(out, s + start, i - start) && buf_append_str(out, code) && ok;
+            i += w;
+            start = i;
+        }
+        ok = buf_append(out, s + start, good - start) && ok;
+        if (good == n)
+            break;
+        /* A NUL is valid UTF-8 but utf8_check stops at it: a control. */
+        char code[8];
+        snprintf(code, sizeof code, is_nul ? "\\u%04X" : "\\x%02X", (unsigned char)s[good]);
+        ok = buf_append_str(out, code) && ok;
+        s += good + 1;
+        n -= good + 1;
+    }
+    return ok;
+}
+
+bool text_utf8_or_escaped(buf *out, const char *s)
+{
+    size_t n = strlen(s), bad;
+    bool is_nul, valid = true, ok = true;
+    while (!utf8_check(s, n, &bad, &is_nul)) {
+        char code[8];
+        snprintf(code, sizeof code, "\\x%02X", (unsigned char)s[bad]);
+        ok = buf_append(out, s, bad) && buf_append_str(out, code) && ok;
+        s += bad + 1;
+        n -= bad + 1;
+        valid = false;
+    }
+    ok = buf_append(out, s, n) && ok;
+    return valid && ok;
+}
+
+bool text_base64(buf *out, const void *p, size_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *u = p;
+    bool ok = buf_reserve(out, (n + 2) / 3 * 4);
+    for (size_t i = 0; i < n && ok; i += 3) {
+        unsigned v = (unsigned)u[i] << 16 | (i + 1 < n ? (unsigned)u[i + 1] << 8 : 0) |
+                     (i + 2 < n ? u[i + 2] : 0);
+        char q[4] = {digits[v >> 18 & 63], digits[v >> 12 & 63],
+                     i + 1 < n ? digits[v >> 6 & 63] : '=', i + 2 < n ? digits[v & 63] : '='};
+        ok = buf_append(out, q, 4);
+    }
+    return ok;
+}
+
+void text_fput_term(FILE *fp, const char *s)
+{
+    if (!s)
+        return;
+    buf b = BUF_INIT;
+    if (text_escape_term(&b, s, strlen(s)) && b.data)
+        fputs(b.data, fp);
+    buf_free(&b);
+}
