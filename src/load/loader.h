@@ -44,7 +44,8 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
 /*
  * Loads one chunk as one transaction per lane (in a dry run: one savepoint
  * of the run's single transaction).  Sorts the chunk's rows by key first,
- * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj and move from
+ * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj (written and
+ * synced before their lane commits; a failure to write them fails the chunk, exit 3) and move from
  * merged to rejected in *counts; the merge figures are added to *counts.
  * chunk_no counts from 1.  *out (room for the chunk's rows:
  * chunk_outcome_reserve) receives what the merge did with each row, indexed

@@ -5,11 +5,16 @@
 #include "output/rejects.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/log.h"
 
 #include "rules/utf8.h"
 
@@ -205,6 +210,69 @@ void reject_summary_free(reject_summary *s)
     s->n_groups = 0;
 }
 
+/*
+ * The length of fd's (a regular file of size bytes) content up to and
+ * including its last newline: what stays when a torn last line is cut.
+ * -1 when it cannot be read.
+ */
+static off_t whole_lines_end(int fd, off_t size)
+{
+    char block[4096];
+    off_t end = size;
+    while (end > 0) {
+        size_t n = end > (off_t)sizeof block ? sizeof block : (size_t)end;
+        ssize_t got = pread(fd, block, n, end - (off_t)n);
+        if (got != (ssize_t)n)
+            return -1;
+        for (size_t i = n; i > 0; i--)
+            if (block[i - 1] == '\n')
+                return end - (off_t)n + (off_t)i;
+        end -= (off_t)n;
+    }
+    return 0;
+}
+
+/*
+ * Opens path for appending, first cutting a torn last line (one a crash or
+ * kill -9 left without its newline) so the next line does not continue
+ * it: every line of the file stays one JSON object (SPEC.md "The side
+ * outputs are part of the load").  A torn line is never one a commit relies
+ * on (rejects_sync wrote and synced whole lines before every commit), so
+ * its row is written again by the run that redoes its chunk.  NULL with
+ * *err on failure.
+ */
+static FILE *open_append(const char *path, buf *err)
+{
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno == EACCES || errno == EPERM))
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666); /* cannot read: no repair */
+    if (fd < 0) {
+        buf_printf(err, "cannot open rejects file %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t keep = whole_lines_end(fd, st.st_size);
+        if (keep >= 0 && keep < st.st_size) {
+            if (ftruncate(fd, keep) != 0) {
+                buf_printf(err, "cannot cut the torn last line of the rejects file %s: %s", path,
+                           strerror(errno));
+                close(fd);
+                return NULL;
+            }
+            log_warn("rejects file %s: removed a torn last line (%lld bytes) an interrupted run "
+                     "left; its row is written again when its chunk is loaded again",
+                     path, (long long)(st.st_size - keep));
+        }
+    }
+    FILE *fp = fdopen(fd, "a");
+    if (!fp) {
+        buf_printf(err, "cannot open rejects file %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return fp;
+}
+
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err)
 {
@@ -235,11 +303,12 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
             rj->fp = stdout;
             rj->is_stdout = true;
         } else {
-            rj->fp = fopen(rj->path, "a");
+            rj->fp = open_append(rj->path, err);
         }
     }
     if (!rj->fp) {
-        buf_printf(err, "cannot open rejects file %s: %s", rj->path, strerror(errno));
+        if (err->len == 0)
+            buf_printf(err, "cannot open rejects file %s: %s", rj->path, strerror(errno));
     } else if (fputs(line_text, rj->fp) == EOF || fputc('\n', rj->fp) == EOF) {
         buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
     } else {
@@ -258,12 +327,17 @@ out:
     return ok;
 }
 
-bool rejects_flush(rejects *rj, buf *err)
+bool rejects_sync(rejects *rj, buf *err)
 {
     bool ok = true;
     pthread_mutex_lock(&rj->lock);
     if (rj->fp && fflush(rj->fp) != 0) {
         buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+        ok = false;
+    } else if (rj->fp && !rj->is_stdout && fsync(fileno(rj->fp)) != 0 && errno != EINVAL &&
+               errno != ENOTSUP) {
+        /* EINVAL, ENOTSUP: a pipe or device that keeps nothing to sync. */
+        buf_printf(err, "cannot sync rejects file %s to disk: %s", rj->path, strerror(errno));
         ok = false;
     }
     pthread_mutex_unlock(&rj->lock);

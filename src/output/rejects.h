@@ -3,7 +3,8 @@
  * {"file", "line", "reason", "raw"}, appended.
  *
  * The file is opened (for appending) at the first reject, so a clean run
- * leaves no empty file behind.  A raw text that is not valid UTF-8 cannot be
+ * leaves no empty file behind; a torn last line an interrupted run left is
+ * cut first, so every line stays one JSON object.  A raw text that is not valid UTF-8 cannot be
  * a JSON string as is: "raw" then holds it with each bad byte replaced by
  * U+FFFD and "raw_base64" holds the exact bytes.  Writes are serialized by
  * a lock, so a reading thread and a loading thread may both report.
@@ -31,9 +32,13 @@ rejects *rejects_open(const char *path);
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err);
 
-/* Pushes buffered rejects to the file; called before a chunk commits, so a
- * committed chunk never has its rejects still in memory. */
-bool rejects_flush(rejects *rj, buf *err);
+/*
+ * Pushes buffered rejects to the file and the file to the disk (fflush,
+ * fsync): called before every commit, so a committed chunk never has its
+ * rejects still in memory or in the page cache (STYLE.md practice 19).
+ * False with *err when they cannot be written: the commit must not happen.
+ */
+bool rejects_sync(rejects *rj, buf *err);
 
 /* Rows written so far. */
 uint64_t rejects_count(const rejects *rj);

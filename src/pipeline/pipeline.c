@@ -360,7 +360,7 @@ static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_
                       const char *path, load_counts *delta, file_report *rep)
 {
     buf err = BUF_INIT;
-    if (!rejects_flush(rj, &err)) {
+    if (!rejects_sync(rj, &err)) {
         log_error("%s", buf_cstr(&err));
         file_report_set_error(rep, buf_cstr(&err));
         buf_free(&err);
