@@ -85,6 +85,8 @@ extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];
 extern const char SQL_LEDGER_ADD_IDENTITY[];
 extern const char SQL_LEDGER_ADD_LOADER[];
+extern const char SQL_LEDGER_ADD_CHANGES[];
+extern const char SQL_LEDGER_CHANGES[];
 extern const char SQL_LEDGER_CLAIM[];
 extern const char SQL_STATUS[];
 extern const char SQL_TABLE_IDENTITY[];

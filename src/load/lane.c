@@ -9,6 +9,7 @@
 
 #include "load/copy_encode.h"
 #include "db/sql.h"
+#include "output/changes.h"
 #include "output/log.h"
 #include "output/rejects.h"
 #include "util/exitcodes.h"
@@ -46,6 +47,7 @@ void lane_free(lane_runner *ln)
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
+    buf_free(&ln->changes);
     free(ln->split);
     ln->split = NULL;
     ln->cap_split = 0;
@@ -514,8 +516,38 @@ static bool write_refused(lane_runner *ln, const lane_job *job, const lane_resul
     return ok;
 }
 
+/*
+ * The lane's --changes lines, for its ledger row (output/changes.h: a
+ * resumed run writes them from there): NULL when not asked for (or in a
+ * dry run, which keeps no ledger rows), else the text in ln->changes.
+ * *oom when memory ran out.
+ */
+static const char *changes_text(lane_runner *ln, const lane_job *job, bool *oom)
+{
+    const chunk_outcome *o = job->out;
+    *oom = false;
+    if (!o->details || ln->env->dry_run)
+        return NULL;
+    buf_clear(&ln->changes);
+    for (size_t i = 0; i < job->n; i++) {
+        uint32_t k = job->idx[i];
+        merge_action a = (merge_action)o->action[k];
+        if (!changes_wanted(a))
+            continue;
+        row r;
+        chunk_get(job->ch, k, &r);
+        if (!changes_render(&ln->changes, job->path, &r, a, o->has_before[k] ? &o->before[k] : NULL,
+                            &o->after[k])) {
+            *oom = true;
+            return NULL;
+        }
+    }
+    return buf_cstr(&ln->changes);
+}
+
 /* Commits the attempt: the refused rows durably in the rejects file, the
- * ledger row, the barrier, the gate, COMMIT. */
+ * ledger row (with the lane's --changes lines), the barrier, the gate,
+ * COMMIT. */
 static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_counts *c,
                                      lane_result *res)
 {
@@ -524,9 +556,18 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
     c->rows_rejected += res->n_refused;
     if (!write_refused(ln, job, res))
         return ATTEMPT_REJECTS;
-    if (job->ledger && !env->dry_run &&
-        !ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
-        return classify(ln);
+    if (job->ledger && !env->dry_run) {
+        bool oom;
+        const char *lines = changes_text(ln, job, &oom);
+        if (oom) {
+            buf_clear(&ln->err_msg);
+            buf_append_str(&ln->err_msg, "out of memory rendering the --changes lines");
+            snprintf(ln->err_state, sizeof ln->err_state, "%s", "");
+            return ATTEMPT_FAILED;
+        }
+        if (!ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c, lines))
+            return classify(ln);
+    }
     gate_arrive(env->gate, &res->arrived, true);
     if (!gate_may_commit(env->gate))
         return ATTEMPT_CANCELED;

@@ -91,6 +91,7 @@ typedef struct lane_runner {
     buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */
     buf err_msg;                /* past the ROLLBACK that clears the connection's */
+    buf changes;                /* scratch: the lane's --changes lines for the ledger */
 } lane_runner;
 
 /* The rows of one lane of one chunk. */

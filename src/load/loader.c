@@ -738,3 +738,13 @@ const char *loader_error(const loader *ld)
     }
     return NULL;
 }
+
+int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *without)
+{
+    db *d = control(ld);
+    if (ledger_chunk_changes(&ld->lg, d, chunk_no, out, without))
+        return EXIT_OK;
+    log_error("cannot read the --changes lines of chunk %llu from the ledger: %s",
+              (unsigned long long)chunk_no, db_message(d)[0] ? db_message(d) : "out of memory");
+    return EXIT_DATABASE;
+}

@@ -55,6 +55,11 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
                       load_counts *counts, chunk_outcome *out);
 
+/* The --changes lines an earlier run committed for chunk chunk_no of the
+ * current file (ledger_chunk_changes), into *out; *without: lanes it
+ * committed without them.  An exit code (logged). */
+int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *without);
+
 /* Why the last chunk's load failed, as logged (the first lane that gave
  * up), for the report; NULL when no lane said. */
 const char *loader_error(const loader *ld);
