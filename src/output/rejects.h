@@ -3,8 +3,9 @@
  * {"file", "line", "reason", "raw"}, appended.
  *
  * The file is opened (for appending) at the first reject, so a clean run
- * leaves no empty file behind; a torn last line an interrupted run left is
- * cut first, so every line stays one JSON object.  A raw text that is not valid UTF-8 cannot be
+ * leaves no empty file behind.  A torn last line an interrupted run left is
+ * cut when the run starts (rejects_open), so every line stays one JSON
+ * object; lines go out whole, one write() of whole lines at a time.  A raw text that is not valid UTF-8 cannot be
  * a JSON string as is: "raw" then holds it with each bad byte replaced by
  * U+FFFD and "raw_base64" holds the exact bytes.  Writes are serialized by
  * a lock, so a reading thread and a loading thread may both report.
@@ -21,7 +22,8 @@
 
 typedef struct rejects rejects;
 
-/* Prepares to write to path ("-" is stdout); nothing is opened yet. */
+/* Prepares to write to path ("-" is stdout); nothing is created yet, but a
+ * torn last line of an existing file is cut now. */
 rejects *rejects_open(const char *path);
 
 /*
