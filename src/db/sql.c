@@ -741,6 +741,15 @@ const char SQL_LEDGER_COMPLETE[] =
     "UPDATE {ledger} SET status = 'completed', chunks = $3, completed_at = now(), "
     "updated_at = now() WHERE target = $1 AND digest = $2";
 
+/* $1 target, $2 digest: a file that ended before any lane of it committed
+ * (refused by its own count or header check, or failed at its first
+ * chunk) leaves no entry: there is nothing to resume, and `status` must
+ * not call it interrupted. */
+const char SQL_LEDGER_FORGET[] =
+    "DELETE FROM {ledger} l WHERE l.target = $1 AND l.digest = $2 AND l.status = 'loading'"
+    "  AND NOT EXISTS (SELECT 1 FROM {ledger_chunk} c"
+    "                   WHERE c.target = l.target AND c.digest = l.digest)";
+
 /* $1 target, $2 digest, $3 up to chunk: the figures committed so far. */
 const char SQL_LEDGER_SUMS[] =
     "SELECT coalesce(sum(rows_read), 0), coalesce(sum(rows_rejected), 0),"

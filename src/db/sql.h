@@ -96,6 +96,7 @@ extern const char SQL_LEDGER_LOOKUP[];
 extern const char SQL_LEDGER_START[];
 extern const char SQL_LEDGER_CHUNK[];
 extern const char SQL_LEDGER_COMPLETE[];
+extern const char SQL_LEDGER_FORGET[];
 extern const char SQL_LEDGER_SUMS[];
 extern const char SQL_FILE_LOCK_TRY[];
 extern const char SQL_FILE_LOCK[];

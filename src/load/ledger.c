@@ -641,6 +641,14 @@ int ledger_end_file(ledger *lg, db *d, bool complete)
                       db_message(d));
             code = EXIT_DATABASE;
         }
+    } else if (lg->use && !lg->dry_run && d && db_ok(d) && lg->locked) {
+        /* Unfinished: an entry nothing of which committed goes (a failure
+         * to delete it only leaves an entry that resumes from chunk 0). */
+        const char *p[] = {lg->target, lg->file.digest};
+        if (!render(lg, &lg->sql, SQL_LEDGER_FORGET) ||
+            !db_exec_params(d, buf_cstr(&lg->sql), 2, p))
+            log_warn("%s: cannot remove the file's empty ledger entry: %s", lg->file.path,
+                     db_message(d));
     }
     file_unlock(lg, d);
     lg->use = false;

@@ -142,8 +142,10 @@ bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, l
 
 /*
  * Ends the current file on d: marks it completed (when complete, not in a
- * dry run, and d usable; warns if the table was truncated meanwhile),
- * then releases its lock.  Returns an exit code (logged).
+ * dry run, and d usable; warns if the table was truncated meanwhile), or
+ * when not complete removes its entry if no lane of it ever committed
+ * (SQL_LEDGER_FORGET), then releases its lock.  Returns an exit code
+ * (logged).
  */
 int ledger_end_file(ledger *lg, db *d, bool complete);
 

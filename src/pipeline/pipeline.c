@@ -574,9 +574,18 @@ static int check_loadable(const config *cfg, const loader *ld, const char *path,
  * the bill's count checked first when its profile has one, then the chunks.
  * Sets rep->status unless the file completed; returns the exit status. */
 static int read_and_load(file_run *fr, loader *ld, rejects *rj, row_sinks *rs,
-                         const file_plan *plan, file_report *rep)
+                         const reader_options *ropt, const file_plan *plan, file_report *rep)
 {
     const config *cfg = fr->cfg;
+    /* A file already loaded is skipped before this pass. */
+    if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
+        buf_clear(&fr->err);
+        if (!precheck_count(fr->path, ropt, &fr->err)) {
+            log_error("%s", buf_cstr(&fr->err));
+            file_report_set_error(rep, buf_cstr(&fr->err));
+            return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
+        }
+    }
     progress_file(fr->prog, fr->path, source_raw_size(fr->src));
     chunk_feed feed = {0};
     if (!feed_start(&feed, fr, cfg->chunk_rows, plan->resume_after)) {
@@ -620,20 +629,6 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     code = open_input(cfg, ld != NULL, fmt, &fr, &id, &ropt, rep);
     if (code != EXIT_OK)
         goto out;
-    if (ld && cfg->profile && profile_has_trailer(cfg->profile)) {
-        /* The bill's own count, before the ledger hears of the file: a bill
-         * refused by it leaves no entry that `status` would call
-         * interrupted, and fails the same way every time (SPEC.md).  (A
-         * completed file is read once more before its skip; the digest
-         * read it anyway.) */
-        buf_clear(&fr.err);
-        if (!precheck_count(fr.path, &ropt, &fr.err)) {
-            log_error("%s", buf_cstr(&fr.err));
-            file_report_set_error(rep, buf_cstr(&fr.err));
-            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-            goto out;
-        }
-    }
     if (ld) {
         code = loader_begin_file(ld, &id, cfg->chunk_rows, wait, &plan);
         if (code != EXIT_OK) {
@@ -661,7 +656,7 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             goto out;
         }
     }
-    code = read_and_load(&fr, ld, rj, rs, &plan, rep);
+    code = read_and_load(&fr, ld, rj, rs, &ropt, &plan, rep);
     if (ld && rep->status == FILE_OK) {
         int synced = sync_side_outputs(rj, rs, rep);
         if (synced != EXIT_OK) {
