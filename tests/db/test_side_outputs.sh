@@ -25,31 +25,38 @@ backends_gone() {
 }
 msleep() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 
-# gen OUT N: N rows written by the rules below, and OUT.expect (JSON): the
-# lines rejected by validation (status "x"), those the CHECK constraint
-# no_r refuses (keys R...), the keys inserted and the keys updated by a
-# later version far enough down to fall in a later chunk.
+# gen OUT N [BAD [CHUNK_ROWS]]: N rows written by the rules below (BAD 0:
+# no row validation rejects), and OUT.expect (JSON): the lines rejected by
+# validation (status "x"), those the CHECK constraint no_r refuses (keys
+# R...), the keys inserted, the keys updated by a newer version in a later
+# chunk of CHUNK_ROWS (default 200) records, and the keys whose last version
+# has status 2 (a newer version in the same chunk is deduplicated instead).
 gen() {
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "${3:-1}" "${4:-200}" <<'PY'
 import json, sys
-out, n = sys.argv[1], int(sys.argv[2])
+out, n, with_bad, cs = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1', int(sys.argv[4])
+status2 = []
+
 rows, bad, refused, inserted, updated = [], [], [], [], []
 half = n // 2
 for i in range(n):
     line = i + 2                      # the header is line 1
-    if i % 97 == 13:
+    if i % 97 == 13 and with_bad:
         rows.append(f'1,wechat,B{i},pay,x,"{{}}",2026-11-28T10:00:00Z'); bad.append(line)
     elif i % 89 == 7:
         rows.append(f'1,wechat,R{i},pay,1,"{{""i"":{i}}}",2026-11-28T10:00:00Z'); refused.append(line)
     elif i >= half and (i - half) % 10 == 3 and (i - half) % 97 != 13 and (i - half) % 89 != 7:
         k = i - half                  # a newer version of an earlier key
-        rows.append(f'1,wechat,K{k},pay,2,"{{""v"":2}}",2026-11-28T11:00:00Z'); updated.append(f'K{k}')
+        rows.append(f'1,wechat,K{k},pay,2,"{{""v"":2}}",2026-11-28T11:00:00Z'); status2.append(f'K{k}')
+        if k // cs != i // cs:
+            updated.append(f'K{k}')
     else:
         rows.append(f'1,wechat,K{i},pay,1,"{{""v"":1}}",2026-11-28T10:00:00Z'); inserted.append(f'K{i}')
 with open(out, 'w') as f:
     f.write('tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n')
     f.write('\n'.join(rows) + '\n')
-json.dump({'bad': bad, 'refused': refused, 'inserted': inserted, 'updated': updated},
+json.dump({'bad': bad, 'refused': refused, 'inserted': inserted, 'updated': updated,
+           'status2': status2},
           open(out + '.expect', 'w'))
 PY
 }
@@ -82,7 +89,7 @@ rj, ch = lines(rjp), lines(chp)
 tab = dict(kv.split(':') for kv in table.split()) if table else {}
 # the table: every good key, updated keys at their newer status
 want_tab = {k: '1' for k in exp['inserted']}
-want_tab.update({k: '2' for k in exp['updated']})
+want_tab.update({k: '2' for k in exp['status2']})
 if tab != want_tab:
     bad.append(f'the table: {len(tab)} keys, want {len(want_tab)}; '
                f'missing {sorted(set(want_tab) - set(tab))[:5]}, '
@@ -133,21 +140,37 @@ PY
 # =====================================================================
 # 1. Refused rows that cannot be written: the file stays unfinished
 # =====================================================================
-gen f1.csv 3000
+gen f1.csv 3000 1 1000
 init_db so_full
 q "ALTER TABLE payment_callback ADD CONSTRAINT no_r CHECK (out_trade_no NOT LIKE 'R%')" >/dev/null
-run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --report full1.json f1.csv
+run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch1.ndjson --report full1.json f1.csv
 eq "--rejects /dev/full: exit 3" 3 "$RC"
 check "--rejects /dev/full: says the rejects file cannot be written" contains "$ERR" "cannot write rejects file /dev/full"
 check "--rejects /dev/full: the file is not ok" jtrue full1.json 'r["files"][0]["status"] in ("failed", "partial")'
 eq "--rejects /dev/full: the ledger does not hold it completed" "" "$(q "SELECT status FROM idemload_ledger WHERE status = 'completed'")"
-run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --report full2.json f1.csv
+run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch1.ndjson --report full1b.json f1.csv
 eq "--rejects /dev/full again: exit 3 again, never skipped" "3" "$RC"
 run import -d "$DB" --chunk-rows 1000 --rejects rj1.ndjson --changes ch1.ndjson --report ok1.json f1.csv
 eq "rerun with a writable rejects file: exit 1 (rows rejected)" 1 "$RC"
 check "rerun: the rejects, the changes and the report hold what the table holds" \
     side_outputs_hold full f1.csv rj1.ndjson ch1.ndjson ok1.json
 eq "rerun: the ledger holds it completed" "completed:3" "$(ledger_status)"
+
+# Only rows the server refuses (no row validation rejects, which are
+# written while reading): they are found inside the lane's transaction.
+gen f2.csv 300 0 1000     # one chunk, 4 refused rows: less than a stdio buffer
+init_db so_full_only_refused
+q "ALTER TABLE payment_callback ADD CONSTRAINT no_r CHECK (out_trade_no NOT LIKE 'R%')" >/dev/null
+run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch2.ndjson --report full2.json f2.csv
+eq "only refused rows, --rejects /dev/full: exit 3" 3 "$RC"
+eq "only refused rows, --rejects /dev/full: not completed in the ledger" 0 "$(q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'")"
+check "only refused rows, --rejects /dev/full: the file is not ok" jtrue full2.json 'r["files"][0]["status"] in ("failed", "partial")'
+run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch2.ndjson --report full2b.json f2.csv
+eq "only refused rows, --rejects /dev/full again: exit 3, not skipped" "3 false" "$RC $(jtrue full2b.json 'r["files"][0]["status"] == "skipped"' && echo true || echo false)"
+run import -d "$DB" --chunk-rows 1000 --rejects rj2.ndjson --changes ch2.ndjson --report ok2.json f2.csv
+eq "only refused rows, rerun: exit 1" 1 "$RC"
+check "only refused rows, rerun: every refused row in the rejects file, changes, report" \
+    side_outputs_hold only_refused f2.csv rj2.ndjson ch2.ndjson ok2.json
 
 # A chunk of refused rows at the disk's end: refused by the server, then
 # the rejects file fails: nothing of that chunk commits.
@@ -164,7 +187,7 @@ eq "a refused row, rerun: exit 1, K1 loaded, R2 in the rejects file" "1 1 3" "$R
 # =====================================================================
 # 2. A failure after a commit reports the committed chunks (item 4)
 # =====================================================================
-gen f4.csv 12000
+gen f4.csv 12000 1 5000
 init_db so_after_commit
 q "ALTER TABLE payment_callback ADD CONSTRAINT no_r CHECK (out_trade_no NOT LIKE 'R%')" >/dev/null
 run import -d "$DB" --chunk-rows 5000 --rejects rj4.ndjson --changes /dev/full --report full4.json f4.csv
