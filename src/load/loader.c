@@ -694,8 +694,9 @@ static void run_lanes(loader *ld)
 }
 
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts, chunk_outcome *out)
+                      load_counts *counts, chunk_outcome *out, bool *lanes_committed)
 {
+    *lanes_committed = false;
     if (gate_cancelled(&ld->gate) || signals_interrupted()) {
         log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
                   (unsigned long long)chunk_no,
@@ -719,10 +720,16 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         lane_result_clear(&pt->res);
         if (pt->res.code != PART_NOT_RUN)
             code = exit_worst(code, pt->res.code);
+        /* A lane that gave up has no figures (partition cleared them). */
         load_counts_add(&total, &pt->res.counts);
+        *lanes_committed = *lanes_committed || pt->done || pt->res.code == EXIT_OK;
     }
-    if (code != EXIT_OK)
+    if (code != EXIT_OK) {
+        /* Some lanes may have committed: the report counts them. */
+        if (*lanes_committed)
+            *counts = total;
         return code;
+    }
     total.chunks = 1;
     *counts = total;
     ledger_chunk_done(&ld->lg, chunk_no);

@@ -51,9 +51,12 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
  * chunk_outcome_reserve) receives what the merge did with each row, indexed
  * like the sorted chunk, and with out->details their versions before and
  * after; rows of lanes an earlier run committed stay MERGE_NONE.
+ * *lanes_committed: some lane of the chunk committed (by this run or an
+ * earlier one); when the chunk failed, *counts then holds the figures of
+ * those lanes (chunks 0), so a report never understates committed work.
  */
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts, chunk_outcome *out);
+                      load_counts *counts, chunk_outcome *out, bool *lanes_committed);
 
 /* The --changes lines an earlier run committed for chunk chunk_no of the
  * current file (ledger_chunk_changes), into *out; *without: lanes it

@@ -408,7 +408,8 @@ static int fill_failure(const config *cfg, const char *path, fill_result fres, b
 
 /* Hands one chunk to the loader and its rows' outcomes to the sinks;
  * EXIT_OK, or the status with the file's error set.  *committed: the
- * chunk committed (its figures in *delta), even when a sink failed after. */
+ * chunk, or some lanes of it, committed (their figures in *delta, and
+ * delta->chunks 1 when whole), even when a sink failed after. */
 static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_t chunk_no,
                       const char *path, load_counts *delta, file_report *rep, bool *committed)
 {
@@ -426,11 +427,12 @@ static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_
         file_report_set_error(rep, "out of memory");
         return EXIT_INPUT;
     }
-    int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out);
+    bool lanes = false;
+    int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out, &lanes);
+    *committed = lanes;
     if (code == EXIT_OK) {
         /* A sink failing now does not undo the commit: the report counts
          * the chunk (SPEC.md: a report never understates committed work). */
-        *committed = true;
         buf serr = BUF_INIT;
         code = record_outcomes(rs, ch, path, &serr);
         if (code != EXIT_OK)
@@ -484,7 +486,8 @@ static int open_input(const config *cfg, bool hash, input_format fmt, file_run *
 
 /* Takes the file's chunks from the reader thread, loads each (or, in
  * validate, counts it), until the input ends or fails; *committed: the last
- * chunk loaded whole.  Returns the file's status so far. */
+ * chunk of which anything committed (whole, or some lanes of the chunk that
+ * failed).  Returns the file's status so far. */
 static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, row_sinks *rs,
                        file_report *rep, uint64_t *committed)
 {
@@ -511,7 +514,7 @@ static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, 
                     code = load_chunk(ld, rj, rs, ch, chunk_no, path, &delta, rep, &loaded);
                 if (loaded) {
                     load_counts_add(&rep->counts, &delta);
-                    *committed = chunk_no;
+                    *committed = chunk_no;  /* (some lanes of it: the file is partial) */
                 }
                 if (code != EXIT_OK) {
                     feed_return(feed, ch);

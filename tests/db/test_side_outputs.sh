@@ -165,6 +165,7 @@ run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch2.ndjson -
 eq "only refused rows, --rejects /dev/full: exit 3" 3 "$RC"
 eq "only refused rows, --rejects /dev/full: not completed in the ledger" 0 "$(q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'")"
 check "only refused rows, --rejects /dev/full: the file is not ok" jtrue full2.json 'r["files"][0]["status"] in ("failed", "partial")'
+eq "only refused rows, --rejects /dev/full: the report counts what the table holds (lanes that committed)" "$(count)" "$(json full2.json 'r["totals"]["inserted"]')"
 run import -d "$DB" --chunk-rows 1000 --rejects /dev/full --changes ch2.ndjson --report full2b.json f2.csv
 eq "only refused rows, --rejects /dev/full again: exit 3, not skipped" "3 false" "$RC $(jtrue full2b.json 'r["files"][0]["status"] == "skipped"' && echo true || echo false)"
 run import -d "$DB" --chunk-rows 1000 --rejects rj2.ndjson --changes ch2.ndjson --report ok2.json f2.csv
@@ -180,6 +181,7 @@ q "ALTER TABLE payment_callback ADD CONSTRAINT no_r CHECK (out_trade_no NOT LIKE
 run import -d "$DB" --rejects /dev/full --report full3.json r2.csv
 eq "a refused row, /dev/full: exit 3" 3 "$RC"
 eq "a refused row, /dev/full: its chunk rolled back (nothing of it loaded)" 0 "$(count)"
+eq "a refused row, /dev/full: the report says the same" 0 "$(json full3.json 'r["totals"]["inserted"]')"
 eq "a refused row, /dev/full: not completed" 0 "$(q "SELECT count(*) FROM idemload_ledger WHERE status = 'completed'")"
 run import -d "$DB" --rejects rj3.ndjson --report ok3.json r2.csv
 eq "a refused row, rerun: exit 1, K1 loaded, R2 in the rejects file" "1 1 3" "$RC $(count) $(python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["line"]) for l in open(sys.argv[1])))' rj3.ndjson)"
