@@ -667,9 +667,9 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
                    at, msg, state);
         break;
     case ATTEMPT_REJECTS:
-        buf_printf(why, "%s: %s: %s; the chunk was rolled back (its refused rows are not "
-                   "recorded anywhere else): make room and run the same command again; last "
-                   "committed chunk: %llu", job->path, at, msg,
+        buf_printf(why, "%s: %s: %s; the chunk was rolled back, so its rows stay unloaded "
+                   "and its refused rows unrecorded until the same command runs again with "
+                   "room; last committed chunk: %llu", job->path, at, msg,
                    (unsigned long long)job->last_committed);
         code = EXIT_INPUT;
         break;
