@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_profiles.h"
+#include "cli/outputs.h"
 #include "input/profile.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
@@ -91,6 +92,13 @@ int main(int argc, char **argv)
         break;
     }
     log_set_quiet(cfg.quiet);
+    /* Before anything is read or opened for writing, whatever the command
+     * (import, validate, reconcile: each output of the config). */
+    if (!outputs_check(&cfg, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_USAGE;
+        goto out;
+    }
     signals_install();
     switch (cfg.cmd) {
     case CMD_IMPORT:

@@ -590,7 +590,9 @@ const char SQL_LEDGER_EXISTS[] =
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
     "                  AND attname = 'table_storage' AND NOT attisdropped),"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'loader_host' AND NOT attisdropped)";
+    "                  AND attname = 'loader_host' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
+    "                  AND attname = 'changes' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
@@ -626,6 +628,7 @@ const char SQL_LEDGER_CREATE[] =
     "  stale             bigint      NOT NULL,"
     "  existing          bigint      NOT NULL,"
     "  committed_at      timestamptz NOT NULL DEFAULT now(),"
+    "  changes           text,"
     "  CONSTRAINT idemload_ledger_chunk_pkey PRIMARY KEY (target, digest, chunk_no, lane),"
     "  FOREIGN KEY (target, digest) REFERENCES {ledger} ON DELETE CASCADE"
     ")";
@@ -650,6 +653,18 @@ const char SQL_LEDGER_ADD_IDENTITY[] =
 const char SQL_LEDGER_ADD_LOADER[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS loader_host text,"
     "  ADD COLUMN IF NOT EXISTS loader_pid integer";
+
+/* A ledger written before it kept the --changes lines of unfinished files
+ * (run in the transaction of SQL_LEDGER_CREATE, only when the column is
+ * missing; output/changes.h says why they are kept). */
+const char SQL_LEDGER_ADD_CHANGES[] =
+    "ALTER TABLE {ledger_chunk} ADD COLUMN IF NOT EXISTS changes text";
+
+/* $1 target, $2 digest, $3 chunk_no: the --changes lines each lane of that
+ * chunk committed (NULL: committed by a run without --changes). */
+const char SQL_LEDGER_CHANGES[] =
+    "SELECT {lane}, changes FROM {ledger_chunk} WHERE target = $1 AND digest = $2 "
+    "AND chunk_no = $3 ORDER BY 1";
 
 /* $1 the target's quoted name (the merge writes into whatever table the
  * name denotes now): what identifies its contents, as (oid, storage).
@@ -701,15 +716,16 @@ const char SQL_LEDGER_CLAIM[] =
     "UPDATE {ledger} SET loader_host = $3, loader_pid = $4, updated_at = now() "
     "WHERE target = $1 AND digest = $2";
 
-/* $1 target, $2 digest, $3 chunk_no, $4 lane, $5.. the figures.  Lane 0
+/* $1 target, $2 digest, $3 chunk_no, $4 lane, $5..$12 the figures, $13 the
+ * lane's --changes lines (NULL without --changes).  Lane 0
  * also moves the file's progress (the other lanes leave the file row alone,
  * so lanes never wait for each other's locks). */
 const char SQL_LEDGER_CHUNK[] =
     "WITH f AS (UPDATE {ledger} SET chunks = greatest(chunks, $3), updated_at = now() "
     "            WHERE target = $1 AND digest = $2 AND $4::int = 0) "
     "INSERT INTO {ledger_chunk} (target, digest, chunk_no, lane, rows_read, rows_rejected, "
-    "  rows_deduplicated, inserted, updated, unchanged, stale, existing) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    "  rows_deduplicated, inserted, updated, unchanged, stale, existing, changes) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
 /* $1 target, $2 digest, $3 chunk_no, $4 lane: that lane's committed figures. */
 const char SQL_LEDGER_LANE_FIGURES[] =
@@ -717,10 +733,22 @@ const char SQL_LEDGER_LANE_FIGURES[] =
     "       existing FROM {ledger_chunk}"
     " WHERE target = $1 AND digest = $2 AND chunk_no = $3 AND {lane} = $4";
 
-/* $1 target, $2 digest, $3 the number of chunks. */
+/* $1 target, $2 digest, $3 the number of chunks.  The --changes lines the
+ * chunk rows kept are dropped: the file holds them now (changes_sync). */
 const char SQL_LEDGER_COMPLETE[] =
+    "WITH lines AS (UPDATE {ledger_chunk} SET changes = NULL"
+    "               WHERE target = $1 AND digest = $2 AND changes IS NOT NULL) "
     "UPDATE {ledger} SET status = 'completed', chunks = $3, completed_at = now(), "
     "updated_at = now() WHERE target = $1 AND digest = $2";
+
+/* $1 target, $2 digest: a file that ended before any lane of it committed
+ * (refused by its own count or header check, or failed at its first
+ * chunk) leaves no entry: there is nothing to resume, and `status` must
+ * not call it interrupted. */
+const char SQL_LEDGER_FORGET[] =
+    "DELETE FROM {ledger} l WHERE l.target = $1 AND l.digest = $2 AND l.status = 'loading'"
+    "  AND NOT EXISTS (SELECT 1 FROM {ledger_chunk} c"
+    "                   WHERE c.target = l.target AND c.digest = l.digest)";
 
 /* $1 target, $2 digest, $3 up to chunk: the figures committed so far. */
 const char SQL_LEDGER_SUMS[] =

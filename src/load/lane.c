@@ -9,7 +9,9 @@
 
 #include "load/copy_encode.h"
 #include "db/sql.h"
+#include "output/changes.h"
 #include "output/log.h"
+#include "output/rejects.h"
 #include "util/exitcodes.h"
 
 /* Savepoints: the lane's transaction in a dry run, and a range of rows
@@ -25,7 +27,8 @@ typedef enum attempt_result {
     ATTEMPT_RETRY,      /* deadlock or serialization failure */
     ATTEMPT_CONNECTION, /* connection lost */
     ATTEMPT_CANCELED,   /* interrupted */
-    ATTEMPT_FAILED      /* anything else: give up */
+    ATTEMPT_FAILED,     /* anything else: give up */
+    ATTEMPT_REJECTS     /* the refused rows cannot be written to the rejects file */
 } attempt_result;
 
 void lane_init(lane_runner *ln, const lane_env *env, db *conn, lane_reopen_fn reopen, void *ctx)
@@ -44,6 +47,7 @@ void lane_free(lane_runner *ln)
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
+    buf_free(&ln->changes);
     free(ln->split);
     ln->split = NULL;
     ln->cap_split = 0;
@@ -484,16 +488,86 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
     return isolate(ln, job, mid + 1, hi, c, res);
 }
 
-/* Commits the attempt: the ledger row, the barrier, the gate, COMMIT. */
+/*
+ * The attempt's refused rows into the rejects file, synced to disk, before
+ * the transaction that leaves them out commits (STYLE.md practice 19): a
+ * crash after the COMMIT then never loses them, and one before it leaves
+ * them in the file once more than the chunk that is redone writes them
+ * (the same file and line).  False with the reason in ln->err_msg.
+ */
+static bool write_refused(lane_runner *ln, const lane_job *job, const lane_result *res)
+{
+    if (res->n_refused == 0 || !job->rj)
+        return true;
+    buf err = BUF_INIT;
+    bool ok = true;
+    for (size_t i = 0; i < res->n_refused && ok; i++) {
+        row r;
+        chunk_get(job->ch, res->refused[i].index, &r);
+        ok = rejects_write(job->rj, job->path, r.line, res->refused[i].message, r.raw, r.raw_len,
+                           &err);
+    }
+    ok = ok && rejects_sync(job->rj, &err);
+    if (!ok) {
+        buf_clear(&ln->err_msg);
+        buf_append_str(&ln->err_msg, buf_cstr(&err));
+    }
+    buf_free(&err);
+    return ok;
+}
+
+/*
+ * The lane's --changes lines, for its ledger row (output/changes.h: a
+ * resumed run writes them from there): NULL when not asked for (or in a
+ * dry run, which keeps no ledger rows), else the text in ln->changes.
+ * *oom when memory ran out.
+ */
+static const char *changes_text(lane_runner *ln, const lane_job *job, bool *oom)
+{
+    const chunk_outcome *o = job->out;
+    *oom = false;
+    if (!o->details || ln->env->dry_run)
+        return NULL;
+    buf_clear(&ln->changes);
+    for (size_t i = 0; i < job->n; i++) {
+        uint32_t k = job->idx[i];
+        merge_action a = (merge_action)o->action[k];
+        if (!changes_wanted(a))
+            continue;
+        row r;
+        chunk_get(job->ch, k, &r);
+        if (!changes_render(&ln->changes, job->path, &r, a, o->has_before[k] ? &o->before[k] : NULL,
+                            &o->after[k])) {
+            *oom = true;
+            return NULL;
+        }
+    }
+    return buf_cstr(&ln->changes);
+}
+
+/* Commits the attempt: the refused rows durably in the rejects file, the
+ * ledger row (with the lane's --changes lines), the barrier, the gate,
+ * COMMIT. */
 static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_counts *c,
                                      lane_result *res)
 {
     const lane_env *env = ln->env;
     db *d = ln->conn;
     c->rows_rejected += res->n_refused;
-    if (job->ledger && !env->dry_run &&
-        !ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
-        return classify(ln);
+    if (!write_refused(ln, job, res))
+        return ATTEMPT_REJECTS;
+    if (job->ledger && !env->dry_run) {
+        bool oom;
+        const char *lines = changes_text(ln, job, &oom);
+        if (oom) {
+            buf_clear(&ln->err_msg);
+            buf_append_str(&ln->err_msg, "out of memory rendering the --changes lines");
+            snprintf(ln->err_state, sizeof ln->err_state, "%s", "");
+            return ATTEMPT_FAILED;
+        }
+        if (!ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c, lines))
+            return classify(ln);
+    }
     gate_arrive(env->gate, &res->arrived, true);
     if (!gate_may_commit(env->gate))
         return ATTEMPT_CANCELED;
@@ -592,6 +666,13 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
         buf_printf(why, "%s: %s: %s (SQLSTATE %s); nothing of this chunk was loaded", job->path,
                    at, msg, state);
         break;
+    case ATTEMPT_REJECTS:
+        buf_printf(why, "%s: %s: %s; the chunk was rolled back, so its rows stay unloaded "
+                   "and its refused rows unrecorded until the same command runs again with "
+                   "room; last committed chunk: %llu", job->path, at, msg,
+                   (unsigned long long)job->last_committed);
+        code = EXIT_INPUT;
+        break;
     case ATTEMPT_CANCELED:
         buf_printf(why, "%s: interrupted: %s rolled back; %llu chunks committed", job->path, at,
                    (unsigned long long)job->last_committed);
@@ -635,7 +716,8 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
             return res->code = EXIT_OK;
         }
         bool was_isolated = isolated;
-        if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED)
+        if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED &&
+            ar != ATTEMPT_REJECTS)
             attempts++;
         int code = give_up(ln, job, at, ar, attempts, &isolated, &res->error);
         if (code != EXIT_OK)

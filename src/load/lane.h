@@ -41,6 +41,7 @@
 #include "load/lane_sql.h"
 #include "load/ledger.h"
 #include "load/outcome.h"
+#include "output/rejects.h"
 #include "output/report.h"
 #include "util/buf.h"
 
@@ -90,6 +91,7 @@ typedef struct lane_runner {
     buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */
     buf err_msg;                /* past the ROLLBACK that clears the connection's */
+    buf changes;                /* scratch: the lane's --changes lines for the ledger */
 } lane_runner;
 
 /* The rows of one lane of one chunk. */
@@ -106,9 +108,12 @@ typedef struct lane_job {
     ledger *ledger;             /* the file's ledger, or NULL (a stream) */
     const uint8_t *fresh;       /* by chunk row index: 1 when no earlier chunk of the
                                  * run had the key (seen.h); NULL: merge every row */
+    rejects *rj;                /* where the rows the server refuses go, written and
+                                 * synced before the lane commits; NULL: nowhere */
 } lane_job;
 
-/* A row the server refused, kept until its lane commits. */
+/* A row the server refused, kept until its lane commits (in the rejects
+ * file before that: lane_job.rj). */
 typedef struct refused {
     size_t index;               /* row index in the chunk */
     char *message;

@@ -43,7 +43,7 @@ static bool render_lane_statements(ledger *lg)
 /* Does the ledger exist, and in which version?  Fills *exists, *lanes and
  * *identity; false on a database error. */
 static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
-                           bool *loader)
+                           bool *loader, bool *changes)
 {
     const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
     db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
@@ -53,6 +53,7 @@ static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, b
     *lanes = strcmp(db_value(r, 0, 1), "t") == 0;
     *identity = strcmp(db_value(r, 0, 2), "t") == 0;
     *loader = strcmp(db_value(r, 0, 3), "t") == 0;
+    *changes = strcmp(db_value(r, 0, 4), "t") == 0;
     db_result_free(&r);
     return true;
 }
@@ -76,7 +77,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
         snprintf(lg->host, sizeof lg->host, "unknown");
     snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
     if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
-                        &lg->has_loader)) {
+                        &lg->has_loader, &lg->has_changes)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -117,12 +118,14 @@ static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
  * identity was recorded). */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader)
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_changes)
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
     bool exists, has_lanes = false, has_identity = false, has_loader = false;
-    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader);
+    bool has_changes = false;
+    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader,
+                              &has_changes);
     if (ok && !has_lanes)
         ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
     if (ok && !has_identity) {
@@ -133,6 +136,8 @@ static bool ensure_ledger(ledger *lg, db *d)
     }
     if (ok && !has_loader)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_changes)
+        ok = render(lg, sql, SQL_LEDGER_ADD_CHANGES) && db_exec(d, buf_cstr(sql));
     if (!ok || !db_commit(d)) {
         buf hint = BUF_INIT;
         grant_hint(lg, d, true, &hint);
@@ -146,6 +151,7 @@ static bool ensure_ledger(ledger *lg, db *d)
     lg->has_lanes = true;
     lg->has_identity = true;
     lg->has_loader = true;
+    lg->has_changes = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -349,7 +355,7 @@ bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, l
 }
 
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c)
+                      const load_counts *c, const char *changes)
 {
     char v[10][24];
     snprintf(v[0], 24, "%llu", (unsigned long long)chunk_no);
@@ -363,8 +369,33 @@ bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int la
     snprintf(v[8], 24, "%llu", (unsigned long long)c->stale);
     snprintf(v[9], 24, "%llu", (unsigned long long)c->existing);
     const char *p[] = {lg->target, lg->file.digest, v[0], v[1], v[2], v[3], v[4], v[5],
-                       v[6], v[7], v[8], v[9]};
-    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 12, p);
+                       v[6], v[7], v[8], v[9], changes};
+    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 13, p);
+}
+
+bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *without)
+{
+    char chunk_s[24];
+    snprintf(chunk_s, sizeof chunk_s, "%llu", (unsigned long long)chunk_no);
+    const char *p[] = {lg->target, lg->file.digest, chunk_s};
+    buf_clear(out);
+    *without = 0;
+    if (!lg->has_changes) {
+        *without = 1;
+        return true;
+    }
+    db_result *r = ledger_query(lg, d, SQL_LEDGER_CHANGES, 3, p);
+    if (!r)
+        return false;
+    bool ok = true;
+    for (int i = 0; i < db_nrows(r) && ok; i++) {
+        if (db_is_null(r, i, 1))
+            ++*without;
+        else
+            ok = buf_append_str(out, db_value(r, i, 1));
+    }
+    db_result_free(&r);
+    return ok;
 }
 
 /* How far each lane of an earlier run got: fills lg->lane_done. */
@@ -621,6 +652,14 @@ int ledger_end_file(ledger *lg, db *d, bool complete)
                       db_message(d));
             code = EXIT_DATABASE;
         }
+    } else if (lg->use && !lg->dry_run && d && db_ok(d) && lg->locked) {
+        /* Unfinished: an entry nothing of which committed goes (a failure
+         * to delete it only leaves an entry that resumes from chunk 0). */
+        const char *p[] = {lg->target, lg->file.digest};
+        if (!render(lg, &lg->sql, SQL_LEDGER_FORGET) ||
+            !db_exec_params(d, buf_cstr(&lg->sql), 2, p))
+            log_warn("%s: cannot remove the file's empty ledger entry: %s", lg->file.path,
+                     db_message(d));
     }
     file_unlock(lg, d);
     lg->use = false;

@@ -64,6 +64,7 @@ typedef struct ledger {
     bool has_lanes;             /* the ledger has its lane columns */
     bool has_identity;          /* the ledger records the table's identity */
     bool has_loader;            /* the ledger records who loads a file */
+    bool has_changes;           /* the ledger keeps the --changes lines of chunks */
     char host[256];             /* this process, as the ledger records it */
     char pid[16];
     buf chunk_sql;              /* the lanes' statements, rendered for the */
@@ -117,13 +118,23 @@ void ledger_chunk_done(ledger *lg, uint64_t chunk_no);
 uint64_t ledger_last_committed(const ledger *lg);
 
 /*
- * The chunk row of lane `lane` of chunk chunk_no with its figures, written
- * on the lane's connection inside the lane's transaction, so it commits
- * with the lane's rows or not at all.  Lane 0 also moves the file's
- * progress.
+ * The chunk row of lane `lane` of chunk chunk_no with its figures and its
+ * --changes lines (changes: NULL without --changes; output/changes.h),
+ * written on the lane's connection inside the lane's transaction, so it
+ * commits with the lane's rows or not at all.  Lane 0 also moves the
+ * file's progress.
  */
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c);
+                      const load_counts *c, const char *changes);
+
+/*
+ * The --changes lines every lane of chunk chunk_no committed (the lanes an
+ * earlier run committed, when resuming), in lane order, read on d into *out
+ * (cleared first); *without: how many of those lanes kept none (committed
+ * by a run without --changes).  False on a database error (or out of
+ * memory: db_ok tells which).
+ */
+bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *without);
 
 /* The figures lane `lane` of chunk chunk_no committed, read on d; false
  * when there is no such row (or the query failed: see db_ok). */
@@ -131,8 +142,10 @@ bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, l
 
 /*
  * Ends the current file on d: marks it completed (when complete, not in a
- * dry run, and d usable; warns if the table was truncated meanwhile),
- * then releases its lock.  Returns an exit code (logged).
+ * dry run, and d usable; warns if the table was truncated meanwhile), or
+ * when not complete removes its entry if no lane of it ever committed
+ * (SQL_LEDGER_FORGET), then releases its lock.  Returns an exit code
+ * (logged).
  */
 int ledger_end_file(ledger *lg, db *d, bool complete);
 

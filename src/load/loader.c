@@ -14,8 +14,9 @@
  * end, so later chunks see what earlier ones would do.
  *
  * This file: the connections and their threads, splitting a chunk into
- * lanes, handing them out and collecting their outcomes, the rejects of
- * refused rows, and the file's begin and end through the ledger.  It calls
+ * lanes, handing them out and collecting their outcomes, and the file's
+ * begin and end through the ledger.  (Each lane writes its refused rows to
+ * the rejects file itself, synced before it commits.)  It calls
  * its parts, which never call back: lane.c (one lane's transaction),
  * ledger.c (the ledger), gate.c (the commit gate and barrier) and
  * lane_sql.c (the lane's statements).
@@ -598,7 +599,7 @@ uint64_t loader_last_committed(const loader *ld)
 /* Splits the chunk's rows (in key order) into the lanes, keeping the order
  * within each lane, and describes each lane's job. */
 static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char *file,
-                      const load_counts *reading, chunk_outcome *out)
+                      rejects *rj, const load_counts *reading, chunk_outcome *out)
 {
     size_t n = chunk_size(ch);
     if (n > ld->cap_idx) {
@@ -628,7 +629,8 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
                              .path = file, .out = out,
                              .last_committed = ledger_last_committed(&ld->lg),
                              .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL,
-                             .fresh = ld->seen ? ld->fresh : NULL};
+                             .fresh = ld->seen ? ld->fresh : NULL,
+                             .rj = rj};
         if (l == 0) {
             pt->job.base = *reading;
             pt->job.base.chunks = 0;
@@ -691,27 +693,10 @@ static void run_lanes(loader *ld)
     gate_reopen(&ld->gate);
 }
 
-/* After a lane committed: its refused rows go to the rejects file. */
-static int write_refused(const chunk *ch, lane_result *res, rejects *rj, const char *file)
-{
-    buf err = BUF_INIT;
-    int code = EXIT_OK;
-    for (size_t i = 0; i < res->n_refused && code == EXIT_OK; i++) {
-        row r;
-        chunk_get(ch, res->refused[i].index, &r);
-        if (!rejects_write(rj, file, r.line, res->refused[i].message, r.raw, r.raw_len, &err)) {
-            log_error("%s", buf_cstr(&err));
-            code = EXIT_INPUT;
-        }
-    }
-    buf_free(&err);
-    lane_result_clear(res);
-    return code;
-}
-
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts, chunk_outcome *out)
+                      load_counts *counts, chunk_outcome *out, bool *lanes_committed)
 {
+    *lanes_committed = false;
     if (gate_cancelled(&ld->gate) || signals_interrupted()) {
         log_error("%s: interrupted before chunk %llu; %llu chunks committed", file,
                   (unsigned long long)chunk_no,
@@ -720,7 +705,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     }
     /* Keys in one order, so concurrent loaders lock them in the same order. */
     chunk_sort(ch);
-    if (!partition(ld, ch, chunk_no, file, counts, out)) {
+    if (!partition(ld, ch, chunk_no, file, rj, counts, out)) {
         log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
         return EXIT_DATABASE;
     }
@@ -731,14 +716,20 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     load_counts total = {0};
     for (int lane = 0; lane < ld->lanes; lane++) {
         part *pt = &ld->parts[lane];
-        if (!pt->done && pt->res.code == EXIT_OK)
-            pt->res.code = write_refused(ch, &pt->res, rj, file);
+        /* Its refused rows are in the rejects file already (lane.h). */
+        lane_result_clear(&pt->res);
         if (pt->res.code != PART_NOT_RUN)
             code = exit_worst(code, pt->res.code);
+        /* A lane that gave up has no figures (partition cleared them). */
         load_counts_add(&total, &pt->res.counts);
+        *lanes_committed = *lanes_committed || pt->done || pt->res.code == EXIT_OK;
     }
-    if (code != EXIT_OK)
+    if (code != EXIT_OK) {
+        /* Some lanes may have committed: the report counts them. */
+        if (*lanes_committed)
+            *counts = total;
         return code;
+    }
     total.chunks = 1;
     *counts = total;
     ledger_chunk_done(&ld->lg, chunk_no);
@@ -753,4 +744,14 @@ const char *loader_error(const loader *ld)
             return buf_cstr(&pt->res.error);
     }
     return NULL;
+}
+
+int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *without)
+{
+    db *d = control(ld);
+    if (ledger_chunk_changes(&ld->lg, d, chunk_no, out, without))
+        return EXIT_OK;
+    log_error("cannot read the --changes lines of chunk %llu from the ledger: %s",
+              (unsigned long long)chunk_no, db_message(d)[0] ? db_message(d) : "out of memory");
+    return EXIT_DATABASE;
 }

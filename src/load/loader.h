@@ -44,15 +44,24 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
 /*
  * Loads one chunk as one transaction per lane (in a dry run: one savepoint
  * of the run's single transaction).  Sorts the chunk's rows by key first,
- * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj and move from
+ * so concurrent loaders lock keys in the same order.  Rows the server refuses go to rj (written and
+ * synced before their lane commits; a failure to write them fails the chunk, exit 3) and move from
  * merged to rejected in *counts; the merge figures are added to *counts.
  * chunk_no counts from 1.  *out (room for the chunk's rows:
  * chunk_outcome_reserve) receives what the merge did with each row, indexed
  * like the sorted chunk, and with out->details their versions before and
  * after; rows of lanes an earlier run committed stay MERGE_NONE.
+ * *lanes_committed: some lane of the chunk committed (by this run or an
+ * earlier one); when the chunk failed, *counts then holds the figures of
+ * those lanes (chunks 0), so a report never understates committed work.
  */
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
-                      load_counts *counts, chunk_outcome *out);
+                      load_counts *counts, chunk_outcome *out, bool *lanes_committed);
+
+/* The --changes lines an earlier run committed for chunk chunk_no of the
+ * current file (ledger_chunk_changes), into *out; *without: lanes it
+ * committed without them.  An exit code (logged). */
+int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *without);
 
 /* Why the last chunk's load failed, as logged (the first lane that gave
  * up), for the report; NULL when no lane said. */

@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct changes {
     char *path;
     FILE *fp;
     bool is_stdout;
     uint64_t count;
+    buf line;               /* scratch: the line being written */
 };
 
 changes *changes_open(const char *path, buf *err)
@@ -50,8 +52,8 @@ static json_t *version_json(const row_version *v)
     return json_pack("{s:i, s:s}", "status", (int)v->status, "received_at", v->received_at);
 }
 
-bool changes_write(changes *c, const char *file, const row *r, merge_action a,
-                   const row_version *before, const row_version *after, buf *err)
+bool changes_render(buf *out, const char *file, const row *r, merge_action a,
+                    const row_version *before, const row_version *after)
 {
     json_t *o = json_object();
     /* A file name that is not UTF-8: escaped, its bytes in file_base64. */
@@ -78,17 +80,54 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
     char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
     buf_free(&b64);
-    if (!text) {
-        buf_printf(err, "out of memory writing the changes file");
-        return false;
-    }
-    ok = fputs(text, c->fp) != EOF && fputc('\n', c->fp) != EOF;
+    ok = text && buf_append_str(out, text) && buf_append(out, "\n", 1);
     free(text);
-    if (!ok) {
+    return ok;
+}
+
+/* Writes len bytes of whole lines. */
+static bool put_text(changes *c, const char *text, size_t len, buf *err)
+{
+    if (len > 0 && fwrite(text, 1, len, c->fp) != len) {
         buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
         return false;
     }
+    return true;
+}
+
+bool changes_write(changes *c, const char *file, const row *r, merge_action a,
+                   const row_version *before, const row_version *after, buf *err)
+{
+    buf_clear(&c->line);
+    if (!changes_render(&c->line, file, r, a, before, after)) {
+        buf_printf(err, "out of memory writing the changes file");
+        return false;
+    }
+    if (!put_text(c, c->line.data, c->line.len, err))
+        return false;
     c->count++;
+    return true;
+}
+
+bool changes_write_lines(changes *c, const char *text, size_t len, buf *err)
+{
+    if (!put_text(c, text, len, err))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        c->count += text[i] == '\n';
+    return true;
+}
+
+bool changes_sync(changes *c, buf *err)
+{
+    if (fflush(c->fp) != 0) {
+        buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
+        return false;
+    }
+    if (!c->is_stdout && fsync(fileno(c->fp)) != 0 && errno != EINVAL && errno != ENOTSUP) {
+        buf_printf(err, "cannot sync the changes file %s to disk: %s", c->path, strerror(errno));
+        return false;
+    }
     return true;
 }
 
@@ -105,6 +144,7 @@ bool changes_close(changes **cp, buf *err)
     bool ok = c->is_stdout ? fflush(c->fp) == 0 : fclose(c->fp) == 0;
     if (!ok)
         buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
+    buf_free(&c->line);
     free(c->path);
     free(c);
     *cp = NULL;

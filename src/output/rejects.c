@@ -5,23 +5,112 @@
 #include "output/rejects.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/log.h"
 
 #include "rules/utf8.h"
 
+/* Lines wait in memory up to this many bytes, then go out in one write. */
+#define PENDING_MAX (64 * 1024)
+
 struct rejects {
     char *path;
-    FILE *fp;
+    int fd;                 /* -1 until the first reject */
     bool is_stdout;
+    buf pending;            /* whole lines not yet written */
     uint64_t count;
     reject_summary summary;
     size_t cap_groups;
     pthread_mutex_t lock;
 };
+
+/*
+ * The length of fd's (a regular file of size bytes) content up to and
+ * including its last newline: what stays when a torn last line is cut.
+ * -1 when it cannot be read.
+ */
+static off_t whole_lines_end(int fd, off_t size)
+{
+    char block[4096];
+    off_t end = size;
+    while (end > 0) {
+        size_t n = end > (off_t)sizeof block ? sizeof block : (size_t)end;
+        ssize_t got = pread(fd, block, n, end - (off_t)n);
+        if (got != (ssize_t)n)
+            return -1;
+        for (size_t i = n; i > 0; i--)
+            if (block[i - 1] == '\n')
+                return end - (off_t)n + (off_t)i;
+        end -= (off_t)n;
+    }
+    return 0;
+}
+
+/*
+ * Cuts a torn last line of an existing rejects file (one a crash, a kill
+ * or a full disk left without its newline), so the next line does not
+ * continue it and every line stays one JSON object (SPEC.md "The side
+ * outputs are part of the load").  Done when the run starts, whether or
+ * not it appends.  A torn line is never one a commit relies on
+ * (rejects_sync wrote whole lines and synced them before every commit), so
+ * its row is written again by the run that redoes its chunk.  Lines are
+ * written whole (one write of whole lines), so another process appending
+ * to the same file never shows a torn line.  A file that cannot be
+ * repaired is left as it is: the first write says why.
+ */
+static void cut_torn_tail(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        off_t keep = whole_lines_end(fd, st.st_size);
+        if (keep >= 0 && keep < st.st_size) {
+            if (ftruncate(fd, keep) == 0)
+                log_warn("rejects file %s: removed a torn last line (%lld bytes) an interrupted "
+                         "run left; its row is written again when its chunk is loaded again",
+                         path, (long long)(st.st_size - keep));
+            else
+                log_warn("rejects file %s: cannot cut its torn last line: %s", path,
+                         strerror(errno));
+        }
+    }
+    close(fd);
+}
+
+/* Writes out the pending lines (under the lock): false with *err. */
+static bool write_pending(rejects *rj, buf *err)
+{
+    size_t done = 0;
+    errno = 0;
+    if (rj->is_stdout) {
+        done = rj->pending.len ? fwrite(rj->pending.data, 1, rj->pending.len, stdout) : 0;
+    } else {
+        while (done < rj->pending.len) {
+            ssize_t n = write(rj->fd, rj->pending.data + done, rj->pending.len - done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            done += (size_t)n;
+        }
+    }
+    bool ok = done == rj->pending.len;
+    if (!ok)
+        buf_printf(err, "cannot write rejects file %s: %s", rj->path,
+                   errno ? strerror(errno) : "short write");
+    buf_clear(&rj->pending);
+    return ok;
+}
 
 rejects *rejects_open(const char *path)
 {
@@ -33,7 +122,10 @@ rejects *rejects_open(const char *path)
         free(rj);
         return NULL;
     }
+    rj->fd = -1;
     pthread_mutex_init(&rj->lock, NULL);
+    if (strcmp(path, "-") != 0)
+        cut_torn_tail(path);
     return rj;
 }
 
@@ -230,18 +322,20 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
     if (!line_text)
         goto out;
     pthread_mutex_lock(&rj->lock);
-    if (!rj->fp) {
+    if (rj->fd < 0) {
         if (strcmp(rj->path, "-") == 0) {
-            rj->fp = stdout;
+            rj->fd = STDOUT_FILENO;
             rj->is_stdout = true;
         } else {
-            rj->fp = fopen(rj->path, "a");
+            rj->fd = open(rj->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
         }
     }
-    if (!rj->fp) {
+    if (rj->fd < 0) {
         buf_printf(err, "cannot open rejects file %s: %s", rj->path, strerror(errno));
-    } else if (fputs(line_text, rj->fp) == EOF || fputc('\n', rj->fp) == EOF) {
-        buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+    } else if (!buf_append_str(&rj->pending, line_text) || !buf_append(&rj->pending, "\n", 1)) {
+        buf_printf(err, "out of memory writing a reject");
+    } else if (rj->pending.len >= PENDING_MAX && !write_pending(rj, err)) {
+        /* the message is set */
     } else {
         rj->count++;
         summary_add(rj, file, line, reason, raw, raw_len);
@@ -258,13 +352,22 @@ out:
     return ok;
 }
 
-bool rejects_flush(rejects *rj, buf *err)
+bool rejects_sync(rejects *rj, buf *err)
 {
     bool ok = true;
     pthread_mutex_lock(&rj->lock);
-    if (rj->fp && fflush(rj->fp) != 0) {
-        buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
-        ok = false;
+    if (rj->fd >= 0) {
+        ok = write_pending(rj, err);
+        if (ok && rj->is_stdout && fflush(stdout) != 0) {
+            buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+            ok = false;
+        } else if (ok && !rj->is_stdout && fsync(rj->fd) != 0 && errno != EINVAL &&
+                   errno != ENOTSUP) {
+            /* EINVAL, ENOTSUP: a pipe or device that keeps nothing to sync. */
+            buf_printf(err, "cannot sync rejects file %s to disk: %s", rj->path,
+                       strerror(errno));
+            ok = false;
+        }
     }
     pthread_mutex_unlock(&rj->lock);
     return ok;
@@ -281,17 +384,21 @@ bool rejects_close(rejects **rjp, buf *err)
     if (!rj)
         return true;
     bool ok = true;
-    if (rj->fp) {
+    if (rj->fd >= 0) {
+        ok = write_pending(rj, err);
         if (rj->is_stdout) {
-            ok = fflush(rj->fp) == 0;
-        } else {
-            ok = fclose(rj->fp) == 0;
-        }
-        if (!ok)
+            if (ok && fflush(stdout) != 0) {
+                buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+                ok = false;
+            }
+        } else if (close(rj->fd) != 0 && ok) {
             buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
+            ok = false;
+        }
     }
     pthread_mutex_destroy(&rj->lock);
     reject_summary_free(&rj->summary);
+    buf_free(&rj->pending);
     free(rj->path);
     free(rj);
     *rjp = NULL;

@@ -3,7 +3,9 @@
  * {"file", "line", "reason", "raw"}, appended.
  *
  * The file is opened (for appending) at the first reject, so a clean run
- * leaves no empty file behind.  A raw text that is not valid UTF-8 cannot be
+ * leaves no empty file behind.  A torn last line an interrupted run left is
+ * cut when the run starts (rejects_open), so every line stays one JSON
+ * object; lines go out whole, one write() of whole lines at a time.  A raw text that is not valid UTF-8 cannot be
  * a JSON string as is: "raw" then holds it with each bad byte replaced by
  * U+FFFD and "raw_base64" holds the exact bytes.  Writes are serialized by
  * a lock, so a reading thread and a loading thread may both report.
@@ -20,7 +22,8 @@
 
 typedef struct rejects rejects;
 
-/* Prepares to write to path ("-" is stdout); nothing is opened yet. */
+/* Prepares to write to path ("-" is stdout); nothing is created yet, but a
+ * torn last line of an existing file is cut now. */
 rejects *rejects_open(const char *path);
 
 /*
@@ -31,9 +34,13 @@ rejects *rejects_open(const char *path);
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err);
 
-/* Pushes buffered rejects to the file; called before a chunk commits, so a
- * committed chunk never has its rejects still in memory. */
-bool rejects_flush(rejects *rj, buf *err);
+/*
+ * Pushes buffered rejects to the file and the file to the disk (fflush,
+ * fsync): called before every commit, so a committed chunk never has its
+ * rejects still in memory or in the page cache (STYLE.md practice 19).
+ * False with *err when they cannot be written: the commit must not happen.
+ */
+bool rejects_sync(rejects *rj, buf *err);
 
 /* Rows written so far. */
 uint64_t rejects_count(const rejects *rj);

@@ -279,9 +279,8 @@ typedef struct row_sinks {
  * run's transaction): each row's outcome into its group and, for the
  * actions --changes lists, one line.  In chunk order (business key), so a
  * dry run and the real run write the same lines whatever the lanes. */
-static int record_outcomes(row_sinks *rs, chunk *ch, const char *path)
+static int record_outcomes(row_sinks *rs, chunk *ch, const char *path, buf *err)
 {
-    buf err = BUF_INIT;
     int code = EXIT_OK;
     size_t n = chunk_size(ch);
     for (size_t i = 0; i < n; i++) {
@@ -290,21 +289,74 @@ static int record_outcomes(row_sinks *rs, chunk *ch, const char *path)
         merge_action a = (merge_action)rs->out.action[i];
         if (!group_table_add(rs->groups, r.tenant_id, r.channel, r.channel_len, r.callback_type,
                              r.callback_type_len, a)) {
-            log_error("out of memory counting the figures per group");
+            buf_printf(err, "out of memory counting the figures per group");
+            log_error("%s", buf_cstr(err));
             code = EXIT_INPUT;
             break;
         }
         if (!rs->chg || !changes_wanted(a))
             continue;
         if (!changes_write(rs->chg, path, &r, a, rs->out.has_before[i] ? &rs->out.before[i] : NULL,
-                           &rs->out.after[i], &err)) {
-            log_error("%s", buf_cstr(&err));
+                           &rs->out.after[i], err)) {
+            log_error("%s", buf_cstr(err));
             code = EXIT_INPUT;
             break;
         }
     }
+    return code;
+}
+
+/*
+ * A resumed file: the --changes lines of the chunks (and lanes) an earlier
+ * run committed, from the ledger (output/changes.h), before this run's
+ * own, so the file holds one line per change of the whole file as the
+ * figures are the whole file's.  EXIT_OK, or the status with the file's
+ * error set (logged).
+ */
+static int write_earlier_changes(loader *ld, row_sinks *rs, const char *path,
+                                 const file_plan *plan, file_report *rep)
+{
+    if (!rs->chg || (plan->resume_after == 0 && !plan->next_partial))
+        return EXIT_OK;
+    uint64_t last = plan->resume_after + (plan->next_partial ? 1 : 0), none = 0;
+    buf lines = BUF_INIT, err = BUF_INIT;
+    int code = EXIT_OK;
+    for (uint64_t no = 1; no <= last && code == EXIT_OK; no++) {
+        int without = 0;
+        code = loader_committed_changes(ld, no, &lines, &without);
+        if (code == EXIT_OK && !changes_write_lines(rs->chg, lines.data, lines.len, &err)) {
+            log_error("%s", buf_cstr(&err));
+            code = EXIT_INPUT;
+        }
+        none += without > 0;
+    }
+    if (code != EXIT_OK)
+        file_report_set_error(rep, err.len ? buf_cstr(&err)
+                                           : "the ledger's --changes lines could not be read "
+                                             "(see the log)");
+    else if (none > 0)
+        log_warn("%s: %llu of the %llu chunks an earlier run committed were loaded without "
+                 "--changes: their changes are not in the changes file", path,
+                 (unsigned long long)none, (unsigned long long)last);
+    buf_free(&lines);
     buf_free(&err);
     return code;
+}
+
+/* Before the ledger marks a file completed: its rejects and changes on
+ * disk (SPEC.md "The side outputs are part of the load").  EXIT_OK, or
+ * EXIT_INPUT with the file's error set (logged). */
+static int sync_side_outputs(rejects *rj, row_sinks *rs, file_report *rep)
+{
+    buf err = BUF_INIT;
+    bool ok = rejects_sync(rj, &err) && (!rs->chg || changes_sync(rs->chg, &err));
+    if (!ok) {
+        log_error("%s; the file is not marked completed: make room and run the same command "
+                  "again", buf_cstr(&err));
+        file_report_set_error(rep, buf_cstr(&err));
+    }
+    buf_free(&err);
+    return ok ? EXIT_OK : EXIT_INPUT;
 }
 
 static int severity_of_rejects(const load_counts *c)
@@ -365,12 +417,15 @@ static int fill_failure(const config *cfg, const char *path, fill_result fres, b
 }
 
 /* Hands one chunk to the loader and its rows' outcomes to the sinks;
- * EXIT_OK, or the status with the file's error set. */
+ * EXIT_OK, or the status with the file's error set.  *committed: the
+ * chunk, or some lanes of it, committed (their figures in *delta, and
+ * delta->chunks 1 when whole), even when a sink failed after. */
 static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_t chunk_no,
-                      const char *path, load_counts *delta, file_report *rep)
+                      const char *path, load_counts *delta, file_report *rep, bool *committed)
 {
+    *committed = false;
     buf err = BUF_INIT;
-    if (!rejects_flush(rj, &err)) {
+    if (!rejects_sync(rj, &err)) {
         log_error("%s", buf_cstr(&err));
         file_report_set_error(rep, buf_cstr(&err));
         buf_free(&err);
@@ -382,10 +437,20 @@ static int load_chunk(loader *ld, rejects *rj, row_sinks *rs, chunk *ch, uint64_
         file_report_set_error(rep, "out of memory");
         return EXIT_INPUT;
     }
-    int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out);
-    if (code == EXIT_OK)
-        code = record_outcomes(rs, ch, path);
-    if (code != EXIT_OK) {
+    bool lanes = false;
+    int code = loader_load_chunk(ld, ch, chunk_no, path, rj, delta, &rs->out, &lanes);
+    *committed = lanes;
+    if (code == EXIT_OK) {
+        /* A sink failing now does not undo the commit: the report counts
+         * the chunk (SPEC.md: a report never understates committed work). */
+        buf serr = BUF_INIT;
+        code = record_outcomes(rs, ch, path, &serr);
+        if (code != EXIT_OK)
+            file_report_set_error(rep, buf_cstr(&serr));
+        buf_free(&serr);
+        return code;
+    }
+    {
         const char *why = loader_error(ld);
         file_report_set_error(rep, code == EXIT_INTERRUPTED
                                        ? "interrupted; the chunk in flight was rolled back"
@@ -431,7 +496,8 @@ static int open_input(const config *cfg, bool hash, input_format fmt, file_run *
 
 /* Takes the file's chunks from the reader thread, loads each (or, in
  * validate, counts it), until the input ends or fails; *committed: the last
- * chunk loaded whole.  Returns the file's status so far. */
+ * chunk of which anything committed (whole, or some lanes of the chunk that
+ * failed).  Returns the file's status so far. */
 static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, row_sinks *rs,
                        file_report *rep, uint64_t *committed)
 {
@@ -453,15 +519,17 @@ static int load_chunks(file_run *fr, chunk_feed *feed, loader *ld, rejects *rj, 
                                      .rows_skipped = cc->rows_skipped,
                                      .rows_deduplicated = cc->rows_deduplicated,
                                      .chunks = 1};
-                if (ld) {
-                    code = load_chunk(ld, rj, rs, ch, chunk_no, path, &delta, rep);
-                    if (code != EXIT_OK) {
-                        feed_return(feed, ch);
-                        break;
-                    }
+                bool loaded = true;
+                if (ld)
+                    code = load_chunk(ld, rj, rs, ch, chunk_no, path, &delta, rep, &loaded);
+                if (loaded) {
+                    load_counts_add(&rep->counts, &delta);
+                    *committed = chunk_no;  /* (some lanes of it: the file is partial) */
                 }
-                load_counts_add(&rep->counts, &delta);
-                *committed = chunk_no;
+                if (code != EXIT_OK) {
+                    feed_return(feed, ch);
+                    break;
+                }
             }
         }
         feed_return(feed, ch);
@@ -603,8 +671,20 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
             goto out;
         }
         report_plan(rep, path, &plan);
+        code = write_earlier_changes(ld, rs, path, &plan, rep);
+        if (code != EXIT_OK) {
+            rep->status = FILE_PARTIAL;
+            goto out;
+        }
     }
     code = read_and_load(&fr, ld, rj, rs, &ropt, &plan, rep);
+    if (ld && rep->status == FILE_OK) {
+        int synced = sync_side_outputs(rj, rs, rep);
+        if (synced != EXIT_OK) {
+            rep->status = FILE_PARTIAL;
+            code = exit_worst(code, synced);
+        }
+    }
 
 out:
     if (ld && file_begun && !plan.skip) {

@@ -398,7 +398,7 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     copying = false;
     if (!db_copy_end(x->tool.d, NULL))
         goto db_failed;
-    if (!rejects_flush(rj, &err)) {
+    if (!rejects_sync(rj, &err)) {
         code = EXIT_INPUT;
         goto out;
     }

@@ -256,7 +256,7 @@ new_db li_old; run init -d "$DB"
 run import -d "$DB" --chunk-rows 2000 --report o1.json f.csv
 # Rebuild the ledger exactly as the previous version created it.
 q "CREATE TABLE old_l AS SELECT target, digest, size_bytes, file_name, chunk_rows, lanes, status, chunks, started_at, updated_at, completed_at FROM idemload_ledger;
-   CREATE TABLE old_c AS SELECT * FROM idemload_ledger_chunk;
+   CREATE TABLE old_c AS SELECT target, digest, chunk_no, lane, rows_read, rows_rejected, rows_deduplicated, inserted, updated, unchanged, stale, existing, committed_at FROM idemload_ledger_chunk;
    DROP TABLE idemload_ledger_chunk, idemload_ledger;
    CREATE TABLE idemload_ledger (
      target       text        NOT NULL,
@@ -301,6 +301,7 @@ eq "old layout, dry run: table untouched" "$before" "$(wsnap)"
 run import -d "$DB" --chunk-rows 2000 --report o3.json f.csv
 eq "old layout: exit 0, loaded again (ok)" "0 ok" "$RC $(fstatus o3.json)"
 eq "old layout: migrated in place (identity columns added)" 2 "$(ident_cols)"
+eq "old layout: migrated in place (the chunk rows' --changes column added)" 1 "$(q "SELECT count(*) FROM pg_attribute WHERE attrelid = 'idemload_ledger_chunk'::regclass AND attname = 'changes' AND NOT attisdropped")"
 check "old layout: says it migrated the ledger" grep -q "now records the identity of the table" "$ERR"
 check "old layout: summary says why the file is loaded again" grep -q "ledger: .*did not record which table it loaded (an older ledger)" "$ERR"
 eq "old layout: nothing inserted or updated" "0 0" "$(written o3.json)"

@@ -131,7 +131,7 @@ static void test_lazy_and_append(void **state)
     /* no reject: no file */
     rj = rejects_open(p);
     assert_non_null(rj);
-    assert_true(rejects_flush(rj, &err));
+    assert_true(rejects_sync(rj, &err));
     assert_int_equal(rejects_count(rj), 0);
     assert_true(rejects_close(&rj, &err));
     assert_null(rj);
@@ -144,7 +144,7 @@ static void test_lazy_and_append(void **state)
     assert_true(rejects_write(rj, "a.csv", 3, "tenant_id is missing", "x,y", 3, &err));
     assert_true(rejects_write(rj, "a.csv", 9, "payload is null", "1,2", 3, &err));
     assert_int_equal(rejects_count(rj), 2);
-    assert_true(rejects_flush(rj, &err));
+    assert_true(rejects_sync(rj, &err));
     assert_true(rejects_close(&rj, &err));
     rj = rejects_open(p);
     assert_true(rejects_write(rj, "b.ndjson", 1, "r", "{}", 2, &err));
@@ -349,6 +349,51 @@ static void test_big_raw(void **state)
     buf_free(&err);
 }
 
+/* A torn last line (an interrupted run's, without its newline) is cut
+ * before the next reject is appended: every line stays one JSON object. */
+static void test_torn_tail(void **state)
+{
+    static const char *const torn[] = {
+        "{\"file\":\"kr.csv.gz\",\"li",           /* a fragment */
+        "{\"file\":\"kr.csv.gz\",\"line\":3}",    /* whole JSON, no newline */
+        "{",                                     /* one byte */
+    };
+    char *p = path_in(test_dir, "torn.ndjson");
+    buf err = BUF_INIT;
+    json_t **objs;
+    char **texts;
+    size_t n;
+
+    (void)state;
+    for (size_t t = 0; t < sizeof torn / sizeof torn[0]; t++) {
+        buf content = BUF_INIT;
+        buf_append_str(&content, "{\"earlier\":1}\n");
+        buf_append_str(&content, torn[t]);
+        write_bytes(p, content.data, content.len);
+        buf_free(&content);
+        rejects *rj = rejects_open(p);
+        assert_true(rejects_write(rj, "kr.csv.gz", 3426, "r", "x", 1, &err));
+        assert_true(rejects_sync(rj, &err));
+        assert_true(rejects_close(&rj, &err));
+        objs = read_lines(p, &n, &texts);
+        assert_int_equal(n, 2);
+        assert_string_equal(texts[0], "{\"earlier\":1}");
+        assert_int_equal(json_integer_value(json_object_get(objs[1], "line")), 3426);
+        free_lines(objs, texts, n);
+    }
+    /* only a fragment, no whole line at all: the file starts again */
+    write_bytes(p, "{\"fi", 4);
+    rejects *rj = rejects_open(p);
+    assert_true(rejects_write(rj, "a", 1, "r", "x", 1, &err));
+    assert_true(rejects_close(&rj, &err));
+    objs = read_lines(p, &n, &texts);
+    assert_int_equal(n, 1);
+    free_lines(objs, texts, n);
+    assert_int_equal(err.len, 0);
+    buf_free(&err);
+    free(p);
+}
+
 static void test_write_errors(void **state)
 {
     char *p = path_in(test_dir, "no/such/dir/rejects.ndjson");
@@ -370,7 +415,7 @@ static void test_write_errors(void **state)
 
         rj = rejects_open("/dev/full");
         ok = rejects_write(rj, "f", 1, "r", "raw", 3, &err);
-        ok = rejects_flush(rj, &err) && ok;
+        ok = rejects_sync(rj, &err) && ok;
         assert_false(ok);
         assert_non_null(strstr(buf_cstr(&err), "cannot write rejects file /dev/full"));
         buf_clear(&err);
@@ -455,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_base64_lengths),
         cmocka_unit_test(test_reason_and_file_not_utf8),
         cmocka_unit_test(test_big_raw),
+        cmocka_unit_test(test_torn_tail),
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_threads),
     };

@@ -1,0 +1,53 @@
+/*
+ * outputs.c - an output never names an input (see outputs.h).
+ */
+#include "cli/outputs.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct named_path {
+    const char *what;       /* "--rejects", "input" ... */
+    const char *path;
+} named_path;
+
+/* The file path names, when it names one: "-" and a path that does not
+ * exist (yet) do not. */
+static bool file_of(const char *path, struct stat *st)
+{
+    return path && strcmp(path, "-") != 0 && stat(path, st) == 0;
+}
+
+bool outputs_check(const config *cfg, buf *err)
+{
+    const named_path outs[] = {
+        {"the rejects file (--rejects)", cfg->rejects_path},
+        {"--report", cfg->report_path},
+        {"--changes", cfg->changes_path},
+        {"--html", cfg->html_path},
+        {"--discrepancies", cfg->discrepancies_path},
+    };
+    const named_path others[] = {
+        {"--tenant-map", cfg->tenant_map_path},
+        {"--facts", cfg->facts_path},
+    };
+    size_t n_in = cfg->n_files + sizeof others / sizeof others[0];
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+        struct stat so;
+        if (!file_of(outs[o].path, &so))
+            continue;
+        for (size_t i = 0; i < n_in; i++) {
+            named_path in = i < cfg->n_files ? (named_path){"input", cfg->files[i]}
+                                             : others[i - cfg->n_files];
+            struct stat si;
+            if (!file_of(in.path, &si) || si.st_dev != so.st_dev || si.st_ino != so.st_ino)
+                continue;
+            buf_printf(err, "%s %s is the same file as the %s %s: an output would overwrite or "
+                            "feed on an input; nothing was read or written (name another "
+                            "output path, or leave that file out of the inputs)",
+                       outs[o].what, outs[o].path, in.what, in.path);
+            return false;
+        }
+    }
+    return true;
+}

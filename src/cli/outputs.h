@@ -1,0 +1,26 @@
+/*
+ * outputs.h - an output never names an input (SPEC.md "Outputs never touch
+ * inputs"): before a command reads or creates anything, every output path of
+ * its config (--rejects, the default rejects file included, --report,
+ * --changes, --html, --discrepancies) is compared with every input (the
+ * files, --tenant-map, --facts) by device and inode, so a hard link, a
+ * symbolic link or another spelling of the same path is caught too.  "-"
+ * (standard input or output) is never compared.
+ */
+#ifndef IDEMLOAD_OUTPUTS_H
+#define IDEMLOAD_OUTPUTS_H
+
+#include <stdbool.h>
+
+#include "cli/config.h"
+#include "util/buf.h"
+
+/*
+ * True when no output path of cfg is the same file as one of its inputs;
+ * otherwise false with a message naming both in *err (the caller exits 2).
+ * An output that does not exist yet cannot be an input.  Reads only the
+ * file system's metadata (stat), opens nothing.
+ */
+bool outputs_check(const config *cfg, buf *err);
+
+#endif
