@@ -25,6 +25,8 @@ typedef enum attempt_result {
     ATTEMPT_RETRY,      /* deadlock or serialization failure */
     ATTEMPT_CONNECTION, /* connection lost */
     ATTEMPT_CANCELED,   /* interrupted */
+    ATTEMPT_TABLE_GONE, /* the target was truncated or dropped by another session
+                         * while the file loaded (ledger_table_kept) */
     ATTEMPT_FAILED      /* anything else: give up */
 } attempt_result;
 
@@ -491,9 +493,19 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
     const lane_env *env = ln->env;
     db *d = ln->conn;
     c->rows_rejected += res->n_refused;
-    if (job->ledger && !env->dry_run &&
-        !ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
-        return classify(ln);
+    if (job->ledger && !env->dry_run) {
+        /* After the lane's writes, under their lock: rows committed into a
+         * table that another session has meanwhile emptied or replaced
+         * would make the file look loaded while its earlier chunks are
+         * gone. */
+        bool kept;
+        if (!ledger_table_kept(job->ledger, d, &kept))
+            return classify(ln);
+        if (!kept)
+            return ATTEMPT_TABLE_GONE;
+        if (!ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
+            return classify(ln);
+    }
     gate_arrive(env->gate, &res->arrived, true);
     if (!gate_may_commit(env->gate))
         return ATTEMPT_CANCELED;
@@ -597,6 +609,12 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
                    (unsigned long long)job->last_committed);
         code = EXIT_INTERRUPTED;
         break;
+    case ATTEMPT_TABLE_GONE:
+        buf_printf(why, "%s: %s: the table was truncated, rewritten or dropped by another "
+                   "session while this file loaded, so rows of its earlier chunks may be gone; "
+                   "the chunk was rolled back and the file is not completed: run the same "
+                   "command again to load it from the start", job->path, at);
+        break;
     case ATTEMPT_FAILED:
         buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
                    "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
@@ -635,7 +653,8 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
             return res->code = EXIT_OK;
         }
         bool was_isolated = isolated;
-        if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED)
+        if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED &&
+            ar != ATTEMPT_TABLE_GONE)
             attempts++;
         int code = give_up(ln, job, at, ar, attempts, &isolated, &res->error);
         if (code != EXIT_OK)

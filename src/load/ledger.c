@@ -347,6 +347,46 @@ bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, l
     return found;
 }
 
+/* Is every piece of the storage the file started with still there?  A
+ * table's storage must be the same; a partitioned table's may have gained
+ * partitions (attaching one loses no row), but each leaf it had, with its
+ * storage, must remain. */
+static bool storage_kept(const char *was, const char *now)
+{
+    static const char parts[] = "partitions:";
+    size_t np = sizeof parts - 1;
+    if (strncmp(was, parts, np) != 0 || strncmp(now, parts, np) != 0)
+        return strcmp(was, now) == 0;
+    for (const char *p = was + np; *p;) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (const char *q = now + np; *q && !found;) {
+            size_t qlen = strcspn(q, ",");
+            found = qlen == len && strncmp(p, q, len) == 0;
+            q += qlen + (q[qlen] == ',');
+        }
+        if (!found)
+            return false;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+bool ledger_table_kept(const ledger *lg, db *d, bool *kept)
+{
+    *kept = true;
+    if (!lg->use || !lg->table_oid[0])
+        return true;
+    char oid[24];
+    buf storage = BUF_INIT;
+    bool ok = table_identity(lg, d, oid, sizeof oid, &storage);
+    if (ok)
+        *kept = strcmp(oid, lg->table_oid) == 0 &&
+                storage_kept(buf_cstr(&lg->table_storage), buf_cstr(&storage));
+    buf_free(&storage);
+    return ok;
+}
+
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
                       const load_counts *c)
 {
@@ -580,32 +620,35 @@ uint64_t ledger_last_committed(const ledger *lg)
     return lg->last_committed;
 }
 
-/* A TRUNCATE (or a rewrite, or DROP) while the file loaded may have taken
- * its earlier chunks with it.  The entry keeps the identity the file was
- * started for, so the next run loads it again; say so now. */
-static void warn_if_table_changed(const ledger *lg, db *d)
+/* A TRUNCATE (or a rewrite, or DROP) by another session while the file
+ * loaded may have taken rows of its earlier chunks with it: the file is not
+ * completed (SPEC.md, "Crash safety"), and its entry keeps the identity it
+ * was started for, so the next run loads it again from the start.  EXIT_OK
+ * when the table is the one the file started with. */
+static int fail_if_table_changed(const ledger *lg, db *d)
 {
-    char oid[24];
-    buf storage = BUF_INIT;
-    if (table_identity(lg, d, oid, sizeof oid, &storage) &&
-        compare_identity(lg->table_oid, buf_cstr(&lg->table_storage), oid,
-                         buf_cstr(&storage)) != IDENTITY_SAME)
-        log_warn("%s: table %s was truncated, rewritten or dropped while this file loaded, so "
-                 "rows of its earlier chunks may be gone; the next run loads it again",
-                 lg->file.path, lg->target);
-    buf_free(&storage);
+    bool kept;
+    if (!ledger_table_kept(lg, d, &kept))
+        return ledger_failed(lg, d, "cannot read the identity of the table");
+    if (kept)
+        return EXIT_OK;
+    log_error("%s: table %s was truncated, rewritten or dropped by another session while this "
+              "file loaded, so rows of its earlier chunks may be gone; the file is not "
+              "completed: run the same command again to load it from the start",
+              lg->file.path, lg->target);
+    return EXIT_DATABASE;
 }
 
 int ledger_end_file(ledger *lg, db *d, bool complete)
 {
     int code = EXIT_OK;
     if (lg->use && complete && !lg->dry_run && d && db_ok(d)) {
-        warn_if_table_changed(lg, d);
+        code = fail_if_table_changed(lg, d);
         char chunks_s[24];
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
         const char *p[] = {lg->target, lg->file.digest, chunks_s};
-        if (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
-            !db_exec_params(d, buf_cstr(&lg->sql), 3, p)) {
+        if (code == EXIT_OK && (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
+                                !db_exec_params(d, buf_cstr(&lg->sql), 3, p))) {
             log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
                       db_message(d));
             code = EXIT_DATABASE;

@@ -125,13 +125,27 @@ uint64_t ledger_last_committed(const ledger *lg);
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
                       const load_counts *c);
 
+/*
+ * Has the target kept the identity the current file started with (its oid
+ * and storage, read by ledger_begin_file)?  Run by a lane inside its
+ * transaction, after its writes: the lock those took keeps a TRUNCATE or
+ * DROP from another session out until the lane commits, so a table found
+ * kept here stays kept for the rows the lane commits.  *kept false: another
+ * session truncated, rewrote or dropped (and recreated) the table while the
+ * file loaded, and the rows of earlier chunks may be gone.  Always kept for
+ * a stream or a table not known at the start.  False on a database error
+ * (left on d).
+ */
+bool ledger_table_kept(const ledger *lg, db *d, bool *kept);
+
 /* The figures lane `lane` of chunk chunk_no committed, read on d; false
  * when there is no such row (or the query failed: see db_ok). */
 bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, load_counts *c);
 
 /*
  * Ends the current file on d: marks it completed (when complete, not in a
- * dry run, and d usable; warns if the table was truncated meanwhile),
+ * dry run, and d usable; fails with EXIT_DATABASE instead
+ * when the table was truncated or dropped meanwhile: ledger_table_kept),
  * then releases its lock.  Returns an exit code (logged).
  */
 int ledger_end_file(ledger *lg, db *d, bool complete);

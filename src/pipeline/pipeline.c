@@ -591,8 +591,14 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
 out:
     if (ld && file_begun && !plan.skip) {
         int end = loader_end_file(ld, rep->status == FILE_OK);
-        if (end != EXIT_OK && code < end)
-            code = end;
+        if (end != EXIT_OK && rep->status == FILE_OK) {
+            /* Its chunks committed, but the file is not completed (the
+             * table changed under it, or the ledger failed). */
+            rep->status = FILE_PARTIAL;
+            file_report_set_error(rep, "the file could not be completed in the ledger (see "
+                                       "the log); run the same command again");
+        }
+        code = exit_worst(code, end);
     } else if (ld && file_begun) {
         loader_end_file(ld, false);
     }
