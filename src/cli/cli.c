@@ -68,6 +68,7 @@ static cli_result set_text(const option_def *, const char *, config *, buf *);
 static cli_result set_count_int(const option_def *, const char *, config *, buf *);
 static cli_result set_count_size(const option_def *, const char *, config *, buf *);
 static cli_result set_count_i64(const option_def *, const char *, config *, buf *);
+static cli_result set_seconds_ms(const option_def *, const char *, config *, buf *);
 static cli_result set_format(const option_def *, const char *, config *, buf *);
 static cli_result set_delimiter(const option_def *, const char *, config *, buf *);
 static cli_result set_column(const option_def *, const char *, config *, buf *);
@@ -142,6 +143,10 @@ static const option_def options[] = {
     {0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)",
      .set = set_count_int, .field = FIELD(retries), .min = 0, .max = 1000},
+    {0, "cancel-wait", "SECONDS", CMDBIT(CMD_IMPORT),
+     "after SIGINT/SIGTERM, how long to wait for the server to end the cancelled "
+     "statements before closing the connections (default 10, for all of them together)",
+     .set = set_seconds_ms, .field = FIELD(cancel_wait_ms), .min = 0, .max = 3600},
     {'j', "jobs", "N", CMDBIT(CMD_IMPORT),
      "connections merging at once, each with its share of a chunk's keys (default 2; "
      "1: one transaction per chunk; a dry run uses 1)",
@@ -296,6 +301,16 @@ static cli_result set_count_i64(const option_def *o, const char *arg, config *cf
     cli_result r = count_of(o, arg, &v, err);
     if (r == CLI_RUN)
         *(int64_t *)((char *)cfg + o->field) = v;
+    return r;
+}
+
+/* A whole number of seconds, stored as milliseconds in an int field. */
+static cli_result set_seconds_ms(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    int64_t v;
+    cli_result r = count_of(o, arg, &v, err);
+    if (r == CLI_RUN)
+        *(int *)((char *)cfg + o->field) = (int)(v * 1000);
     return r;
 }
 

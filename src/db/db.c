@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "util/exitcodes.h"
 #include "util/signals.h"
@@ -388,6 +389,13 @@ void db_cancel(void *arg)
     char errbuf[256];
     if (d && d->cancel)
         PQcancel(d->cancel, errbuf, (int)sizeof errbuf);
+}
+
+void db_shutdown(db *d)
+{
+    int fd = d && d->conn ? PQsocket(d->conn) : -1;
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
 }
 
 const char *db_last_notice(const db *d)

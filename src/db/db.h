@@ -120,6 +120,12 @@ bool db_ok(const db *d);
 /* Asks the server to cancel the statement in flight.  Async-signal-safe. */
 void db_cancel(void *d);
 
+/* Shuts the connection's socket down, so that a call blocked on it (a
+ * server that does not answer, even a cancel) returns at once with a lost
+ * connection; the handle stays valid until db_close.  Safe to call from
+ * another thread than the one using the connection. */
+void db_shutdown(db *d);
+
 /* Records a notice or warning the server sent (e.g. from CREATE INDEX);
  * the last one is kept. */
 const char *db_last_notice(const db *d);
