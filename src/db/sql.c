@@ -295,6 +295,25 @@ const char SQL_APPEND[] = "COPY {table} (tenant_id, channel, out_trade_no, callb
                           "payload, received_at) FROM STDIN (FORMAT binary)";
 
 /*
+ * Before the append: which of the rows about to be appended have a key
+ * the table holds as active ($1..$4: their keys as bigint[] and text[]
+ * literals, in the order of the COPY); their 1-based positions, or NULL
+ * when none.  One index descent per key, reading only: a COPY that met
+ * such a key would have written its batch of heap tuples before the
+ * unique index stopped it, leaving dead tuples and WAL for rows the table
+ * already holds (SPEC.md, "Nothing written means nothing written").  Those
+ * rows take the merge; the others are appended.
+ */
+const char SQL_APPEND_PROBE[] =
+    "SELECT array_agg(k.k_ord ORDER BY k.k_ord)"
+    "  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY"
+    "       AS k(k_tenant, k_channel, k_out_trade_no, k_callback_type, k_ord)"
+    " WHERE EXISTS (SELECT 1 FROM {table} t"
+    "                WHERE t.tenant_id = k.k_tenant AND t.channel = k.k_channel"
+    "                  AND t.out_trade_no = k.k_out_trade_no"
+    "                  AND t.callback_type = k.k_callback_type AND {active})";
+
+/*
  * The same merge when most keys are expected to be new (a first load): no
  * probe, every row goes straight to the INSERT; the few rows it does not
  * write are classified afterwards by SQL_COUNT_STALE.  Columns as above,

@@ -60,6 +60,7 @@ extern const char SQL_CITUS_RETURNING[];
 extern const char SQL_CITUS_MISSED_STALE[];
 extern const char SQL_MERGE_PROBE[];
 extern const char SQL_APPEND[];
+extern const char SQL_APPEND_PROBE[];
 extern const char SQL_SHADOW_CREATE[];
 extern const char SQL_SHADOW_NAME[];
 extern const char SQL_SHADOW_FILL[];

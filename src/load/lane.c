@@ -43,6 +43,8 @@ void lane_init(lane_runner *ln, const lane_env *env, db *conn, lane_reopen_fn re
 
 void lane_free(lane_runner *ln)
 {
+    for (int i = 0; i < 4; i++)
+        buf_free(&ln->probe_keys[i]);
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
@@ -362,6 +364,86 @@ static bool reserve_split(lane_runner *ln, size_t n)
     return true;
 }
 
+/* Appends text t (n bytes) to an array literal as one quoted element. */
+static bool array_text(buf *out, const char *t, size_t n)
+{
+    bool ok = buf_append_str(out, out->len > 1 ? ",\"" : "\"");
+    for (size_t i = 0; ok && i < n; i++) {
+        if (t[i] == '"' || t[i] == '\\')
+            ok = buf_append(out, "\\", 1);
+        ok = ok && buf_append(out, t + i, 1);
+    }
+    return ok && buf_append_str(out, "\"");
+}
+
+/* Backs the append off for the next 1, 2, 4 ... lanes (lane.h). */
+static void append_back_off(lane_runner *ln)
+{
+    ln->append_backoff = ln->append_backoff == 0 ? 1
+                         : ln->append_backoff * 2 > APPEND_MAX_WAIT ? APPEND_MAX_WAIT
+                                                                     : ln->append_backoff * 2;
+    ln->append_wait = ln->append_backoff;
+}
+
+/*
+ * The append's probe (SQL_APPEND_PROBE): which of the nf rows fresh[] have
+ * a key the table holds as active.  Those are moved to other[] (after its
+ * *no rows), the rest stay in fresh[] (*nf shrinks).  False on a database
+ * error (on the connection), or out of memory (*oom; nothing moved).
+ */
+static bool probe_fresh(lane_runner *ln, const lane_job *job, uint32_t *fresh, size_t *nf,
+                        uint32_t *other, size_t *no, bool *oom)
+{
+    buf *k = ln->probe_keys;
+    bool ok = true;
+    *oom = false;
+    for (int i = 0; i < 4; i++) {
+        buf_clear(&k[i]);
+        ok = ok && buf_append_str(&k[i], "{");
+    }
+    for (size_t i = 0; ok && i < *nf; i++) {
+        row r;
+        chunk_get(job->ch, fresh[i], &r);
+        ok = buf_printf(&k[0], "%s%lld", i ? "," : "", (long long)r.tenant_id) &&
+             array_text(&k[1], r.channel, r.channel_len) &&
+             array_text(&k[2], r.out_trade_no, r.out_trade_no_len) &&
+             array_text(&k[3], r.callback_type, r.callback_type_len);
+    }
+    for (int i = 0; ok && i < 4; i++)
+        ok = buf_append_str(&k[i], "}");
+    if (!ok) {
+        *oom = true;
+        return false;
+    }
+    const char *p[] = {buf_cstr(&k[0]), buf_cstr(&k[1]), buf_cstr(&k[2]), buf_cstr(&k[3])};
+    db_result *r = db_query(ln->conn, buf_cstr(&ln->env->sql->append_probe), 4, p);
+    if (!r)
+        return false;
+    if (!db_is_null(r, 0, 0)) {
+        /* "{3,17,...}": ascending positions from 1; compact fresh[] in place. */
+        const char *s = db_value(r, 0, 0);
+        size_t keep = 0;
+        char *end;
+        if (*s == '{')
+            s++;
+        unsigned long long hit = strtoull(s, &end, 10);
+        bool more = end != s;
+        for (size_t i = 0; i < *nf; i++) {
+            if (more && hit == i + 1) {
+                other[(*no)++] = fresh[i];
+                s = *end == ',' ? end + 1 : end;
+                hit = strtoull(s, &end, 10);
+                more = end != s;
+            } else {
+                fresh[keep++] = fresh[i];
+            }
+        }
+        *nf = keep;
+    }
+    db_result_free(&r);
+    return true;
+}
+
 /*
  * The append (lane.h): when the run allows it and the lane is not backing
  * off, COPYs the job's fresh rows straight into the target under a
@@ -393,6 +475,17 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
     }
     if (nf == 0)
         return ATTEMPT_OK;
+    size_t probed = nf;
+    bool oom;
+    if (!probe_fresh(ln, job, fresh, &nf, other, &no, &oom))
+        return oom ? ATTEMPT_OK : classify(ln);    /* out of memory: merge them all */
+    if ((probed - nf) * 2 > probed)
+        append_back_off(ln);    /* most keys are in the table: a re-import */
+    if (nf == 0) {
+        rest->idx = other;
+        rest->n = no;
+        return ATTEMPT_OK;
+    }
     if (!db_savepoint(d, SP_APPEND))
         return classify(ln);
     if (copy_stream(ln, buf_cstr(&ln->env->sql->append), job->ch, fresh, 0, nf - 1, true)) {
@@ -402,7 +495,8 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
         c->inserted += nf;
         rest->idx = other;
         rest->n = no;
-        ln->append_backoff = 0;
+        if (nf == probed)
+            ln->append_backoff = 0;
         return ATTEMPT_OK;
     }
     /* A deadlock or serialization failure redoes the lane as the merge's
@@ -424,10 +518,7 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
         ln->append_off = true;
         return ATTEMPT_OK;
     }
-    ln->append_backoff = ln->append_backoff == 0 ? 1
-                         : ln->append_backoff * 2 > APPEND_MAX_WAIT ? APPEND_MAX_WAIT
-                                                                     : ln->append_backoff * 2;
-    ln->append_wait = ln->append_backoff;
+    append_back_off(ln);
     return ATTEMPT_OK;
 }
 

@@ -36,6 +36,7 @@ typedef struct lane_sql {
     buf shadow_fill;        /* a dry run's copy: the staged keys' rows from the target */
     buf citus_action;       /* a distributed target: the conflict action and its
                              * RETURNING, for SQL_CITUS_MERGE (citus_stage.c) */
+    buf append_probe;       /* which keys of an append the table holds after all */
 } lane_sql;
 
 /* Renders the statements into *out (which starts empty); false when
