@@ -34,6 +34,8 @@ import|--html||--html needs a path
 import|--changes||--changes needs a path or -
 import|--retries|1001|--retries needs a count from 0 to 1000, not '1001'
 import|--retries|-1|--retries needs a count from 0 to 1000, not '-1'
+import|--cancel-wait|-1|--cancel-wait needs a count from 0 to 3600, not '-1'
+import|--cancel-wait|3601|--cancel-wait needs a count from 0 to 3600, not '3601'
 import|--jobs|0|--jobs needs a count from 1 to 16, not '0'
 import|--jobs|17|--jobs needs a count from 1 to 16, not '17'
 import|--jobs|2x|--jobs needs a count from 1 to 16, not '2x'
