@@ -609,7 +609,9 @@ const char SQL_LEDGER_EXISTS[] =
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
     "                  AND attname = 'table_storage' AND NOT attisdropped),"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'loader_host' AND NOT attisdropped)";
+    "                  AND attname = 'loader_host' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
+    "                  AND attname = 'params' AND NOT attisdropped)";
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
@@ -629,6 +631,7 @@ const char SQL_LEDGER_CREATE[] =
     "  table_storage text,"
     "  loader_host  text,"
     "  loader_pid   integer,"
+    "  params       text,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -670,6 +673,14 @@ const char SQL_LEDGER_ADD_LOADER[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS loader_host text,"
     "  ADD COLUMN IF NOT EXISTS loader_pid integer";
 
+/* A ledger written before it recorded the parameters that shaped each
+ * file's rows (run in the transaction of SQL_LEDGER_CREATE, only when the
+ * column is missing): its entries get NULL, which the loader takes as "not
+ * known to match" (ledger.c: such a file is loaded again, and the summary
+ * says why). */
+const char SQL_LEDGER_ADD_PARAMS[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS params text";
+
 /* $1 the target's quoted name (the merge writes into whatever table the
  * name denotes now): what identifies its contents, as (oid, storage).
  * A table's storage is its relfilenode; a partitioned table has none of its
@@ -691,7 +702,7 @@ const char SQL_TABLE_IDENTITY[] =
 const char SQL_LEDGER_LOOKUP[] =
     "SELECT l.status, l.chunks, l.chunk_rows, {lanes}, {table_oid}::text, {table_storage},"
     "       (SELECT count(*) FROM {ledger_chunk} c"
-    "         WHERE c.target = l.target AND c.digest = l.digest) "
+    "         WHERE c.target = l.target AND c.digest = l.digest), {params} "
     "FROM {ledger} l WHERE l.target = $1 AND l.digest = $2";
 
 /* $1 target, $2 digest: how far each lane got. */
@@ -701,19 +712,21 @@ const char SQL_LEDGER_LANES[] =
 
 /* $1 target, $2 digest, $3 size, $4 name, $5 chunk_rows, $6 lanes, $7 and
  * $8 the table's oid and storage (SQL_TABLE_IDENTITY), read before this,
- * $9 and $10 who loads it (host name, process id).
+ * $9 and $10 who loads it (host name, process id), $11 the parameters
+ * that shape its rows (params.h).
  * Starts (or restarts from zero) a file's entry. */
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
     "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
-    "                      chunks, table_oid, table_storage, loader_host, loader_pid) "
-    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10) "
+    "                      chunks, table_oid, table_storage, loader_host, loader_pid, params) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10, $11) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
     "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
     "  lanes = EXCLUDED.lanes, status = 'loading',"
     "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL,"
     "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
-    "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid";
+    "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid,"
+    "  params = EXCLUDED.params";
 
 /* $1 target, $2 digest, $3 host, $4 pid: this process resumes the file. */
 const char SQL_LEDGER_CLAIM[] =

@@ -86,6 +86,7 @@ extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];
 extern const char SQL_LEDGER_ADD_IDENTITY[];
 extern const char SQL_LEDGER_ADD_LOADER[];
+extern const char SQL_LEDGER_ADD_PARAMS[];
 extern const char SQL_LEDGER_CLAIM[];
 extern const char SQL_STATUS[];
 extern const char SQL_TABLE_IDENTITY[];

@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 #include "db/sql.h"
+#include "load/params.h"
 #include "output/log.h"
 #include "util/exitcodes.h"
 
 static const char *const ledger_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
-                                           "table_oid", "table_storage"};
+                                           "table_oid", "table_storage", "params"};
 
 /* A ledger statement with the ledger's names filled in ({lane}, {lanes},
  * {table_oid} and {table_storage} are the columns, or constants when a dry
@@ -27,7 +28,8 @@ static bool render(const ledger *lg, buf *out, const char *tmpl)
                           lg->has_lanes ? "lane" : "0",
                           lg->has_lanes ? "lanes" : "1",
                           lg->has_identity ? "table_oid" : "NULL::oid",
-                          lg->has_identity ? "table_storage" : "NULL::text"};
+                          lg->has_identity ? "table_storage" : "NULL::text",
+                          lg->has_params ? "params" : "NULL::text"};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), ledger_names, vals);
 }
@@ -42,7 +44,7 @@ static bool render_lane_statements(ledger *lg)
 /* Does the ledger exist, and in which version?  Fills *exists, *lanes and
  * *identity; false on a database error. */
 static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
-                           bool *loader)
+                           bool *loader, bool *params)
 {
     const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
     db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
@@ -52,6 +54,7 @@ static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, b
     *lanes = strcmp(db_value(r, 0, 1), "t") == 0;
     *identity = strcmp(db_value(r, 0, 2), "t") == 0;
     *loader = strcmp(db_value(r, 0, 3), "t") == 0;
+    *params = strcmp(db_value(r, 0, 4), "t") == 0;
     db_result_free(&r);
     return true;
 }
@@ -75,7 +78,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
         snprintf(lg->host, sizeof lg->host, "unknown");
     snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
     if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
-                        &lg->has_loader)) {
+                        &lg->has_loader, &lg->has_params)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -116,12 +119,14 @@ static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
  * identity was recorded). */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader)
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_params)
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
-    bool exists, has_lanes = false, has_identity = false, has_loader = false;
-    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader);
+    bool exists, has_lanes = false, has_identity = false, has_loader = false,
+                 has_params = false;
+    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader,
+                              &has_params);
     if (ok && !has_lanes)
         ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
     if (ok && !has_identity) {
@@ -132,6 +137,13 @@ static bool ensure_ledger(ledger *lg, db *d)
     }
     if (ok && !has_loader)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_params) {
+        ok = render(lg, sql, SQL_LEDGER_ADD_PARAMS) && db_exec(d, buf_cstr(sql));
+        if (ok)
+            log_info("ledger %s: now records the parameters that shape each file's rows; "
+                     "files it held before are loaded once more (with the same parameters "
+                     "that writes nothing)", buf_cstr(&lg->name));
+    }
     if (!ok || !db_commit(d)) {
         buf hint = BUF_INIT;
         grant_hint(lg, d, true, &hint);
@@ -145,6 +157,7 @@ static bool ensure_ledger(ledger *lg, db *d)
     lg->has_lanes = true;
     lg->has_identity = true;
     lg->has_loader = true;
+    lg->has_params = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -194,6 +207,9 @@ typedef struct entry {
     int64_t lanes;
     identity_match match;
     char old_oid[24];
+    bool params_known;      /* the entry records its parameters */
+    bool params_same;       /* ... and they are this run's */
+    char params_changed[400];   /* what differs (params_diff), for the summary */
 } entry;
 
 /* Why an entry that no longer matches the table does not hold: the
@@ -230,6 +246,29 @@ static void explain_mismatch(const ledger *lg, file_plan *plan, const entry *e, 
                  was, what, again);
         break;
     }
+}
+
+/* Why an entry of the same table but other row-shaping parameters (or
+ * none recorded) does not hold: the sentence of the summary. */
+static void explain_params(const ledger *lg, file_plan *plan, const entry *e)
+{
+    const char *what = lg->dry_run ? "would be loaded" : "is loaded";
+    char was[160];
+    if (e->completed)
+        snprintf(was, sizeof was, "the ledger holds it as completed");
+    else
+        snprintf(was, sizeof was, "an earlier run committed %llu chunk%s of it",
+                 (unsigned long long)e->chunks, e->chunks == 1 ? "" : "s");
+    const char *again = e->completed ? "again" : "from the start";
+    if (e->params_known)
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but with other parameters that shape its rows: %s; so it %s %s",
+                 was, e->params_changed, what, again);
+    else
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but that entry does not record the parameters that shaped its rows (an "
+                 "older idemload wrote it), so to be safe it %s %s; with the same parameters "
+                 "that writes nothing", was, what, again);
 }
 
 /* Who the ledger says loads the file: " (host H, process P, ...)", or "". */
@@ -455,6 +494,20 @@ static bool lookup_entry(ledger *lg, db *d, entry *e)
         snprintf(e->old_oid, sizeof e->old_oid, "%s",
                  db_is_null(r, 0, 4) ? "" : db_value(r, 0, 4));
         e->committed_any = db_int(r, 0, 6) > 0;
+        e->params_known = !db_is_null(r, 0, 7);
+        e->params_same = e->params_known && lg->file.params &&
+                         strcmp(db_value(r, 0, 7), lg->file.params) == 0;
+        if (e->params_known && !e->params_same && lg->file.params) {
+            buf diff = BUF_INIT;
+            if (!params_diff(db_value(r, 0, 7), lg->file.params, &diff)) {
+                buf_free(&diff);
+                db_result_free(&r);
+                db_set_out_of_memory(d);
+                return false;
+            }
+            snprintf(e->params_changed, sizeof e->params_changed, "%s", buf_cstr(&diff));
+            buf_free(&diff);
+        }
     }
     db_result_free(&r);
     return true;
@@ -510,9 +563,9 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
     const char *ps[] = {lg->target, lg->file.digest, size_s, lg->file.path, rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
                         lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
-                        lg->host, lg->pid};
+                        lg->host, lg->pid, lg->file.params};
     if (!render(lg, &lg->sql, SQL_LEDGER_START) ||
-        !db_exec_params(d, buf_cstr(&lg->sql), 10, ps))
+        !db_exec_params(d, buf_cstr(&lg->sql), 11, ps))
         return ledger_failed(lg, d, "cannot record the file in the ledger");
     return EXIT_OK;
 }
@@ -563,26 +616,32 @@ int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_r
         return ledger_failed(lg, d, "cannot read the ledger");
     bool partitioned = strncmp(buf_cstr(&lg->table_storage), "partitions:", 11) == 0;
     if (e.completed && !lg->force) {
-        if (e.match == IDENTITY_SAME) {
+        if (e.match == IDENTITY_SAME && e.params_same) {
             plan->skip = true;
             if (!ledger_sums(lg, d, UINT32_MAX, &plan->previous))
                 return ledger_failed(lg, d, "cannot read the ledger");
             return EXIT_OK;
         }
         /* A wrong skip would lose the file; a needless load writes nothing. */
-        explain_mismatch(lg, plan, &e, partitioned);
+        if (e.match != IDENTITY_SAME)
+            explain_mismatch(lg, plan, &e, partitioned);
+        else
+            explain_params(lg, plan, &e);
     }
     if (e.known && !e.completed && e.match != IDENTITY_SAME && e.committed_any)
         explain_mismatch(lg, plan, &e, partitioned);
-    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunk_rows == chunk_rows &&
-        e.lanes >= 1 && e.lanes <= MAX_LANES) {
+    else if (e.known && !e.completed && !e.params_same && e.committed_any)
+        explain_params(lg, plan, &e);
+    /* Resume only what was loaded into this table with these parameters. */
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.params_same &&
+        e.chunk_rows == chunk_rows && e.lanes >= 1 && e.lanes <= MAX_LANES) {
         bool resumed;
         code = plan_resume(lg, d, &e, connections, plan, &resumed);
         if (code != EXIT_OK || resumed)
             return code;
     }
     memset(lg->lane_done, 0, sizeof lg->lane_done);
-    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunks > 0 &&
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.params_same && e.chunks > 0 &&
         e.chunk_rows != chunk_rows)
         log_info("%s: an earlier run committed %llu chunks of %llu rows; --chunk-rows is now "
                  "%zu, so the file is loaded from the start (the merge is idempotent)",

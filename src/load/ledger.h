@@ -37,6 +37,7 @@ typedef struct file_identity {
     const char *path;
     char digest[65];        /* SHA-256 hex of the file's bytes; "" if unknown (stdin) */
     int64_t size;
+    const char *params;     /* the parameters that shape its rows (params.h) */
 } file_identity;
 
 /* What the ledger says to do with a file. */
@@ -49,7 +50,7 @@ typedef struct file_plan {
     /* Not "" when the ledger knew the file but no longer holds it for the
      * table (truncated, rewritten, dropped and recreated, or not known):
      * why it is loaded (again, or from the start), for the summary. */
-    char reload_reason[512];
+    char reload_reason[1024];
 } file_plan;
 
 typedef struct ledger {
@@ -64,6 +65,7 @@ typedef struct ledger {
     bool has_lanes;             /* the ledger has its lane columns */
     bool has_identity;          /* the ledger records the table's identity */
     bool has_loader;            /* the ledger records who loads a file */
+    bool has_params;            /* the ledger records each file's parameters */
     char host[256];             /* this process, as the ledger records it */
     char pid[16];
     buf chunk_sql;              /* the lanes' statements, rendered for the */

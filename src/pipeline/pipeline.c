@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "load/outcome.h"
+#include "load/params.h"
 #include "output/changes.h"
 #include "output/groups.h"
 #include "util/digest.h"
@@ -50,6 +51,7 @@ typedef struct file_run {
     bool stop;              /* set when loading gave up: stop reading */
     buf reason;
     buf err;
+    buf params;             /* the parameters that shape its rows (params.h) */
 } file_run;
 
 /* Reads records into ch until it holds chunk_rows records or input ends.
@@ -565,6 +567,15 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     if (code != EXIT_OK)
         goto out;
     if (ld) {
+        /* The ledger entry holds only for the parameters that shape the
+         * rows (params.h). */
+        if (!params_describe(cfg, fmt, &fr.params, &fr.err)) {
+            log_error("%s: %s", path, buf_cstr(&fr.err));
+            file_report_set_error(rep, buf_cstr(&fr.err));
+            code = EXIT_INPUT;
+            goto out;
+        }
+        id.params = buf_cstr(&fr.params);
         code = loader_begin_file(ld, &id, cfg->chunk_rows, wait, &plan);
         if (code != EXIT_OK) {
             file_report_set_error(rep, "the ledger could not be read (see the log)");
@@ -606,6 +617,7 @@ out:
     source_close(&fr.src);
     buf_free(&fr.reason);
     buf_free(&fr.err);
+    buf_free(&fr.params);
     rep->elapsed_s = now_seconds() - started;
     return code;
 }
