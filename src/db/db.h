@@ -102,17 +102,23 @@ void db_set_out_of_memory(db *d);
 
 /*
  * The exit status (exitcodes.h) a failed statement earns, decided here
- * once for every command: EXIT_INTERRUPTED after an interrupt, whatever
- * the server answered; EXIT_DATABASE for a lost connection; EXIT_USAGE
- * for classes 42 (syntax, undefined object, privileges), 28 (invalid
- * authorization), 3D (invalid database) and 3F (invalid schema), which
- * are the caller's configuration; EXIT_DATABASE for anything else,
- * including a client out-of-memory (never a row's fault here).
+ * once for every command from the SQLSTATE table of db.c: EXIT_INTERRUPTED
+ * after an interrupt, whatever the server answered; EXIT_DATABASE for
+ * every answer of the server (a lost connection, a privilege, a missing
+ * object, a disk full, ...: SPEC.md's "database error", 4 in every
+ * command); db_failure_exit also gives EXIT_INPUT for the client's own
+ * out-of-memory (db_set_out_of_memory: 3, as SPEC.md says).  Usage and
+ * configuration (2: no table, no matching unique index, a bad option) are
+ * found by the callers' own checks, never from a SQLSTATE.
  * db_exit_status is the pure rule; db_failure_exit applies it to the
  * last failure on d and to signals_interrupted().
  */
 int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted);
 int db_failure_exit(const db *d);
+
+/* What a failure with SQLSTATE state most likely means, as "; ..." to
+ * append to its message (the same table), or "". */
+const char *db_sqlstate_hint(const char *state);
 
 /* Is the connection still usable? */
 bool db_ok(const db *d);

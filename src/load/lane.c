@@ -140,26 +140,7 @@ static const char *failure_hint(const lane_env *env, const char *state)
                "statement on it (a trigger, rule or column default the merge would evaluate on "
                "the coordinator?): nothing was rejected, fix the cause and run the same "
                "command again";
-    if (strncmp(state, "0A", 2) == 0)
-        return "; the server (or a trigger, rule or extension on the table) does not support a "
-               "statement idemload needs: nothing was rejected, fix the cause and run the same "
-               "command again";
-    if (strcmp(state, "42501") == 0)
-        return "; the role needs SELECT, INSERT and UPDATE on the table, CREATE on its schema "
-               "(for the ledger) and TEMP on the database";
-    if (strncmp(state, "42", 2) == 0)
-        return "; an object the merge or a trigger on the table needs is missing or wrong: "
-               "nothing was rejected, fix it and run the same command again";
-    if (strncmp(state, "53", 2) == 0)
-        return "; the server is out of a resource (disk, memory, connections)";
-    if (strcmp(state, "25006") == 0)
-        return "; the server is read-only (a standby?)";
-    if (strcmp(state, "57014") == 0)
-        return "; the server canceled the statement: a statement_timeout (the role's or the "
-               "database's), or pg_cancel_backend() from another session; give the loader's "
-               "role a longer one (ALTER ROLE ... SET statement_timeout) or load smaller chunks "
-               "(--chunk-rows), and run the same command again";
-    return "";
+    return db_sqlstate_hint(state);
 }
 
 /* COPYs rows idx[lo..hi] of chunk ch by statement sql: into the staging
@@ -707,6 +688,7 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
                    "command again to load it from the start", job->path, at);
         break;
     case ATTEMPT_FAILED:
+        code = db_exit_status(DBE_FATAL, state, false);
         buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
                    "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
                    msg, state, failure_hint(env, state),

@@ -557,7 +557,7 @@ static int open_control(loader *ld)
     }
     if (!prepare_lanes(ld)) {
         log_error("out of memory");
-        return EXIT_DATABASE;
+        return EXIT_INPUT;
     }
     if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
                      ld->cfg->force))
@@ -588,7 +588,7 @@ loader *loader_open(const config *cfg, int *code)
     loader *ld = calloc(1, sizeof *ld);
     if (!ld || !gate_init(&ld->gate)) {
         log_error("out of memory");
-        *code = EXIT_DATABASE;
+        *code = EXIT_INPUT;
         free(ld);
         return NULL;
     }
@@ -610,7 +610,7 @@ loader *loader_open(const config *cfg, int *code)
     open_extra_workers(ld);
     if (ld->n_workers > 1 && !start_threads(ld)) {
         log_error("cannot start the loading threads");
-        *code = EXIT_DATABASE;
+        *code = EXIT_INPUT;     /* the client out of resources, as out of memory */
         loader_close(&ld);
         return NULL;
     }
@@ -821,7 +821,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     chunk_sort(ch);
     if (!partition(ld, ch, chunk_no, file, counts, out)) {
         log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
-        return EXIT_DATABASE;
+        return EXIT_INPUT;
     }
     int code = take_resumed(ld, chunk_no, file);
     if (code != EXIT_OK)
