@@ -604,7 +604,8 @@ void cli_print_help(FILE *fp, command cmd)
         fprintf(fp, "\n  idemload --help | --version\n"
                     "  idemload COMMAND --help      options of one command\n\n"
                     "Exit status: 0 all loaded, 1 some rows rejected, 2 usage or configuration,\n"
-                    "3 unreadable or corrupt input, 4 database error, 130 interrupted.\n");
+                    "3 a file not readable or writable (or out of memory), 4 database error,\n"
+                    "5 reconcile found discrepancies, 130 interrupted.\n");
         return;
     }
     for (size_t k = 0; k < N_COMMANDS; k++) {

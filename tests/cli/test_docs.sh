@@ -96,7 +96,7 @@ done
 eq "idemload --help names the statuses of exitcodes.h" \
     "$(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/util/exitcodes.h" | sort -n | tr '\n' ' ')" \
     "$(sed -n '/^Exit status:/,/^$/p' help.txt | grep -oE '(^|[ :,] ?)[0-9]+ [a-z]' | grep -oE '[0-9]+' | sort -n | tr '\n' ' ')"
-check "exitcodes.h has the six statuses" test "$(grep -c '^ *EXIT_[A-Z_]* = ' "$SRC/src/util/exitcodes.h")" -eq 6
+check "exitcodes.h has the seven statuses" test "$(grep -c '^ *EXIT_[A-Z_]* = ' "$SRC/src/util/exitcodes.h")" -eq 7
 
 # FILES, ENVIRONMENT, EXAMPLES.
 sed -n '/^FILES/,/^[A-Z]/p' man.txt >files.txt
