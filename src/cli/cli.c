@@ -136,6 +136,11 @@ static const option_def options[] = {
      .set = set_flag, .field = FIELD(quiet)},
     {0, "force", NULL, CMDBIT(CMD_IMPORT), "load files the ledger holds as completed again",
      .set = set_flag, .field = FIELD(force)},
+    {0, "supersede", NULL, CMDBIT(CMD_IMPORT),
+     "correct an earlier load of the same file under other parameters (a wrong --timezone, "
+     "say): its rows replace the active versions that load wrote, even newer ones, and "
+     "nothing else",
+     .set = set_flag, .field = FIELD(supersede)},
     {0, "no-append", NULL, CMDBIT(CMD_IMPORT),
      "stage and merge every row, also the keys met for the first time (by default those "
      "are COPYed straight into the table, which the unique index keeps safe)",
@@ -554,6 +559,15 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
         ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
          strcmp(cfg->rejects_path, "-") == 0)) {
         buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
+        return CLI_ERROR;
+    }
+    if (cfg->supersede && cfg->conflict != CONFLICT_UPDATE) {
+        buf_printf(err, "--supersede goes with --on-conflict update");
+        return CLI_ERROR;
+    }
+    if (cfg->supersede && (cfg->changes_path || cfg->dry_run)) {
+        buf_printf(err, "--supersede cannot be combined with %s yet",
+                   cfg->changes_path ? "--changes" : "--dry-run");
         return CLI_ERROR;
     }
     if (cfg->include_final && !cfg->apply) {

@@ -45,6 +45,7 @@ void lane_free(lane_runner *ln)
 {
     for (int i = 0; i < 4; i++)
         buf_free(&ln->probe_keys[i]);
+    buf_free(&ln->xids);
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
@@ -252,7 +253,71 @@ static bool merge_rows_detail(lane_runner *ln, const lane_job *job, size_t lo, s
 
 /* Merges staged rows with ord in [lo+1, hi+1] (the job's rows lo..hi);
  * adds figures to *c and each row's action to the job's outcome. */
+/* Keeps the xid the first row of query's answer gives (a subtransaction
+ * that wrote rows of this lane) for the lane's ledger row.  False on a
+ * database error. */
+static bool note_xid(lane_runner *ln, const char *sql, int n, const char *const *p)
+{
+    db_result *r = db_query(ln->conn, sql, n, p);
+    if (!r)
+        return false;
+    bool ok = db_nrows(r) == 0 || db_is_null(r, 0, 0) ||
+              buf_printf(&ln->xids, "%s%s", ln->xids.len ? "," : "", db_value(r, 0, 0));
+    db_result_free(&r);
+    if (!ok)
+        db_set_out_of_memory(ln->conn);
+    return ok;
+}
+
+/* --supersede, before the merge of staged rows [lo, hi] (SQL_SUPERSEDE):
+ * the active versions of their keys that the file's earlier load wrote
+ * take this load's rows; *r receives the answer (count, ords), or NULL
+ * when there is nothing to supersede.  False on a database error. */
+static bool supersede_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                           db_result **r)
+{
+    *r = NULL;
+    const char *prior = job->ledger && !ln->env->dry_run ? ledger_prior_xids(job->ledger) : NULL;
+    if (!prior || ln->stage)
+        return true;
+    char a[24], b[24];
+    snprintf(a, sizeof a, "%zu", lo + 1);
+    snprintf(b, sizeof b, "%zu", hi + 1);
+    const char *p[] = {a, b, prior};
+    *r = db_query(ln->conn, buf_cstr(&ln->env->sql->supersede), 3, p);
+    return *r != NULL;
+}
+
+static bool merge_rows_plain(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                             load_counts *c);
+
+/* The merge of staged rows [lo, hi], after --supersede replaced what it
+ * may: those rows the merge then finds unchanged are counted updated. */
 static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi, load_counts *c)
+{
+    db_result *sup = NULL;
+    if (!supersede_rows(ln, job, lo, hi, &sup))
+        return false;
+    bool ok = merge_rows_plain(ln, job, lo, hi, c);
+    if (ok && sup) {
+        uint64_t n = (uint64_t)db_int(sup, 0, 0);
+        if (n > c->unchanged) {
+            ok = answer_mismatch(job);
+        } else {
+            c->unchanged -= n;
+            c->updated += n;
+            ok = outcome_apply_ords(job->out, job->idx, lo, hi,
+                                    db_is_null(sup, 0, 1) ? NULL : db_value(sup, 0, 1),
+                                    MERGE_UPDATED, MERGE_UPDATED) ||
+                 answer_mismatch(job);
+        }
+    }
+    db_result_free(&sup);
+    return ok;
+}
+
+static bool merge_rows_plain(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                             load_counts *c)
 {
     const lane_env *env = ln->env;
     chunk_outcome *o = job->out;
@@ -470,7 +535,22 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
     if (!db_savepoint(d, SP_APPEND))
         return classify(ln);
     if (copy_stream(ln, buf_cstr(&ln->env->sql->append), job->ch, fresh, 0, nf - 1, true)) {
-        if (!db_release(d, SP_APPEND))
+        /* The subtransaction's xid, for the ledger row (--supersede). */
+        row k;
+        chunk_get(job->ch, fresh[0], &k);
+        char tenant[24];
+        snprintf(tenant, sizeof tenant, "%lld", (long long)k.tenant_id);
+        buf key[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
+        bool got = buf_append(&key[0], k.channel, k.channel_len) &&
+                   buf_append(&key[1], k.out_trade_no, k.out_trade_no_len) &&
+                   buf_append(&key[2], k.callback_type, k.callback_type_len);
+        const char *kp[] = {tenant, buf_cstr(&key[0]), buf_cstr(&key[1]), buf_cstr(&key[2])};
+        if (!got)
+            db_set_out_of_memory(d);
+        got = got && note_xid(ln, buf_cstr(&ln->env->sql->xmin_of_key), 4, kp);
+        for (int i = 0; i < 3; i++)
+            buf_free(&key[i]);
+        if (!got || !db_release(d, SP_APPEND))
             return classify(ln);
         outcome_fill(job->out, fresh, 0, nf - 1, MERGE_INSERTED);
         c->inserted += nf;
@@ -530,7 +610,10 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
         return classify(ln);
     load_counts got = {0};
     if (copy_rows(ln, job, lo, hi) && merge_rows(ln, job, lo, hi, &got)) {
-        if (!db_release(d, SP_PART))
+        char ord[24];
+        snprintf(ord, sizeof ord, "%zu", lo + 1);
+        const char *op[] = {ord};
+        if ((!ln->stage && !note_xid(ln, SQL_XMIN_OF_STAGED, 1, op)) || !db_release(d, SP_PART))
             return classify(ln);
         load_counts_add(c, &got);
         return ATTEMPT_OK;
@@ -575,7 +658,13 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
             return classify(ln);
         if (!kept)
             return ATTEMPT_TABLE_GONE;
-        if (!ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c))
+        buf xids = BUF_INIT;
+        bool ok = buf_printf(&xids, "{%s}", buf_cstr(&ln->xids));
+        if (!ok)
+            db_set_out_of_memory(d);
+        ok = ok && ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c, buf_cstr(&xids));
+        buf_free(&xids);
+        if (!ok)
             return classify(ln);
     }
     gate_arrive(env->gate, &res->arrived, true);
@@ -594,6 +683,7 @@ static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolate
     db *d = ln->conn;
     bool dry = ln->env->dry_run;
     lane_result_clear(res);
+    buf_clear(&ln->xids);
     if (job->n > 0)
         outcome_fill(job->out, job->idx, 0, job->n - 1, MERGE_NONE); /* an earlier attempt's */
     if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) ||

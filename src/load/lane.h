@@ -89,6 +89,8 @@ typedef struct lane_runner {
     uint32_t *split;            /* scratch: the fresh rows, then the others */
     size_t cap_split;
     buf probe_keys[4];          /* scratch: the append's keys as array literals */
+    buf xids;                   /* the attempt's subtransactions that wrote rows
+                                 * ("a,b,..."), for its ledger row (--supersede) */
     buf copybuf;
     buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */

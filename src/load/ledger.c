@@ -44,7 +44,7 @@ static bool render_lane_statements(ledger *lg)
 /* Does the ledger exist, and in which version?  Fills *exists, *lanes and
  * *identity; false on a database error. */
 static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
-                           bool *loader, bool *params)
+                           bool *loader, bool *params, bool *xids)
 {
     const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
     db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
@@ -55,13 +55,15 @@ static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, b
     *identity = strcmp(db_value(r, 0, 2), "t") == 0;
     *loader = strcmp(db_value(r, 0, 3), "t") == 0;
     *params = strcmp(db_value(r, 0, 4), "t") == 0;
+    *xids = strcmp(db_value(r, 0, 5), "t") == 0;
     db_result_free(&r);
     return true;
 }
 
 bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
-                 const char *table_quoted, bool dry_run, bool force)
+                 const char *table_quoted, bool dry_run, bool force, bool supersede)
 {
+    lg->supersede = supersede;
     lg->target = target;
     lg->table_quoted = table_quoted;
     lg->dry_run = dry_run;
@@ -78,7 +80,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
         snprintf(lg->host, sizeof lg->host, "unknown");
     snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
     if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
-                        &lg->has_loader, &lg->has_params)) {
+                        &lg->has_loader, &lg->has_params, &lg->has_xids)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -97,6 +99,7 @@ void ledger_free(ledger *lg)
     buf_free(&lg->lane_figures_sql);
     buf_free(&lg->sql);
     buf_free(&lg->table_storage);
+    buf_free(&lg->prior_xids);
 }
 
 /* When the server said 42501 (insufficient privilege): what the loading
@@ -119,14 +122,15 @@ static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
  * identity was recorded). */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_params)
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_params &&
+        lg->has_xids)
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
     bool exists, has_lanes = false, has_identity = false, has_loader = false,
-                 has_params = false;
+                 has_params = false, has_xids = false;
     ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader,
-                              &has_params);
+                              &has_params, &has_xids);
     if (ok && !has_lanes)
         ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
     if (ok && !has_identity) {
@@ -137,6 +141,8 @@ static bool ensure_ledger(ledger *lg, db *d)
     }
     if (ok && !has_loader)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_xids)
+        ok = render(lg, sql, SQL_LEDGER_ADD_XIDS) && db_exec(d, buf_cstr(sql));
     if (ok && !has_params) {
         ok = render(lg, sql, SQL_LEDGER_ADD_PARAMS) && db_exec(d, buf_cstr(sql));
         if (ok)
@@ -158,6 +164,7 @@ static bool ensure_ledger(ledger *lg, db *d)
     lg->has_identity = true;
     lg->has_loader = true;
     lg->has_params = true;
+    lg->has_xids = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -427,7 +434,7 @@ bool ledger_table_kept(const ledger *lg, db *d, bool *kept)
 }
 
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c)
+                      const load_counts *c, const char *xids)
 {
     char v[10][24];
     snprintf(v[0], 24, "%llu", (unsigned long long)chunk_no);
@@ -441,8 +448,8 @@ bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int la
     snprintf(v[8], 24, "%llu", (unsigned long long)c->stale);
     snprintf(v[9], 24, "%llu", (unsigned long long)c->existing);
     const char *p[] = {lg->target, lg->file.digest, v[0], v[1], v[2], v[3], v[4], v[5],
-                       v[6], v[7], v[8], v[9]};
-    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 12, p);
+                       v[6], v[7], v[8], v[9], xids && *xids ? xids : "{}"};
+    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 13, p);
 }
 
 /* How far each lane of an earlier run got: fills lg->lane_done. */
@@ -551,6 +558,40 @@ static int plan_resume(ledger *lg, db *d, const entry *e, int connections, file_
     return EXIT_OK;
 }
 
+/*
+ * Before the entry is started again with other parameters, its chunks'
+ * transactions join its prior ones (SQL_LEDGER_KEEP_PRIOR); with
+ * --supersede, reads them for the lanes (ledger_prior_xids).  An exit
+ * code.
+ */
+static int prepare_supersede(ledger *lg, db *d, const entry *e)
+{
+    buf_clear(&lg->prior_xids);
+    const char *p[] = {lg->target, lg->file.digest};
+    if (!lg->dry_run && e->known && !e->params_same &&
+        (!render(lg, &lg->sql, SQL_LEDGER_KEEP_PRIOR) ||
+         !db_exec_params(d, buf_cstr(&lg->sql), 2, p)))
+        return ledger_failed(lg, d, "cannot record the earlier load in the ledger");
+    if (!lg->supersede)
+        return EXIT_OK;
+    db_result *r = e->known ? ledger_query(lg, d, SQL_LEDGER_PRIOR, 2, p) : NULL;
+    if (e->known && !r)
+        return ledger_failed(lg, d, "cannot read the ledger");
+    if (r && db_nrows(r) > 0 && strcmp(db_value(r, 0, 0), "{}") != 0)
+        buf_append_str(&lg->prior_xids, db_value(r, 0, 0));
+    db_result_free(&r);
+    if (!lg->prior_xids.len)
+        log_warn("%s: --supersede: the ledger holds no earlier load of this file under other "
+                 "parameters (or one from before idemload recorded its transactions), so "
+                 "nothing is superseded: the file loads as without it", lg->file.path);
+    return EXIT_OK;
+}
+
+const char *ledger_prior_xids(const ledger *lg)
+{
+    return lg->supersede && lg->prior_xids.len ? buf_cstr(&lg->prior_xids) : NULL;
+}
+
 /* Starts (or restarts from zero) the file's entry. */
 static int record_start(ledger *lg, db *d, size_t chunk_rows)
 {
@@ -615,7 +656,10 @@ int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_r
     if (!lookup_entry(lg, d, &e))
         return ledger_failed(lg, d, "cannot read the ledger");
     bool partitioned = strncmp(buf_cstr(&lg->table_storage), "partitions:", 11) == 0;
-    if (e.completed && !lg->force) {
+    code = prepare_supersede(lg, d, &e);
+    if (code != EXIT_OK)
+        return code;
+    if (e.completed && !lg->force && !lg->supersede) {
         if (e.match == IDENTITY_SAME && e.params_same) {
             plan->skip = true;
             if (!ledger_sums(lg, d, UINT32_MAX, &plan->previous))

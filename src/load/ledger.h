@@ -66,6 +66,10 @@ typedef struct ledger {
     bool has_identity;          /* the ledger records the table's identity */
     bool has_loader;            /* the ledger records who loads a file */
     bool has_params;            /* the ledger records each file's parameters */
+    bool has_xids;              /* ... and the transactions that wrote its chunks */
+    bool supersede;             /* --supersede */
+    buf prior_xids;             /* the current file's earlier load's transactions, an
+                                 * int8[] literal ("" when none or not superseding) */
     char host[256];             /* this process, as the ledger records it */
     char pid[16];
     buf chunk_sql;              /* the lanes' statements, rendered for the */
@@ -89,7 +93,7 @@ typedef struct ledger {
  * on a database error or out of memory.
  */
 bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
-                 const char *table_quoted, bool dry_run, bool force);
+                 const char *table_quoted, bool dry_run, bool force, bool supersede);
 void ledger_free(ledger *lg);
 
 /*
@@ -122,10 +126,20 @@ uint64_t ledger_last_committed(const ledger *lg);
  * The chunk row of lane `lane` of chunk chunk_no with its figures, written
  * on the lane's connection inside the lane's transaction, so it commits
  * with the lane's rows or not at all.  Lane 0 also moves the file's
- * progress.
+ * progress.  xids: the lane's subtransactions that wrote rows, an int8[]
+ * literal ("" or NULL: none); the statement adds the transaction's own.
  */
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c);
+                      const load_counts *c, const char *xids);
+
+/*
+ * With --supersede: the transactions (xids modulo 2^32, an int8[] literal)
+ * that wrote the versions of the current file's earlier loads under other
+ * parameters, which this load may replace (SQL_SUPERSEDE); NULL when there
+ * are none or without --supersede.  Fixed between ledger_begin_file and
+ * ledger_end_file (the lanes read it).
+ */
+const char *ledger_prior_xids(const ledger *lg);
 
 /*
  * Has the target kept the identity the current file started with (its oid

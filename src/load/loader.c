@@ -559,8 +559,13 @@ static int open_control(loader *ld)
         log_error("out of memory");
         return EXIT_INPUT;
     }
+    if (ld->t.distributed && ld->cfg->supersede) {
+        log_error("--supersede is not available on a distributed (Citus) target yet: %s",
+                  ld->t.display);
+        return EXIT_USAGE;
+    }
     if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
-                     ld->cfg->force))
+                     ld->cfg->force, ld->cfg->supersede))
         return EXIT_DATABASE;
     if (ld->t.distributed) {
         ld->citus = (citus_names){.schema = ld->t.schema,

@@ -102,7 +102,7 @@ eq "--delimiter tab and --format=csv are accepted" 0 $RC
 
 # Completeness: every option some command's --help lists has a row above,
 # or is a flag, or takes any text (-d, --help, --version).
-DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --apply --include-final --distributed --dbname --help --version "
+DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --supersede --apply --include-final --distributed --dbname --help --version "
 missing=""
 for cmd in import validate check dedupe create-index init status; do
     for opt in $("$IDEMLOAD" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
