@@ -336,6 +336,12 @@ const char SQL_SUPERSEDE[] =
     "  RETURNING s.ord) "
     "SELECT count(*), array_agg(ord) FROM u";
 
+/* Does the target hold any active row?  When it held none as the run
+ * began, a key the run meets for the first time can be in the table only
+ * if another process put it there meanwhile: the append skips its probe. */
+const char SQL_TABLE_HAS_ACTIVE[] =
+    "SELECT EXISTS (SELECT 1 FROM {table} t WHERE {active})";
+
 const char SQL_APPEND_PROBE[] =
     "SELECT array_agg(k.k_ord ORDER BY k.k_ord)"
     "  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY"

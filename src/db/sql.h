@@ -61,6 +61,7 @@ extern const char SQL_CITUS_MISSED_STALE[];
 extern const char SQL_MERGE_PROBE[];
 extern const char SQL_APPEND[];
 extern const char SQL_APPEND_PROBE[];
+extern const char SQL_TABLE_HAS_ACTIVE[];
 extern const char SQL_XMIN_OF_KEY[];
 extern const char SQL_XMIN_OF_STAGED[];
 extern const char SQL_SUPERSEDE[];

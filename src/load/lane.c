@@ -523,7 +523,7 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
         return ATTEMPT_OK;
     size_t probed = nf;
     bool oom;
-    if (!probe_fresh(ln, job, fresh, &nf, other, &no, &oom))
+    if (ln->env->probe_append && !probe_fresh(ln, job, fresh, &nf, other, &no, &oom))
         return oom ? ATTEMPT_OK : classify(ln);    /* out of memory: merge them all */
     if ((probed - nf) * 2 > probed)
         append_back_off(ln);    /* most keys are in the table: a re-import */

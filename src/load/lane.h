@@ -58,6 +58,8 @@ typedef struct lane_env {
     size_t n_extra_set;
     bool update;                    /* --on-conflict update */
     bool append;                    /* fresh keys may be COPYed into the target */
+    bool probe_append;              /* ... after probing which the table holds (not
+                                     * when it held no active row as the run began) */
     bool dry_run;
     bool shadow;                    /* a dry run merging into a copy (sql->shadow_fill) */
     bool distributed;               /* the target is a Citus table (for a hint) */

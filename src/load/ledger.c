@@ -269,8 +269,9 @@ static void explain_params(const ledger *lg, file_plan *plan, const entry *e)
     const char *again = e->completed ? "again" : "from the start";
     if (e->params_known)
         snprintf(plan->reload_reason, sizeof plan->reload_reason,
-                 "%s, but with other parameters that shape its rows: %s; so it %s %s",
-                 was, e->params_changed, what, again);
+                 "%s, but with other parameters that shape its rows: %s; so it %s %s (rows "
+                 "that load left newer than this one's stay, as stale: --supersede replaces "
+                 "them)", was, e->params_changed, what, again);
     else
         snprintf(plan->reload_reason, sizeof plan->reload_reason,
                  "%s, but that entry does not record the parameters that shaped its rows (an "

@@ -499,7 +499,7 @@ static bool may_append(const loader *ld)
 
 /* The lanes' statements and what else they read; false when out of
  * memory. */
-static bool prepare_lanes(loader *ld)
+static bool prepare_lanes(loader *ld, db *d)
 {
     const config *cfg = ld->cfg;
     bool update = cfg->conflict == CONFLICT_UPDATE;
@@ -514,9 +514,23 @@ static bool prepare_lanes(loader *ld)
                             .update = update,
                             .shadow_of = ld->shadow ? ld->t.quoted : NULL};
     ok = ok && lane_sql_render(&names, &ld->sql);
+    bool probe = true;
     if (ok && may_append(ld)) {
         /* Without memory for the filter, every row takes the merge. */
         ld->seen = seen_new();
+        /* A table empty as the run begins (a first load) needs no probe
+         * before the append: the keys the run meets first are in no
+         * earlier chunk, and so in the table only if another process put
+         * them there since (then the COPY fails and the lane merges). */
+        const char *n2[] = {"table", "active"};
+        const char *v2[] = {ld->t.quoted, ld->t.active};
+        buf q = BUF_INIT;
+        db_result *r = sql_render(&q, SQL_TABLE_HAS_ACTIVE, 2, n2, v2)
+                           ? db_query(d, buf_cstr(&q), 0, NULL)
+                           : NULL;
+        probe = !r || strcmp(db_value(r, 0, 0), "f") != 0;
+        db_result_free(&r);
+        buf_free(&q);
     }
     ld->env = (lane_env){.sql = &ld->sql,
                          .final_array = buf_cstr(&ld->final_array),
@@ -524,6 +538,7 @@ static bool prepare_lanes(loader *ld)
                          .n_extra_set = cfg->n_extra_set,
                          .update = update,
                          .append = ld->seen != NULL,
+                         .probe_append = probe,
                          .dry_run = cfg->dry_run,
                          .shadow = ld->shadow,
                          .distributed = ld->t.distributed,
@@ -555,7 +570,7 @@ static int open_control(loader *ld)
                   ld->t.display);
         return EXIT_USAGE;
     }
-    if (!prepare_lanes(ld)) {
+    if (!prepare_lanes(ld, d)) {
         log_error("out of memory");
         return EXIT_INPUT;
     }
