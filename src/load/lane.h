@@ -12,7 +12,8 @@
  * table holds as active: those rows take the merge, so a COPY never meets
  * a key the table has and never leaves the dead heap tuples of a batch it
  * could not finish (SPEC.md, "Nothing written means nothing written").
- * When most of the probed keys are present (a re-import), or the COPY
+ * When more than a twentieth of the probed keys are present (a
+ * re-import, a nightly file of many known keys), or the COPY
  * still fails (a concurrent load got to a key first), the lane merges its
  * next 1, 2, 4 ... chunks (doubling, up to APPEND_MAX_WAIT) before probing
  * again, so a file of keys the table has costs a few probes.  When the
