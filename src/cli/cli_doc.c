@@ -39,8 +39,8 @@ static const exit_doc exit_docs[] = {
                     "refuses, a table truncated or dropped by another session while a file "
                     "loaded. The message names the last committed chunk, and the same "
                     "command run again resumes after it."},
-    {EXIT_DISCREPANCIES, "reconcile: the statements and the table disagree (a discrepancy "
-                         "was found)."},
+    {EXIT_DISCREPANCIES, "Reconcile found a discrepancy: the statements and the table "
+                         "disagree."},
     {EXIT_INTERRUPTED, "Interrupted (SIGINT, SIGTERM): the chunk in flight is rolled back, "
                        "committed chunks stay, and the same command run again resumes."},
 };
