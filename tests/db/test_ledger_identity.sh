@@ -300,7 +300,7 @@ new_db li_old; run init -d "$DB"
 run import -d "$DB" --chunk-rows 2000 --report o1.json f.csv
 # Rebuild the ledger exactly as the previous version created it.
 q "CREATE TABLE old_l AS SELECT target, digest, size_bytes, file_name, chunk_rows, lanes, status, chunks, started_at, updated_at, completed_at FROM idemload_ledger;
-   CREATE TABLE old_c AS SELECT * FROM idemload_ledger_chunk;
+   CREATE TABLE old_c AS SELECT target, digest, chunk_no, lane, rows_read, rows_rejected, rows_deduplicated, inserted, updated, unchanged, stale, existing, committed_at FROM idemload_ledger_chunk;
    DROP TABLE idemload_ledger_chunk, idemload_ledger;
    CREATE TABLE idemload_ledger (
      target       text        NOT NULL,
