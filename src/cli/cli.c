@@ -72,6 +72,7 @@ static cli_result set_text(const option_def *, const char *, config *, buf *);
 static cli_result set_count_int(const option_def *, const char *, config *, buf *);
 static cli_result set_count_size(const option_def *, const char *, config *, buf *);
 static cli_result set_count_i64(const option_def *, const char *, config *, buf *);
+static cli_result set_seconds_ms(const option_def *, const char *, config *, buf *);
 static cli_result set_format(const option_def *, const char *, config *, buf *);
 static cli_result set_delimiter(const option_def *, const char *, config *, buf *);
 static cli_result set_column(const option_def *, const char *, config *, buf *);
@@ -170,6 +171,11 @@ static const option_def options[] = {
      .set = set_flag, .field = FIELD(quiet)},
     {0, "force", NULL, CMDBIT(CMD_IMPORT), "load files the ledger holds as completed again",
      .set = set_flag, .field = FIELD(force)},
+    {0, "supersede", NULL, CMDBIT(CMD_IMPORT),
+     "correct an earlier load of the same file under other parameters (a wrong --timezone, "
+     "say): its rows replace the active versions that load wrote, even newer ones, and "
+     "nothing else",
+     .set = set_flag, .field = FIELD(supersede)},
     {0, "no-append", NULL, CMDBIT(CMD_IMPORT),
      "stage and merge every row, also the keys met for the first time (by default those "
      "are COPYed straight into the table, which the unique index keeps safe)",
@@ -177,6 +183,10 @@ static const option_def options[] = {
     {0, "retries", "N", CMDBIT(CMD_IMPORT),
      "retries of a chunk after a lost connection or deadlock (default 5)",
      .set = set_count_int, .field = FIELD(retries), .min = 0, .max = 1000},
+    {0, "cancel-wait", "SECONDS", CMDBIT(CMD_IMPORT),
+     "after SIGINT/SIGTERM, how long to wait for the server to end the cancelled "
+     "statements before closing the connections (default 10, for all of them together)",
+     .set = set_seconds_ms, .field = FIELD(cancel_wait_ms), .min = 0, .max = 3600},
     {'j', "jobs", "N", CMDBIT(CMD_IMPORT),
      "connections merging at once, each with its share of a chunk's keys (default 2; "
      "1: one transaction per chunk; a dry run uses 1)",
@@ -331,6 +341,16 @@ static cli_result set_count_i64(const option_def *o, const char *arg, config *cf
     cli_result r = count_of(o, arg, &v, err);
     if (r == CLI_RUN)
         *(int64_t *)((char *)cfg + o->field) = v;
+    return r;
+}
+
+/* A whole number of seconds, stored as milliseconds in an int field. */
+static cli_result set_seconds_ms(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    int64_t v;
+    cli_result r = count_of(o, arg, &v, err);
+    if (r == CLI_RUN)
+        *(int *)((char *)cfg + o->field) = (int)(v * 1000);
     return r;
 }
 
@@ -652,6 +672,15 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
                         "--rejects -");
         return CLI_ERROR;
     }
+    if (cfg->supersede && cfg->conflict != CONFLICT_UPDATE) {
+        buf_printf(err, "--supersede goes with --on-conflict update");
+        return CLI_ERROR;
+    }
+    if (cfg->supersede && (cfg->changes_path || cfg->dry_run)) {
+        buf_printf(err, "--supersede cannot be combined with %s yet",
+                   cfg->changes_path ? "--changes" : "--dry-run");
+        return CLI_ERROR;
+    }
     if (cfg->include_final && !cfg->apply) {
         buf_printf(err, "--include-final goes with --apply");
         return CLI_ERROR;
@@ -700,8 +729,8 @@ void cli_print_help(FILE *fp, command cmd)
         fprintf(fp, "\n  idemload --help | --version\n"
                     "  idemload COMMAND --help      options of one command\n\n"
                     "Exit status: 0 all loaded, 1 some rows rejected, 2 usage or configuration,\n"
-                    "3 unreadable or corrupt input, 4 database error, 5 reconcile found\n"
-                    "discrepancies, 130 interrupted.\n");
+                    "3 a file not readable or writable (or out of memory), 4 database error,\n"
+                    "5 reconcile found discrepancies, 130 interrupted.\n");
         return;
     }
     for (size_t k = 0; k < N_COMMANDS; k++) {

@@ -29,13 +29,16 @@ static const exit_doc exit_docs[] = {
     {EXIT_USAGE, "Usage or configuration error: a bad option, no target table, no matching "
                  "unique index (the message gives the CREATE UNIQUE INDEX that fixes it). "
                  "Nothing was loaded."},
-    {EXIT_INPUT, "An input could not be read or is corrupt (a truncated gzip, a required "
-                 "column missing, --max-rejects exceeded), or the report could not be "
-                 "written. Chunks committed before the fault stay; loading the fixed file "
+    {EXIT_INPUT, "A file could not be read or written: an input unreadable or corrupt (a "
+                 "truncated gzip, a required column missing, --max-rejects exceeded), an "
+                 "output (rejects, report, changes, page) not writable, or the client out of "
+                 "memory. Chunks committed before the fault stay; loading the fixed file "
                  "again is safe."},
-    {EXIT_DATABASE, "A database error that the retries (--retries) did not overcome: the "
-                    "message names the last committed chunk, and the same command run again "
-                    "resumes after it."},
+    {EXIT_DATABASE, "A database error that the retries (--retries) did not overcome, in every "
+                    "command: an unreachable server, a privilege or object the server "
+                    "refuses, a table truncated or dropped by another session while a file "
+                    "loaded. The message names the last committed chunk, and the same "
+                    "command run again resumes after it."},
     {EXIT_DISCREPANCIES, "Reconcile: the statements and the table disagree: at least one "
                          "discrepancy was found in the period (pending and unverified rows and "
                          "items carried over from earlier days do not count); they are in the "

@@ -79,6 +79,8 @@ typedef struct config {
     bool quiet;
     bool force;
     bool no_append;         /* --no-append: merge every row (lane.h) */
+    bool supersede;         /* --supersede: this load replaces the versions the same
+                             * file's earlier load, under other parameters, left */
     const char *report_path;     /* NULL: none; "-": stdout */
     const char *html_path;       /* --html: NULL: none */
     const char *changes_path;    /* --changes: NULL: none; "-": stdout */

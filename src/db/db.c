@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "util/exitcodes.h"
 #include "util/signals.h"
@@ -19,6 +20,7 @@ struct db {
     buf describe;
     buf notice;
     db_error_class cls;
+    bool client_oom;        /* the last failure: this process ran out of memory */
 };
 
 struct db_result {
@@ -164,24 +166,85 @@ static void clear_error(db *d)
     d->sqlstate[0] = '\0';
     buf_clear(&d->message);
     d->cls = DBE_NONE;
+    d->client_oom = false;
 }
 
 /*
- * Is the error about one row's data (SPEC.md, "A row's fault or the load's
- * fault")?  Only a data exception (22), an integrity constraint violation
- * (23), a value too large (54, a key beyond the index's row size) or an
- * error raised by a trigger or function (P0) can be one row's fault; every
- * other class (feature not supported, undefined objects, privileges, disk,
- * internal errors, ...) would fail every row alike, so isolating rows would
- * only reject a whole file row by row.
+ * The one SQLSTATE table (STYLE.md 18): what a server's answer means, for
+ * every command.  Entries are a full code or a two-character class; a code
+ * wins over its class (looked up first).  cls says whether to retry
+ * (DBE_CONNECTION, DBE_RETRY) and whether it can be one row's fault
+ * (DBE_DATA: classes 22, 23, 54 and P0; every other class would fail every
+ * row alike, so isolating rows would only reject a whole file row by row);
+ * exit is the status it earns when retries did not overcome it (SPEC.md
+ * "Exit status": a database error is 4 in every command; a row's fault is
+ * rejected by the import, and 4 anywhere else); hint is what to tell the
+ * user ("" when nothing useful).  Anything not listed is DBE_FATAL, exit 4.
  */
-static bool is_row_error(const char *state)
+typedef struct sqlstate_rule {
+    const char *state;
+    db_error_class cls;
+    int exit;
+    const char *hint;
+} sqlstate_rule;
+
+static const sqlstate_rule sqlstate_rules[] = {
+    /* codes */
+    {"57P01", DBE_CONNECTION, EXIT_DATABASE, ""},  /* admin shutdown */
+    {"57P02", DBE_CONNECTION, EXIT_DATABASE, ""},  /* crash shutdown */
+    {"57P03", DBE_CONNECTION, EXIT_DATABASE, ""},  /* cannot connect now */
+    {"40P01", DBE_RETRY, EXIT_DATABASE, ""},       /* deadlock */
+    {"40001", DBE_RETRY, EXIT_DATABASE, ""},       /* serialization failure */
+    /* a lock_timeout gave up on a lock another session holds a while (a
+     * concurrent loader's chunk, a DBA's LOCK): worth another try */
+    {"55P03", DBE_RETRY, EXIT_DATABASE, ""},
+    {"57014", DBE_CANCELED, EXIT_DATABASE,
+     "; the server canceled the statement: a statement_timeout (the role's or the "
+     "database's), or pg_cancel_backend() from another session; give the loader's role a "
+     "longer one (ALTER ROLE ... SET statement_timeout) or load smaller chunks (--chunk-rows), "
+     "and run the same command again"},
+    {"42501", DBE_FATAL, EXIT_DATABASE,
+     "; the role needs SELECT, INSERT and UPDATE on the table, CREATE on its schema (for the "
+     "ledger) and TEMP on the database"},
+    {"25006", DBE_FATAL, EXIT_DATABASE, "; the server is read-only (a standby?)"},
+    /* the client's own out of memory (db_set_out_of_memory) is told apart
+     * by the handle, not by this code, which the server uses too */
+    /* classes */
+    {"08", DBE_CONNECTION, EXIT_DATABASE, ""},
+    {"22", DBE_DATA, EXIT_DATABASE, ""},
+    {"23", DBE_DATA, EXIT_DATABASE, ""},
+    {"54", DBE_DATA, EXIT_DATABASE, ""},
+    {"P0", DBE_DATA, EXIT_DATABASE, ""},
+    {"0A", DBE_FATAL, EXIT_DATABASE,
+     "; the server (or a trigger, rule or extension on the table) does not support a "
+     "statement idemload needs: nothing was rejected, fix the cause and run the same command "
+     "again"},
+    {"42", DBE_FATAL, EXIT_DATABASE,
+     "; an object the merge or a trigger on the table needs is missing or wrong: nothing was "
+     "rejected, fix it and run the same command again"},
+    {"53", DBE_FATAL, EXIT_DATABASE,
+     "; the server is out of a resource (disk, memory, connections)"},
+};
+
+/* The rule for state (a code, then its class), or NULL: not listed. */
+static const sqlstate_rule *rule_of(const char *state)
 {
-    static const char *const classes[] = {"22", "23", "54", "P0"};
-    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-        if (strncmp(state, classes[i], 2) == 0)
-            return true;
-    return false;
+    size_t n = sizeof sqlstate_rules / sizeof sqlstate_rules[0];
+    if (!state || strlen(state) != 5)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(sqlstate_rules[i].state) == 5 && strcmp(sqlstate_rules[i].state, state) == 0)
+            return &sqlstate_rules[i];
+    for (size_t i = 0; i < n; i++)
+        if (strlen(sqlstate_rules[i].state) == 2 && strncmp(sqlstate_rules[i].state, state, 2) == 0)
+            return &sqlstate_rules[i];
+    return NULL;
+}
+
+const char *db_sqlstate_hint(const char *state)
+{
+    const sqlstate_rule *r = rule_of(state);
+    return r ? r->hint : "";
 }
 
 /* Records the error of res (may be NULL: a connection-level failure). */
@@ -210,24 +273,13 @@ static void set_error(db *d, const PGresult *res)
     mask_password(d, &d->message);
     /* No SQLSTATE: the server never answered (libpq's own error, e.g. the
      * connection of an idle worker died with its server; PQstatus may not
-     * say so yet): reconnect and retry. */
-    if (PQstatus(d->conn) != CONNECTION_OK || d->sqlstate[0] == '\0' ||
-        strncmp(d->sqlstate, "08", 2) == 0 ||
-        strcmp(d->sqlstate, "57P01") == 0 || strcmp(d->sqlstate, "57P02") == 0 ||
-        strcmp(d->sqlstate, "57P03") == 0)
+     * say so yet): reconnect and retry.  Otherwise the table says. */
+    const sqlstate_rule *rule = rule_of(d->sqlstate);
+    d->client_oom = false;
+    if (PQstatus(d->conn) != CONNECTION_OK || d->sqlstate[0] == '\0')
         d->cls = DBE_CONNECTION;
-    /* 55P03: a lock_timeout gave up on a lock another session holds a
-     * while (a concurrent loader's chunk, a DBA's LOCK): worth another try,
-     * as a deadlock is. */
-    else if (strcmp(d->sqlstate, "40P01") == 0 || strcmp(d->sqlstate, "40001") == 0 ||
-             strcmp(d->sqlstate, "55P03") == 0)
-        d->cls = DBE_RETRY;
-    else if (strcmp(d->sqlstate, "57014") == 0)
-        d->cls = DBE_CANCELED;
-    else if (is_row_error(d->sqlstate))
-        d->cls = DBE_DATA;
     else
-        d->cls = DBE_FATAL;
+        d->cls = rule ? rule->cls : DBE_FATAL;
 }
 
 static void on_notice(void *arg, const PGresult *res)
@@ -338,10 +390,7 @@ db_result *db_query(db *d, const char *sql, int nparams, const char *const *para
     db_result *r = malloc(sizeof *r);
     if (!r) {
         PQclear(res);
-        snprintf(d->sqlstate, sizeof d->sqlstate, "53200");
-        buf_clear(&d->message);
-        buf_append_str(&d->message, "out of memory (client)");
-        d->cls = DBE_FATAL;
+        db_set_out_of_memory(d);
         return NULL;
     }
     r->res = res;
@@ -470,23 +519,23 @@ void db_set_out_of_memory(db *d)
     buf_clear(&d->message);
     buf_append_str(&d->message, "out of memory (client)");
     d->cls = DBE_FATAL;
+    d->client_oom = true;
 }
 
 int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted)
 {
-    static const char *const config_classes[] = {"42", "28", "3D", "3F"};
     if (interrupted)
         return EXIT_INTERRUPTED;
     if (cls == DBE_CONNECTION)
         return EXIT_DATABASE;
-    for (size_t i = 0; sqlstate && i < sizeof config_classes / sizeof config_classes[0]; i++)
-        if (strncmp(sqlstate, config_classes[i], 2) == 0)
-            return EXIT_USAGE;
-    return EXIT_DATABASE;
+    const sqlstate_rule *r = rule_of(sqlstate);
+    return r ? r->exit : EXIT_DATABASE;
 }
 
 int db_failure_exit(const db *d)
 {
+    if (!signals_interrupted() && d->client_oom)
+        return EXIT_INPUT;      /* SPEC.md: the client out of memory is 3 */
     return db_exit_status(d->cls, d->sqlstate, signals_interrupted());
 }
 
@@ -501,6 +550,13 @@ void db_cancel(void *arg)
     char errbuf[256];
     if (d && d->cancel)
         PQcancel(d->cancel, errbuf, (int)sizeof errbuf);
+}
+
+void db_shutdown(db *d)
+{
+    int fd = d && d->conn ? PQsocket(d->conn) : -1;
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
 }
 
 const char *db_last_notice(const db *d)

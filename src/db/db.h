@@ -102,23 +102,35 @@ void db_set_out_of_memory(db *d);
 
 /*
  * The exit status (exitcodes.h) a failed statement earns, decided here
- * once for every command: EXIT_INTERRUPTED after an interrupt, whatever
- * the server answered; EXIT_DATABASE for a lost connection; EXIT_USAGE
- * for classes 42 (syntax, undefined object, privileges), 28 (invalid
- * authorization), 3D (invalid database) and 3F (invalid schema), which
- * are the caller's configuration; EXIT_DATABASE for anything else,
- * including a client out-of-memory (never a row's fault here).
+ * once for every command from the SQLSTATE table of db.c: EXIT_INTERRUPTED
+ * after an interrupt, whatever the server answered; EXIT_DATABASE for
+ * every answer of the server (a lost connection, a privilege, a missing
+ * object, a disk full, ...: SPEC.md's "database error", 4 in every
+ * command); db_failure_exit also gives EXIT_INPUT for the client's own
+ * out-of-memory (db_set_out_of_memory: 3, as SPEC.md says).  Usage and
+ * configuration (2: no table, no matching unique index, a bad option) are
+ * found by the callers' own checks, never from a SQLSTATE.
  * db_exit_status is the pure rule; db_failure_exit applies it to the
  * last failure on d and to signals_interrupted().
  */
 int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted);
 int db_failure_exit(const db *d);
 
+/* What a failure with SQLSTATE state most likely means, as "; ..." to
+ * append to its message (the same table), or "". */
+const char *db_sqlstate_hint(const char *state);
+
 /* Is the connection still usable? */
 bool db_ok(const db *d);
 
 /* Asks the server to cancel the statement in flight.  Async-signal-safe. */
 void db_cancel(void *d);
+
+/* Shuts the connection's socket down, so that a call blocked on it (a
+ * server that does not answer, even a cancel) returns at once with a lost
+ * connection; the handle stays valid until db_close.  Safe to call from
+ * another thread than the one using the connection. */
+void db_shutdown(db *d);
 
 /* Records a notice or warning the server sent (e.g. from CREATE INDEX);
  * the last one is kept. */

@@ -52,6 +52,11 @@ bool gate_cancel(gate *g)
            expected == GATE_CANCELLED;
 }
 
+void gate_force_cancel(gate *g)
+{
+    __atomic_store_n(&g->word, GATE_CANCELLED, __ATOMIC_SEQ_CST);
+}
+
 void gate_reopen(gate *g)
 {
     int committing = GATE_COMMITTING;

@@ -58,6 +58,11 @@ bool gate_may_commit(gate *g);
  * caller then cancels the statements in flight.  Async-signal-safe. */
 bool gate_cancel(gate *g);
 
+/* Cancels the chunk in flight even when a lane has begun to commit (the
+ * wait for a hung server is over: its connections are being closed).
+ * Async-signal-safe. */
+void gate_force_cancel(gate *g);
+
 /* Between chunks: a gate left COMMITTING opens again (RUNNING); a
  * cancelled one stays cancelled. */
 void gate_reopen(gate *g);

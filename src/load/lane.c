@@ -27,6 +27,8 @@ typedef enum attempt_result {
     ATTEMPT_RETRY,      /* deadlock or serialization failure */
     ATTEMPT_CONNECTION, /* connection lost */
     ATTEMPT_CANCELED,   /* interrupted */
+    ATTEMPT_TABLE_GONE, /* the target was truncated or dropped by another session
+                         * while the file loaded (ledger_table_kept) */
     ATTEMPT_FAILED,     /* anything else: give up */
     ATTEMPT_REJECTS     /* the refused rows cannot be written to the rejects file */
 } attempt_result;
@@ -44,6 +46,9 @@ void lane_init(lane_runner *ln, const lane_env *env, db *conn, lane_reopen_fn re
 
 void lane_free(lane_runner *ln)
 {
+    for (int i = 0; i < 4; i++)
+        buf_free(&ln->probe_keys[i]);
+    buf_free(&ln->xids);
     buf_free(&ln->copybuf);
     buf_free(&ln->missed);
     buf_free(&ln->err_msg);
@@ -140,26 +145,7 @@ static const char *failure_hint(const lane_env *env, const char *state)
                "statement on it (a trigger, rule or column default the merge would evaluate on "
                "the coordinator?): nothing was rejected, fix the cause and run the same "
                "command again";
-    if (strncmp(state, "0A", 2) == 0)
-        return "; the server (or a trigger, rule or extension on the table) does not support a "
-               "statement idemload needs: nothing was rejected, fix the cause and run the same "
-               "command again";
-    if (strcmp(state, "42501") == 0)
-        return "; the role needs SELECT, INSERT and UPDATE on the table, CREATE on its schema "
-               "(for the ledger) and TEMP on the database";
-    if (strncmp(state, "42", 2) == 0)
-        return "; an object the merge or a trigger on the table needs is missing or wrong: "
-               "nothing was rejected, fix it and run the same command again";
-    if (strncmp(state, "53", 2) == 0)
-        return "; the server is out of a resource (disk, memory, connections)";
-    if (strcmp(state, "25006") == 0)
-        return "; the server is read-only (a standby?)";
-    if (strcmp(state, "57014") == 0)
-        return "; the server canceled the statement: a statement_timeout (the role's or the "
-               "database's), or pg_cancel_backend() from another session; give the loader's "
-               "role a longer one (ALTER ROLE ... SET statement_timeout) or load smaller chunks "
-               "(--chunk-rows), and run the same command again";
-    return "";
+    return db_sqlstate_hint(state);
 }
 
 /* COPYs rows idx[lo..hi] of chunk ch by statement sql: into the staging
@@ -271,7 +257,71 @@ static bool merge_rows_detail(lane_runner *ln, const lane_job *job, size_t lo, s
 
 /* Merges staged rows with ord in [lo+1, hi+1] (the job's rows lo..hi);
  * adds figures to *c and each row's action to the job's outcome. */
+/* Keeps the xid the first row of query's answer gives (a subtransaction
+ * that wrote rows of this lane) for the lane's ledger row.  False on a
+ * database error. */
+static bool note_xid(lane_runner *ln, const char *sql, int n, const char *const *p)
+{
+    db_result *r = db_query(ln->conn, sql, n, p);
+    if (!r)
+        return false;
+    bool ok = db_nrows(r) == 0 || db_is_null(r, 0, 0) ||
+              buf_printf(&ln->xids, "%s%s", ln->xids.len ? "," : "", db_value(r, 0, 0));
+    db_result_free(&r);
+    if (!ok)
+        db_set_out_of_memory(ln->conn);
+    return ok;
+}
+
+/* --supersede, before the merge of staged rows [lo, hi] (SQL_SUPERSEDE):
+ * the active versions of their keys that the file's earlier load wrote
+ * take this load's rows; *r receives the answer (count, ords), or NULL
+ * when there is nothing to supersede.  False on a database error. */
+static bool supersede_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                           db_result **r)
+{
+    *r = NULL;
+    const char *prior = job->ledger && !ln->env->dry_run ? ledger_prior_xids(job->ledger) : NULL;
+    if (!prior || ln->stage)
+        return true;
+    char a[24], b[24];
+    snprintf(a, sizeof a, "%zu", lo + 1);
+    snprintf(b, sizeof b, "%zu", hi + 1);
+    const char *p[] = {a, b, prior};
+    *r = db_query(ln->conn, buf_cstr(&ln->env->sql->supersede), 3, p);
+    return *r != NULL;
+}
+
+static bool merge_rows_plain(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                             load_counts *c);
+
+/* The merge of staged rows [lo, hi], after --supersede replaced what it
+ * may: those rows the merge then finds unchanged are counted updated. */
 static bool merge_rows(lane_runner *ln, const lane_job *job, size_t lo, size_t hi, load_counts *c)
+{
+    db_result *sup = NULL;
+    if (!supersede_rows(ln, job, lo, hi, &sup))
+        return false;
+    bool ok = merge_rows_plain(ln, job, lo, hi, c);
+    if (ok && sup) {
+        uint64_t n = (uint64_t)db_int(sup, 0, 0);
+        if (n > c->unchanged) {
+            ok = answer_mismatch(job);
+        } else {
+            c->unchanged -= n;
+            c->updated += n;
+            ok = outcome_apply_ords(job->out, job->idx, lo, hi,
+                                    db_is_null(sup, 0, 1) ? NULL : db_value(sup, 0, 1),
+                                    MERGE_UPDATED, MERGE_UPDATED) ||
+                 answer_mismatch(job);
+        }
+    }
+    db_result_free(&sup);
+    return ok;
+}
+
+static bool merge_rows_plain(lane_runner *ln, const lane_job *job, size_t lo, size_t hi,
+                             load_counts *c)
 {
     const lane_env *env = ln->env;
     chunk_outcome *o = job->out;
@@ -364,6 +414,86 @@ static bool reserve_split(lane_runner *ln, size_t n)
     return true;
 }
 
+/* Appends text t (n bytes) to an array literal as one quoted element. */
+static bool array_text(buf *out, const char *t, size_t n)
+{
+    bool ok = buf_append_str(out, out->len > 1 ? ",\"" : "\"");
+    for (size_t i = 0; ok && i < n; i++) {
+        if (t[i] == '"' || t[i] == '\\')
+            ok = buf_append(out, "\\", 1);
+        ok = ok && buf_append(out, t + i, 1);
+    }
+    return ok && buf_append_str(out, "\"");
+}
+
+/* Backs the append off for the next 1, 2, 4 ... lanes (lane.h). */
+static void append_back_off(lane_runner *ln)
+{
+    ln->append_backoff = ln->append_backoff == 0 ? 1
+                         : ln->append_backoff * 2 > APPEND_MAX_WAIT ? APPEND_MAX_WAIT
+                                                                     : ln->append_backoff * 2;
+    ln->append_wait = ln->append_backoff;
+}
+
+/*
+ * The append's probe (SQL_APPEND_PROBE): which of the nf rows fresh[] have
+ * a key the table holds as active.  Those are moved to other[] (after its
+ * *no rows), the rest stay in fresh[] (*nf shrinks).  False on a database
+ * error (on the connection), or out of memory (*oom; nothing moved).
+ */
+static bool probe_fresh(lane_runner *ln, const lane_job *job, uint32_t *fresh, size_t *nf,
+                        uint32_t *other, size_t *no, bool *oom)
+{
+    buf *k = ln->probe_keys;
+    bool ok = true;
+    *oom = false;
+    for (int i = 0; i < 4; i++) {
+        buf_clear(&k[i]);
+        ok = ok && buf_append_str(&k[i], "{");
+    }
+    for (size_t i = 0; ok && i < *nf; i++) {
+        row r;
+        chunk_get(job->ch, fresh[i], &r);
+        ok = buf_printf(&k[0], "%s%lld", i ? "," : "", (long long)r.tenant_id) &&
+             array_text(&k[1], r.channel, r.channel_len) &&
+             array_text(&k[2], r.out_trade_no, r.out_trade_no_len) &&
+             array_text(&k[3], r.callback_type, r.callback_type_len);
+    }
+    for (int i = 0; ok && i < 4; i++)
+        ok = buf_append_str(&k[i], "}");
+    if (!ok) {
+        *oom = true;
+        return false;
+    }
+    const char *p[] = {buf_cstr(&k[0]), buf_cstr(&k[1]), buf_cstr(&k[2]), buf_cstr(&k[3])};
+    db_result *r = db_query(ln->conn, buf_cstr(&ln->env->sql->append_probe), 4, p);
+    if (!r)
+        return false;
+    if (!db_is_null(r, 0, 0)) {
+        /* "{3,17,...}": ascending positions from 1; compact fresh[] in place. */
+        const char *s = db_value(r, 0, 0);
+        size_t keep = 0;
+        char *end;
+        if (*s == '{')
+            s++;
+        unsigned long long hit = strtoull(s, &end, 10);
+        bool more = end != s;
+        for (size_t i = 0; i < *nf; i++) {
+            if (more && hit == i + 1) {
+                other[(*no)++] = fresh[i];
+                s = *end == ',' ? end + 1 : end;
+                hit = strtoull(s, &end, 10);
+                more = end != s;
+            } else {
+                fresh[keep++] = fresh[i];
+            }
+        }
+        *nf = keep;
+    }
+    db_result_free(&r);
+    return true;
+}
+
 /*
  * The append (lane.h): when the run allows it and the lane is not backing
  * off, COPYs the job's fresh rows straight into the target under a
@@ -395,16 +525,48 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
     }
     if (nf == 0)
         return ATTEMPT_OK;
+    size_t probed = nf;
+    bool oom;
+    if (ln->env->probe_append && !probe_fresh(ln, job, fresh, &nf, other, &no, &oom))
+        return oom ? ATTEMPT_OK : classify(ln);    /* out of memory: merge them all */
+    /* More than a twentieth of the keys in the table (a re-import, or a
+     * nightly file of many known keys): the merge, which handles present
+     * keys anyway, takes the next chunks too, without probing.  Appending
+     * the new keys of such a file measured slower than merging them all
+     * (BENCHMARKS.md, the nightly shape). */
+    if ((probed - nf) * 20 > probed)
+        append_back_off(ln);
+    if (nf == 0) {
+        rest->idx = other;
+        rest->n = no;
+        return ATTEMPT_OK;
+    }
     if (!db_savepoint(d, SP_APPEND))
         return classify(ln);
     if (copy_stream(ln, buf_cstr(&ln->env->sql->append), job->ch, fresh, 0, nf - 1, true)) {
-        if (!db_release(d, SP_APPEND))
+        /* The subtransaction's xid, for the ledger row (--supersede). */
+        row k;
+        chunk_get(job->ch, fresh[0], &k);
+        char tenant[24];
+        snprintf(tenant, sizeof tenant, "%lld", (long long)k.tenant_id);
+        buf key[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
+        bool got = buf_append(&key[0], k.channel, k.channel_len) &&
+                   buf_append(&key[1], k.out_trade_no, k.out_trade_no_len) &&
+                   buf_append(&key[2], k.callback_type, k.callback_type_len);
+        const char *kp[] = {tenant, buf_cstr(&key[0]), buf_cstr(&key[1]), buf_cstr(&key[2])};
+        if (!got)
+            db_set_out_of_memory(d);
+        got = got && note_xid(ln, buf_cstr(&ln->env->sql->xmin_of_key), 4, kp);
+        for (int i = 0; i < 3; i++)
+            buf_free(&key[i]);
+        if (!got || !db_release(d, SP_APPEND))
             return classify(ln);
         outcome_fill(job->out, fresh, 0, nf - 1, MERGE_INSERTED);
         c->inserted += nf;
         rest->idx = other;
         rest->n = no;
-        ln->append_backoff = 0;
+        if (nf == probed)
+            ln->append_backoff = 0;
         return ATTEMPT_OK;
     }
     /* A deadlock or serialization failure redoes the lane as the merge's
@@ -426,10 +588,7 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
         ln->append_off = true;
         return ATTEMPT_OK;
     }
-    ln->append_backoff = ln->append_backoff == 0 ? 1
-                         : ln->append_backoff * 2 > APPEND_MAX_WAIT ? APPEND_MAX_WAIT
-                                                                     : ln->append_backoff * 2;
-    ln->append_wait = ln->append_backoff;
+    append_back_off(ln);
     return ATTEMPT_OK;
 }
 
@@ -460,7 +619,10 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
         return classify(ln);
     load_counts got = {0};
     if (copy_rows(ln, job, lo, hi) && merge_rows(ln, job, lo, hi, &got)) {
-        if (!db_release(d, SP_PART))
+        char ord[24];
+        snprintf(ord, sizeof ord, "%zu", lo + 1);
+        const char *op[] = {ord};
+        if ((!ln->stage && !note_xid(ln, SQL_XMIN_OF_STAGED, 1, op)) || !db_release(d, SP_PART))
             return classify(ln);
         load_counts_add(c, &got);
         return ATTEMPT_OK;
@@ -557,6 +719,15 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
     if (!write_refused(ln, job, res))
         return ATTEMPT_REJECTS;
     if (job->ledger && !env->dry_run) {
+        /* After the lane's writes, under their lock: rows committed into a
+         * table that another session has meanwhile emptied or replaced
+         * would make the file look loaded while its earlier chunks are
+         * gone. */
+        bool kept;
+        if (!ledger_table_kept(job->ledger, d, &kept))
+            return classify(ln);
+        if (!kept)
+            return ATTEMPT_TABLE_GONE;
         bool oom;
         const char *lines = changes_text(ln, job, &oom);
         if (oom) {
@@ -565,7 +736,14 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
             snprintf(ln->err_state, sizeof ln->err_state, "%s", "");
             return ATTEMPT_FAILED;
         }
-        if (!ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c, lines))
+        buf xids = BUF_INIT;
+        bool ok = buf_printf(&xids, "{%s}", buf_cstr(&ln->xids));
+        if (!ok)
+            db_set_out_of_memory(d);
+        ok = ok && ledger_chunk_row(job->ledger, d, job->chunk_no, job->lane, c, lines,
+                                    buf_cstr(&xids));
+        buf_free(&xids);
+        if (!ok)
             return classify(ln);
     }
     gate_arrive(env->gate, &res->arrived, true);
@@ -584,6 +762,7 @@ static attempt_result attempt(lane_runner *ln, const lane_job *job, bool isolate
     db *d = ln->conn;
     bool dry = ln->env->dry_run;
     lane_result_clear(res);
+    buf_clear(&ln->xids);
     if (job->n > 0)
         outcome_fill(job->out, job->idx, 0, job->n - 1, MERGE_NONE); /* an earlier attempt's */
     if (!(dry ? db_savepoint(d, SP_CHUNK) : db_begin(d)) ||
@@ -678,7 +857,14 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
                    (unsigned long long)job->last_committed);
         code = EXIT_INTERRUPTED;
         break;
+    case ATTEMPT_TABLE_GONE:
+        buf_printf(why, "%s: %s: the table was truncated, rewritten or dropped by another "
+                   "session while this file loaded, so rows of its earlier chunks may be gone; "
+                   "the chunk was rolled back and the file is not completed: run the same "
+                   "command again to load it from the start", job->path, at);
+        break;
     case ATTEMPT_FAILED:
+        code = db_exit_status(DBE_FATAL, state, false);
         buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
                    "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
                    msg, state, failure_hint(env, state),
@@ -717,7 +903,7 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
         }
         bool was_isolated = isolated;
         if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED &&
-            ar != ATTEMPT_REJECTS)
+            ar != ATTEMPT_REJECTS && ar != ATTEMPT_TABLE_GONE)
             attempts++;
         int code = give_up(ln, job, at, ar, attempts, &isolated, &res->error);
         if (code != EXIT_OK)

@@ -8,12 +8,15 @@
  * job's fresh rows) are most often new to the table too, as in a first
  * load; they are COPYed straight into the target under a savepoint, which
  * is all a new key needs: no staging, no conflict check, no RETURNING.
- * The unique index on the key keeps it safe: if one of those keys is in
- * the table after all, the COPY fails, is rolled back, and the chunk takes
- * the merge; the lane then merges its next 1, 2, 4 ... chunks (doubling
- * while appends keep failing, up to APPEND_MAX_WAIT) before trying again,
- * so a file of keys the table has costs a few aborted COPYs, each ended at
- * its first conflicting key.  When the
+ * First a read-only probe (SQL_APPEND_PROBE) asks which of those keys the
+ * table holds as active: those rows take the merge, so a COPY never meets
+ * a key the table has and never leaves the dead heap tuples of a batch it
+ * could not finish (SPEC.md, "Nothing written means nothing written").
+ * When more than a twentieth of the probed keys are present (a
+ * re-import, a nightly file of many known keys), or the COPY
+ * still fails (a concurrent load got to a key first), the lane merges its
+ * next 1, 2, 4 ... chunks (doubling, up to APPEND_MAX_WAIT) before probing
+ * again, so a file of keys the table has costs a few probes.  When the
  * server refuses a row, the lane is redone in isolation: ranges of rows,
  * each under a savepoint, halved on failure until the single refused row is
  * found; the other rows load.  Lost connections, deadlocks and
@@ -57,6 +60,8 @@ typedef struct lane_env {
     size_t n_extra_set;
     bool update;                    /* --on-conflict update */
     bool append;                    /* fresh keys may be COPYed into the target */
+    bool probe_append;              /* ... after probing which the table holds (not
+                                     * when it held no active row as the run began) */
     bool dry_run;
     bool shadow;                    /* a dry run merging into a copy (sql->shadow_fill) */
     bool distributed;               /* the target is a Citus table (for a hint) */
@@ -87,6 +92,9 @@ typedef struct lane_runner {
                                  * not of the rows: no more appends */
     uint32_t *split;            /* scratch: the fresh rows, then the others */
     size_t cap_split;
+    buf probe_keys[4];          /* scratch: the append's keys as array literals */
+    buf xids;                   /* the attempt's subtransactions that wrote rows
+                                 * ("a,b,..."), for its ledger row (--supersede) */
     buf copybuf;
     buf missed;                 /* scratch: ords for the stale classification */
     char err_state[6];          /* the last error's SQLSTATE and message, kept */

@@ -53,7 +53,10 @@ bool lane_sql_render(const lane_sql_names *n, lane_sql *out)
                      n->update ? SQL_MERGE_DETAIL : SQL_MERGE_DETAIL_NOTHING, buf_cstr(&action),
                      "") &&
               render(n, &out->stale_detail, SQL_STALE_DETAIL, "", "") &&
-              render(n, &out->append, SQL_APPEND, "", "");
+              render(n, &out->append, SQL_APPEND, "", "") &&
+              render(n, &out->append_probe, SQL_APPEND_PROBE, "", "") &&
+              render(n, &out->xmin_of_key, SQL_XMIN_OF_KEY, "", "") &&
+              render(n, &out->supersede, SQL_SUPERSEDE, "", "");
     if (ok && n->shadow_of) {
         lane_sql_names src = *n;
         src.table = n->shadow_of;
@@ -73,6 +76,9 @@ void lane_sql_free(lane_sql *s)
     buf_free(&s->merge_detail);
     buf_free(&s->stale_detail);
     buf_free(&s->append);
+    buf_free(&s->append_probe);
+    buf_free(&s->xmin_of_key);
+    buf_free(&s->supersede);
     buf_free(&s->shadow_fill);
     buf_free(&s->citus_action);
 }

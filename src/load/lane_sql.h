@@ -36,6 +36,9 @@ typedef struct lane_sql {
     buf shadow_fill;        /* a dry run's copy: the staged keys' rows from the target */
     buf citus_action;       /* a distributed target: the conflict action and its
                              * RETURNING, for SQL_CITUS_MERGE (citus_stage.c) */
+    buf append_probe;       /* which keys of an append the table holds after all */
+    buf xmin_of_key;        /* the xmin of a key's active row (SQL_XMIN_OF_KEY) */
+    buf supersede;          /* --supersede before a merge (SQL_SUPERSEDE) */
 } lane_sql;
 
 /* Renders the statements into *out (which starts empty); false when

@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "db/sql.h"
+#include "load/params.h"
 #include "output/log.h"
 #include "output/text_escape.h"
 #include "util/exitcodes.h"
 
 static const char *const ledger_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
-                                           "table_oid", "table_storage"};
+                                           "table_oid", "table_storage", "params"};
 
 /* A ledger statement with the ledger's names filled in ({lane}, {lanes},
  * {table_oid} and {table_storage} are the columns, or constants when a dry
@@ -28,7 +29,8 @@ static bool render(const ledger *lg, buf *out, const char *tmpl)
                           lg->has_lanes ? "lane" : "0",
                           lg->has_lanes ? "lanes" : "1",
                           lg->has_identity ? "table_oid" : "NULL::oid",
-                          lg->has_identity ? "table_storage" : "NULL::text"};
+                          lg->has_identity ? "table_storage" : "NULL::text",
+                          lg->has_params ? "params" : "NULL::text"};
     buf_clear(out);
     return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), ledger_names, vals);
 }
@@ -43,7 +45,7 @@ static bool render_lane_statements(ledger *lg)
 /* Does the ledger exist, and in which version?  Fills *exists, *lanes and
  * *identity; false on a database error. */
 static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
-                           bool *loader, bool *changes)
+                           bool *loader, bool *changes, bool *params, bool *xids)
 {
     const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
     db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
@@ -54,13 +56,16 @@ static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, b
     *identity = strcmp(db_value(r, 0, 2), "t") == 0;
     *loader = strcmp(db_value(r, 0, 3), "t") == 0;
     *changes = strcmp(db_value(r, 0, 4), "t") == 0;
+    *params = strcmp(db_value(r, 0, 5), "t") == 0;
+    *xids = strcmp(db_value(r, 0, 6), "t") == 0;
     db_result_free(&r);
     return true;
 }
 
 bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
-                 const char *table_quoted, bool dry_run, bool force)
+                 const char *table_quoted, bool dry_run, bool force, bool supersede)
 {
+    lg->supersede = supersede;
     lg->target = target;
     lg->table_quoted = table_quoted;
     lg->dry_run = dry_run;
@@ -77,7 +82,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
         snprintf(lg->host, sizeof lg->host, "unknown");
     snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
     if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
-                        &lg->has_loader, &lg->has_changes)) {
+                        &lg->has_loader, &lg->has_changes, &lg->has_params, &lg->has_xids)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -96,6 +101,7 @@ void ledger_free(ledger *lg)
     buf_free(&lg->lane_figures_sql);
     buf_free(&lg->sql);
     buf_free(&lg->table_storage);
+    buf_free(&lg->prior_xids);
 }
 
 /* When the server said 42501 (insufficient privilege): what the loading
@@ -118,14 +124,15 @@ static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
  * identity was recorded). */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_changes)
+    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_changes &&
+        lg->has_params && lg->has_xids)
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
     bool exists, has_lanes = false, has_identity = false, has_loader = false;
-    bool has_changes = false;
+    bool has_changes = false, has_params = false, has_xids = false;
     ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader,
-                              &has_changes);
+                              &has_changes, &has_params, &has_xids);
     if (ok && !has_lanes)
         ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
     if (ok && !has_identity) {
@@ -138,6 +145,15 @@ static bool ensure_ledger(ledger *lg, db *d)
         ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
     if (ok && !has_changes)
         ok = render(lg, sql, SQL_LEDGER_ADD_CHANGES) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_xids)
+        ok = render(lg, sql, SQL_LEDGER_ADD_XIDS) && db_exec(d, buf_cstr(sql));
+    if (ok && !has_params) {
+        ok = render(lg, sql, SQL_LEDGER_ADD_PARAMS) && db_exec(d, buf_cstr(sql));
+        if (ok)
+            log_info("ledger %s: now records the parameters that shape each file's rows; "
+                     "files it held before are loaded once more (with the same parameters "
+                     "that writes nothing)", buf_cstr(&lg->name));
+    }
     if (!ok || !db_commit(d)) {
         buf hint = BUF_INIT;
         grant_hint(lg, d, true, &hint);
@@ -152,6 +168,8 @@ static bool ensure_ledger(ledger *lg, db *d)
     lg->has_identity = true;
     lg->has_loader = true;
     lg->has_changes = true;
+    lg->has_params = true;
+    lg->has_xids = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -201,6 +219,9 @@ typedef struct entry {
     int64_t lanes;
     identity_match match;
     char old_oid[24];
+    bool params_known;      /* the entry records its parameters */
+    bool params_same;       /* ... and they are this run's */
+    char params_changed[400];   /* what differs (params_diff), for the summary */
 } entry;
 
 /* Why an entry that no longer matches the table does not hold: the
@@ -237,6 +258,30 @@ static void explain_mismatch(const ledger *lg, file_plan *plan, const entry *e, 
                  was, what, again);
         break;
     }
+}
+
+/* Why an entry of the same table but other row-shaping parameters (or
+ * none recorded) does not hold: the sentence of the summary. */
+static void explain_params(const ledger *lg, file_plan *plan, const entry *e)
+{
+    const char *what = lg->dry_run ? "would be loaded" : "is loaded";
+    char was[160];
+    if (e->completed)
+        snprintf(was, sizeof was, "the ledger holds it as completed");
+    else
+        snprintf(was, sizeof was, "an earlier run committed %llu chunk%s of it",
+                 (unsigned long long)e->chunks, e->chunks == 1 ? "" : "s");
+    const char *again = e->completed ? "again" : "from the start";
+    if (e->params_known)
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but with other parameters that shape its rows: %s; so it %s %s (rows "
+                 "that load left newer than this one's stay, as stale: --supersede replaces "
+                 "them)", was, e->params_changed, what, again);
+    else
+        snprintf(plan->reload_reason, sizeof plan->reload_reason,
+                 "%s, but that entry does not record the parameters that shaped its rows (an "
+                 "older idemload wrote it), so to be safe it %s %s; with the same parameters "
+                 "that writes nothing", was, what, again);
 }
 
 /* Who the ledger says loads the file: " (host H, process P, ...)", or "". */
@@ -354,8 +399,48 @@ bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, l
     return found;
 }
 
+/* Is every piece of the storage the file started with still there?  A
+ * table's storage must be the same; a partitioned table's may have gained
+ * partitions (attaching one loses no row), but each leaf it had, with its
+ * storage, must remain. */
+static bool storage_kept(const char *was, const char *now)
+{
+    static const char parts[] = "partitions:";
+    size_t np = sizeof parts - 1;
+    if (strncmp(was, parts, np) != 0 || strncmp(now, parts, np) != 0)
+        return strcmp(was, now) == 0;
+    for (const char *p = was + np; *p;) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (const char *q = now + np; *q && !found;) {
+            size_t qlen = strcspn(q, ",");
+            found = qlen == len && strncmp(p, q, len) == 0;
+            q += qlen + (q[qlen] == ',');
+        }
+        if (!found)
+            return false;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+bool ledger_table_kept(const ledger *lg, db *d, bool *kept)
+{
+    *kept = true;
+    if (!lg->use || !lg->table_oid[0])
+        return true;
+    char oid[24];
+    buf storage = BUF_INIT;
+    bool ok = table_identity(lg, d, oid, sizeof oid, &storage);
+    if (ok)
+        *kept = strcmp(oid, lg->table_oid) == 0 &&
+                storage_kept(buf_cstr(&lg->table_storage), buf_cstr(&storage));
+    buf_free(&storage);
+    return ok;
+}
+
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c, const char *changes)
+                      const load_counts *c, const char *changes, const char *xids)
 {
     char v[10][24];
     snprintf(v[0], 24, "%llu", (unsigned long long)chunk_no);
@@ -369,8 +454,8 @@ bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int la
     snprintf(v[8], 24, "%llu", (unsigned long long)c->stale);
     snprintf(v[9], 24, "%llu", (unsigned long long)c->existing);
     const char *p[] = {lg->target, lg->file.digest, v[0], v[1], v[2], v[3], v[4], v[5],
-                       v[6], v[7], v[8], v[9], changes};
-    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 13, p);
+                       v[6], v[7], v[8], v[9], changes, xids && *xids ? xids : "{}"};
+    return db_exec_params(lane_conn, buf_cstr(&lg->chunk_sql), 14, p);
 }
 
 bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *without)
@@ -447,6 +532,20 @@ static bool lookup_entry(ledger *lg, db *d, entry *e)
         snprintf(e->old_oid, sizeof e->old_oid, "%s",
                  db_is_null(r, 0, 4) ? "" : db_value(r, 0, 4));
         e->committed_any = db_int(r, 0, 6) > 0;
+        e->params_known = !db_is_null(r, 0, 7);
+        e->params_same = e->params_known && lg->file.params &&
+                         strcmp(db_value(r, 0, 7), lg->file.params) == 0;
+        if (e->params_known && !e->params_same && lg->file.params) {
+            buf diff = BUF_INIT;
+            if (!params_diff(db_value(r, 0, 7), lg->file.params, &diff)) {
+                buf_free(&diff);
+                db_result_free(&r);
+                db_set_out_of_memory(d);
+                return false;
+            }
+            snprintf(e->params_changed, sizeof e->params_changed, "%s", buf_cstr(&diff));
+            buf_free(&diff);
+        }
     }
     db_result_free(&r);
     return true;
@@ -490,6 +589,40 @@ static int plan_resume(ledger *lg, db *d, const entry *e, int connections, file_
     return EXIT_OK;
 }
 
+/*
+ * Before the entry is started again with other parameters, its chunks'
+ * transactions join its prior ones (SQL_LEDGER_KEEP_PRIOR); with
+ * --supersede, reads them for the lanes (ledger_prior_xids).  An exit
+ * code.
+ */
+static int prepare_supersede(ledger *lg, db *d, const entry *e)
+{
+    buf_clear(&lg->prior_xids);
+    const char *p[] = {lg->target, lg->file.digest};
+    if (!lg->dry_run && e->known && !e->params_same &&
+        (!render(lg, &lg->sql, SQL_LEDGER_KEEP_PRIOR) ||
+         !db_exec_params(d, buf_cstr(&lg->sql), 2, p)))
+        return ledger_failed(lg, d, "cannot record the earlier load in the ledger");
+    if (!lg->supersede)
+        return EXIT_OK;
+    db_result *r = e->known ? ledger_query(lg, d, SQL_LEDGER_PRIOR, 2, p) : NULL;
+    if (e->known && !r)
+        return ledger_failed(lg, d, "cannot read the ledger");
+    if (r && db_nrows(r) > 0 && strcmp(db_value(r, 0, 0), "{}") != 0)
+        buf_append_str(&lg->prior_xids, db_value(r, 0, 0));
+    db_result_free(&r);
+    if (!lg->prior_xids.len)
+        log_warn("%s: --supersede: the ledger holds no earlier load of this file under other "
+                 "parameters (or one from before idemload recorded its transactions), so "
+                 "nothing is superseded: the file loads as without it", lg->file.path);
+    return EXIT_OK;
+}
+
+const char *ledger_prior_xids(const ledger *lg)
+{
+    return lg->supersede && lg->prior_xids.len ? buf_cstr(&lg->prior_xids) : NULL;
+}
+
 /* Starts (or restarts from zero) the file's entry. */
 static int record_start(ledger *lg, db *d, size_t chunk_rows)
 {
@@ -510,9 +643,9 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
     const char *ps[] = {lg->target, lg->file.digest, size_s, buf_cstr(&name), rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
                         lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
-                        lg->host, lg->pid};
+                        lg->host, lg->pid, lg->file.params};
     bool ok = render(lg, &lg->sql, SQL_LEDGER_START) &&
-              db_exec_params(d, buf_cstr(&lg->sql), 10, ps);
+              db_exec_params(d, buf_cstr(&lg->sql), 11, ps);
     buf_free(&name);
     if (!ok)
         return ledger_failed(lg, d, "cannot record the file in the ledger");
@@ -564,27 +697,36 @@ int ledger_begin_file(ledger *lg, db *d, const file_identity *id, size_t chunk_r
     if (!lookup_entry(lg, d, &e))
         return ledger_failed(lg, d, "cannot read the ledger");
     bool partitioned = strncmp(buf_cstr(&lg->table_storage), "partitions:", 11) == 0;
-    if (e.completed && !lg->force) {
-        if (e.match == IDENTITY_SAME) {
+    code = prepare_supersede(lg, d, &e);
+    if (code != EXIT_OK)
+        return code;
+    if (e.completed && !lg->force && !lg->supersede) {
+        if (e.match == IDENTITY_SAME && e.params_same) {
             plan->skip = true;
             if (!ledger_sums(lg, d, UINT32_MAX, &plan->previous))
                 return ledger_failed(lg, d, "cannot read the ledger");
             return EXIT_OK;
         }
         /* A wrong skip would lose the file; a needless load writes nothing. */
-        explain_mismatch(lg, plan, &e, partitioned);
+        if (e.match != IDENTITY_SAME)
+            explain_mismatch(lg, plan, &e, partitioned);
+        else
+            explain_params(lg, plan, &e);
     }
     if (e.known && !e.completed && e.match != IDENTITY_SAME && e.committed_any)
         explain_mismatch(lg, plan, &e, partitioned);
-    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunk_rows == chunk_rows &&
-        e.lanes >= 1 && e.lanes <= MAX_LANES) {
+    else if (e.known && !e.completed && !e.params_same && e.committed_any)
+        explain_params(lg, plan, &e);
+    /* Resume only what was loaded into this table with these parameters. */
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.params_same &&
+        e.chunk_rows == chunk_rows && e.lanes >= 1 && e.lanes <= MAX_LANES) {
         bool resumed;
         code = plan_resume(lg, d, &e, connections, plan, &resumed);
         if (code != EXIT_OK || resumed)
             return code;
     }
     memset(lg->lane_done, 0, sizeof lg->lane_done);
-    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.chunks > 0 &&
+    if (e.known && !e.completed && e.match == IDENTITY_SAME && e.params_same && e.chunks > 0 &&
         e.chunk_rows != chunk_rows)
         log_info("%s: an earlier run committed %llu chunks of %llu rows; --chunk-rows is now "
                  "%zu, so the file is loaded from the start (the merge is idempotent)",
@@ -622,32 +764,35 @@ uint64_t ledger_last_committed(const ledger *lg)
     return lg->last_committed;
 }
 
-/* A TRUNCATE (or a rewrite, or DROP) while the file loaded may have taken
- * its earlier chunks with it.  The entry keeps the identity the file was
- * started for, so the next run loads it again; say so now. */
-static void warn_if_table_changed(const ledger *lg, db *d)
+/* A TRUNCATE (or a rewrite, or DROP) by another session while the file
+ * loaded may have taken rows of its earlier chunks with it: the file is not
+ * completed (SPEC.md, "Crash safety"), and its entry keeps the identity it
+ * was started for, so the next run loads it again from the start.  EXIT_OK
+ * when the table is the one the file started with. */
+static int fail_if_table_changed(const ledger *lg, db *d)
 {
-    char oid[24];
-    buf storage = BUF_INIT;
-    if (table_identity(lg, d, oid, sizeof oid, &storage) &&
-        compare_identity(lg->table_oid, buf_cstr(&lg->table_storage), oid,
-                         buf_cstr(&storage)) != IDENTITY_SAME)
-        log_warn("%s: table %s was truncated, rewritten or dropped while this file loaded, so "
-                 "rows of its earlier chunks may be gone; the next run loads it again",
-                 lg->file.path, lg->target);
-    buf_free(&storage);
+    bool kept;
+    if (!ledger_table_kept(lg, d, &kept))
+        return ledger_failed(lg, d, "cannot read the identity of the table");
+    if (kept)
+        return EXIT_OK;
+    log_error("%s: table %s was truncated, rewritten or dropped by another session while this "
+              "file loaded, so rows of its earlier chunks may be gone; the file is not "
+              "completed: run the same command again to load it from the start",
+              lg->file.path, lg->target);
+    return EXIT_DATABASE;
 }
 
 int ledger_end_file(ledger *lg, db *d, bool complete)
 {
     int code = EXIT_OK;
     if (lg->use && complete && !lg->dry_run && d && db_ok(d)) {
-        warn_if_table_changed(lg, d);
+        code = fail_if_table_changed(lg, d);
         char chunks_s[24];
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
         const char *p[] = {lg->target, lg->file.digest, chunks_s};
-        if (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
-            !db_exec_params(d, buf_cstr(&lg->sql), 3, p)) {
+        if (code == EXIT_OK && (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
+                                !db_exec_params(d, buf_cstr(&lg->sql), 3, p))) {
             log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
                       db_message(d));
             code = EXIT_DATABASE;

@@ -37,6 +37,7 @@ typedef struct file_identity {
     const char *path;
     char digest[65];        /* SHA-256 hex of the file's bytes; "" if unknown (stdin) */
     int64_t size;
+    const char *params;     /* the parameters that shape its rows (params.h) */
 } file_identity;
 
 /* What the ledger says to do with a file. */
@@ -49,7 +50,7 @@ typedef struct file_plan {
     /* Not "" when the ledger knew the file but no longer holds it for the
      * table (truncated, rewritten, dropped and recreated, or not known):
      * why it is loaded (again, or from the start), for the summary. */
-    char reload_reason[512];
+    char reload_reason[1024];
 } file_plan;
 
 typedef struct ledger {
@@ -65,6 +66,11 @@ typedef struct ledger {
     bool has_identity;          /* the ledger records the table's identity */
     bool has_loader;            /* the ledger records who loads a file */
     bool has_changes;           /* the ledger keeps the --changes lines of chunks */
+    bool has_params;            /* the ledger records each file's parameters */
+    bool has_xids;              /* ... and the transactions that wrote its chunks */
+    bool supersede;             /* --supersede */
+    buf prior_xids;             /* the current file's earlier load's transactions, an
+                                 * int8[] literal ("" when none or not superseding) */
     char host[256];             /* this process, as the ledger records it */
     char pid[16];
     buf chunk_sql;              /* the lanes' statements, rendered for the */
@@ -88,7 +94,7 @@ typedef struct ledger {
  * on a database error or out of memory.
  */
 bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
-                 const char *table_quoted, bool dry_run, bool force);
+                 const char *table_quoted, bool dry_run, bool force, bool supersede);
 void ledger_free(ledger *lg);
 
 /*
@@ -122,10 +128,12 @@ uint64_t ledger_last_committed(const ledger *lg);
  * --changes lines (changes: NULL without --changes; output/changes.h),
  * written on the lane's connection inside the lane's transaction, so it
  * commits with the lane's rows or not at all.  Lane 0 also moves the
- * file's progress.
+ * file's progress.  xids: the lane's subtransactions that wrote rows, an
+ * int8[] literal ("" or NULL: none); the statement adds the transaction's
+ * own.
  */
 bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int lane,
-                      const load_counts *c, const char *changes);
+                      const load_counts *c, const char *changes, const char *xids);
 
 /*
  * The --changes lines every lane of chunk chunk_no committed (the lanes an
@@ -136,14 +144,37 @@ bool ledger_chunk_row(const ledger *lg, db *lane_conn, uint64_t chunk_no, int la
  */
 bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *without);
 
+/*
+ * With --supersede: the transactions (xids modulo 2^32, an int8[] literal)
+ * that wrote the versions of the current file's earlier loads under other
+ * parameters, which this load may replace (SQL_SUPERSEDE); NULL when there
+ * are none or without --supersede.  Fixed between ledger_begin_file and
+ * ledger_end_file (the lanes read it).
+ */
+const char *ledger_prior_xids(const ledger *lg);
+
+/*
+ * Has the target kept the identity the current file started with (its oid
+ * and storage, read by ledger_begin_file)?  Run by a lane inside its
+ * transaction, after its writes: the lock those took keeps a TRUNCATE or
+ * DROP from another session out until the lane commits, so a table found
+ * kept here stays kept for the rows the lane commits.  *kept false: another
+ * session truncated, rewrote or dropped (and recreated) the table while the
+ * file loaded, and the rows of earlier chunks may be gone.  Always kept for
+ * a stream or a table not known at the start.  False on a database error
+ * (left on d).
+ */
+bool ledger_table_kept(const ledger *lg, db *d, bool *kept);
+
 /* The figures lane `lane` of chunk chunk_no committed, read on d; false
  * when there is no such row (or the query failed: see db_ok). */
 bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, load_counts *c);
 
 /*
  * Ends the current file on d: marks it completed (when complete, not in a
- * dry run, and d usable; warns if the table was truncated meanwhile), or
- * when not complete removes its entry if no lane of it ever committed
+ * dry run, and d usable; fails with EXIT_DATABASE instead when the table
+ * was truncated or dropped meanwhile: ledger_table_kept), or when not
+ * complete removes its entry if no lane of it ever committed
  * (SQL_LEDGER_FORGET), then releases its lock.  Returns an exit code
  * (logged).
  */

@@ -23,11 +23,14 @@
  */
 #include "load/loader.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db/db.h"
 #include "db/sql.h"
@@ -97,6 +100,17 @@ struct loader {
     uint64_t job;
     int pending;
     bool quit;
+    /* The watch (SPEC.md, the SIGTERM paragraph): the signal hook posts
+     * watch_sem; the watch thread then waits --cancel-wait for the
+     * cancelled statements to end, and past it shuts every connection
+     * down, so even a server that does not answer cannot hold the import.
+     * conn_mu keeps a connection from being closed (reconnect) while the
+     * watch shuts it down. */
+    sem_t watch_sem;
+    bool watch_inited, watch_started;
+    int watch_quit;                 /* atomic */
+    pthread_t watch_thread;
+    pthread_mutex_t conn_mu;
 };
 
 static db *conn_of(worker *w)
@@ -115,6 +129,8 @@ static db *control(loader *ld)
 static void cancel_all(void *arg)
 {
     loader *ld = arg;
+    if (ld->watch_started)
+        sem_post(&ld->watch_sem);   /* async-signal-safe: the watch's clock starts */
     if (!gate_cancel(&ld->gate))
         return;
     for (int i = 0; i < ld->n_workers; i++) {
@@ -167,9 +183,11 @@ static bool prepare_session(loader *ld, worker *w, db *d)
  * it is closed, so the signal hook never cancels through a freed handle. */
 static bool connect_session(worker *w, buf *err)
 {
+    pthread_mutex_lock(&w->ld->conn_mu);
     db *old = conn_of(w);
     __atomic_store_n(&w->conn, NULL, __ATOMIC_RELEASE);
     db_close(&old);
+    pthread_mutex_unlock(&w->ld->conn_mu);
     db *d = db_connect(w->ld->cfg->dbname, err);
     if (!d)
         return false;
@@ -282,6 +300,78 @@ static void stop_threads(loader *ld)
     pthread_mutex_destroy(&ld->mu);
     pthread_cond_destroy(&ld->cv);
     ld->sync_inited = false;
+}
+
+/* The watch thread (see struct loader): after the first interrupt, waits
+ * up to --cancel-wait for the loader to let it go; past that, cancels the
+ * chunk even if it is committing and shuts every connection down. */
+static void *watch_main(void *arg)
+{
+    loader *ld = arg;
+    while (sem_wait(&ld->watch_sem) != 0 && errno == EINTR)
+        ;
+    if (__atomic_load_n(&ld->watch_quit, __ATOMIC_ACQUIRE))
+        return NULL;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    long ms = ld->cfg->cancel_wait_ms;
+    deadline.tv_sec += ms / 1000;
+    deadline.tv_nsec += (ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    for (;;) {
+        if (sem_timedwait(&ld->watch_sem, &deadline) == 0) {
+            if (__atomic_load_n(&ld->watch_quit, __ATOMIC_ACQUIRE))
+                return NULL;
+            continue;   /* another signal: the clock runs from the first */
+        }
+        if (errno != EINTR)
+            break;      /* ETIMEDOUT */
+    }
+    gate_force_cancel(&ld->gate);
+    log_warn("interrupted: the server did not end the cancelled statements within "
+             "--cancel-wait (%d ms); closing the connections", ld->cfg->cancel_wait_ms);
+    pthread_mutex_lock(&ld->conn_mu);
+    for (int i = 0; i < MAX_LANES; i++) {
+        db *d = conn_of(&ld->workers[i]);
+        if (d)
+            db_shutdown(d);
+    }
+    pthread_mutex_unlock(&ld->conn_mu);
+    return NULL;
+}
+
+/* Starts the watch thread, with SIGINT and SIGTERM blocked in it. */
+static bool start_watch(loader *ld)
+{
+    if (sem_init(&ld->watch_sem, 0, 0) != 0)
+        return false;
+    ld->watch_inited = true;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    ld->watch_started = pthread_create(&ld->watch_thread, NULL, watch_main, ld) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return ld->watch_started;
+}
+
+/* Ends the watch thread (after the signal hook is gone). */
+static void stop_watch(loader *ld)
+{
+    if (ld->watch_started) {
+        __atomic_store_n(&ld->watch_quit, 1, __ATOMIC_RELEASE);
+        sem_post(&ld->watch_sem);
+        pthread_join(ld->watch_thread, NULL);
+        ld->watch_started = false;
+    }
+    if (ld->watch_inited) {
+        sem_destroy(&ld->watch_sem);
+        ld->watch_inited = false;
+    }
 }
 
 /* Connections 2..--jobs.  One that cannot be opened (max_connections,
@@ -410,7 +500,7 @@ static bool may_append(const loader *ld)
 
 /* The lanes' statements and what else they read; false when out of
  * memory. */
-static bool prepare_lanes(loader *ld)
+static bool prepare_lanes(loader *ld, db *d)
 {
     const config *cfg = ld->cfg;
     bool update = cfg->conflict == CONFLICT_UPDATE;
@@ -425,9 +515,23 @@ static bool prepare_lanes(loader *ld)
                             .update = update,
                             .shadow_of = ld->shadow ? ld->t.quoted : NULL};
     ok = ok && lane_sql_render(&names, &ld->sql);
+    bool probe = true;
     if (ok && may_append(ld)) {
         /* Without memory for the filter, every row takes the merge. */
         ld->seen = seen_new();
+        /* A table empty as the run begins (a first load) needs no probe
+         * before the append: the keys the run meets first are in no
+         * earlier chunk, and so in the table only if another process put
+         * them there since (then the COPY fails and the lane merges). */
+        const char *n2[] = {"table", "active"};
+        const char *v2[] = {ld->t.quoted, ld->t.active};
+        buf q = BUF_INIT;
+        db_result *r = sql_render(&q, SQL_TABLE_HAS_ACTIVE, 2, n2, v2)
+                           ? db_query(d, buf_cstr(&q), 0, NULL)
+                           : NULL;
+        probe = !r || strcmp(db_value(r, 0, 0), "f") != 0;
+        db_result_free(&r);
+        buf_free(&q);
     }
     ld->env = (lane_env){.sql = &ld->sql,
                          .final_array = buf_cstr(&ld->final_array),
@@ -435,6 +539,7 @@ static bool prepare_lanes(loader *ld)
                          .n_extra_set = cfg->n_extra_set,
                          .update = update,
                          .append = ld->seen != NULL,
+                         .probe_append = probe,
                          .dry_run = cfg->dry_run,
                          .shadow = ld->shadow,
                          .distributed = ld->t.distributed,
@@ -466,12 +571,17 @@ static int open_control(loader *ld)
                   ld->t.display);
         return EXIT_USAGE;
     }
-    if (!prepare_lanes(ld)) {
+    if (!prepare_lanes(ld, d)) {
         log_error("out of memory");
-        return EXIT_DATABASE;
+        return EXIT_INPUT;
+    }
+    if (ld->t.distributed && ld->cfg->supersede) {
+        log_error("--supersede is not available on a distributed (Citus) target yet: %s",
+                  ld->t.display);
+        return EXIT_USAGE;
     }
     if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
-                     ld->cfg->force))
+                     ld->cfg->force, ld->cfg->supersede))
         return EXIT_DATABASE;
     if (ld->t.distributed) {
         ld->citus = (citus_names){.schema = ld->t.schema,
@@ -499,14 +609,21 @@ loader *loader_open(const config *cfg, int *code)
     loader *ld = calloc(1, sizeof *ld);
     if (!ld || !gate_init(&ld->gate)) {
         log_error("out of memory");
-        *code = EXIT_DATABASE;
+        *code = EXIT_INPUT;
         free(ld);
         return NULL;
     }
     ld->cfg = cfg;
     ld->lanes = 1;
+    pthread_mutex_init(&ld->conn_mu, NULL);
     *code = open_control(ld);
     if (*code != EXIT_OK) {
+        loader_close(&ld);
+        return NULL;
+    }
+    if (!start_watch(ld)) {
+        log_error("cannot start the loading threads");
+        *code = EXIT_INPUT;
         loader_close(&ld);
         return NULL;
     }
@@ -514,7 +631,7 @@ loader *loader_open(const config *cfg, int *code)
     open_extra_workers(ld);
     if (ld->n_workers > 1 && !start_threads(ld)) {
         log_error("cannot start the loading threads");
-        *code = EXIT_DATABASE;
+        *code = EXIT_INPUT;     /* the client out of resources, as out of memory */
         loader_close(&ld);
         return NULL;
     }
@@ -530,6 +647,7 @@ void loader_close(loader **ldp)
     if (!ld)
         return;
     signals_set_hook(NULL, NULL);
+    stop_watch(ld);
     stop_threads(ld);
     if (ld->t.distributed) {
         /* The staging tables: each through its own session, or the
@@ -550,6 +668,7 @@ void loader_close(loader **ldp)
         lane_result_free(&ld->parts[i].res);
     }
     gate_destroy(&ld->gate);
+    pthread_mutex_destroy(&ld->conn_mu);
     ledger_free(&ld->lg);
     lane_sql_free(&ld->sql);
     citus_names_free(&ld->citus);
@@ -707,7 +826,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
     chunk_sort(ch);
     if (!partition(ld, ch, chunk_no, file, rj, counts, out)) {
         log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
-        return EXIT_DATABASE;
+        return EXIT_INPUT;
     }
     int code = take_resumed(ld, chunk_no, file);
     if (code != EXIT_OK)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "load/outcome.h"
+#include "load/params.h"
 #include "output/changes.h"
 #include "output/groups.h"
 #include "util/digest.h"
@@ -50,6 +51,7 @@ typedef struct file_run {
     bool stop;              /* set when loading gave up: stop reading */
     buf reason;
     buf err;
+    buf params;             /* the parameters that shape its rows (params.h) */
 } file_run;
 
 /* A chunk also ends once its records' text reaches this many bytes, so
@@ -651,6 +653,15 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
     if (code != EXIT_OK)
         goto out;
     if (ld) {
+        /* The ledger entry holds only for the parameters that shape the
+         * rows (params.h). */
+        if (!params_describe(cfg, fmt, &fr.params, &fr.err)) {
+            log_error("%s: %s", path, buf_cstr(&fr.err));
+            file_report_set_error(rep, buf_cstr(&fr.err));
+            code = EXIT_INPUT;
+            goto out;
+        }
+        id.params = buf_cstr(&fr.params);
         code = loader_begin_file(ld, &id, cfg->chunk_rows, wait, &plan);
         if (code != EXIT_OK) {
             file_report_set_error(rep, "the ledger could not be read (see the log)");
@@ -689,8 +700,14 @@ static int run_file(const config *cfg, loader *ld, rejects *rj, progress *prog, 
 out:
     if (ld && file_begun && !plan.skip) {
         int end = loader_end_file(ld, rep->status == FILE_OK);
-        if (end != EXIT_OK && code < end)
-            code = end;
+        if (end != EXIT_OK && rep->status == FILE_OK) {
+            /* Its chunks committed, but the file is not completed (the
+             * table changed under it, or the ledger failed). */
+            rep->status = FILE_PARTIAL;
+            file_report_set_error(rep, "the file could not be completed in the ledger (see "
+                                       "the log); run the same command again");
+        }
+        code = exit_worst(code, end);
     } else if (ld && file_begun) {
         loader_end_file(ld, false);
     }
@@ -698,6 +715,7 @@ out:
     source_close(&fr.src);
     buf_free(&fr.reason);
     buf_free(&fr.err);
+    buf_free(&fr.params);
     rep->elapsed_s = now_seconds() - started;
     return code;
 }

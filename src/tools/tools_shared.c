@@ -21,10 +21,10 @@ int tool_open(const config *cfg, tool_ctx *c)
     int code = EXIT_OK;
     c->d = db_connect(cfg->dbname, &err);
     if (!c->d) {
-        /* A server we cannot reach is the caller's configuration (-d,
-         * PG* variables): the tool could not even start to look. */
+        /* A server we cannot reach is a database error, as in every
+         * command (SPEC.md, "Exit status"). */
         log_error("%s", buf_cstr(&err));
-        code = EXIT_USAGE;
+        code = EXIT_DATABASE;
         goto out;
     }
     signals_set_hook(db_cancel, c->d);

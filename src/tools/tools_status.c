@@ -100,7 +100,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
                           has_loader ? "l.loader_pid" : "NULL::integer"};
     if (!sql_render(&sql, SQL_STATUS, 4, names, vals)) {
         log_error("out of memory");
-        code = EXIT_DATABASE;
+        code = EXIT_INPUT;
         goto out;
     }
     const char *p[] = {c->t.display};
@@ -114,7 +114,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
     if (!f->files) {
         db_result_free(&r);
         log_error("out of memory");
-        code = EXIT_DATABASE;
+        code = EXIT_INPUT;
         goto out;
     }
     for (int i = 0; i < n; i++) {

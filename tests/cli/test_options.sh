@@ -38,6 +38,8 @@ import|--html||--html needs a path
 import|--changes||--changes needs a path or -
 import|--retries|1001|--retries needs a count from 0 to 1000, not '1001'
 import|--retries|-1|--retries needs a count from 0 to 1000, not '-1'
+import|--cancel-wait|-1|--cancel-wait needs a count from 0 to 3600, not '-1'
+import|--cancel-wait|3601|--cancel-wait needs a count from 0 to 3600, not '3601'
 import|--jobs|0|--jobs needs a count from 1 to 16, not '0'
 import|--jobs|17|--jobs needs a count from 1 to 16, not '17'
 import|--jobs|2x|--jobs needs a count from 1 to 16, not '2x'
@@ -104,7 +106,7 @@ eq "--delimiter tab and --format=csv are accepted" 0 $RC
 
 # Completeness: every option some command's --help lists has a row above,
 # or is a flag, or takes any text (-d, --help, --version).
-DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --apply --include-final --distributed --dbname --help --version "
+DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --supersede --apply --include-final --distributed --dbname --help --version "
 missing=""
 for cmd in import validate check dedupe create-index init status; do
     for opt in $("$IDEMLOAD" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do

@@ -213,8 +213,8 @@ eq "restart: ledger completed, 10 chunks, each once" "completed:10 10 true" \
     "$(ledger_status "$F") $(q "SELECT count(DISTINCT chunk_no) || ' ' || (count(*) = count(DISTINCT (chunk_no, lane))) FROM idemload_ledger_chunk WHERE digest = '$F'")"
 
 # (c) TRUNCATE while the file loads: queued behind chunk 3, it commits
-# before chunk 4, so chunks 1-3 are gone when the file completes.  The run
-# says so, and the next run loads the file again.
+# before chunk 4, so chunks 1-3 are gone.  The file fails (exit 4, never
+# completed: SPEC.md "Crash safety"), and the next run loads it again.
 new_db li_race; run init -d "$DB"
 run import -d "$DB" tiny.csv
 block_chunk3
@@ -239,14 +239,58 @@ release
 wait $pid; rc=$?
 wait $tpid
 q "DROP TRIGGER li_block ON idemload_ledger_chunk"
-eq "race: the load ends (exit 0)" 0 $rc
-check "race: it warns that the table was truncated while the file loaded" grep -q "was truncated, rewritten or dropped while this file loaded" race1.err
+eq "race: the load fails (exit 4)" 4 $rc
+check "race: it says the table was truncated while the file loaded" grep -q "was truncated, rewritten or dropped by another session while this file loaded" race1.err
+eq "race: the report says partial, not ok" partial "$(fstatus race1.json)"
+eq "race: the ledger does not hold the file as completed" loading \
+    "$(q "SELECT status FROM idemload_ledger WHERE digest = '$F'")"
+eq "race: no chunk after the TRUNCATE committed (the table holds only chunk 3's rows or none)" \
+    0 "$(q "SELECT count(*) FROM idemload_ledger_chunk WHERE digest = '$F' AND chunk_no > 3")"
 check "race: rows of chunks 1-3 are gone" test "$(snap)" != "$CLEAN"
 run import -d "$DB" --chunk-rows 2000 --report race2.json f.csv
 eq "race: the next run loads the file again" "0 ok" "$RC $(fstatus race2.json)"
 check "race: and says why" jtrue race2.json '"truncated or rewritten" in r["files"][0]["reload_reason"]'
 q "DELETE FROM payment_callback WHERE out_trade_no = 'LI1'"
 eq "race: table equals a clean load" "$CLEAN" "$(snap)"
+
+# (d) DROP and CREATE while the file loads (another session replaces the
+# table under the same name, queued behind chunk 3): the file fails (exit
+# 4), and the next run loads it into the new table.
+new_db li_race_drop; run init -d "$DB"
+run import -d "$DB" tiny.csv
+block_chunk3
+"$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report rd1.json f.csv >/dev/null 2>rd1.err 7>&- &
+pid=$!
+waiting=0
+for _ in $(seq 1 2400); do
+    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1313 AND NOT granted")" -ge 1 ] && { waiting=1; break; }
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+done
+eq "race drop: the import waits inside chunk 3" 1 $waiting
+old_oid=$(table_oid)
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null 2>rd_swap.err 7>&- <<'SQL' &
+BEGIN;
+ALTER TABLE payment_callback RENAME TO pc_old;
+CREATE TABLE payment_callback (LIKE pc_old INCLUDING ALL);
+DROP TABLE pc_old CASCADE;
+COMMIT;
+SQL
+tpid=$!
+queued=0
+for _ in $(seq 1 400); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE payment_callback%' AND wait_event_type = 'Lock'")" -ge 1 ] && { queued=1; break; }
+    sleep 0.05
+done
+eq "race drop: the swap waits for chunk 3" 1 $queued
+release
+wait $pid; rc=$?
+wait $tpid; eq "race drop: the other session replaced the table" "0 1" "$? $(q "SELECT count(*) FROM pg_class WHERE relname = 'payment_callback' AND oid <> $old_oid")"
+q "DROP TRIGGER li_block ON idemload_ledger_chunk"
+eq "race drop: the load fails (exit 4)" 4 $rc
+check "race drop: it says why" grep -q "was truncated, rewritten or dropped by another session while this file loaded" rd1.err
+eq "race drop: not completed" loading "$(q "SELECT status FROM idemload_ledger WHERE digest = '$F'")"
+eq "race drop: nothing committed into the new table" 0 "$(q "SELECT count(*) FROM payment_callback")"
 
 # =====================================================================
 # 7. A ledger of the previous layout (no identity): a dry run reads it and

@@ -272,7 +272,7 @@ eq "dedupe, missing table: exit 2" 2 $RC
 run create-index -d "$DB" --table no_such_table
 eq "create-index, missing table: exit 2" 2 $RC
 run check -d "postgresql:///no_such_database_x?host=$PGHOST&port=$PGPORT&user=$PGUSER"
-eq "check, cannot connect: exit 2" 2 $RC
+eq "check, cannot connect: exit 4 (a database error, as in every command)" 4 $RC
 q "CREATE TABLE noshape (id bigint, tenant_id bigint, channel text, out_trade_no text, callback_type text, status smallint, received_at timestamptz)"
 run dedupe -d "$DB" --table noshape --apply
 eq "dedupe --apply on a table without deleted_at: exit 2" 2 $RC

@@ -1,10 +1,10 @@
 /*
  * test_db_exit_status.c - the one rule that turns a failed statement into
  * an exit status (db_exit_status, db.h), as a table: an interrupt wins over
- * anything the server said; a lost connection is a database error; classes
- * 42, 28, 3D and 3F are the caller's configuration; everything else,
- * including the client's own out-of-memory (53200, set by db.c) and a
- * failure with no SQLSTATE at all, is a database error.
+ * anything the server said; every answer of the server is a database error
+ * (4) in every command (SPEC.md "Exit status": an unreachable server, a
+ * privilege, a missing object alike); usage and configuration (2) never
+ * come from a SQLSTATE; and the hints of the same table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "db/db.h"
 #include "util/exitcodes.h"
@@ -32,14 +33,15 @@ static const struct {
     {DBE_CONNECTION, "08006", false, EXIT_DATABASE},
     {DBE_CONNECTION, "57P01", false, EXIT_DATABASE},
     {DBE_CONNECTION, "", false, EXIT_DATABASE},
-    /* the caller's configuration */
-    {DBE_FATAL, "42501", false, EXIT_USAGE},   /* insufficient privilege */
-    {DBE_FATAL, "42P01", false, EXIT_USAGE},   /* undefined table */
-    {DBE_FATAL, "42601", false, EXIT_USAGE},   /* syntax error */
-    {DBE_FATAL, "28000", false, EXIT_USAGE},   /* invalid authorization */
-    {DBE_FATAL, "28P01", false, EXIT_USAGE},
-    {DBE_FATAL, "3D000", false, EXIT_USAGE},   /* invalid catalog name */
-    {DBE_FATAL, "3F000", false, EXIT_USAGE},   /* invalid schema name */
+    /* the server's answer, also about privileges or objects: a database
+     * error in every command (it was 2 in the tools and 4 in import) */
+    {DBE_FATAL, "42501", false, EXIT_DATABASE},   /* insufficient privilege */
+    {DBE_FATAL, "42P01", false, EXIT_DATABASE},   /* undefined table */
+    {DBE_FATAL, "42601", false, EXIT_DATABASE},   /* syntax error */
+    {DBE_FATAL, "28000", false, EXIT_DATABASE},   /* invalid authorization */
+    {DBE_FATAL, "28P01", false, EXIT_DATABASE},
+    {DBE_FATAL, "3D000", false, EXIT_DATABASE},   /* invalid catalog name */
+    {DBE_FATAL, "3F000", false, EXIT_DATABASE},   /* invalid schema name */
     /* everything else: a database error */
     {DBE_FATAL, "53200", false, EXIT_DATABASE}, /* out of memory, ours or the server's */
     {DBE_FATAL, "53100", false, EXIT_DATABASE}, /* disk full */
@@ -70,11 +72,27 @@ static void test_null_sqlstate(void **state)
     assert_int_equal(db_exit_status(DBE_FATAL, NULL, false), EXIT_DATABASE);
 }
 
+/* The hints come from the same table: a code's own, else its class's. */
+static void test_hints(void **state)
+{
+    (void)state;
+    assert_non_null(strstr(db_sqlstate_hint("42501"), "needs SELECT"));
+    assert_non_null(strstr(db_sqlstate_hint("42883"), "missing or wrong"));
+    assert_non_null(strstr(db_sqlstate_hint("57014"), "statement_timeout"));
+    assert_non_null(strstr(db_sqlstate_hint("53100"), "out of a resource"));
+    assert_non_null(strstr(db_sqlstate_hint("0A000"), "does not support"));
+    assert_string_equal(db_sqlstate_hint("23505"), "");
+    assert_string_equal(db_sqlstate_hint("XX000"), "");
+    assert_string_equal(db_sqlstate_hint(""), "");
+    assert_string_equal(db_sqlstate_hint("4"), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_null_sqlstate),
+        cmocka_unit_test(test_hints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

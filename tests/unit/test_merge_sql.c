@@ -156,7 +156,7 @@ static void check_case(const golden_case *gc)
                             .extra_vals = gc->extra_vals,
                             .partitioned = gc->partitioned,
                             .update = gc->update};
-    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql sql = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &sql));
     const buf *b = gc->which == PROBE          ? &sql.merge_probe
                    : gc->which == DIRECT       ? &sql.merge_direct
@@ -214,8 +214,8 @@ static void test_variants_differ(void **state)
     (void)state;
     lane_sql_names names = {.table = TABLE, .conflict = CONFLICT, .active = ACTIVE,
                             .extra_cols = "", .extra_vals = "", .update = true};
-    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT},
-             no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    lane_sql up = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT},
+             no = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
     assert_true(lane_sql_render(&names, &up));
     names.update = false;
     assert_true(lane_sql_render(&names, &no));
