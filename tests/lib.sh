@@ -17,6 +17,9 @@ ok() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+# between N LO HI: N is an integer from LO to HI (a command for check, so
+# that both bounds are inside it: `check d [ a ] && [ b ]` checks only a).
+between() { [[ "$1" =~ ^-?[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 # eq DESCRIPTION EXPECTED ACTUAL
 eq() {
     if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected [$2], got [$3]"; fi
@@ -41,6 +44,44 @@ run() {
     RC=$?
     san_check "$ERR" "idemload $*"
 }
+# idem_out ARGS...: idemload's standard output, for $(...) and pipes, where
+# a failure could not be counted (a subshell): an exit status other than 0,
+# or a sanitizer report in its stderr, is recorded for `finish` to fail the
+# test, and its stderr is shown.
+idem_out() {
+    local o=$WORK/.io_out.$BASHPID e=$WORK/.io_err.$BASHPID rc
+    "$IDEMLOAD" "$@" >"$o" 2>"$e"
+    rc=$?
+    if [ $rc -ne 0 ] || grep -aEq "$SAN_RE" "$e"; then
+        { echo "idemload $*: exit $rc"; head -c 2000 "$e"; } >>"$WORK/.run_failures"
+    fi
+    cat "$o"
+    rm -f "$o" "$e"
+    return $rc
+}
+# san_file FILE WHAT: a file idemload's stderr went to by other means (a
+# job's log): fails the test on a sanitizer report in it, passes otherwise.
+san_file() {
+    [ -f "$1" ] || { fail "$2: no log at $1"; return 1; }
+    san_check "$1" "$2" && ok "$2: no sanitizer report"
+}
+# pin_yesterday: the day `date -d yesterday +%F` names from now on, for
+# this test and what it starts, fixed at the test's first call (a `date`
+# before the real one in PATH answers that one question, passing every
+# other call through), so that a run across midnight cannot name two days.
+pin_yesterday() {
+    local real
+    real=$(command -v date)
+    PINNED_DAY=$("$real" -d yesterday +%F)
+    mkdir -p "$WORK/.pin"
+    cat >"$WORK/.pin/date" <<SH
+#!/bin/sh
+if [ "\$*" = "-d yesterday +%F" ]; then echo $PINNED_DAY; exit 0; fi
+exec $real "\$@"
+SH
+    chmod +x "$WORK/.pin/date"
+    export PATH=$WORK/.pin:$PATH
+}
 # jq-free JSON field reader: json FILE EXPR (python expression on `r`).
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
 contains() { grep -q -- "$2" "$1"; }
@@ -50,6 +91,10 @@ finish() {
     for f in "$WORK"/*.err; do
         [ -f "$f" ] && san_check "$f" "a background run (${f##*/})"
     done
+    if [ -s "$WORK/.run_failures" ]; then
+        fail "idemload failed inside \$(...) (idem_out):"
+        sed 's/^/#   /' "$WORK/.run_failures"
+    fi
     if [ -s "$WORK/.q_failures" ]; then
         fail "psql failed $(wc -l <"$WORK/.q_failures") time(s):"
         sed 's/^/#   /' "$WORK/.q_failures"

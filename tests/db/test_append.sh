@@ -29,7 +29,7 @@ no_append_db() { init_db "$1"; q "ALTER TABLE payment_callback ADD COLUMN note t
 # repeats and bad rows; a second file over the same keys and more.
 $GEN --rows 30000 --seed 71 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --exact-dup-rate 0.2 --bad-rate 0.01 --format csv --out a.csv --expected a.exp.csv --quiet
 $GEN --rows 20000 --seed 71 --dup-rate 0.4 --out-of-order 0.4 --format ndjson --out b.ndjson --expected b.exp.csv --quiet
-check "the files were generated" [ -s a.csv ] && [ -s b.ndjson ]
+check "the files were generated" test -s a.csv -a -s b.ndjson
 $EXPECTED_MERGE ab.exp.csv a.exp.csv b.exp.csv 2>/dev/null
 check "the expected state of a then b was worked out" [ -s ab.exp.csv ]
 
@@ -96,7 +96,7 @@ run import -d "$DB" -j 1 --chunk-rows 500 --force --report again.json c.csv
 eq "a re-import: exit 0" 0 $RC
 eq "a re-import writes nothing" "0 0" "$(json again.json '"%d %d" % (r["totals"]["inserted"], r["totals"]["updated"])')"
 n=$(json again.json 'r["totals"]["chunks"]')
-check "a re-import of $n chunks tries to append only a few times ($(appends))" [ "$(appends)" -ge 1 ] && [ "$(appends)" -le 6 ]
+check "a re-import of $n chunks tries to append only a few times ($(appends))" between "$(appends)" 1 6
 expect_table "a re-import: the table unchanged" c.exp.csv
 
 # =====================================================================
