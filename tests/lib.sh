@@ -192,6 +192,58 @@ SQL
 # each line with db=NAME).
 log_mark() { LOG_START=$(stat -c %s "${IDEMLOAD_PGDIR:?}/server.log"); }
 log_since() { tail -c +$((LOG_START + 1)) "${IDEMLOAD_PGDIR:?}/server.log" | grep -F " db=$PGDATABASE "; }
+# Proving that loads ran at once, not one after the other (a gate): every
+# statement writing TABLE waits while the test holds advisory lock KEY, so
+# loads started with distinct application names (PGAPPNAME=NAME idemload
+# ...) are seen waiting together, each inside its first chunk, before the
+# test lets them go.
+# gate_close KEY [TABLE]: the trigger, and the lock held by a session of
+# the test's (in the background) until gate_open.
+gate_close() {
+    local key=$1 t=${2:-payment_callback}
+    q "CREATE OR REPLACE FUNCTION gate_$key() RETURNS trigger LANGUAGE plpgsql AS \$\$
+       BEGIN PERFORM pg_advisory_lock_shared($key); PERFORM pg_advisory_unlock_shared($key); RETURN NULL; END \$\$;
+       CREATE TRIGGER gate_$key BEFORE INSERT OR UPDATE ON $t FOR EACH STATEMENT EXECUTE FUNCTION gate_$key()" >/dev/null
+    psql -X -q -c "SELECT pg_advisory_lock($key)" -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+    GATE_HOLDER=$!
+    for _ in $(seq 1 600); do
+        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $key AND granted")" = 1 ] && return 0
+        sleep 0.1
+    done
+    fail "gate $key: the test could not take its lock"
+}
+# gate_waiters KEY: the application names waiting at the gate, sorted; or
+# waiting for another load's file lock (a load whose file another one is
+# loading waits for it: it runs while the other is inside its load too).
+gate_waiters() {
+    q "SELECT coalesce(string_agg(DISTINCT a.application_name, ' ' ORDER BY a.application_name), '')
+         FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+        WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()
+          AND (l.objid = $1 OR a.application_name <> 'idemload')"
+}
+# gate_wait KEY "NAME..." PID...: waits (up to 2 minutes) until every NAME
+# waits at the gate at one moment, or one of the PIDs ended; then
+# `eq` on what was seen.
+gate_wait() {
+    local key=$1 want=$2 p alive
+    shift 2
+    for _ in $(seq 1 1200); do
+        [ "$(gate_waiters "$key")" = "$want" ] && break
+        alive=1
+        for p in "$@"; do kill -0 "$p" 2>/dev/null || alive=0; done
+        [ $alive = 1 ] || break
+        sleep 0.1
+    done
+    eq "all at once: $want seen waiting together, each inside its load" "$want" "$(gate_waiters "$key")"
+}
+# gate_open KEY [TABLE]: ends the test's session (the loads go on) and
+# drops the trigger once they are through.
+gate_open() {
+    kill "$GATE_HOLDER" 2>/dev/null
+    q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid() AND datname = current_database()" >/dev/null
+    wait "$GATE_HOLDER" 2>/dev/null
+}
+gate_drop() { q "DROP TRIGGER gate_$1 ON ${2:-payment_callback}" >/dev/null; }
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

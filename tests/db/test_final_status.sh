@@ -171,12 +171,17 @@ done
 for n in 2 4; do
     new_db fs_conc$n; run init -d "$DB"
     pids=()
+    names=""
+    gate_close 2727
     for l in $(seq 1 $n); do
         order=${perms[$(( (l * 2 + n) % 6 ))]}
-        ( for f in $order; do "$IDEMLOAD" import -d "$DB" -q --force --chunk-rows $((l * 5)) $f.csv \
+        ( for f in $order; do PGAPPNAME=loader$l "$IDEMLOAD" import -d "$DB" -q --force --chunk-rows $((l * 5)) $f.csv \
               >/dev/null 2>>conc.err || exit 1; done ) &
         pids+=($!)
+        names="$names loader$l"
     done
+    gate_wait 2727 "${names# }" "${pids[@]}"
+    gate_open 2727
     rcs=0
     for p in "${pids[@]}"; do wait "$p" || rcs=$((rcs + 1)); done
     eq "$n concurrent loaders: all exit 0" 0 $rcs
