@@ -17,6 +17,9 @@ ok() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+# between N LO HI: N is an integer from LO to HI (a command for check, so
+# that both bounds are inside it: `check d [ a ] && [ b ]` checks only a).
+between() { [[ "$1" =~ ^-?[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 # eq DESCRIPTION EXPECTED ACTUAL
 eq() {
     if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected [$2], got [$3]"; fi
@@ -41,6 +44,44 @@ run() {
     RC=$?
     san_check "$ERR" "idemload $*"
 }
+# idem_out ARGS...: idemload's standard output, for $(...) and pipes, where
+# a failure could not be counted (a subshell): an exit status other than 0,
+# or a sanitizer report in its stderr, is recorded for `finish` to fail the
+# test, and its stderr is shown.
+idem_out() {
+    local o=$WORK/.io_out.$BASHPID e=$WORK/.io_err.$BASHPID rc
+    "$IDEMLOAD" "$@" >"$o" 2>"$e"
+    rc=$?
+    if [ $rc -ne 0 ] || grep -aEq "$SAN_RE" "$e"; then
+        { echo "idemload $*: exit $rc"; head -c 2000 "$e"; } >>"$WORK/.run_failures"
+    fi
+    cat "$o"
+    rm -f "$o" "$e"
+    return $rc
+}
+# san_file FILE WHAT: a file idemload's stderr went to by other means (a
+# job's log): fails the test on a sanitizer report in it, passes otherwise.
+san_file() {
+    [ -f "$1" ] || { fail "$2: no log at $1"; return 1; }
+    san_check "$1" "$2" && ok "$2: no sanitizer report"
+}
+# pin_yesterday: the day `date -d yesterday +%F` names from now on, for
+# this test and what it starts, fixed at the test's first call (a `date`
+# before the real one in PATH answers that one question, passing every
+# other call through), so that a run across midnight cannot name two days.
+pin_yesterday() {
+    local real
+    real=$(command -v date)
+    PINNED_DAY=$("$real" -d yesterday +%F)
+    mkdir -p "$WORK/.pin"
+    cat >"$WORK/.pin/date" <<SH
+#!/bin/sh
+if [ "\$*" = "-d yesterday +%F" ]; then echo $PINNED_DAY; exit 0; fi
+exec $real "\$@"
+SH
+    chmod +x "$WORK/.pin/date"
+    export PATH=$WORK/.pin:$PATH
+}
 # jq-free JSON field reader: json FILE EXPR (python expression on `r`).
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
 contains() { grep -q -- "$2" "$1"; }
@@ -50,6 +91,10 @@ finish() {
     for f in "$WORK"/*.err; do
         [ -f "$f" ] && san_check "$f" "a background run (${f##*/})"
     done
+    if [ -s "$WORK/.run_failures" ]; then
+        fail "idemload failed inside \$(...) (idem_out):"
+        sed 's/^/#   /' "$WORK/.run_failures"
+    fi
     if [ -s "$WORK/.q_failures" ]; then
         fail "psql failed $(wc -l <"$WORK/.q_failures") time(s):"
         sed 's/^/#   /' "$WORK/.q_failures"
@@ -151,6 +196,58 @@ log_since() { tail -c +$((LOG_START + 1)) "${IDEMLOAD_PGDIR:?}/server.log" | gre
 # golden file breaks its lines where the statement has a run of blanks:
 # each line break stands for one blank; the final newline for none).
 golden_sql() { sed -z -e 's/\n$//' -e 's/\n/ /g' "$SRC/tests/golden/$1"; }
+# Proving that loads ran at once, not one after the other (a gate): every
+# statement writing TABLE waits while the test holds advisory lock KEY, so
+# loads started with distinct application names (PGAPPNAME=NAME idemload
+# ...) are seen waiting together, each inside its first chunk, before the
+# test lets them go.
+# gate_close KEY [TABLE]: the trigger, and the lock held by a session of
+# the test's (in the background) until gate_open.
+gate_close() {
+    local key=$1 t=${2:-payment_callback}
+    q "CREATE OR REPLACE FUNCTION gate_$key() RETURNS trigger LANGUAGE plpgsql AS \$\$
+       BEGIN PERFORM pg_advisory_lock_shared($key); PERFORM pg_advisory_unlock_shared($key); RETURN NULL; END \$\$;
+       CREATE TRIGGER gate_$key BEFORE INSERT OR UPDATE ON $t FOR EACH STATEMENT EXECUTE FUNCTION gate_$key()" >/dev/null
+    psql -X -q -c "SELECT pg_advisory_lock($key)" -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+    GATE_HOLDER=$!
+    for _ in $(seq 1 600); do
+        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $key AND granted")" = 1 ] && return 0
+        sleep 0.1
+    done
+    fail "gate $key: the test could not take its lock"
+}
+# gate_waiters KEY: the application names waiting at the gate, sorted; or
+# waiting for another load's file lock (a load whose file another one is
+# loading waits for it: it runs while the other is inside its load too).
+gate_waiters() {
+    q "SELECT coalesce(string_agg(DISTINCT a.application_name, ' ' ORDER BY a.application_name), '')
+         FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+        WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()
+          AND (l.objid = $1 OR a.application_name <> 'idemload')"
+}
+# gate_wait KEY "NAME..." PID...: waits (up to 2 minutes) until every NAME
+# waits at the gate at one moment, or one of the PIDs ended; then
+# `eq` on what was seen.
+gate_wait() {
+    local key=$1 want=$2 p alive
+    shift 2
+    for _ in $(seq 1 1200); do
+        [ "$(gate_waiters "$key")" = "$want" ] && break
+        alive=1
+        for p in "$@"; do kill -0 "$p" 2>/dev/null || alive=0; done
+        [ $alive = 1 ] || break
+        sleep 0.1
+    done
+    eq "all at once: $want seen waiting together, each inside its load" "$want" "$(gate_waiters "$key")"
+}
+# gate_open KEY [TABLE]: ends the test's session (the loads go on) and
+# drops the trigger once they are through.
+gate_open() {
+    kill "$GATE_HOLDER" 2>/dev/null
+    q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid() AND datname = current_database()" >/dev/null
+    wait "$GATE_HOLDER" 2>/dev/null
+}
+gate_drop() { q "DROP TRIGGER gate_$1 ON ${2:-payment_callback}" >/dev/null; }
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

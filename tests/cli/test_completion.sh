@@ -32,15 +32,15 @@ expect() {
 }
 
 # --- commands, from --help
-commands=$("$IDEMLOAD" --help | sed -n 's/^  idemload \([a-z][a-z-]*\) .*/\1/p')
+commands=$(idem_out --help | sed -n 's/^  idemload \([a-z][a-z-]*\) .*/\1/p')
 expect "no command yet: every command of --help" "$commands" idemload ""
 expect "a prefix: the matching command" "create-index" idemload cr
 expect "options before the command: --help, --version" "-h --help -V --version" idemload -
 
 # --- options: each command's, as its --help lists them (parsed from --help)
 for cmd in $commands; do
-    longs=$("$IDEMLOAD" "$cmd" --help | sed -n 's/^  \(-[a-zA-Z], \|    \)\(--[a-z0-9-]*\).*/\2/p')
-    shorts=$("$IDEMLOAD" "$cmd" --help | sed -n 's/^  \(-[a-zA-Z]\), .*/\1/p')
+    longs=$(idem_out "$cmd" --help | sed -n 's/^  \(-[a-zA-Z], \|    \)\(--[a-z0-9-]*\).*/\2/p')
+    shorts=$(idem_out "$cmd" --help | sed -n 's/^  \(-[a-zA-Z]\), .*/\1/p')
     [ -n "$longs" ] || fail "no options parsed from $cmd --help"
     expect "$cmd --: exactly the long options of '$cmd --help'" "$longs" idemload "$cmd" --
     expect "$cmd -: every option of '$cmd --help'" "$longs $shorts" idemload "$cmd" -
@@ -83,11 +83,16 @@ expect "check takes no files: nothing" "" idemload check d/
 expect "profiles NAME: the names idemload profiles lists" \
     "wechat-trade alipay-trade stripe-balance" "$WORK/fake-idemload" profiles ""
 expect "profiles w" "wechat-trade" "$WORK/fake-idemload" profiles w
-# This idemload: no profiles command yet, or one that lists names; either
-# way, no error text and only names that look like names.
-got=$(comp "$IDEMLOAD" profiles "")
-check "profiles with this idemload: no error, only names" \
-    test -z "$(grep -v '^[a-z0-9][a-z0-9._-]*$' <<<"$got" | sed '/^$/d')"
+# This idemload: exactly the built-in profiles SPEC.md names (at least
+# those), as its `profiles` lists them: nothing else, no error text.
+run profiles
+eq "idemload profiles: exit 0" 0 "$RC"
+listed=$(sed -n 's/^\([a-z0-9][a-z0-9._-]*\)  .*/\1/p' "$OUT" | sort)
+for p in wechat-trade alipay-trade stripe-balance; do
+    check "idemload profiles lists $p" grep -qx "$p" <<<"$listed"
+done
+eq "profiles with this idemload: the names it lists, nothing else" "$listed" \
+    "$(comp "$IDEMLOAD" profiles "" | sed '/^$/d')"
 expect "profiles with an idemload not in PATH: silently nothing" "" no-such-idemload-here profiles ""
 
 finish

@@ -19,10 +19,10 @@ check "man -l renders the page" test -s man.txt
 eq "man -l prints no warning" "" "$(cat man.err)"
 eq "groff -ww finds nothing to warn about" "" "$(groff -man -ww -z "$MAN" 2>&1)"
 
-"$IDEMLOAD" --help >help.txt
+idem_out --help >help.txt
 for cmd in $(sed -n 's/^  idemload \([a-z][a-z-]*\) .*/\1/p' help.txt); do
     echo "$cmd" >>commands.txt
-    "$IDEMLOAD" "$cmd" --help >"help-$cmd.txt"
+    idem_out "$cmd" --help >"help-$cmd.txt"
 done
 check "idemload --help lists commands" test "$(wc -l <commands.txt)" -ge 6
 

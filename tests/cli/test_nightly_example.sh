@@ -26,7 +26,22 @@ chmod +x fake alert
 export FAKE_DIR=$WORK IDEMLOAD_BIN=$WORK/fake IDEMLOAD_INBOX=$WORK/inbox IDEMLOAD_OUT=$WORK/out
 export IDEMLOAD_LOCK=$WORK/nightly.lock IDEMLOAD_PAGE="$WORK/alert page" IDEMLOAD_NOTIFY="$WORK/alert notify"
 export IDEMLOAD_FINANCE="$WORK/alert finance"
-yesterday=$(date -d yesterday +%F)
+# The default day, "yesterday", as the wrapper's own `date` says it: one
+# run with the real clock, bracketed (a run across midnight names one of
+# the two days); every other run with the day pinned (lib.sh).
+before=$(date -d yesterday +%F)
+today=$(date +%F)     # yesterday, should midnight pass during the run
+mkdir -p "inbox/$before" "inbox/$today"
+touch "inbox/$before/x.csv.gz" "inbox/$today/x.csv.gz"
+echo 0 >rc; rm -f args
+sh "$NIGHTLY" >/dev/null 2>nightly.err
+after=$(date -d yesterday +%F)
+got=$(grep -m1 '/inbox/' args 2>/dev/null)
+check "the default day is yesterday's ($before)" \
+    test "$got" = "$WORK/inbox/$before/x.csv.gz" -o "$got" = "$WORK/inbox/$after/x.csv.gz"
+rm -rf inbox out args
+pin_yesterday
+yesterday=$PINNED_DAY
 mkdir -p "inbox/$yesterday" inbox/2026-11-28
 touch "inbox/$yesterday/wechat.csv.gz" "inbox/$yesterday/mixed.ndjson.gz" "inbox/$yesterday/notes.txt"
 touch inbox/2026-11-28/alipay.ndjson.gz

@@ -109,7 +109,7 @@ eq "--delimiter tab and --format=csv are accepted" 0 $RC
 DOCUMENTED=" $(cut -d'|' -f2 <<<"$ROWS" | sort -u | tr '\n' ' ') --dry-run --quiet --force --no-append --supersede --apply --include-final --distributed --dbname --help --version "
 missing=""
 for cmd in import validate check dedupe create-index init status; do
-    for opt in $("$IDEMLOAD" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+    for opt in $(idem_out "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
         case "$DOCUMENTED" in *" $opt "*) ;; *) missing="$missing $opt($cmd)" ;; esac
     done
 done

@@ -127,6 +127,33 @@ check "check, service with a wrong password: fails" test $RC -ne 0
 no_secret "check, service with a wrong password"
 unset PGSERVICEFILE
 
+# --- every output of every command, with the password in the URI: the
+# HTML page, --changes, status, dedupe, create-index (SPEC.md: "never in
+# any log line, report or error message"), right and wrong password.
+# leaks FILE...: the files that hold either password.
+leaks() { local f h=; for f in "$@"; do [ -f "$f" ] && grep -aq -e "$RIGHT" -e "$WRONG" "$f" && h="$h ${f##*/}"; done; echo "${h# }"; }
+for pw in RIGHT WRONG; do
+    U="postgresql://pwuser:${!pw}@/authdb?host=$PG2&port=$PORT2"
+    newfile; rm -f page.html ch.ndjson rep.json
+    run import -d "$U" --report rep.json --html page.html --changes ch.ndjson $F
+    cp "$OUT" imp.out; cp "$ERR" imp.err2
+    if [ $pw = RIGHT ]; then
+        eq "$pw password: the import with --html and --changes loads (exit 0)" 0 $RC
+        check "$pw password: the page and the changes were written" test -s page.html -a -s ch.ndjson
+    fi
+    eq "$pw password: not in the page, --changes, report, stdout, stderr" "" \
+        "$(leaks page.html ch.ndjson rep.json imp.out imp.err2)"
+    for cmd in status dedupe create-index check; do
+        rm -f rep.json
+        rep=(--report rep.json); [ $cmd = create-index ] && rep=()   # (it has no --report)
+        run $cmd -d "$U" "${rep[@]}"
+        cp "$OUT" "$cmd.out"; cp "$ERR" "$cmd.err2"
+        [ $pw = RIGHT ] && check "$pw password: $cmd connects (exit $RC)" test "$RC" -le 1
+        eq "$pw password: $cmd prints no password (stdout, stderr, report)" "" \
+            "$(leaks "$cmd.out" "$cmd.err2" rep.json)"
+    done
+done
+
 pg2_cleanup
 trap - EXIT
 finish

@@ -162,7 +162,9 @@ run import -d "$DB" --chunk-rows 5000 --report mid.json f1.csv f2trunc.csv.gz f3
 eq "middle file truncated: exit 3" 3 $RC
 eq "middle file truncated: statuses ok, failed, ok" "ok failed ok" "$(fstatus mid.json 0) $(fstatus mid.json 1) $(fstatus mid.json 2)"
 check "middle file truncated: the message names it" grep -q "f2trunc.csv.gz.*truncated" "$ERR"
-$EXPECTED_MERGE f13.exp.csv f1.exp.csv f3.exp.csv 2>/dev/null
+$EXPECTED_MERGE f13.exp.csv f1.exp.csv f3.exp.csv 2>f13.counts
+eq "the model: f1 and f3 share no key (tenant 424242 is f3's alone)" "0 0 0" \
+    "$(json f13.counts '"%d %d %d" % (r["updated"], r["stale"], r["unchanged"])')"
 expect_table "middle file truncated: the first and the last file loaded whole" f13.exp.csv
 eq "middle file truncated: ledger: f1 and f3 completed, f2 not" "completed completed" \
     "$(q "SELECT string_agg(status, ' ' ORDER BY file_name) FROM idemload_ledger WHERE status = 'completed'")"

@@ -45,12 +45,21 @@ run import -d "$DB" --force --report again.json older_final.csv newer_nonfinal.c
 eq "both again: exit 0" 0 $RC
 eq "both again: nothing changes (stale and unchanged)" "inserted=0 updated=0 unchanged=1 stale=1 existing=0 rows_deduplicated=0" "$(fig again.json)"
 eq "both again: no row written" "$before" "$(snap)"
-# A final status of the active row stays, even against a newer final one.
+# A final status of the active row stays against another final one: an
+# older version's (stale) ...
 printf '%s\n1,wx,O1,pay,3,"{""v"": 3}",2026-01-01T09:00:00Z\n' "$HDR" >oldest_other_final.csv
 run import -d "$DB" --final-status 2,3 --report other.json oldest_other_final.csv
 eq "an older version with another final status: exit 0" 0 $RC
 eq "an active final status stays (stale)" "inserted=0 updated=0 unchanged=0 stale=1 existing=0 rows_deduplicated=0" "$(fig other.json)"
 eq "the table keeps its final status 2" "$WANT" "$(state)"
+# ... and a newer version's: its payload and received_at replace the row's
+# (updated), the status stays the first final one to reach the table.
+printf '%s\n1,wx,O1,pay,3,"{""v"": 4}",2026-01-01T12:00:00Z\n' "$HDR" >newer_other_final.csv
+run import -d "$DB" --final-status 2,3 --report newer_other.json newer_other_final.csv
+eq "a newer version with another final status: exit 0" 0 $RC
+eq "a newer version with another final status: updated" "inserted=0 updated=1 unchanged=0 stale=0 existing=0 rows_deduplicated=0" "$(fig newer_other.json)"
+eq "the newer payload and instant, the final status 2 kept (not 3)" \
+    "1|wx|O1|pay|2|{\"v\": 4}|$(date -u -d 2026-01-01T12:00:00Z +%s)" "$(state)"
 
 # =====================================================================
 # 2. Both versions inside one file, in either order, at any chunk size
@@ -162,12 +171,17 @@ done
 for n in 2 4; do
     new_db fs_conc$n; run init -d "$DB"
     pids=()
+    names=""
+    gate_close 2727
     for l in $(seq 1 $n); do
         order=${perms[$(( (l * 2 + n) % 6 ))]}
-        ( for f in $order; do "$IDEMLOAD" import -d "$DB" -q --force --chunk-rows $((l * 5)) $f.csv \
+        ( for f in $order; do PGAPPNAME=loader$l "$IDEMLOAD" import -d "$DB" -q --force --chunk-rows $((l * 5)) $f.csv \
               >/dev/null 2>>conc.err || exit 1; done ) &
         pids+=($!)
+        names="$names loader$l"
     done
+    gate_wait 2727 "${names# }" "${pids[@]}"
+    gate_open 2727
     rcs=0
     for p in "${pids[@]}"; do wait "$p" || rcs=$((rcs + 1)); done
     eq "$n concurrent loaders: all exit 0" 0 $rcs

@@ -20,7 +20,11 @@ dups() { q "SELECT count(*) FROM (SELECT 1 FROM payment_callback WHERE deleted_a
 # Two overlapping files: many repeated keys, older versions arriving later,
 # equal instants, and bad rows.
 $GEN --rows 40000 --seed 61 --dup-rate 0.3 --out-of-order 0.3 --ties 0.2 --exact-dup-rate 0.2 --bad-rate 0.01 --format csv --out a.csv --expected a.exp.csv --quiet
-$GEN --rows 20000 --seed 61 --dup-rate 0.5 --out-of-order 0.4 --format ndjson --out b.ndjson --quiet
+$GEN --rows 20000 --seed 61 --dup-rate 0.5 --out-of-order 0.4 --format ndjson --out b.ndjson --expected b.exp.csv --quiet
+# a then b by the merge rules, from the generator's states alone.
+$EXPECTED_MERGE ab.exp.csv a.exp.csv b.exp.csv 2>ab.counts
+check "the model: b updates keys of a and turns older versions away ($(cat ab.counts))" \
+    jtrue ab.counts 'r["updated"] > 100 and r["stale"] > 100'
 
 # =====================================================================
 # 1. The same table and figures over 1, 2 and 5 connections
@@ -33,6 +37,7 @@ for j in 1 2 5; do
     expect_table "-j $j: first file: the generator's expected state" a.exp.csv
     run import -d "$DB" -j $j --chunk-rows 3000 --report j$j.b.json b.ndjson
     eq "-j $j: second file exit 0" 0 $RC
+    expect_table "-j $j: a then b: the merge rules' expected state" ab.exp.csv
     eval "SNAP_$j=\$(snap)"
     ledger_dump >j$j.ledger
     eq "-j $j: the ledger has one row per chunk and lane" \

@@ -86,11 +86,14 @@ H='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
 # =====================================================================
 # 1. A completed file is skipped; a renamed copy too; --force loads again
 # =====================================================================
-$GEN --rows 20000 --seed 31 --dup-rate 0.2 --format csv --out s.csv --quiet
+$GEN --rows 20000 --seed 31 --dup-rate 0.2 --format csv --out s.csv --expected s.exp.csv --quiet
 init_db lg_skip
 run import -d "$DB" --chunk-rows 3000 --report s1.json s.csv
 eq "skip: first load exit 0" 0 $RC
 eq "skip: first load status ok" ok "$(fstatus s1.json)"
+# The reference snapshots later checks compare with are themselves checked
+# against the generator's expected state (a model, not another load).
+expect_table "skip: first load: the reference is the generator's expected state" s.exp.csv
 S_SNAP=$(snap); S_DB=$DB
 before=$(wsnap); ledger_before=$(ledger_all)
 eq "skip: ledger holds the file completed (7 chunks)" "completed:7" "$(ledger_status "$(digest s.csv)")"
@@ -215,13 +218,14 @@ eq "other --chunk-rows: then skipped" "0 skipped" "$RC $(fstatus kcr2.json)"
 # =====================================================================
 # 4. Corrupt input after some chunks committed
 # =====================================================================
-$GEN --rows 50000 --seed 34 --format csv --out full.csv.gz --quiet
+$GEN --rows 50000 --seed 34 --format csv --out full.csv.gz --expected full.exp.csv --quiet
 size=$(stat -c %s full.csv.gz)
 head -c $((size * 60 / 100)) full.csv.gz >trunc.csv.gz
 TR=$(digest trunc.csv.gz); FULL=$(digest full.csv.gz)
 init_db lg_gzclean
 run import -d "$DB" --chunk-rows 5000 full.csv.gz
 eq "reference load of full.csv.gz: exit 0" 0 $RC
+expect_table "reference load of full.csv.gz: the generator's expected state" full.exp.csv
 GZ_SNAP=$(snap)
 init_db lg_corrupt
 run import -d "$DB" --chunk-rows 5000 --report tr1.json trunc.csv.gz
@@ -286,11 +290,12 @@ eq "then the real load: same figures as the dry run" "$(totals d4.json)" "$(tota
 # =====================================================================
 # 6. Two processes loading the same file at once
 # =====================================================================
-$GEN --rows 60000 --seed 36 --format csv --out conc.csv --quiet
+$GEN --rows 60000 --seed 36 --format csv --out conc.csv --expected conc.exp.csv --quiet
 CD=$(digest conc.csv)
 init_db lg_conc_ref
 run import -d "$DB" --chunk-rows 2000 conc.csv
 eq "reference load of conc.csv: exit 0" 0 $RC
+expect_table "reference load of conc.csv: the generator's expected state" conc.exp.csv
 CONC_SNAP=$(snap)
 # (a) the second starts while the first holds the file
 init_db lg_conc_a
@@ -324,6 +329,10 @@ eq "concurrent (b): both exit 0" "0 0" "$r1 $r2"
 eq "concurrent (b): exactly one ok and one skipped" "ok skipped" "$(printf '%s\n' "$(fstatus cb1.json)" "$(fstatus cb2.json)" | sort | tr '\n' ' ' | sed 's/ $//')"
 if [ "$(fstatus cb1.json)" = skipped ]; then skerr=cb1.err; else skerr=cb2.err; fi
 check "concurrent (b): the skipping one says so on stderr" grep -q "skipped" $skerr
+# Skipped because the other held the file then, not because it had already
+# completed it: the two ran at once.
+check "concurrent (b): it found the other loading the file (they ran at once)" \
+    grep -q "another idemload process.* is loading this file" $skerr
 eq "concurrent (b): table equals a single load" "$CONC_SNAP" "$(snap)"
 eq "concurrent (b): ledger chunks not duplicated" "completed:30 30 true" \
     "$(ledger_status "$CD") $(ledger_rows "$CD")"

@@ -18,7 +18,8 @@ chmod +x alert
 export ALERTS_FILE=$WORK/alerts IDEMLOAD_BIN=$IDEMLOAD IDEMLOAD_DB=$DB
 export IDEMLOAD_INBOX=$WORK/inbox IDEMLOAD_OUT=$WORK/out IDEMLOAD_LOCK=$WORK/nightly.lock
 export IDEMLOAD_PAGE="$WORK/alert page" IDEMLOAD_NOTIFY="$WORK/alert notify"
-day=$(date -d yesterday +%F)
+pin_yesterday
+day=$PINNED_DAY
 mkdir -p "inbox/$day"
 cp "$SRC/samples/statements-wechat-2026-11-28.csv.gz" "$SRC/samples/statements-mixed-2026-11-29.ndjson.gz" \
    "inbox/$day/"
@@ -34,6 +35,7 @@ check "report in the dated directory" jtrue "$D/report.json" \
     "[f['status'] for f in r['files']] == ['ok', 'ok'] and r['totals']['rows_rejected'] == 3 and not r['dry_run']"
 eq "rejects in the dated directory" 3 "$(wc -l <"$D/rejects.ndjson")"
 check "idemload's summary in the day's log" grep -q "idemload import summary" "$D/idemload.log"
+san_file "$D/idemload.log" "the first night's idemload.log"
 rows=$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")
 check "rows loaded" test "$rows" -gt 0
 check "then the day reconciled: its report beside the load's" jtrue "$D/reconcile.json" \
@@ -48,10 +50,12 @@ eq "the rerun: exit 0" 0 $RC
 eq "the rerun: no alert" "" "$ALERTS"
 check "the rerun's report: every file skipped" jtrue "$D/report.json" \
     "[f['status'] for f in r['files']] == ['skipped', 'skipped']"
+san_file "$D/idemload.log" "the rerun's idemload.log"
 eq "the rerun: the table unchanged" "$rows" "$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")"
 
 IDEMLOAD_DB="host=$WORK/no-server dbname=nightly" nightly
 eq "database unreachable: exit 4" 4 $RC
 check "database unreachable: paged, pointing at the log" grep -q "^page: .*database error.*$D/idemload.log" <<<"$ALERTS"
 check "the log says why" grep -q "cannot connect" "$D/idemload.log"
+san_file "$D/idemload.log" "the unreachable night's idemload.log"
 finish

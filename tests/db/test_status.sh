@@ -8,7 +8,8 @@
 new_db status_db
 run status -d "$DB"
 eq "status with no table: exit 2" 2 "$RC"
-$IDEMLOAD init -q -d "$DB"
+run init -q -d "$DB"
+eq "init: exit 0" 0 "$RC"
 run status -d "$DB" --report -
 eq "status with no ledger yet: exit 0" 0 "$RC"
 check "no ledger: JSON with no files" jtrue "$OUT" "r == {'target': 'public.payment_callback', 'files': []}"

@@ -194,15 +194,32 @@ eq "check after the rebuild: exit 0" 0 $RC
 # --- failures during the build: each explained, the leftover dropped
 make_table race
 q "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}'), (1, 'w', 'R2', 'pay', '{}')"
-# hold SECONDS SQL: runs SQL in a transaction kept open SECONDS, in the
-# background; returns once that session has run SQL and sleeps.
+# hold SQL: runs SQL in a transaction kept open until let_go (it then
+# commits), in the background; returns once that session has run SQL and
+# waits.  No timer: the test lets go when it has seen what it waits for,
+# however slow the build (a sanitizer's) is.  The transaction waits on
+# advisory lock 4711, which another session of the test's holds.
 hold() {
-    psql -X -q -c "BEGIN; $2; SELECT pg_sleep($1); COMMIT;" >/dev/null 2>&1 &
-    for _ in $(seq 1 200); do
-        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'")" -ge 1 ] && return 0
+    psql -X -q -c "SELECT pg_advisory_lock(4711)" -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+    KEYHOLDER=$!
+    for _ in $(seq 1 400); do
+        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4711 AND granted")" -ge 1 ] && break
         sleep 0.05
     done
-    fail "hold: the holding session never started to sleep"
+    psql -X -q -c "BEGIN; $1; SELECT pg_advisory_lock_shared(4711); COMMIT;" >/dev/null 2>&1 &
+    HOLDER=$!
+    for _ in $(seq 1 400); do
+        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4711 AND NOT granted")" -ge 1 ] && return 0
+        sleep 0.05
+    done
+    fail "hold: the holding session never got to wait"
+}
+# let_go: the held transaction commits; returns when it has.
+let_go() {
+    kill "$KEYHOLDER" 2>/dev/null
+    q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid() AND datname = current_database()" >/dev/null
+    wait "$KEYHOLDER" 2>/dev/null
+    wait "$HOLDER"
 }
 # build_started PID: waits until CREATE INDEX runs on the table race (its
 # progress row exists) while PID lives; prints the building backend's pid.
@@ -217,9 +234,18 @@ build_started() {
     return 1
 }
 # A duplicate committed while the build waits for writers: 23505.
-hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}')"
-run create-index -d "$DB" --table race
-wait
+hold "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R1', 'pay', '{}')"
+"$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>dup.err &
+pid=$!
+# The duplicate commits once the build waits for it (its writer), and
+# has said so.
+for _ in $(seq 1 1200); do
+    grep -q "waiting for writers before build" dup.err 2>/dev/null && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+done
+let_go
+wait $pid; RC=$?; ERR=$WORK/dup.err
 eq "a duplicate arriving during the build: exit 1" 1 $RC
 check "explains the duplicate" contains "$ERR" "another session wrote it while the index was being built"
 check "counts the duplicates now" contains "$ERR" "1 duplicate active keys now"
@@ -228,37 +254,37 @@ check "says it dropped the leftover" contains "$ERR" "dropped the INVALID index 
 eq "no index left behind" "" "$(valid_index race)"
 q "UPDATE race SET deleted_at = now() WHERE id = (SELECT max(id) FROM race)"
 # Another session's transaction outlasts lock_timeout: 55P03.
-hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R3', 'pay', '{}')"
+hold "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R3', 'pay', '{}')"
 PGOPTIONS="-c lock_timeout=1000" run create-index -d "$DB" --table race --quiet
+let_go
 eq "lock timeout during the build: exit 1" 1 $RC
 check "explains the lock timeout" contains "$ERR" "gave up waiting for a lock (lock_timeout)"
 check "--quiet: no progress line" lacks "$ERR" "waiting for writers before build"
-wait
 run create-index -d "$DB" --table race
 eq "create-index once the transaction ended: exit 0" 0 $RC
 eq "valid index on race" "uk_race_biz_active:true" "$(valid_index race)"
 # The building session killed: a lost connection, exit 4.
 q "DROP INDEX uk_race_biz_active"
-hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R4', 'pay', '{}')"
+hold "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R4', 'pay', '{}')"
 "$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>lost.err &
 pid=$!
 builder=$(build_started $pid)
 check "the build had started before its session was killed" test -n "$builder"
 q "SELECT pg_terminate_backend(${builder:-0})" >/dev/null
+let_go      # (its leftover's DROP INDEX CONCURRENTLY waits for the writer)
 wait $pid; RC=$?
-wait
 eq "connection lost during the build: exit 4" 4 $RC
 check "explains the lost connection" contains lost.err "connection to the server was lost"
 eq "the leftover was dropped on a new connection" "" "$(valid_index race)"
 # Interrupted: exit 130, leftover dropped.
-hold 3 "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R5', 'pay', '{}')"
+hold "INSERT INTO race (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'R5', 'pay', '{}')"
 "$IDEMLOAD" create-index -d "$DB" --table race >out.txt 2>intr.err &
 pid=$!
 b=$(build_started $pid)
 check "the build had started before the interrupt" test -n "$b"
 kill -INT $pid
+let_go
 wait $pid; RC=$?
-wait
 eq "interrupted build: exit 130" 130 $RC
 check "interrupted build: the leftover was dropped, it says" contains intr.err "dropped the INVALID index"
 eq "the leftover of the interrupted build was dropped" "" "$(valid_index race)"

@@ -55,7 +55,11 @@ for so in $(readelf -d "$IDEMLOAD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 done
 
 lintian --no-tag-display-limit "$deb" >lintian.txt 2>&1
+lintian_rc=$?
 cat lintian.txt
+# 0: checked, no error tag; 1: error tags; anything else: it did not check
+# the package (no error line then proves nothing).
+eq "lintian checked the package and found no error (exit 0)" 0 "$lintian_rc"
 eq "lintian: no error" "" "$(grep '^E:' lintian.txt)"
 
 # --- extracted into a scratch root
