@@ -33,13 +33,13 @@ before=$(date -d yesterday +%F)
 today=$(date +%F)     # yesterday, should midnight pass during the run
 mkdir -p "inbox/$before" "inbox/$today"
 touch "inbox/$before/x.csv.gz" "inbox/$today/x.csv.gz"
-echo 0 >rc; rm -f args
+echo 0 >rc; rm -f args.*
 sh "$NIGHTLY" >/dev/null 2>nightly.err
 after=$(date -d yesterday +%F)
-got=$(grep -m1 '/inbox/' args 2>/dev/null)
+got=$(grep -m1 '/inbox/' args.import 2>/dev/null)
 check "the default day is yesterday's ($before)" \
     test "$got" = "$WORK/inbox/$before/x.csv.gz" -o "$got" = "$WORK/inbox/$after/x.csv.gz"
-rm -rf inbox out args
+rm -rf inbox out args.*
 pin_yesterday
 yesterday=$PINNED_DAY
 mkdir -p "inbox/$yesterday" inbox/2026-11-28

@@ -125,7 +125,7 @@ import json,sys
 ls=[json.loads(l) for l in open('ro.ndjson')]
 sys.exit(0 if len(ls) == 2 and all(l['first_seen'] is None for l in ls) else 1)"
 run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" ro.csv
-eq "the same role without --dry-run may not write the register: exit 2 (privileges are configuration)" 2 "$RC"
+eq "the same role without --dry-run may not write the register: exit 4 (a privilege the server refuses, as in every command)" 4 "$RC"
 check "it says which table it may not write" contains "$ERR" "permission denied for table idemload_recon_"
 eq "and still nothing changed" "$before" "$(all_tables)"
 q "DROP OWNED BY idem_recon_ro; DROP ROLE idem_recon_ro" >/dev/null
