@@ -317,8 +317,7 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     bool copying = false;
     double started = now_seconds();
     if (fmt == FORMAT_AUTO && !cfg->profile) {
-        buf_printf(&err, "%s: cannot tell the format from the name; use --format csv|ndjson",
-                   strcmp(path, "-") == 0 ? "standard input" : path);
+        format_unknown(&err, path);
         code = EXIT_USAGE;
         goto out;
     }

@@ -3,6 +3,7 @@
  * recon_render.h).  Nothing here queries: the result is complete.
  */
 #include "recon/recon_render.h"
+#include "output/text_escape.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -305,9 +306,12 @@ json_t *recon_json(const recon_result *r)
 static void print_side(FILE *fp, const char *label, const recon_side *s)
 {
     fprintf(fp, "%s %llu rows", label, (unsigned long long)s->rows);
-    for (size_t i = 0; i < s->n_amounts; i++)
-        fprintf(fp, "%s%s %s", i ? ", " : " (", s->amounts[i].currency[0] ? s->amounts[i].currency : "?",
-                s->amounts[i].amount);
+    /* A currency is the statement's text: escaped for the terminal. */
+    for (size_t i = 0; i < s->n_amounts; i++) {
+        fputs(i ? ", " : " (", fp);
+        text_fput_term(fp, s->amounts[i].currency[0] ? s->amounts[i].currency : "?");
+        fprintf(fp, " %s", s->amounts[i].amount);
+    }
     if (s->n_amounts)
         fputc(')', fp);
 }
@@ -318,11 +322,14 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         fprintf(fp, "reconcile: nothing compared\n");
         return;
     }
-    fprintf(fp, "reconcile: period %s..%s (%s): %s\n", r->from, r->to, r->zone, verdict_of(r));
+    fprintf(fp, "reconcile: period %s..%s (", r->from, r->to);
+    text_fput_term(fp, r->zone);
+    fprintf(fp, "): %s\n", verdict_of(r));
     for (size_t i = 0; i < r->n_days && i < SUMMARY_MAX_DAYS; i++) {
         const recon_day *d = &r->days[i];
-        fprintf(fp, "  tenant %lld %s %s: %s; ", (long long)d->tenant_id, d->channel, d->day,
-                day_balanced(d) ? "balanced" : "discrepancies");
+        fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
+        text_fput_term(fp, d->channel); /* the data's text, escaped */
+        fprintf(fp, " %s: %s; ", d->day, day_balanced(d) ? "balanced" : "discrepancies");
         print_side(fp, "statement", &d->statement);
         print_side(fp, ", table", &d->table);
         fprintf(fp, "; matched %llu, unverified %llu, pending %llu",

@@ -291,4 +291,14 @@ check "the rejected row is in the rejects file" contains rj.ndjson BAD
 run reconcile -d "$DB" --dry-run --rejects rj2.ndjson balanced.csv missing.csv
 eq "an unreadable file: exit 3, nothing compared" 3 "$RC"
 
+# The summary on the terminal: a channel and a currency are the data's
+# text, so control characters in them are escaped, never sent as they are.
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    "9,$(printf 'x\033[2J\033]0;T\007')y,E1,pay,2,\"{\"\"amount\"\":\"\"1.00\"\",\"\"currency\"\":\"\"C\\u001bN\"\"}\",2026-11-28T10:00:00Z" >esc.csv
+run reconcile -d "$DB" --dry-run --rejects rj3.ndjson esc.csv
+eq "a statement row missing from the table: exit 5" 5 "$RC"
+check "the summary escapes the channel's and currency's control characters" \
+    test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
+check "and shows them as codes" grep -qF 'x\u001B[2J' "$ERR"
+
 finish
