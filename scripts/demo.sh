@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the samples: build, a throwaway PostgreSQL, init, import
-# samples/, the summary, and a look at the resulting table.
+# samples/, the summary, a look at the resulting table, and the nightly
+# job's reconciliation of a channel's bill against it.
 #   scripts/demo.sh
 # The server keeps running afterwards so you can look around; the last lines
 # say how to use and stop it.
@@ -46,6 +47,29 @@ psql -X -c "SELECT out_trade_no, callback_type, received_at, payload->>'订单�
             FROM payment_callback WHERE channel = 'alipay' AND tenant_id = 10001
               AND out_trade_no LIKE 'AORD%' ORDER BY out_trade_no, callback_type"
 echo
+echo "== idemload reconcile: the channel's bill against the table, both ways, in money"
+echo "-- the Alipay bill just loaded: every row should match (exit 0, balanced)"
+# Where the table's rows hold their money (--facts): here the rows the
+# profile itself loaded, so its own column; refunds are written negative.
+cat >"$work/facts.json" <<'JSON'
+{"channels": {"alipay": {"amount": {"path": "订单金额（元）", "unit": "major", "magnitude": true},
+                         "currency": {"value": "CNY"}}}}
+JSON
+set +e
+"$idl" reconcile --rejects "$work/reconcile-rejects.ndjson" --profile alipay-trade \
+    --facts "$work/facts.json" \
+    --set tenant_id=10001 --report "$work/reconcile-alipay.json" \
+    --discrepancies "$work/discrepancies-alipay.csv" samples/bill-alipay-trade-2024-05-01.zip
+echo "(exit status $?)"
+echo "-- the WeChat bill, never loaded: its rows are missing in the table (exit 5, discrepancies)"
+"$idl" reconcile --rejects "$work/reconcile-rejects.ndjson" --profile wechat-trade \
+    --set tenant_id=10001 --report "$work/reconcile-wechat.json" --html "$work/reconcile.html" \
+    --discrepancies "$work/discrepancies-wechat.csv" samples/bill-wechat-trade-2024-05-01.csv
+rc=$?
+set -e
+echo "(exit status $rc: 5 means discrepancies, listed in $work/discrepancies-wechat.csv)"
+head -n 4 "$work/discrepancies-wechat.csv" || true
+echo
 echo "== rejected rows"
 cat "$work/rejects.ndjson" 2>/dev/null | head -n 20 || true
 echo
@@ -61,5 +85,6 @@ echo "== importing the same files again changes nothing (the ledger skips them):
     samples/*wechat*.csv.gz samples/*alipay*.ndjson samples/*mixed*.ndjson.gz || true
 echo
 echo "The page of the first import: $work/report.html (what changed: $work/changes.ndjson)"
+echo "The reconciliation's page: $work/reconcile.html"
 echo "The server is still running.  Use it:  . $pgdir/env && psql payments"
 echo "Stop it:                              bash scripts/pg_local.sh stop $pgdir"
