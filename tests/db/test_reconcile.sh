@@ -291,6 +291,34 @@ check "the rejected row is in the rejects file" contains rj.ndjson BAD
 run reconcile -d "$DB" --dry-run --rejects rj2.ndjson balanced.csv missing.csv
 eq "an unreadable file: exit 3, nothing compared" 3 "$RC"
 
+json_lines() { python3 -c "
+import json,sys
+for l in open(sys.argv[1]):
+    o=json.loads(l); print(o['category'], o['callback_type'], o['statement']['amount'], o['table']['amount'], o['difference'])" "$1"; }
+# A channel's bill read by its profile: the statement's facts are the
+# profile's money facts (WeChat 应结订单金额 for a payment, 退款金额 for a
+# refund, 货币种类), the table's where --facts says (here the rows the same
+# profile loaded, so the same payload members).
+WB=$SRC/samples/bill-wechat-trade-2024-05-01.csv
+cat >wfacts.json <<'JSON'
+{"channels": {"wechat": {"amount": {"path": "应结订单金额", "unit": "major"}, "currency": {"path": "货币种类"},
+                         "kinds": {"refund": {"amount": {"path": "退款金额", "unit": "major"}}}}}}
+JSON
+run import -q -d "$DB" --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 "$WB"
+eq "the WeChat bill loads by its profile" 0 "$RC"
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts.json --report wr1.json --discrepancies wd1.ndjson "$WB"
+eq "the bill against the rows it loaded: balanced (exit 0)" 0 "$RC"
+check "every row matched on the profile's money facts (4 of 4)" \
+    jtrue wr1.json 'sum(d["matched"] for d in r["reconciliation"]["days"]) == 4'
+q "UPDATE payment_callback SET payload = jsonb_set(payload, '{退款金额}', '\"31.00\"')
+    WHERE tenant_id = 77 AND callback_type = 'refund:RF1'" >/dev/null
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts.json --discrepancies wd2.ndjson "$WB"
+eq "a refund whose amount the table holds otherwise: exit 5" 5 "$RC"
+eq "one amount_mismatch on refund:RF1, 30.00 - 31.00" "amount_mismatch refund:RF1 30.00 31.00 -1.00" \
+    "$(json_lines wd2.ndjson)"
+
 # The summary on the terminal: a channel and a currency are the data's
 # text, so control characters in them are escaped, never sent as they are.
 printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
