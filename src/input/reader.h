@@ -49,7 +49,7 @@ typedef enum input_format {
  * pointer), and the name endings that choose a format as a string literal
  * with a blank before each (" .csv .ndjson .jsonl"). */
 #define INPUT_FORMAT_CHOICE(id, name, alias, endings, open) "|" name
-#define INPUT_FORMAT_CHOICES (INPUT_FORMATS(INPUT_FORMAT_CHOICE) + 1)
+#define INPUT_FORMAT_CHOICES (&(INPUT_FORMATS(INPUT_FORMAT_CHOICE))[1])
 #define INPUT_FORMAT_ENDING(id, name, alias, endings, open) " " endings
 #define INPUT_FORMAT_ENDINGS INPUT_FORMATS(INPUT_FORMAT_ENDING)
 
