@@ -299,6 +299,34 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
 
 #define COPY_FLUSH_BYTES (1u << 20)
 
+/* One record of file i, validated: a rejected one to rj (counted in c), a
+ * valid one encoded into out for the COPY.  EXIT_OK, or EXIT_INPUT with
+ * err set: the rejects file cannot be written, --max-rejects is exceeded,
+ * or out of memory. */
+static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool check_utf8,
+                        rejects *rj, load_counts *c, buf *reason, buf *out, buf *err)
+{
+    const char *path = cfg->files[i];
+    row r;
+    buf_clear(reason);
+    if (validate_record(rec, &cfg->presets, check_utf8, &r, reason)) {
+        if (copy_binary_recon_row(out, (int32_t)(i + 1), (int64_t)rec->line, &r))
+            return EXIT_OK;
+        buf_clear(err);
+        buf_printf(err, "%s: out of memory", path);
+        return EXIT_INPUT;
+    }
+    c->rows_rejected++;
+    if (!rejects_write(rj, path, rec->line, buf_cstr(reason), rec->raw, rec->raw_len, err))
+        return EXIT_INPUT;
+    if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
+        buf_printf(err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
+                   (long long)cfg->max_rejects);
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
@@ -365,25 +393,9 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
             c->rows_skipped++;
             continue;
         }
-        row r;
-        buf_clear(&reason);
-        if (!validate_record(&rec, &cfg->presets, check_utf8, &r, &reason)) {
-            c->rows_rejected++;
-            if (!rejects_write(rj, path, rec.line, buf_cstr(&reason), rec.raw, rec.raw_len,
-                               &err)) {
-                code = EXIT_INPUT;
-                goto out;
-            }
-            if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
-                buf_printf(&err, "%s: stopped: more than %lld rows rejected (--max-rejects)",
-                           path, (long long)cfg->max_rejects);
-                code = EXIT_INPUT;
-                goto out;
-            }
-            continue;
-        }
-        if (!copy_binary_recon_row(&out, (int32_t)(i + 1), (int64_t)rec.line, &r))
-            goto oom;
+        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, &err);
+        if (code != EXIT_OK)
+            goto out;
         if (out.len >= COPY_FLUSH_BYTES) {
             if (!db_copy_send(x->tool.d, out.data, out.len))
                 goto db_failed;
