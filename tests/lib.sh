@@ -7,7 +7,9 @@ IDEMLOAD=${IDEMLOAD:?IDEMLOAD (path of the binary) not set}
 SRC=${IDEMLOAD_SRC:?IDEMLOAD_SRC not set}
 GEN="python3 $SRC/scripts/gen_statements.py"
 TEST_NAME=$(basename "$0" .sh)
-WORK=${IDEMLOAD_TEST_TMP:-/tmp}/$TEST_NAME
+# The layer is part of the work directory: tests/cli and tests/db both have a
+# test_hostile.sh (and others), and ctest -j runs them at the same time.
+WORK=${IDEMLOAD_TEST_TMP:-/tmp}/$(basename "$(dirname "$0")")-$TEST_NAME
 rm -rf "$WORK" && mkdir -p "$WORK" && chmod 777 "$WORK"
 cd "$WORK" || exit 1
 PASSED=0

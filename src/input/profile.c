@@ -343,6 +343,68 @@ static bool check_template(parse_ctx *cx, const char *t, const char *path)
     return true;
 }
 
+/* A rule's "map": each source value to the template (or first-non-empty list of
+ * templates) it becomes.  SUB is the member's path for messages. */
+static bool parse_rule_map(parse_ctx *cx, json_t *map, const char *sub, column_rule *r)
+{
+    if (!map || json_is_null(map))
+        return true;
+    if (!json_is_object(map) || json_object_size(map) == 0)
+        return bad(cx, sub, "must be a non-empty object of value -> template");
+    if (r->n_from == 0)
+        return bad(cx, sub, "needs \"from\": the column whose values it maps");
+    r->map = calloc(json_object_size(map), sizeof *r->map);
+    if (!r->map) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    const char *key;
+    json_t *res;
+    json_object_foreach(map, key, res) {
+        char m[192];
+        snprintf(m, sizeof m, "%s.%s", sub, key);
+        map_entry *e = &r->map[r->n_map++];
+        if (!dup_str(cx, key, &e->match))
+            return false;
+        if (!json_is_string(res) && !json_is_array(res))
+            return bad(cx, m, "must be a template or an array of templates (the first "
+                              "whose columns hold values)");
+        json_t *one = json_object();
+        if (!one) {
+            cx->oom = true;
+            return false;
+        }
+        json_object_set(one, "r", res);
+        bool ok = get_strv(cx, one, "r", m, &e->result, &e->n_result);
+        json_decref(one);
+        if (!ok)
+            return false;
+        for (size_t i = 0; i < e->n_result; i++)
+            if (!check_template(cx, e->result[i], m))
+                return false;
+    }
+    return true;
+}
+
+/* A rule's "unmapped": what a value outside its map does (reject its row, or skip it). */
+static bool parse_rule_unmapped(parse_ctx *cx, json_t *v, const char *path, column_rule *r)
+{
+    char sub[128];
+    json_t *um = json_object_get(v, "unmapped");
+    snprintf(sub, sizeof sub, "%s.unmapped", path);
+    r->unmapped = UNMAPPED_REJECT;
+    if (um && !json_is_null(um)) {
+        if (!r->map)
+            return bad(cx, sub, "goes with \"map\"");
+        if (json_is_string(um) && strcmp(json_string_value(um), "skip") == 0)
+            r->unmapped = UNMAPPED_SKIP;
+        else if (!json_is_string(um) || strcmp(json_string_value(um), "reject") != 0)
+            return bad(cx, sub, "must be \"reject\" or \"skip\"");
+    }
+    return true;
+}
+
 static bool parse_rule(parse_ctx *cx, json_t *v, column c, column_rule *r)
 {
     char path[96];
@@ -372,58 +434,14 @@ static bool parse_rule(parse_ctx *cx, json_t *v, column c, column_rule *r)
         return false;
     if (r->fallback && r->n_from == 0)
         return bad(cx, sub, "goes with \"from\": it is used when no source column holds a value");
+    snprintf(sub, sizeof sub, "%s.with", path);
     if (r->n_with && !json_object_get(v, "map"))
         return bad(cx, sub, "goes with \"map\"");
-    json_t *map = json_object_get(v, "map");
     snprintf(sub, sizeof sub, "%s.map", path);
-    if (map && !json_is_null(map)) {
-        if (!json_is_object(map) || json_object_size(map) == 0)
-            return bad(cx, sub, "must be a non-empty object of value -> template");
-        if (r->n_from == 0)
-            return bad(cx, sub, "needs \"from\": the column whose values it maps");
-        r->map = calloc(json_object_size(map), sizeof *r->map);
-        if (!r->map) {
-            cx->oom = true;
-            buf_printf(cx->err, "out of memory");
-            return false;
-        }
-        const char *key;
-        json_t *res;
-        json_object_foreach(map, key, res) {
-            char m[192];
-            snprintf(m, sizeof m, "%s.%s", sub, key);
-            map_entry *e = &r->map[r->n_map++];
-            if (!dup_str(cx, key, &e->match))
-                return false;
-            if (!json_is_string(res) && !json_is_array(res))
-                return bad(cx, m, "must be a template or an array of templates (the first "
-                                  "whose columns hold values)");
-            json_t *one = json_object();
-            if (!one) {
-                cx->oom = true;
-                return false;
-            }
-            json_object_set(one, "r", res);
-            bool ok = get_strv(cx, one, "r", m, &e->result, &e->n_result);
-            json_decref(one);
-            if (!ok)
-                return false;
-            for (size_t i = 0; i < e->n_result; i++)
-                if (!check_template(cx, e->result[i], m))
-                    return false;
-        }
-    }
-    json_t *um = json_object_get(v, "unmapped");
-    snprintf(sub, sizeof sub, "%s.unmapped", path);
-    r->unmapped = UNMAPPED_REJECT;
-    if (um && !json_is_null(um)) {
-        if (!r->map)
-            return bad(cx, sub, "goes with \"map\"");
-        if (json_is_string(um) && strcmp(json_string_value(um), "skip") == 0)
-            r->unmapped = UNMAPPED_SKIP;
-        else if (!json_is_string(um) || strcmp(json_string_value(um), "reject") != 0)
-            return bad(cx, sub, "must be \"reject\" or \"skip\"");
-    }
+    if (!parse_rule_map(cx, json_object_get(v, "map"), sub, r))
+        return false;
+    if (!parse_rule_unmapped(cx, v, path, r))
+        return false;
     if (r->value && r->n_from > 0)
         return bad(cx, path, "has both \"from\" and \"value\": a constant or template goes in "
                              "\"value\", mapped results in \"map\"");
@@ -1082,17 +1100,9 @@ static void set_str(json_t *o, const char *key, const char *v)
         json_object_set_new(o, key, json_string(v));
 }
 
-bool profile_to_json(const profile *p, buf *out)
+/* The profile's "framing", or NULL where it declares none. */
+static json_t *framing_json(const profile *p)
 {
-    json_t *o = json_object();
-    if (!o)
-        return false;
-    set_str(o, "name", p->name);
-    set_str(o, "description", p->description);
-    set_str(o, "encoding", p->encoding == PROFILE_GBK ? "gbk" : "utf-8");
-    set_str(o, "timezone", p->timezone);
-    char d[2] = {p->delimiter, '\0'};
-    set_str(o, "delimiter", d);
     json_t *fr = json_object();
     if (p->n_skip_prefix)
         json_object_set_new(fr, "skip_prefix", strv_json(p->skip_prefix, p->n_skip_prefix));
@@ -1103,50 +1113,54 @@ bool profile_to_json(const profile *p, buf *out)
         json_object_set_new(fr, "row_type", rt);
     }
     set_str(fr, "end_prefix", p->end_prefix);
-    if (json_object_size(fr))
-        json_object_set_new(o, "framing", fr);
-    else
+    if (fr && json_object_size(fr) == 0) {
         json_decref(fr);
-    json_t *cl = json_object();
-    set_str(cl, "strip_prefix", p->strip_prefix);
-    set_str(cl, "strip_suffix", p->strip_suffix);
-    json_object_set_new(cl, "trim", json_boolean(p->trim));
-    json_object_set_new(o, "cleanup", cl);
-    if (profile_has_trailer(p)) {
-        json_t *tr = json_object();
-        set_str(tr, "count_column", p->count_column);
-        if (p->n_count_lines)
-            json_object_set_new(tr, "count_lines", strv_json(p->count_lines, p->n_count_lines));
-        if (p->n_totals) {
-            json_t *a = json_array();
-            for (size_t i = 0; i < p->n_totals; i++) {
-                const money_total *t = &p->totals[i];
-                json_t *tj = json_object();
-                set_str(tj, "summary", t->summary);
-                set_str(tj, "line", t->line);
-                set_str(tj, "label", t->label);
-                set_str(tj, "sum", t->sum);
-                set_str(tj, "kind", t->kind);
-                json_array_append_new(a, tj);
-            }
-            json_object_set_new(tr, "totals", a);
-        }
-        if (p->n_footers) {
-            static const char *const scope[] = {"section", "report", "file"};
-            json_t *a = json_array();
-            for (size_t i = 0; i < p->n_footers; i++) {
-                json_t *fj = json_object();
-                set_str(fj, "row_type", p->footers[i].row_type);
-                set_str(fj, "counts", scope[p->footers[i].scope]);
-                json_array_append_new(a, fj);
-            }
-            json_object_set_new(tr, "footers", a);
-            set_str(tr, "section_start", p->section_start);
-            set_str(tr, "report_start", p->report_start);
-            set_str(tr, "file_start", p->file_start);
-        }
-        json_object_set_new(o, "trailer", tr);
+        return NULL;
     }
+    return fr;
+}
+
+/* The profile's "trailer" (counts, money totals, footers); the caller knows it has one. */
+static json_t *trailer_json(const profile *p)
+{
+    json_t *tr = json_object();
+    set_str(tr, "count_column", p->count_column);
+    if (p->n_count_lines)
+        json_object_set_new(tr, "count_lines", strv_json(p->count_lines, p->n_count_lines));
+    if (p->n_totals) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < p->n_totals; i++) {
+            const money_total *t = &p->totals[i];
+            json_t *tj = json_object();
+            set_str(tj, "summary", t->summary);
+            set_str(tj, "line", t->line);
+            set_str(tj, "label", t->label);
+            set_str(tj, "sum", t->sum);
+            set_str(tj, "kind", t->kind);
+            json_array_append_new(a, tj);
+        }
+        json_object_set_new(tr, "totals", a);
+    }
+    if (p->n_footers) {
+        static const char *const scope[] = {"section", "report", "file"};
+        json_t *a = json_array();
+        for (size_t i = 0; i < p->n_footers; i++) {
+            json_t *fj = json_object();
+            set_str(fj, "row_type", p->footers[i].row_type);
+            set_str(fj, "counts", scope[p->footers[i].scope]);
+            json_array_append_new(a, fj);
+        }
+        json_object_set_new(tr, "footers", a);
+        set_str(tr, "section_start", p->section_start);
+        set_str(tr, "report_start", p->report_start);
+        set_str(tr, "file_start", p->file_start);
+    }
+    return tr;
+}
+
+/* The profile's "columns": one rule per column it sets. */
+static json_t *columns_json(const profile *p)
+{
     json_t *cols = json_object();
     for (int c = 0; c < COL_COUNT; c++) {
         const column_rule *r = &p->col[c];
@@ -1172,40 +1186,74 @@ bool profile_to_json(const profile *p, buf *out)
         set_str(rj, "value", r->value);
         json_object_set_new(cols, column_name((column)c), rj);
     }
-    json_object_set_new(o, "columns", cols);
+    return cols;
+}
+
+/* The profile's "merchant" (the caller knows it names source columns). */
+static json_t *merchant_json(const profile *p)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "from", strv_json(p->merchant_from, p->n_merchant_from));
+    if (p->n_merchant_none)
+        json_object_set_new(m, "none", strv_json(p->merchant_none, p->n_merchant_none));
+    return m;
+}
+
+/* The profile's "money" facts, one object per kind (the caller knows it has some). */
+static json_t *money_json(const profile *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_money; i++) {
+        const money_kind *m = &p->money[i];
+        json_t *kj = json_object();
+        set_str(kj, "kind", m->kind);
+        const money_fact *f[] = {&m->amount, &m->currency, &m->fee};
+        static const char *const names[] = {"amount", "currency", "fee"};
+        for (size_t k = 0; k < 3; k++) {
+            if (!f[k]->column && !f[k]->value)
+                continue;
+            json_t *fj = json_object();
+            set_str(fj, "column", f[k]->column);
+            set_str(fj, "value", f[k]->value);
+            if (f[k]->minor)
+                set_str(fj, "unit", "minor");
+            if (f[k]->magnitude)
+                json_object_set_new(fj, "magnitude", json_true());
+            json_object_set_new(kj, names[k], fj);
+        }
+        json_array_append_new(a, kj);
+    }
+    return a;
+}
+
+bool profile_to_json(const profile *p, buf *out)
+{
+    json_t *o = json_object();
+    if (!o)
+        return false;
+    set_str(o, "name", p->name);
+    set_str(o, "description", p->description);
+    set_str(o, "encoding", p->encoding == PROFILE_GBK ? "gbk" : "utf-8");
+    set_str(o, "timezone", p->timezone);
+    char d[2] = {p->delimiter, '\0'};
+    set_str(o, "delimiter", d);
+    json_t *fr = framing_json(p);
+    if (fr)
+        json_object_set_new(o, "framing", fr);
+    json_t *cl = json_object();
+    set_str(cl, "strip_prefix", p->strip_prefix);
+    set_str(cl, "strip_suffix", p->strip_suffix);
+    json_object_set_new(cl, "trim", json_boolean(p->trim));
+    json_object_set_new(o, "cleanup", cl);
+    if (profile_has_trailer(p))
+        json_object_set_new(o, "trailer", trailer_json(p));
+    json_object_set_new(o, "columns", columns_json(p));
     if (p->n_utc_columns)
         json_object_set_new(o, "utc_columns", strv_json(p->utc_columns, p->n_utc_columns));
-    if (p->n_merchant_from) {
-        json_t *m = json_object();
-        json_object_set_new(m, "from", strv_json(p->merchant_from, p->n_merchant_from));
-        if (p->n_merchant_none)
-            json_object_set_new(m, "none", strv_json(p->merchant_none, p->n_merchant_none));
-        json_object_set_new(o, "merchant", m);
-    }
-    if (p->n_money) {
-        json_t *a = json_array();
-        for (size_t i = 0; i < p->n_money; i++) {
-            const money_kind *m = &p->money[i];
-            json_t *kj = json_object();
-            set_str(kj, "kind", m->kind);
-            const money_fact *f[] = {&m->amount, &m->currency, &m->fee};
-            static const char *const names[] = {"amount", "currency", "fee"};
-            for (size_t k = 0; k < 3; k++) {
-                if (!f[k]->column && !f[k]->value)
-                    continue;
-                json_t *fj = json_object();
-                set_str(fj, "column", f[k]->column);
-                set_str(fj, "value", f[k]->value);
-                if (f[k]->minor)
-                    set_str(fj, "unit", "minor");
-                if (f[k]->magnitude)
-                    json_object_set_new(fj, "magnitude", json_true());
-                json_object_set_new(kj, names[k], fj);
-            }
-            json_array_append_new(a, kj);
-        }
-        json_object_set_new(o, "money", a);
-    }
+    if (p->n_merchant_from)
+        json_object_set_new(o, "merchant", merchant_json(p));
+    if (p->n_money)
+        json_object_set_new(o, "money", money_json(p));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

@@ -206,7 +206,7 @@ static void test_new_members_refused(void **state)
          "member \"columns.callback_type.default\" goes with \"from\""},
         {"{\"name\": \"x\", \"columns\": {\"out_trade_no\": {\"from\": \"a\", \"with\": \"b\"}, "
          "\"callback_type\": {\"value\": \"pay\"}, \"received_at\": {\"from\": \"t\"}}}",
-         "goes with \"map\""},
+         "member \"columns.out_trade_no.with\" goes with \"map\""},
         {"{\"name\": \"x\", " COLS ", \"utc_columns\": [\"\"]}",
          "member \"utc_columns\" must hold only non-empty strings"},
     };
