@@ -64,6 +64,94 @@ static void field_of(const char *s, size_t n, const char **p, size_t *len)
     *len = n;
 }
 
+/* Appends MERCHANT -> TENANT (TENANT already allocated: taken over, also on
+ * failure). False: out of memory. */
+static bool add_entry(tenant_map *t, size_t *cap, const char *m, size_t mn, char *tenant)
+{
+    if (t->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        tm_entry *ne = realloc(t->e, nc * sizeof *ne);
+        if (!ne) {
+            free(tenant);
+            return false;
+        }
+        t->e = ne;
+        *cap = nc;
+    }
+    char *mv = dup_n(m, mn);
+    if (!mv) {
+        free(tenant);
+        return false;
+    }
+    t->e[t->n++] = (tm_entry){mv, tenant};
+    return true;
+}
+
+/* One non-blank line LINE (N bytes, without its line end), number LINENO:
+ * the header if *HEADER is still false, else an entry.  False: ERR says why. */
+static bool parse_line(tenant_map *t, size_t *cap, bool *header, const char *line, size_t n,
+                       size_t lineno, const char *origin, buf *err)
+{
+    if (memchr(line, '\0', n)) {
+        buf_printf(err, "%s: line %zu: a NUL byte", origin, lineno);
+        return false;
+    }
+    const char *comma = memchr(line, ',', n);
+    if (!comma || memchr(comma + 1, ',', n - (size_t)(comma + 1 - line))) {
+        buf_printf(err, "%s: line %zu: expected two fields, merchant,tenant_id", origin, lineno);
+        return false;
+    }
+    const char *m, *v;
+    size_t mn, vn;
+    field_of(line, (size_t)(comma - line), &m, &mn);
+    field_of(comma + 1, n - (size_t)(comma + 1 - line), &v, &vn);
+    if (!*header) {
+        *header = true;
+        if (mn == 8 && memcmp(m, "merchant", 8) == 0 && vn == 9 && memcmp(v, "tenant_id", 9) == 0)
+            return true;
+        buf_printf(err, "%s: line %zu: the header must be merchant,tenant_id", origin, lineno);
+        return false;
+    }
+    if (mn == 0) {
+        buf_printf(err, "%s: line %zu: an empty merchant", origin, lineno);
+        return false;
+    }
+    char *tv = dup_n(v, vn);
+    if (!tv) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    buf why = BUF_INIT;
+    bool valid = validate_preset(COL_TENANT_ID, tv, &why);
+    if (!valid)
+        buf_printf(err, "%s: line %zu: %s", origin, lineno, buf_cstr(&why));
+    buf_free(&why);
+    if (!valid) {
+        free(tv);
+        return false;
+    }
+    if (!add_entry(t, cap, m, mn, tv)) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* Sorts the entries; false (ERR says which) where one merchant has two tenants. */
+static bool sort_and_check(tenant_map *t, const char *origin, buf *err)
+{
+    if (t->n)
+        qsort(t->e, t->n, sizeof *t->e, entry_cmp);
+    for (size_t i = 1; i < t->n; i++)
+        if (strcmp(t->e[i].merchant, t->e[i - 1].merchant) == 0 &&
+            strcmp(t->e[i].tenant, t->e[i - 1].tenant) != 0) {
+            buf_printf(err, "%s: merchant %s is given two tenants (%s and %s)", origin,
+                       t->e[i].merchant, t->e[i - 1].tenant, t->e[i].tenant);
+            return false;
+        }
+    return true;
+}
+
 tenant_map *tenant_map_parse(const char *text, size_t len, const char *origin, buf *err)
 {
     tenant_map *t = calloc(1, sizeof *t);
@@ -89,82 +177,15 @@ tenant_map *tenant_map_parse(const char *text, size_t len, const char *origin, b
         const char *q = line;
         size_t qn = n;
         trim_white_space(&q, &qn);
-        if (qn == 0)
-            continue;
-        if (memchr(line, '\0', n)) {
-            buf_printf(err, "%s: line %zu: a NUL byte", origin, lineno);
-            ok = false;
-            break;
-        }
-        const char *comma = memchr(line, ',', n);
-        if (!comma || memchr(comma + 1, ',', n - (size_t)(comma + 1 - line))) {
-            buf_printf(err, "%s: line %zu: expected two fields, merchant,tenant_id", origin,
-                       lineno);
-            ok = false;
-            break;
-        }
-        const char *m, *v;
-        size_t mn, vn;
-        field_of(line, (size_t)(comma - line), &m, &mn);
-        field_of(comma + 1, n - (size_t)(comma + 1 - line), &v, &vn);
-        if (!header) {
-            if (mn != 8 || memcmp(m, "merchant", 8) != 0 || vn != 9 ||
-                memcmp(v, "tenant_id", 9) != 0) {
-                buf_printf(err, "%s: line %zu: the header must be merchant,tenant_id", origin,
-                           lineno);
-                ok = false;
-            }
-            header = true;
-            continue;
-        }
-        char *tv = dup_n(v, vn);
-        buf why = BUF_INIT;
-        if (!tv) {
-            buf_printf(err, "out of memory");
-            ok = false;
-        } else if (mn == 0) {
-            buf_printf(err, "%s: line %zu: an empty merchant", origin, lineno);
-            ok = false;
-        } else if (!validate_preset(COL_TENANT_ID, tv, &why)) {
-            buf_printf(err, "%s: line %zu: %s", origin, lineno, buf_cstr(&why));
-            ok = false;
-        }
-        buf_free(&why);
-        if (ok && t->n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            tm_entry *ne = realloc(t->e, nc * sizeof *ne);
-            if (!ne) {
-                buf_printf(err, "out of memory");
-                ok = false;
-            } else {
-                t->e = ne;
-                cap = nc;
-            }
-        }
-        char *mv = ok ? dup_n(m, mn) : NULL;
-        if (ok && !mv) {
-            buf_printf(err, "out of memory");
-            ok = false;
-        }
-        if (!ok) {
-            free(tv);
-            break;
-        }
-        t->e[t->n++] = (tm_entry){mv, tv};
+        if (qn > 0)
+            ok = parse_line(t, &cap, &header, line, n, lineno, origin, err);
     }
     if (ok && !header) {
         buf_printf(err, "%s: empty: expected the header merchant,tenant_id", origin);
         ok = false;
     }
-    if (ok && t->n)
-        qsort(t->e, t->n, sizeof *t->e, entry_cmp);
-    for (size_t i = 1; ok && i < t->n; i++)
-        if (strcmp(t->e[i].merchant, t->e[i - 1].merchant) == 0 &&
-            strcmp(t->e[i].tenant, t->e[i - 1].tenant) != 0) {
-            buf_printf(err, "%s: merchant %s is given two tenants (%s and %s)", origin,
-                       t->e[i].merchant, t->e[i - 1].tenant, t->e[i].tenant);
-            ok = false;
-        }
+    if (ok)
+        ok = sort_and_check(t, origin, err);
     if (!ok)
         tenant_map_free(&t);
     return t;
