@@ -61,7 +61,8 @@ struct option_def {
     const char *help;
     option_setter set;
     size_t field;           /* offsetof(config, ...) the generic setters write */
-    int64_t min, max;       /* set_count_*: the accepted range */
+    int64_t min, max;       /* set_count_*: the accepted range; set_choice: min is the
+                             * value of the metavar's first word */
     const char *need;       /* set_text: what an empty value lacks ("a path"); NULL: may be empty */
 };
 
@@ -76,10 +77,9 @@ static cli_result set_seconds_ms(const option_def *, const char *, config *, buf
 static cli_result set_format(const option_def *, const char *, config *, buf *);
 static cli_result set_delimiter(const option_def *, const char *, config *, buf *);
 static cli_result set_column(const option_def *, const char *, config *, buf *);
-static cli_result set_on_conflict(const option_def *, const char *, config *, buf *);
+static cli_result set_choice(const option_def *, const char *, config *, buf *);
 static cli_result set_final_status(const option_def *, const char *, config *, buf *);
 static cli_result set_kind(const option_def *, const char *, config *, buf *);
-static cli_result set_repair(const option_def *, const char *, config *, buf *);
 
 #define FIELD(f) offsetof(config, f)
 
@@ -127,7 +127,7 @@ static const option_def options[] = {
      .set = set_count_size, .field = FIELD(chunk_rows), .min = 1, .max = 10000000},
     {0, "on-conflict", "update|nothing", CMDBIT(CMD_IMPORT),
      "update: the newest version wins (default); nothing: the first write wins",
-     .set = set_on_conflict},
+     .set = set_choice, .field = FIELD(conflict), .min = CONFLICT_UPDATE},
     {0, "final-status", "LIST", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_DEDUPE),
      "comma-separated statuses that are final and never change (default 2)",
      .set = set_final_status},
@@ -154,7 +154,7 @@ static const option_def options[] = {
     {0, "repair", "missing|merge", CMDBIT(CMD_RECONCILE),
      "missing: insert the rows the table lacks through the merge, changing no existing row; "
      "merge: import every row after the comparison",
-     .set = set_repair},
+     .set = set_choice, .field = FIELD(repair), .min = REPAIR_MISSING},
     {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
@@ -448,18 +448,33 @@ static cli_result set_column(const option_def *o, const char *arg, config *cfg, 
     return CLI_RUN;
 }
 
-static cli_result set_on_conflict(const option_def *o, const char *arg, config *cfg, buf *err)
+/* A word of the option's metavar ("update|nothing"): the enum field at
+ * o->field gets o->min plus the word's position, so --help, the message and
+ * the accepted words are one list. */
+static cli_result set_choice(const option_def *o, const char *arg, config *cfg, buf *err)
 {
-    (void)o;
-    if (strcmp(arg, "update") == 0) {
-        cfg->conflict = CONFLICT_UPDATE;
-    } else if (strcmp(arg, "nothing") == 0) {
-        cfg->conflict = CONFLICT_NOTHING;
-    } else {
-        buf_printf(err, "--on-conflict must be update or nothing, not '%s'", arg);
-        return CLI_ERROR;
+    _Static_assert(sizeof(on_conflict) == sizeof(int) && sizeof(repair_mode) == sizeof(int),
+                   "set_choice stores an enum as an int");
+    size_t len = strlen(arg);
+    int at = 0;
+    for (const char *w = o->arg; *w; at++) {
+        size_t n = strcspn(w, "|");
+        if (len > 0 && n == len && memcmp(w, arg, n) == 0) {
+            int v = (int)o->min + at;
+            memcpy((char *)cfg + o->field, &v, sizeof v);
+            return CLI_RUN;
+        }
+        w += n + (w[n] == '|');
     }
-    return CLI_RUN;
+    buf_printf(err, "--%s must be ", o->long_name);
+    for (const char *w = o->arg; *w;) {
+        size_t n = strcspn(w, "|");
+        const char *sep = w[n] != '|' ? "" : strchr(w + n + 1, '|') ? ", " : " or ";
+        buf_printf(err, "%.*s%s", (int)n, w, sep);
+        w += n + (w[n] == '|');
+    }
+    buf_printf(err, ", not '%s'", arg);
+    return CLI_ERROR;
 }
 
 static cli_result set_final_status(const option_def *o, const char *arg, config *cfg, buf *err)
@@ -473,19 +488,6 @@ static cli_result set_final_status(const option_def *o, const char *arg, config 
     return CLI_RUN;
 }
 
-static cli_result set_repair(const option_def *o, const char *arg, config *cfg, buf *err)
-{
-    (void)o;
-    if (strcmp(arg, "missing") == 0) {
-        cfg->repair = REPAIR_MISSING;
-    } else if (strcmp(arg, "merge") == 0) {
-        cfg->repair = REPAIR_MERGE;
-    } else {
-        buf_printf(err, "--repair must be missing or merge, not '%s'", arg);
-        return CLI_ERROR;
-    }
-    return CLI_RUN;
-}
 
 static const option_def *find_long(const char *name, size_t len)
 {
