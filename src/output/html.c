@@ -59,51 +59,41 @@ static void putf(page *pg, const char *fmt, ...)
     free(big);
 }
 
+/* The page's escaper: markup characters as references; a control character
+ * or a bidirectional control as its code, never applied (SPEC.md "Hostile
+ * input"), but a tab and a newline stay (a reject's text in a <pre>). */
+static size_t html_one(const char *s, size_t n, char tmp[16], const char **instead)
+{
+    switch (*s) {
+    case '&': *instead = "&amp;"; return 1;
+    case '<': *instead = "&lt;"; return 1;
+    case '>': *instead = "&gt;"; return 1;
+    case '"': *instead = "&quot;"; return 1;
+    case '\'': *instead = "&#39;"; return 1;
+    case '\t':
+    case '\n': return 0;
+    default: break;
+    }
+    size_t w = text_control_width(s, n);
+    if (w > 0) {
+        snprintf(tmp, 16, "\\u%04X", text_control_code(s, w));
+        *instead = tmp;
+    }
+    return w;
+}
+
+/* A byte that is not UTF-8, or a NUL: the replacement character. */
+static const char *html_bad(unsigned char c, bool is_nul, char tmp[16])
+{
+    (void)c;
+    (void)is_nul;
+    (void)tmp;
+    return "\xEF\xBF\xBD";
+}
+
 bool html_escape(buf *out, const char *s, size_t n)
 {
-    bool ok = true;
-    while (n > 0) {
-        size_t good = n, bad_at;
-        bool is_nul;
-        if (!utf8_check(s, n, &bad_at, &is_nul))
-            good = bad_at;
-        size_t start = 0;
-        for (size_t i = 0; i < good; i++) {
-            const char *ref = NULL;
-            char code[8];
-            size_t skip = 1;
-            unsigned char c = (unsigned char)s[i];
-            switch (c) {
-            case '&': ref = "&amp;"; break;
-            case '<': ref = "&lt;"; break;
-            case '>': ref = "&gt;"; break;
-            case '"': ref = "&quot;"; break;
-            case '\'': ref = "&#39;"; break;
-            default: break;
-            }
-            /* A control character or a bidirectional control is shown as
-             * its code, never applied (SPEC.md "Hostile input"); a tab and
-             * a newline stay (a reject's text in a <pre>). */
-            size_t w = text_control_width(s + i, good - i);
-            if (!ref && w > 0 && c != '\t' && c != '\n') {
-                snprintf(code, sizeof code, "\\u%04X", text_control_code(s + i, w));
-                ref = code;
-                skip = w;
-            }
-            if (ref) {
-                ok = buf_append(out, s + start, i - start) && buf_append_str(out, ref) && ok;
-                start = i + skip;
-                i += skip - 1;
-            }
-        }
-        ok = buf_append(out, s + start, good - start) && ok;
-        if (good == n)
-            break;
-        ok = buf_append_str(out, "\xEF\xBF\xBD") && ok;
-        s += good + 1;
-        n -= good + 1;
-    }
-    return ok;
+    return text_escape_walk(out, s, n, html_one, html_bad);
 }
 
 /* Data text, escaped. */

@@ -34,7 +34,8 @@ unsigned text_control_code(const char *s, size_t w)
     return ((unsigned)(u[0] & 0x0F) << 12) | ((unsigned)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
 }
 
-bool text_escape_term(buf *out, const char *s, size_t n)
+bool text_escape_walk(buf *out, const char *s, size_t n, text_escape_one one,
+                      text_escape_bad bad)
 {
     bool ok = true;
     while (n > 0) {
@@ -44,28 +45,48 @@ bool text_escape_term(buf *out, const char *s, size_t n)
             good = bad_at;
         size_t start = 0;
         for (size_t i = 0; i < good;) {
-            size_t w = text_control_width(s + i, good - i);
+            char tmp[16];
+            const char *instead = NULL;
+            size_t w = one(s + i, good - i, tmp, &instead);
             if (w == 0) {
                 i++;
                 continue;
             }
-            char code[8];
-            snprintf(code, sizeof code, "\\u%04X", text_control_code(s + i, w));
-            ok = buf_append(out, s + start, i - start) && buf_append_str(out, code) && ok;
+            ok = buf_append(out, s + start, i - start) && buf_append_str(out, instead) && ok;
             i += w;
             start = i;
         }
         ok = buf_append(out, s + start, good - start) && ok;
         if (good == n)
             break;
-        /* A NUL is valid UTF-8 but utf8_check stops at it: a control. */
-        char code[8];
-        snprintf(code, sizeof code, is_nul ? "\\u%04X" : "\\x%02X", (unsigned char)s[good]);
-        ok = buf_append_str(out, code) && ok;
+        char tmp[16];
+        ok = buf_append_str(out, bad((unsigned char)s[good], is_nul, tmp)) && ok;
         s += good + 1;
         n -= good + 1;
     }
     return ok;
+}
+
+static size_t term_one(const char *s, size_t n, char tmp[16], const char **instead)
+{
+    size_t w = text_control_width(s, n);
+    if (w > 0) {
+        snprintf(tmp, 16, "\\u%04X", text_control_code(s, w));
+        *instead = tmp;
+    }
+    return w;
+}
+
+/* A NUL is valid UTF-8 but utf8_check stops at it: a control. */
+static const char *term_bad(unsigned char c, bool is_nul, char tmp[16])
+{
+    snprintf(tmp, 16, is_nul ? "\\u%04X" : "\\x%02X", c);
+    return tmp;
+}
+
+bool text_escape_term(buf *out, const char *s, size_t n)
+{
+    return text_escape_walk(out, s, n, term_one, term_bad);
 }
 
 bool text_utf8_or_escaped(buf *out, const char *s)

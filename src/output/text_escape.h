@@ -26,6 +26,21 @@ size_t text_control_width(const char *s, size_t n);
  * text_control_width, > 0). */
 unsigned text_control_code(const char *s, size_t w);
 
+/* One escaper of text_escape_walk: at s (n > 0 bytes of valid UTF-8 left),
+ * either 0 (copy s[0] as it is) or the number of bytes to replace, with
+ * *instead set to their replacement (which may be written into tmp). */
+typedef size_t (*text_escape_one)(const char *s, size_t n, char tmp[16], const char **instead);
+
+/* What text_escape_walk writes for byte c that is not valid UTF-8 (is_nul:
+ * a NUL, which is valid UTF-8 but never data); may be written into tmp. */
+typedef const char *(*text_escape_bad)(unsigned char c, bool is_nul, char tmp[16]);
+
+/* Appends s[0..n) to out: its valid UTF-8 through one, each byte that breaks
+ * it through bad.  The one walk that the terminal and the page share.  False
+ * when out of memory. */
+bool text_escape_walk(buf *out, const char *s, size_t n, text_escape_one one,
+                      text_escape_bad bad);
+
 /* Appends s[0..n) to out with every control character as "\uXXXX" and
  * every byte that is not valid UTF-8 as "\xHH".  False when out of memory. */
 bool text_escape_term(buf *out, const char *s, size_t n);
