@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "output/log.h"
+#include "output/text_escape.h"
 
 #include "rules/utf8.h"
 
@@ -127,22 +128,6 @@ rejects *rejects_open(const char *path)
     if (strcmp(path, "-") != 0)
         cut_torn_tail(path);
     return rj;
-}
-
-static void base64(const unsigned char *p, size_t n, buf *out)
-{
-    static const char tbl[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n)
-            v |= (uint32_t)p[i + 1] << 8;
-        if (i + 2 < n)
-            v |= p[i + 2];
-        char q[4] = {tbl[(v >> 18) & 63], tbl[(v >> 12) & 63],
-                     i + 1 < n ? tbl[(v >> 6) & 63] : '=', i + 2 < n ? tbl[v & 63] : '='};
-        buf_append(out, q, 4);
-    }
 }
 
 /* Copies s with every byte that breaks UTF-8 replaced by U+FFFD. */
@@ -308,14 +293,25 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
         lossy_utf8(raw, raw_len, &text);
     if (!obj)
         goto out;
-    json_object_set_new(obj, "file", text_string(file));
+    /* A file name is any bytes (SPEC.md "Hostile input"): one that is not
+     * UTF-8 is escaped as in the report and the changes file, its bytes in
+     * file_base64. */
+    buf name = BUF_INIT;
+    bool exact_name = text_utf8_or_escaped(&name, file);
+    json_object_set_new(obj, "file", json_stringn(buf_cstr(&name), name.len));
+    buf_free(&name);
+    if (!exact_name) {
+        text_base64(&b64, file, strlen(file));
+        json_object_set_new(obj, "file_base64", json_stringn(buf_cstr(&b64), b64.len));
+    }
     json_object_set_new(obj, "line", json_integer((json_int_t)line));
     json_object_set_new(obj, "reason", text_string(reason));
     if (exact) {
         json_object_set_new(obj, "raw", json_stringn(raw, raw_len));
     } else {
         json_object_set_new(obj, "raw", json_stringn(buf_cstr(&text), text.len));
-        base64((const unsigned char *)raw, raw_len, &b64);
+        buf_clear(&b64);
+        text_base64(&b64, raw, raw_len);
         json_object_set_new(obj, "raw_base64", json_stringn(buf_cstr(&b64), b64.len));
     }
     char *line_text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -64,6 +64,19 @@ eq "a GBK file name: the row is in" 1 "$(q "SELECT count(*) FROM payment_callbac
 eq "a GBK file name: in the ledger escaped" 'bill-\xB6\xD4\u001B.csv' "$(q "SELECT file_name FROM idemload_ledger WHERE file_name LIKE 'bill-%'")"
 check "a GBK file name: the report's path escaped" jtrue gbk.json 'r["files"][0]["path"] == "bill-\\xB6\\xD4\x1b.csv"'
 eq "a GBK file name: its bytes in path_base64" "$(printf '%s' "$name" | base64)" "$(json gbk.json 'r["files"][0]["path_base64"]')"
+# the rejects and the changes file name it the same way, with its bytes
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '1,wechat,G2,pay,0,{},2026-01-01T00:00:00Z' '1,wechat,,pay,0,{},2026-01-01T00:00:00Z' >"r-$name"
+run import -d "$DB" --rejects gbk-rej.ndjson --changes gbk-chg.ndjson "r-$name"
+eq "a GBK file name with a rejected row: exit 1" 1 $RC
+for side in rej chg; do
+    check "a GBK file name: the $side file's line escaped, its bytes in file_base64" python3 -c '
+import base64, json, sys
+o = json.loads(open(sys.argv[1]).readline())
+assert o["file"] == "r-bill-\\xB6\\xD4\x1b.csv", o["file"]
+assert base64.b64decode(o["file_base64"]) == sys.argv[2].encode("utf-8", "surrogateescape"), o
+' "gbk-$side.ndjson" "r-$name"
+done
 run import -d "$DB" --report gbk2.json "$name"
 eq "a GBK file name, again: skipped (exit 0)" "0 skipped" "$RC $(json gbk2.json 'r["files"][0]["status"]')"
 printf 'tenant_id,channel\n1,x\n' >"$name"
