@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/config.h"
+#include "core/config.h"
+#include "core/figures.h"
 #include "db/db.h"
-#include "output/report.h"
 #include "util/buf.h"
 
 /* Lanes a file can be split into (one per connection, --jobs). */
