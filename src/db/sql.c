@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "db/ledger_schema.h"
+
 const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
                                                     KEY_COLUMN_3};
 
@@ -642,22 +644,33 @@ const char SQL_CITUS_MISSED_STALE[] =
  * {table_oid} and {table_storage} are the column names, or NULL when a
  * dry run reads a ledger written before they existed.
  */
-/* $1 the chunk table, $2 the file table: do they exist, has the chunk
- * table its lane column, has the file table the table's identity? */
-const char SQL_LEDGER_EXISTS[] =
-    "SELECT to_regclass($1) IS NOT NULL,"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'lane' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'table_storage' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'loader_host' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'changes' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'params' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'xids' AND NOT attisdropped)";
+/* The ledger's version (ledger_schema.h), $1 the chunk table, $2 the file
+ * table: does it exist, and for each migration in the list's order, has it
+ * the column that migration added?  sql_ledger_exists() writes it. */
+static const char SQL_LEDGER_EXISTS_HEAD[] = "SELECT to_regclass($1) IS NOT NULL";
+static const char SQL_LEDGER_HAS_COLUMN[] =
+    ","
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass({rel})"
+    "                  AND attname = '{column}' AND NOT attisdropped)";
+
+bool sql_ledger_exists(buf *out)
+{
+    static const struct {
+        bool on_chunk;
+        const char *column;
+    } probes[] = {
+#define LEDGER_PROBE(id, on_chunk, column, sql) {on_chunk, column},
+        LEDGER_MIGRATIONS(LEDGER_PROBE)
+#undef LEDGER_PROBE
+    };
+    static const char *const names[] = {"rel", "column"};
+    bool ok = buf_append_str(out, SQL_LEDGER_EXISTS_HEAD);
+    for (size_t i = 0; ok && i < sizeof probes / sizeof probes[0]; i++) {
+        const char *vals[] = {probes[i].on_chunk ? "$1" : "$2", probes[i].column};
+        ok = sql_render(out, SQL_LEDGER_HAS_COLUMN, 2, names, vals);
+    }
+    return ok;
+}
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
@@ -811,6 +824,10 @@ const char SQL_LEDGER_START[] =
     "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
     "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid,"
     "  params = EXCLUDED.params";
+
+/* $1 target, $2 digest: who the ledger says loads the file (host, pid). */
+const char SQL_LEDGER_HOLDER[] =
+    "SELECT loader_host, loader_pid FROM {ledger} WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest, $3 host, $4 pid: this process resumes the file. */
 const char SQL_LEDGER_CLAIM[] =

@@ -85,7 +85,6 @@ extern const char SQL_MISSED_NONE[];
 extern const char SQL_MISSED_NOTHING[];
 extern const char SQL_INSERTED_XMAX[];
 extern const char SQL_INSERTED_SNAPSHOT[];
-extern const char SQL_LEDGER_EXISTS[];
 extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];
 extern const char SQL_LEDGER_ADD_IDENTITY[];
@@ -97,6 +96,7 @@ extern const char SQL_LEDGER_ADD_XIDS[];
 extern const char SQL_LEDGER_KEEP_PRIOR[];
 extern const char SQL_LEDGER_PRIOR[];
 extern const char SQL_LEDGER_CLAIM[];
+extern const char SQL_LEDGER_HOLDER[];
 extern const char SQL_STATUS[];
 extern const char SQL_TABLE_IDENTITY[];
 extern const char SQL_LEDGER_LANES[];
@@ -135,5 +135,9 @@ extern const char SQL_INDEX_STATE[];
  */
 bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
                 const char *const *values);
+
+/* Appends the statement that reads the ledger's version (ledger_schema.h),
+ * generated from its list of migrations; false when memory ran out. */
+bool sql_ledger_exists(buf *out);
 
 #endif

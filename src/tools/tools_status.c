@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ledger_schema.h"
 #include "db/sql.h"
 #include "output/log.h"
 #include "tools/tools_shared.h"
@@ -77,25 +78,25 @@ static int status_gather(tool_ctx *c, status_facts *f)
 {
     memset(f, 0, sizeof *f);
     f->target = strdup(c->t.display);
-    buf ledger = BUF_INIT, chunks_name = BUF_INIT, sql = BUF_INIT;
-    db_append_ident(c->d, &ledger, c->t.schema);
-    buf_append_str(&ledger, ".idemload_ledger");
-    db_append_ident(c->d, &chunks_name, c->t.schema);
-    buf_append_str(&chunks_name, ".idemload_ledger_chunk");
+    ledger_names ledger = {BUF_INIT, BUF_INIT};
+    buf sql = BUF_INIT;
+    ledger_version version;
     int code = EXIT_OK;
-    const char *pe[] = {buf_cstr(&chunks_name), buf_cstr(&ledger)};
-    db_result *r = db_query(c->d, SQL_LEDGER_EXISTS, 2, pe);
-    if (!r) {
+    if (!ledger_names_of(&ledger, c->d, c->t.schema)) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+        goto out;
+    }
+    if (!ledger_version_read(&ledger, c->d, &version)) {
         code = tool_db_failure(c->d, "cannot look for the ledger");
         goto out;
     }
-    f->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
-    bool has_loader = strcmp(db_value(r, 0, 3), "t") == 0;
-    db_result_free(&r);
+    f->ledger_exists = version.exists;
+    bool has_loader = version.has[LEDGER_LOADER];
     if (!f->ledger_exists)
         goto out;
     const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid"};
-    const char *vals[] = {buf_cstr(&ledger), buf_cstr(&chunks_name),
+    const char *vals[] = {buf_cstr(&ledger.file), buf_cstr(&ledger.chunk),
                           has_loader ? "l.loader_host" : "NULL::text",
                           has_loader ? "l.loader_pid" : "NULL::integer"};
     if (!sql_render(&sql, SQL_STATUS, 4, names, vals)) {
@@ -104,7 +105,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
         goto out;
     }
     const char *p[] = {c->t.display};
-    r = db_query(c->d, buf_cstr(&sql), 1, p);
+    db_result *r = db_query(c->d, buf_cstr(&sql), 1, p);
     if (!r) {
         code = tool_db_failure(c->d, "cannot read the ledger");
         goto out;
@@ -146,8 +147,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
     }
     db_result_free(&r);
 out:
-    buf_free(&ledger);
-    buf_free(&chunks_name);
+    ledger_names_free(&ledger);
     buf_free(&sql);
     return code;
 }
