@@ -55,6 +55,11 @@ const char SQL_TABLE_COLUMNS[] =
 const char SQL_HAS_CITUS[] = "SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL";
 const char SQL_TABLE_DISTRIBUTED[] =
     "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::oid)";
+/* The same for $1 the table's quoted name (init, before it resolves the
+ * table). */
+const char SQL_TABLE_DISTRIBUTED_BY_NAME[] =
+    "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
+    "WHERE logicalrelid = to_regclass($1))";
 
 /* Of the privileges an import needs on the target's columns ($1 the table's
  * oid; $2 column names, $3 the privilege on each), those the current role
@@ -575,6 +580,9 @@ const char SQL_CITUS_LEFTOVERS[] =
 
 const char SQL_CITUS_TRUNCATE[] = "TRUNCATE {stage}";
 
+/* A staging table (this loader's, or one SQL_CITUS_LEFTOVERS found). */
+const char SQL_CITUS_DROP[] = "DROP TABLE IF EXISTS {stage}";
+
 const char SQL_CITUS_COPY[] = "COPY {stage}" STAGED_COPY_COLUMNS;
 
 /* The probe of SQL_MERGE_PROBE's verdicts, for staged rows $1..$2 with
@@ -1051,44 +1059,54 @@ const char SQL_DEDUPE_FINAL_BLOCKED[] =
  * all but the last skipped), where the next batch starts.  No 'last' row:
  * nothing left to do.
  */
-const char SQL_DEDUPE_BATCH[] =
-    "WITH keys AS ("
-    "  SELECT {key}"
-    "    FROM {table}"
-    "   WHERE {active} AND ({key}) IS NOT NULL"
-    "     AND ($4::bigint IS NULL OR ({key}) > ($4::bigint, $5::text, $6::text, $7::text))"
-    "   GROUP BY {key}"
-    "  HAVING count(*) > 1"
-    "   ORDER BY {key}"
-    "   LIMIT $1::bigint), "
-    "locked AS ("
-    "  SELECT t.id, {key}, t.status, t.received_at"
-    "    FROM {table} t JOIN keys k USING ({key})"
-    "   WHERE {active}"
-    "     FOR UPDATE OF t), "
-    "ranked AS ("
-    "  SELECT l.*, row_number() OVER (PARTITION BY {key} ORDER BY received_at, id) AS rn"
-    "    FROM locked l), "
-    "refused AS ("
-    "  SELECT DISTINCT {key}, true AS refused"
-    "    FROM ranked"
-    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), "
-    "doomed AS ("
-    "  SELECT r.id FROM ranked r LEFT JOIN refused f USING ({key})"
-    "   WHERE r.rn > 1 AND f.refused IS NULL), "
-    "gone AS ("
-    "  UPDATE {table} u SET deleted_at = now()"
-    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))"
-    "  RETURNING u.id) "
-    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'"
-    "            ELSE 'refuse' END AS kind,"
-    "       {key}, r.id, r.status, r.rn"
-    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id "
-    "UNION ALL "
-    "SELECT 'last', {key}, NULL, NULL, 0"
-    "  FROM (SELECT {key} FROM keys ORDER BY {key}"
-    "        OFFSET (SELECT greatest(count(*) - 1, 0) FROM keys) LIMIT 1) l "
-    "ORDER BY 2, 3, 4, 5, 8";
+/* The batch, with lock after the rows it locks and live after the
+ * soft-delete's condition: one text for the two forms below. */
+#define SQL_DEDUPE_BATCH_OF(lock, live) \
+    "WITH keys AS (" \
+    "  SELECT {key}" \
+    "    FROM {table}" \
+    "   WHERE {active} AND ({key}) IS NOT NULL" \
+    "     AND ($4::bigint IS NULL OR ({key}) > ($4::bigint, $5::text, $6::text, $7::text))" \
+    "   GROUP BY {key}" \
+    "  HAVING count(*) > 1" \
+    "   ORDER BY {key}" \
+    "   LIMIT $1::bigint), " \
+    "locked AS (" \
+    "  SELECT t.id, {key}, t.status, t.received_at" \
+    "    FROM {table} t JOIN keys k USING ({key})" \
+    "   WHERE {active}" \
+    "    " lock "), " \
+    "ranked AS (" \
+    "  SELECT l.*, row_number() OVER (PARTITION BY {key} ORDER BY received_at, id) AS rn" \
+    "    FROM locked l), " \
+    "refused AS (" \
+    "  SELECT DISTINCT {key}, true AS refused" \
+    "    FROM ranked" \
+    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), " \
+    "doomed AS (" \
+    "  SELECT r.id FROM ranked r LEFT JOIN refused f USING ({key})" \
+    "   WHERE r.rn > 1 AND f.refused IS NULL), " \
+    "gone AS (" \
+    "  UPDATE {table} u SET deleted_at = now()" \
+    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))" live \
+    "  RETURNING u.id) " \
+    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'" \
+    "            ELSE 'refuse' END AS kind," \
+    "       {key}, r.id, r.status, r.rn" \
+    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id " \
+    "UNION ALL " \
+    "SELECT 'last', {key}, NULL, NULL, 0" \
+    "  FROM (SELECT {key} FROM keys ORDER BY {key}" \
+    "        OFFSET (SELECT greatest(count(*) - 1, 0) FROM keys) LIMIT 1) l " \
+    "ORDER BY 2, 3, 4, 5, 8"
+const char SQL_DEDUPE_BATCH[] = SQL_DEDUPE_BATCH_OF(" FOR UPDATE OF t", "");
+/* On a Citus-distributed table: without the row locks (Citus runs no FOR
+ * UPDATE across shards), the soft-delete then touching only rows still
+ * active, so two dedupes at once never count a row twice.  (No import runs
+ * meanwhile: a table with duplicate keys has no unique index, and import
+ * refuses such a table.) */
+const char SQL_DEDUPE_BATCH_DISTRIBUTED[] =
+    SQL_DEDUPE_BATCH_OF("", " AND u.deleted_at IS NULL");
 
 /* {index}: the bare quoted name (an index lives in its table's schema). */
 const char SQL_CREATE_INDEX[] = "CREATE UNIQUE INDEX CONCURRENTLY {index} " KEY_INDEX_TAIL;

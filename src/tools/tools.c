@@ -35,8 +35,7 @@ static int distribute(db *d, const config *cfg, const char *table)
     bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK);
     bool done = false;
     if (ok) {
-        r = db_query(d, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
-                        "WHERE logicalrelid = to_regclass($1))", 1, pt);
+        r = db_query(d, SQL_TABLE_DISTRIBUTED_BY_NAME, 1, pt);
         ok = r != NULL;
         done = ok && strcmp(db_value(r, 0, 0), "t") == 0;
         db_result_free(&r);
