@@ -72,6 +72,34 @@ static void status_facts_free(status_facts *f)
     memset(f, 0, sizeof *f);
 }
 
+/* Row i of SQL_STATUS into *s, with the file's state. */
+static void status_file_read(const db_result *r, int i, status_file *s)
+{
+    s->file_name = strdup(db_value(r, i, 0));
+    s->digest = strdup(db_value(r, i, 1));
+    s->size_bytes = (long long)db_int(r, i, 2);
+    s->host = dup_or_null(r, i, 4);
+    s->pid = db_is_null(r, i, 5) ? -1 : (long long)db_int(r, i, 5);
+    s->chunks = (long long)db_int(r, i, 6);
+    s->rows_read = (long long)db_int(r, i, 7);
+    s->rows_rejected = (long long)db_int(r, i, 8);
+    s->rows_deduplicated = (long long)db_int(r, i, 9);
+    s->inserted = (long long)db_int(r, i, 10);
+    s->updated = (long long)db_int(r, i, 11);
+    s->unchanged = (long long)db_int(r, i, 12);
+    s->stale = (long long)db_int(r, i, 13);
+    s->existing = (long long)db_int(r, i, 14);
+    s->started_at = dup_or_null(r, i, 15);
+    s->updated_at = dup_or_null(r, i, 16);
+    s->completed_at = dup_or_null(r, i, 17);
+    s->lock_pid = db_is_null(r, i, 18) ? -1 : (long long)db_int(r, i, 18);
+    s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
+    if (strcmp(db_value(r, i, 3), "completed") == 0)
+        s->state = STATE_COMPLETED;
+    else
+        s->state = s->lock_pid >= 0 ? STATE_LOADING : STATE_INTERRUPTED;
+}
+
 /* Reads the ledger of c's table into *f.  EXIT_OK, or the exit status of
  * the failure (logged). */
 static int status_gather(tool_ctx *c, status_facts *f)
@@ -120,29 +148,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
     }
     for (int i = 0; i < n; i++) {
         status_file *s = &f->files[f->n_files++];
-        s->file_name = strdup(db_value(r, i, 0));
-        s->digest = strdup(db_value(r, i, 1));
-        s->size_bytes = (long long)db_int(r, i, 2);
-        s->host = dup_or_null(r, i, 4);
-        s->pid = db_is_null(r, i, 5) ? -1 : (long long)db_int(r, i, 5);
-        s->chunks = (long long)db_int(r, i, 6);
-        s->rows_read = (long long)db_int(r, i, 7);
-        s->rows_rejected = (long long)db_int(r, i, 8);
-        s->rows_deduplicated = (long long)db_int(r, i, 9);
-        s->inserted = (long long)db_int(r, i, 10);
-        s->updated = (long long)db_int(r, i, 11);
-        s->unchanged = (long long)db_int(r, i, 12);
-        s->stale = (long long)db_int(r, i, 13);
-        s->existing = (long long)db_int(r, i, 14);
-        s->started_at = dup_or_null(r, i, 15);
-        s->updated_at = dup_or_null(r, i, 16);
-        s->completed_at = dup_or_null(r, i, 17);
-        s->lock_pid = db_is_null(r, i, 18) ? -1 : (long long)db_int(r, i, 18);
-        s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
-        if (strcmp(db_value(r, i, 3), "completed") == 0)
-            s->state = STATE_COMPLETED;
-        else
-            s->state = s->lock_pid >= 0 ? STATE_LOADING : STATE_INTERRUPTED;
+        status_file_read(r, i, s);
         f->n_state[s->state]++;
     }
     db_result_free(&r);
