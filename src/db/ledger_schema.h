@@ -66,7 +66,7 @@ bool ledger_names_of(ledger_names *n, db *d, const char *schema);
 void ledger_names_free(ledger_names *n);
 
 /* Reads on d whether the ledger named n exists and which migrations it has
- * had (SQL_LEDGER_EXISTS, from the list above).  False on a database error
+ * had (sql_ledger_exists(), from the list above).  False on a database error
  * (left on d) or when memory ran out. */
 bool ledger_version_read(const ledger_names *n, db *d, ledger_version *v);
 
