@@ -13,6 +13,7 @@
 
 #include "input/profile.h"
 #include "input/tenant_map.h"
+#include "rules/validate.h"
 
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "util/buf.h"
-#include "cli/config.h"
+#include "core/config.h"
 
 typedef enum cli_result {
     CLI_RUN,        /* cfg is ready to run */

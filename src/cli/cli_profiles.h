@@ -5,7 +5,7 @@
 #ifndef IDEMLOAD_CLI_PROFILES_H
 #define IDEMLOAD_CLI_PROFILES_H
 
-#include "cli/config.h"
+#include "core/config.h"
 
 /* Writes to stdout; returns the exit status (2 for an unknown NAME). */
 int cli_profiles(const config *cfg);

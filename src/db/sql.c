@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "db/ledger_schema.h"
+
 const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
                                                     KEY_COLUMN_3};
 
@@ -53,6 +55,11 @@ const char SQL_TABLE_COLUMNS[] =
 const char SQL_HAS_CITUS[] = "SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL";
 const char SQL_TABLE_DISTRIBUTED[] =
     "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1::oid)";
+/* The same for $1 the table's quoted name (init, before it resolves the
+ * table). */
+const char SQL_TABLE_DISTRIBUTED_BY_NAME[] =
+    "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
+    "WHERE logicalrelid = to_regclass($1))";
 
 /* Of the privileges an import needs on the target's columns ($1 the table's
  * oid; $2 column names, $3 the privilege on each), those the current role
@@ -573,6 +580,9 @@ const char SQL_CITUS_LEFTOVERS[] =
 
 const char SQL_CITUS_TRUNCATE[] = "TRUNCATE {stage}";
 
+/* A staging table (this loader's, or one SQL_CITUS_LEFTOVERS found). */
+const char SQL_CITUS_DROP[] = "DROP TABLE IF EXISTS {stage}";
+
 const char SQL_CITUS_COPY[] = "COPY {stage}" STAGED_COPY_COLUMNS;
 
 /* The probe of SQL_MERGE_PROBE's verdicts, for staged rows $1..$2 with
@@ -642,22 +652,33 @@ const char SQL_CITUS_MISSED_STALE[] =
  * {table_oid} and {table_storage} are the column names, or NULL when a
  * dry run reads a ledger written before they existed.
  */
-/* $1 the chunk table, $2 the file table: do they exist, has the chunk
- * table its lane column, has the file table the table's identity? */
-const char SQL_LEDGER_EXISTS[] =
-    "SELECT to_regclass($1) IS NOT NULL,"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'lane' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'table_storage' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'loader_host' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'changes' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
-    "                  AND attname = 'params' AND NOT attisdropped),"
-    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
-    "                  AND attname = 'xids' AND NOT attisdropped)";
+/* The ledger's version (ledger_schema.h), $1 the chunk table, $2 the file
+ * table: does it exist, and for each migration in the list's order, has it
+ * the column that migration added?  sql_ledger_exists() writes it. */
+static const char SQL_LEDGER_EXISTS_HEAD[] = "SELECT to_regclass($1) IS NOT NULL";
+static const char SQL_LEDGER_HAS_COLUMN[] =
+    ","
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass({rel})"
+    "                  AND attname = '{column}' AND NOT attisdropped)";
+
+bool sql_ledger_exists(buf *out)
+{
+    static const struct {
+        bool on_chunk;
+        const char *column;
+    } probes[] = {
+#define LEDGER_PROBE(id, on_chunk, column, sql) {on_chunk, column},
+        LEDGER_MIGRATIONS(LEDGER_PROBE)
+#undef LEDGER_PROBE
+    };
+    static const char *const names[] = {"rel", "column"};
+    bool ok = buf_append_str(out, SQL_LEDGER_EXISTS_HEAD);
+    for (size_t i = 0; ok && i < sizeof probes / sizeof probes[0]; i++) {
+        const char *vals[] = {probes[i].on_chunk ? "$1" : "$2", probes[i].column};
+        ok = sql_render(out, SQL_LEDGER_HAS_COLUMN, 2, names, vals);
+    }
+    return ok;
+}
 
 const char SQL_LEDGER_CREATE[] =
     "SELECT pg_advisory_xact_lock(" LOCK_LEDGER_CREATE ");"
@@ -811,6 +832,10 @@ const char SQL_LEDGER_START[] =
     "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
     "  loader_host = EXCLUDED.loader_host, loader_pid = EXCLUDED.loader_pid,"
     "  params = EXCLUDED.params";
+
+/* $1 target, $2 digest: who the ledger says loads the file (host, pid). */
+const char SQL_LEDGER_HOLDER[] =
+    "SELECT loader_host, loader_pid FROM {ledger} WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest, $3 host, $4 pid: this process resumes the file. */
 const char SQL_LEDGER_CLAIM[] =
@@ -1034,44 +1059,54 @@ const char SQL_DEDUPE_FINAL_BLOCKED[] =
  * all but the last skipped), where the next batch starts.  No 'last' row:
  * nothing left to do.
  */
-const char SQL_DEDUPE_BATCH[] =
-    "WITH keys AS ("
-    "  SELECT {key}"
-    "    FROM {table}"
-    "   WHERE {active} AND ({key}) IS NOT NULL"
-    "     AND ($4::bigint IS NULL OR ({key}) > ($4::bigint, $5::text, $6::text, $7::text))"
-    "   GROUP BY {key}"
-    "  HAVING count(*) > 1"
-    "   ORDER BY {key}"
-    "   LIMIT $1::bigint), "
-    "locked AS ("
-    "  SELECT t.id, {key}, t.status, t.received_at"
-    "    FROM {table} t JOIN keys k USING ({key})"
-    "   WHERE {active}"
-    "     FOR UPDATE OF t), "
-    "ranked AS ("
-    "  SELECT l.*, row_number() OVER (PARTITION BY {key} ORDER BY received_at, id) AS rn"
-    "    FROM locked l), "
-    "refused AS ("
-    "  SELECT DISTINCT {key}, true AS refused"
-    "    FROM ranked"
-    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), "
-    "doomed AS ("
-    "  SELECT r.id FROM ranked r LEFT JOIN refused f USING ({key})"
-    "   WHERE r.rn > 1 AND f.refused IS NULL), "
-    "gone AS ("
-    "  UPDATE {table} u SET deleted_at = now()"
-    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))"
-    "  RETURNING u.id) "
-    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'"
-    "            ELSE 'refuse' END AS kind,"
-    "       {key}, r.id, r.status, r.rn"
-    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id "
-    "UNION ALL "
-    "SELECT 'last', {key}, NULL, NULL, 0"
-    "  FROM (SELECT {key} FROM keys ORDER BY {key}"
-    "        OFFSET (SELECT greatest(count(*) - 1, 0) FROM keys) LIMIT 1) l "
-    "ORDER BY 2, 3, 4, 5, 8";
+/* The batch, with lock after the rows it locks and live after the
+ * soft-delete's condition: one text for the two forms below. */
+#define SQL_DEDUPE_BATCH_OF(lock, live) \
+    "WITH keys AS (" \
+    "  SELECT {key}" \
+    "    FROM {table}" \
+    "   WHERE {active} AND ({key}) IS NOT NULL" \
+    "     AND ($4::bigint IS NULL OR ({key}) > ($4::bigint, $5::text, $6::text, $7::text))" \
+    "   GROUP BY {key}" \
+    "  HAVING count(*) > 1" \
+    "   ORDER BY {key}" \
+    "   LIMIT $1::bigint), " \
+    "locked AS (" \
+    "  SELECT t.id, {key}, t.status, t.received_at" \
+    "    FROM {table} t JOIN keys k USING ({key})" \
+    "   WHERE {active}" \
+    "    " lock "), " \
+    "ranked AS (" \
+    "  SELECT l.*, row_number() OVER (PARTITION BY {key} ORDER BY received_at, id) AS rn" \
+    "    FROM locked l), " \
+    "refused AS (" \
+    "  SELECT DISTINCT {key}, true AS refused" \
+    "    FROM ranked" \
+    "   WHERE rn > 1 AND status = ANY ($2::smallint[]) AND NOT $3::boolean), " \
+    "doomed AS (" \
+    "  SELECT r.id FROM ranked r LEFT JOIN refused f USING ({key})" \
+    "   WHERE r.rn > 1 AND f.refused IS NULL), " \
+    "gone AS (" \
+    "  UPDATE {table} u SET deleted_at = now()" \
+    "   WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))" live \
+    "  RETURNING u.id) " \
+    "SELECT CASE WHEN r.rn = 1 THEN 'keep' WHEN g.id IS NOT NULL THEN 'delete'" \
+    "            ELSE 'refuse' END AS kind," \
+    "       {key}, r.id, r.status, r.rn" \
+    "  FROM ranked r LEFT JOIN gone g ON g.id = r.id " \
+    "UNION ALL " \
+    "SELECT 'last', {key}, NULL, NULL, 0" \
+    "  FROM (SELECT {key} FROM keys ORDER BY {key}" \
+    "        OFFSET (SELECT greatest(count(*) - 1, 0) FROM keys) LIMIT 1) l " \
+    "ORDER BY 2, 3, 4, 5, 8"
+const char SQL_DEDUPE_BATCH[] = SQL_DEDUPE_BATCH_OF(" FOR UPDATE OF t", "");
+/* On a Citus-distributed table: without the row locks (Citus runs no FOR
+ * UPDATE across shards), the soft-delete then touching only rows still
+ * active, so two dedupes at once never count a row twice.  (No import runs
+ * meanwhile: a table with duplicate keys has no unique index, and import
+ * refuses such a table.) */
+const char SQL_DEDUPE_BATCH_DISTRIBUTED[] =
+    SQL_DEDUPE_BATCH_OF("", " AND u.deleted_at IS NULL");
 
 /* {index}: the bare quoted name (an index lives in its table's schema). */
 const char SQL_CREATE_INDEX[] = "CREATE UNIQUE INDEX CONCURRENTLY {index} " KEY_INDEX_TAIL;

@@ -36,6 +36,7 @@ extern const char SQL_RESOLVE_TABLE[];
 extern const char SQL_TABLE_COLUMNS[];
 extern const char SQL_HAS_CITUS[];
 extern const char SQL_TABLE_DISTRIBUTED[];
+extern const char SQL_TABLE_DISTRIBUTED_BY_NAME[];
 extern const char SQL_CHECK_VALUE[];
 extern const char SQL_MISSING_PRIVILEGES[];
 extern const char SQL_MAY_CREATE_TEMP[];
@@ -52,6 +53,7 @@ extern const char SQL_CITUS_STAGE_DISTRIBUTE[];
 extern const char SQL_CITUS_ID_SEQUENCE[];
 extern const char SQL_CITUS_LEFTOVERS[];
 extern const char SQL_CITUS_TRUNCATE[];
+extern const char SQL_CITUS_DROP[];
 extern const char SQL_CITUS_COPY[];
 extern const char SQL_CITUS_VERDICT[];
 extern const char SQL_CITUS_VERDICTS[];
@@ -85,7 +87,6 @@ extern const char SQL_MISSED_NONE[];
 extern const char SQL_MISSED_NOTHING[];
 extern const char SQL_INSERTED_XMAX[];
 extern const char SQL_INSERTED_SNAPSHOT[];
-extern const char SQL_LEDGER_EXISTS[];
 extern const char SQL_LEDGER_CREATE[];
 extern const char SQL_LEDGER_ADD_LANES[];
 extern const char SQL_LEDGER_ADD_IDENTITY[];
@@ -97,6 +98,7 @@ extern const char SQL_LEDGER_ADD_XIDS[];
 extern const char SQL_LEDGER_KEEP_PRIOR[];
 extern const char SQL_LEDGER_PRIOR[];
 extern const char SQL_LEDGER_CLAIM[];
+extern const char SQL_LEDGER_HOLDER[];
 extern const char SQL_STATUS[];
 extern const char SQL_TABLE_IDENTITY[];
 extern const char SQL_LEDGER_LANES[];
@@ -120,6 +122,7 @@ extern const char SQL_DUPLICATE_COUNT[];
 extern const char SQL_NULLABLE_KEYS[];
 extern const char SQL_DEDUPE_FINAL_BLOCKED[];
 extern const char SQL_DEDUPE_BATCH[];
+extern const char SQL_DEDUPE_BATCH_DISTRIBUTED[];
 extern const char SQL_CREATE_INDEX[];
 extern const char SQL_DROP_INDEX[];
 extern const char SQL_INDEX_PROGRESS[];
@@ -135,5 +138,9 @@ extern const char SQL_INDEX_STATE[];
  */
 bool sql_render(buf *out, const char *tmpl, int n, const char *const *names,
                 const char *const *values);
+
+/* Appends the statement that reads the ledger's version (ledger_schema.h),
+ * generated from its list of migrations; false when memory ran out. */
+bool sql_ledger_exists(buf *out);
 
 #endif

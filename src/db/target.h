@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "util/buf.h"
-#include "cli/config.h"
+#include "core/config.h"
 #include "db/db.h"
 
 typedef struct unique_index {

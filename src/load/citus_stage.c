@@ -32,10 +32,11 @@ void citus_sweep(const citus_names *n, db *d)
         return;
     }
     buf sql = BUF_INIT;
+    static const char *const names[] = {"stage"};
     for (int i = 0; i < db_nrows(r); i++) {
+        const char *vals[] = {db_value(r, i, 0)};
         buf_clear(&sql);
-        buf_printf(&sql, "DROP TABLE IF EXISTS %s", db_value(r, i, 0));
-        if (db_exec(d, buf_cstr(&sql)))
+        if (sql_render(&sql, SQL_CITUS_DROP, 1, names, vals) && db_exec(d, buf_cstr(&sql)))
             log_info("dropped %s, the staging table of a loader that is gone",
                      db_value(r, i, 0));
         else
@@ -179,10 +180,11 @@ void citus_stage_drop(citus_stage *st, db *d)
 {
     if (!st->name.len || !d || !db_ok(d))
         return;
-    db_exec(d, "ROLLBACK");     /* a transaction left open by a failure */
+    db_rollback(d);             /* a transaction left open by a failure */
     buf sql = BUF_INIT;
-    buf_printf(&sql, "DROP TABLE IF EXISTS %s", buf_cstr(&st->name));
-    if (!db_exec(d, buf_cstr(&sql)))
+    static const char *const names[] = {"stage"};
+    const char *vals[] = {buf_cstr(&st->name)};
+    if (!sql_render(&sql, SQL_CITUS_DROP, 1, names, vals) || !db_exec(d, buf_cstr(&sql)))
         log_warn("cannot drop the staging table %s: %s; the next import drops it",
                  buf_cstr(&st->name), db_message(d));
     buf_free(&sql);

@@ -25,9 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/config.h"
+#include "core/config.h"
+#include "core/figures.h"
 #include "db/db.h"
-#include "output/report.h"
 #include "util/buf.h"
 
 /* The target as the distributed statements name it, fixed for the run. */

@@ -37,7 +37,8 @@
 #include <stdint.h>
 
 #include "chunk/chunk.h"
-#include "cli/config.h"
+#include "core/config.h"
+#include "core/figures.h"
 #include "db/db.h"
 #include "load/citus_stage.h"
 #include "load/gate.h"
@@ -45,7 +46,6 @@
 #include "load/ledger.h"
 #include "load/outcome.h"
 #include "output/rejects.h"
-#include "output/report.h"
 #include "util/buf.h"
 
 /* The longest a lane leaves its chunks to the merge after an append that

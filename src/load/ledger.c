@@ -16,23 +16,31 @@
 #include "output/text_escape.h"
 #include "util/exitcodes.h"
 
-static const char *const ledger_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
-                                           "table_oid", "table_storage", "params"};
+static const char *const template_names[] = {"ledger", "ledger_chunk", "lane", "lanes",
+                                             "table_oid", "table_storage", "params"};
 
 /* A ledger statement with the ledger's names filled in ({lane}, {lanes},
  * {table_oid} and {table_storage} are the columns, or constants when a dry
  * run reads a ledger written before they existed). */
 static bool render(const ledger *lg, buf *out, const char *tmpl)
 {
-    const char *vals[] = {buf_cstr(&lg->name),
-                          buf_cstr(&lg->chunk_name),
-                          lg->has_lanes ? "lane" : "0",
-                          lg->has_lanes ? "lanes" : "1",
-                          lg->has_identity ? "table_oid" : "NULL::oid",
-                          lg->has_identity ? "table_storage" : "NULL::text",
-                          lg->has_params ? "params" : "NULL::text"};
+    const bool *has = lg->version.has;
+    const char *vals[] = {buf_cstr(&lg->names.file),
+                          buf_cstr(&lg->names.chunk),
+                          has[LEDGER_LANES] ? "lane" : "0",
+                          has[LEDGER_LANES] ? "lanes" : "1",
+                          has[LEDGER_IDENTITY] ? "table_oid" : "NULL::oid",
+                          has[LEDGER_IDENTITY] ? "table_storage" : "NULL::text",
+                          has[LEDGER_PARAMS] ? "params" : "NULL::text"};
     buf_clear(out);
-    return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), ledger_names, vals);
+    return sql_render(out, tmpl, (int)(sizeof vals / sizeof vals[0]), template_names, vals);
+}
+
+/* Renders a ledger statement into the scratch buffer and runs it on d
+ * (NULL on error). */
+static db_result *ledger_query(ledger *lg, db *d, const char *tmpl, int n, const char *const *p)
+{
+    return render(lg, &lg->sql, tmpl) ? db_query(d, buf_cstr(&lg->sql), n, p) : NULL;
 }
 
 /* The statements the lanes run, rendered once for the ledger's version. */
@@ -40,26 +48,6 @@ static bool render_lane_statements(ledger *lg)
 {
     return render(lg, &lg->chunk_sql, SQL_LEDGER_CHUNK) &&
            render(lg, &lg->lane_figures_sql, SQL_LEDGER_LANE_FIGURES);
-}
-
-/* Does the ledger exist, and in which version?  Fills *exists, *lanes and
- * *identity; false on a database error. */
-static bool ledger_version(const ledger *lg, db *d, bool *exists, bool *lanes, bool *identity,
-                           bool *loader, bool *changes, bool *params, bool *xids)
-{
-    const char *p[] = {buf_cstr(&lg->chunk_name), buf_cstr(&lg->name)};
-    db_result *r = db_query(d, SQL_LEDGER_EXISTS, 2, p);
-    if (!r)
-        return false;
-    *exists = strcmp(db_value(r, 0, 0), "t") == 0;
-    *lanes = strcmp(db_value(r, 0, 1), "t") == 0;
-    *identity = strcmp(db_value(r, 0, 2), "t") == 0;
-    *loader = strcmp(db_value(r, 0, 3), "t") == 0;
-    *changes = strcmp(db_value(r, 0, 4), "t") == 0;
-    *params = strcmp(db_value(r, 0, 5), "t") == 0;
-    *xids = strcmp(db_value(r, 0, 6), "t") == 0;
-    db_result_free(&r);
-    return true;
 }
 
 bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
@@ -71,18 +59,14 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
     lg->dry_run = dry_run;
     lg->force = force;
     lg->lanes = 1;
-    if (!db_append_ident(d, &lg->name, schema) ||
-        !buf_append_str(&lg->name, ".idemload_ledger") ||
-        !db_append_ident(d, &lg->chunk_name, schema) ||
-        !buf_append_str(&lg->chunk_name, ".idemload_ledger_chunk")) {
+    if (!ledger_names_of(&lg->names, d, schema)) {
         log_error("out of memory");
         return false;
     }
     if (gethostname(lg->host, sizeof lg->host - 1) != 0 || !lg->host[0])
         snprintf(lg->host, sizeof lg->host, "unknown");
     snprintf(lg->pid, sizeof lg->pid, "%ld", (long)getpid());
-    if (!ledger_version(lg, d, &lg->exists, &lg->has_lanes, &lg->has_identity,
-                        &lg->has_loader, &lg->has_changes, &lg->has_params, &lg->has_xids)) {
+    if (!ledger_version_read(&lg->names, d, &lg->version)) {
         log_error("cannot look for the ledger: %s", db_message(d));
         return false;
     }
@@ -95,8 +79,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
 
 void ledger_free(ledger *lg)
 {
-    buf_free(&lg->name);
-    buf_free(&lg->chunk_name);
+    ledger_names_free(&lg->names);
     buf_free(&lg->chunk_sql);
     buf_free(&lg->lane_figures_sql);
     buf_free(&lg->sql);
@@ -116,60 +99,58 @@ static void grant_hint(const ledger *lg, const db *d, bool creating, buf *out)
                creating ? "CREATE on the schema once (GRANT CREATE ON SCHEMA ... TO it), or a "
                           "role that has it runs one import first and then: "
                         : "",
-               buf_cstr(&lg->name), buf_cstr(&lg->chunk_name));
+               buf_cstr(&lg->names.file), buf_cstr(&lg->names.chunk));
+}
+
+/* What a migration changes for the user, said once when it runs (after
+ * "ledger NAME: "), or NULL. */
+static const char *migration_note(ledger_migration m)
+{
+    switch (m) {
+    case LEDGER_IDENTITY:
+        return "now records the identity of the table of each file; "
+               "files it held before are loaded once more";
+    case LEDGER_PARAMS:
+        return "now records the parameters that shape each file's rows; "
+               "files it held before are loaded once more (with the same parameters "
+               "that writes nothing)";
+    default:
+        return NULL;
+    }
 }
 
 /* Creates the ledger, or migrates one written by an earlier version in
- * place: lane columns (before lanes), the table's identity (before
- * identity was recorded). */
+ * place: each migration it has not had, in the list's order
+ * (ledger_schema.h), in the transaction that creates it. */
 static bool ensure_ledger(ledger *lg, db *d)
 {
-    if (lg->exists && lg->has_lanes && lg->has_identity && lg->has_loader && lg->has_changes &&
-        lg->has_params && lg->has_xids)
+    if (ledger_version_current(&lg->version))
         return true;
     buf *sql = &lg->sql;
     bool ok = render(lg, sql, SQL_LEDGER_CREATE) && db_begin(d) && db_exec(d, buf_cstr(sql));
-    bool exists, has_lanes = false, has_identity = false, has_loader = false;
-    bool has_changes = false, has_params = false, has_xids = false;
-    ok = ok && ledger_version(lg, d, &exists, &has_lanes, &has_identity, &has_loader,
-                              &has_changes, &has_params, &has_xids);
-    if (ok && !has_lanes)
-        ok = render(lg, sql, SQL_LEDGER_ADD_LANES) && db_exec(d, buf_cstr(sql));
-    if (ok && !has_identity) {
-        ok = render(lg, sql, SQL_LEDGER_ADD_IDENTITY) && db_exec(d, buf_cstr(sql));
-        if (ok)
-            log_info("ledger %s: now records the identity of the table of each file; "
-                     "files it held before are loaded once more", buf_cstr(&lg->name));
-    }
-    if (ok && !has_loader)
-        ok = render(lg, sql, SQL_LEDGER_ADD_LOADER) && db_exec(d, buf_cstr(sql));
-    if (ok && !has_changes)
-        ok = render(lg, sql, SQL_LEDGER_ADD_CHANGES) && db_exec(d, buf_cstr(sql));
-    if (ok && !has_xids)
-        ok = render(lg, sql, SQL_LEDGER_ADD_XIDS) && db_exec(d, buf_cstr(sql));
-    if (ok && !has_params) {
-        ok = render(lg, sql, SQL_LEDGER_ADD_PARAMS) && db_exec(d, buf_cstr(sql));
-        if (ok)
-            log_info("ledger %s: now records the parameters that shape each file's rows; "
-                     "files it held before are loaded once more (with the same parameters "
-                     "that writes nothing)", buf_cstr(&lg->name));
+    ledger_version now;
+    ok = ok && ledger_version_read(&lg->names, d, &now);
+    for (int m = 0; ok && m < LEDGER_N_MIGRATIONS; m++) {
+        if (now.has[m])
+            continue;
+        ok = render(lg, sql, ledger_migration_sql((ledger_migration)m)) &&
+             db_exec(d, buf_cstr(sql));
+        const char *note = migration_note((ledger_migration)m);
+        if (ok && note)
+            log_info("ledger %s: %s", buf_cstr(&lg->names.file), note);
     }
     if (!ok || !db_commit(d)) {
         buf hint = BUF_INIT;
         grant_hint(lg, d, true, &hint);
-        log_error("cannot create the ledger %s: %s (SQLSTATE %s)%s", buf_cstr(&lg->name),
+        log_error("cannot create the ledger %s: %s (SQLSTATE %s)%s", buf_cstr(&lg->names.file),
                   db_message(d), db_sqlstate(d), buf_cstr(&hint));
         buf_free(&hint);
         db_rollback(d);
         return false;
     }
-    lg->exists = true;
-    lg->has_lanes = true;
-    lg->has_identity = true;
-    lg->has_loader = true;
-    lg->has_changes = true;
-    lg->has_params = true;
-    lg->has_xids = true;
+    lg->version.exists = true;
+    for (int m = 0; m < LEDGER_N_MIGRATIONS; m++)
+        lg->version.has[m] = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
         return false;
@@ -288,13 +269,10 @@ static void explain_params(const ledger *lg, file_plan *plan, const entry *e)
 static void holder_of(ledger *lg, db *d, char *out, size_t size)
 {
     out[0] = '\0';
-    if (!lg->has_loader)
+    if (!lg->version.has[LEDGER_LOADER])
         return;
-    buf_clear(&lg->sql);
-    buf_printf(&lg->sql, "SELECT loader_host, loader_pid FROM %s WHERE target = $1 AND digest = $2",
-               buf_cstr(&lg->name));
     const char *p[] = {lg->target, lg->file.digest};
-    db_result *r = db_query(d, buf_cstr(&lg->sql), 2, p);
+    db_result *r = ledger_query(lg, d, SQL_LEDGER_HOLDER, 2, p);
     if (r && db_nrows(r) > 0 && !db_is_null(r, 0, 0))
         snprintf(out, size, " (host %s, process %s, as the ledger says)", db_value(r, 0, 0),
                  db_is_null(r, 0, 1) ? "?" : db_value(r, 0, 1));
@@ -360,13 +338,6 @@ static void read_figures(const db_result *r, load_counts *c)
     c->unchanged = (uint64_t)db_int(r, 0, 5);
     c->stale = (uint64_t)db_int(r, 0, 6);
     c->existing = (uint64_t)db_int(r, 0, 7);
-}
-
-/* Renders a ledger statement into the scratch buffer and runs it on d
- * (NULL on error). */
-static db_result *ledger_query(ledger *lg, db *d, const char *tmpl, int n, const char *const *p)
-{
-    return render(lg, &lg->sql, tmpl) ? db_query(d, buf_cstr(&lg->sql), n, p) : NULL;
 }
 
 static bool ledger_sums(ledger *lg, db *d, uint64_t upto, load_counts *c)
@@ -465,7 +436,7 @@ bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *w
     const char *p[] = {lg->target, lg->file.digest, chunk_s};
     buf_clear(out);
     *without = 0;
-    if (!lg->has_changes) {
+    if (!lg->version.has[LEDGER_CHANGES]) {
         *without = 1;
         return true;
     }
@@ -669,7 +640,7 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
         return false;
     }
     if (lg->dry_run)
-        return lg->exists;      /* read the ledger if there is one; write nothing */
+        return lg->version.exists;      /* read the ledger if there is one; write nothing */
     if (!ensure_ledger(lg, d)) {
         *code = EXIT_DATABASE;
         return false;

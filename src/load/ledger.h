@@ -24,9 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/config.h"
+#include "core/config.h"
+#include "core/figures.h"
 #include "db/db.h"
-#include "output/report.h"
+#include "db/ledger_schema.h"
 #include "util/buf.h"
 
 /* Lanes a file can be split into (one per connection, --jobs). */
@@ -59,15 +60,9 @@ typedef struct ledger {
     const char *table_quoted;   /* the target, quoted, for its identity */
     bool dry_run;               /* read the ledger, never write it */
     bool force;                 /* --force: load completed files again */
-    buf name;                   /* quoted, schema-qualified */
-    buf chunk_name;
-    bool exists;
-    bool has_lanes;             /* the ledger has its lane columns */
-    bool has_identity;          /* the ledger records the table's identity */
-    bool has_loader;            /* the ledger records who loads a file */
-    bool has_changes;           /* the ledger keeps the --changes lines of chunks */
-    bool has_params;            /* the ledger records each file's parameters */
-    bool has_xids;              /* ... and the transactions that wrote its chunks */
+    ledger_names names;         /* quoted, schema-qualified */
+    ledger_version version;     /* which migrations it has had (a dry run reads
+                                 * an older ledger as it is) */
     bool supersede;             /* --supersede */
     buf prior_xids;             /* the current file's earlier load's transactions, an
                                  * int8[] literal ("" when none or not superseding) */

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/final_status.h"
 #include "db/db.h"
 #include "db/sql.h"
 #include "db/target.h"
@@ -42,7 +43,6 @@
 #include "load/seen.h"
 #include "output/log.h"
 #include "util/exitcodes.h"
-#include "util/final_status.h"
 #include "util/signals.h"
 
 /* A lane left alone because an earlier lane on its connection failed. */

@@ -16,10 +16,10 @@
 
 #include "util/buf.h"
 #include "chunk/chunk.h"
-#include "cli/config.h"
+#include "core/config.h"
+#include "core/figures.h"
 #include "load/outcome.h"
 #include "output/rejects.h"
-#include "output/report.h"
 #include "load/ledger.h"
 
 typedef struct loader loader;

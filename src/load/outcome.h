@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figures.h"
 #include "db/db.h"
 #include "output/changes.h"
-#include "output/report.h"
 
 typedef struct chunk_outcome {
     uint8_t *action;        /* merge_action of each row */

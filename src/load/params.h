@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "util/buf.h"
 
 /*

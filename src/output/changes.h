@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "chunk/chunk.h"
-#include "output/report.h"
+#include "core/figures.h"
 #include "util/buf.h"
 
 /* A version of a row as --changes shows it. */

@@ -11,42 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/figures.h"
 #include "util/buf.h"
 #include "output/rejects.h"
 #include "output/timeline.h"
-
-typedef struct load_counts {
-    uint64_t rows_read;
-    uint64_t rows_rejected;
-    uint64_t rows_skipped;      /* rows a channel profile skips on purpose */
-    uint64_t rows_deduplicated;
-    uint64_t inserted;
-    uint64_t updated;
-    uint64_t unchanged;
-    uint64_t stale;
-    uint64_t existing;
-    uint64_t chunks;
-} load_counts;
-
-void load_counts_add(load_counts *to, const load_counts *from);
-
-/* What the merge did with one row of a chunk. */
-typedef enum merge_action {
-    MERGE_UNCHANGED,
-    MERGE_INSERTED,
-    MERGE_UPDATED,
-    MERGE_STALE,
-    MERGE_EXISTING,
-    MERGE_REFUSED,      /* the server refused it: a reject */
-    MERGE_NONE          /* not merged in this run (committed by an earlier one) */
-} merge_action;
-
-/* "inserted", "updated", ... */
-const char *merge_action_name(merge_action a);
-/* Adds one row to the figure of action a (none for REFUSED and NONE). */
-void load_counts_count(load_counts *c, merge_action a);
-/* Rows that reached the merge. */
-uint64_t load_counts_merged(const load_counts *c);
 
 typedef enum file_status { FILE_OK, FILE_PARTIAL, FILE_FAILED, FILE_SKIPPED } file_status;
 

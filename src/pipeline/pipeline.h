@@ -6,7 +6,7 @@
 #ifndef IDEMLOAD_PIPELINE_H
 #define IDEMLOAD_PIPELINE_H
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "load/loader.h"
 #include "output/report.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "input/profile.h"
 
 static const char *const fact_names[FACT_COUNT] = {"amount", "currency", "fee", "time"};

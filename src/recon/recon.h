@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "util/buf.h"
 
 /* The categories of a discrepancy, in the order reports list them. */

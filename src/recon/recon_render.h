@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "output/report.h"
 #include "recon/recon.h"
 #include "util/buf.h"

@@ -14,12 +14,8 @@
 
 #include "util/buf.h"
 #include "chunk/chunk.h"
+#include "core/presets.h"
 #include "input/record.h"
-
-/* Values --set supplies for columns a file lacks (NULL: none). */
-typedef struct presets {
-    const char *value[COL_COUNT];
-} presets;
 
 /*
  * Validates rec (with presets filling absent columns) into *out, whose

@@ -35,8 +35,7 @@ static int distribute(db *d, const config *cfg, const char *table)
     bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK);
     bool done = false;
     if (ok) {
-        r = db_query(d, "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition "
-                        "WHERE logicalrelid = to_regclass($1))", 1, pt);
+        r = db_query(d, SQL_TABLE_DISTRIBUTED_BY_NAME, 1, pt);
         ok = r != NULL;
         done = ok && strcmp(db_value(r, 0, 0), "t") == 0;
         db_result_free(&r);
@@ -64,37 +63,43 @@ static int distribute(db *d, const config *cfg, const char *table)
     return EXIT_OK;
 }
 
-int tools_init(const config *cfg)
+/* The target as init names it: its quoted name into *table, its unique
+ * index's (--index-name, or the default for the table's name) into *index.
+ * EXIT_OK, or EXIT_USAGE for a table argument that names no table (logged). */
+static int init_names(db *d, const config *cfg, buf *table, buf *index)
 {
-    buf err = BUF_INIT, table = BUF_INIT, name = BUF_INIT, index = BUF_INIT, sql = BUF_INIT;
-    int code = EXIT_OK;
-    db *d = db_connect(cfg->dbname, &err);
-    if (!d) {
-        log_error("%s", buf_cstr(&err));
-        code = EXIT_DATABASE;
-        goto out;
-    }
+    buf err = BUF_INIT, name = BUF_INIT;
     char *schema_part = NULL, *name_part = NULL;
+    int code = EXIT_OK;
     if (!target_parse_arg(cfg->table, &schema_part, &name_part, &err) ||
-        !buf_append_str(&name, name_part) || !target_quote_arg(d, cfg->table, &table, &err)) {
+        !buf_append_str(&name, name_part) || !target_quote_arg(d, cfg->table, table, &err)) {
         log_error("%s", buf_cstr(&err));
-        free(schema_part);
-        free(name_part);
         code = EXIT_USAGE;
-        goto out;
     }
     free(schema_part);
     free(name_part);
-    buf idx_name = BUF_INIT;
-    if (cfg->index_name) {
-        buf_append_str(&idx_name, cfg->index_name);
-    } else {
-        index_default_name(buf_cstr(&name), &idx_name);
+    if (code == EXIT_OK) {
+        buf idx_name = BUF_INIT;
+        if (cfg->index_name) {
+            buf_append_str(&idx_name, cfg->index_name);
+        } else {
+            index_default_name(buf_cstr(&name), &idx_name);
+        }
+        db_append_ident(d, index, buf_cstr(&idx_name));
+        buf_free(&idx_name);
     }
-    db_append_ident(d, &index, buf_cstr(&idx_name));
-    buf_free(&idx_name);
+    buf_free(&err);
+    buf_free(&name);
+    return code;
+}
+
+/* Creates the table and its index, if absent, in one transaction.  EXIT_OK,
+ * or the exit status of the failure (logged). */
+static int create_table(db *d, const config *cfg, const char *table, const char *index)
+{
+    buf sql = BUF_INIT;
     const char *names[] = {"table", "index"};
-    const char *vals[] = {buf_cstr(&table), buf_cstr(&index)};
+    const char *vals[] = {table, index};
     /* Serialize concurrent inits: CREATE ... IF NOT EXISTS alone can still
      * collide on the catalog when two sessions create at the same moment. */
     bool ok = db_begin(d) && db_exec(d, SQL_INIT_LOCK) &&
@@ -106,19 +111,22 @@ int tools_init(const config *cfg)
         ok = sql_render(&sql, SQL_INIT_INDEX, 2, names, vals) && db_exec(d, buf_cstr(&sql)) &&
              db_commit(d);
     }
-    if (!ok) {
-        log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d),
-                  db_sqlstate(d));
-        code = db_failure_exit(d);
-        goto out;
-    }
-    if (cfg->distributed && (code = distribute(d, cfg, buf_cstr(&table))) != EXIT_OK)
-        goto out;
-    /* The table may have existed already in another shape: say whether it
-     * is usable for loads now. */
+    buf_free(&sql);
+    if (ok)
+        return EXIT_OK;
+    log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d), db_sqlstate(d));
+    return db_failure_exit(d);
+}
+
+/* The table may have existed already in another shape: says whether it is
+ * usable for loads now.  EXIT_OK, EXIT_USAGE when it lacks the unique index
+ * on the business key, EXIT_DATABASE when it cannot be read (logged). */
+static int report_ready(db *d, const config *cfg)
+{
     target t;
     bool missing;
-    buf_clear(&err);
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
     if (target_resolve(d, cfg->table, &t, &missing, &err)) {
         if (t.key_index) {
             log_info("table %s is ready (unique index %s on the business key, %s)", t.display,
@@ -137,12 +145,30 @@ int tools_init(const config *cfg)
         log_error("%s", buf_cstr(&err));
         code = EXIT_DATABASE;
     }
-out:
+    buf_free(&err);
+    return code;
+}
+
+int tools_init(const config *cfg)
+{
+    buf err = BUF_INIT, table = BUF_INIT, index = BUF_INIT;
+    int code = EXIT_OK;
+    db *d = db_connect(cfg->dbname, &err);
+    if (!d) {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_DATABASE;
+    }
+    if (code == EXIT_OK)
+        code = init_names(d, cfg, &table, &index);
+    if (code == EXIT_OK)
+        code = create_table(d, cfg, buf_cstr(&table), buf_cstr(&index));
+    if (code == EXIT_OK && cfg->distributed)
+        code = distribute(d, cfg, buf_cstr(&table));
+    if (code == EXIT_OK)
+        code = report_ready(d, cfg);
     db_close(&d);
     buf_free(&err);
     buf_free(&table);
-    buf_free(&name);
     buf_free(&index);
-    buf_free(&sql);
     return code;
 }

@@ -6,7 +6,7 @@
 #ifndef IDEMLOAD_TOOLS_H
 #define IDEMLOAD_TOOLS_H
 
-#include "cli/config.h"
+#include "core/config.h"
 
 int tools_init(const config *cfg);
 int tools_check(const config *cfg);

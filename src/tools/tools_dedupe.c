@@ -28,7 +28,7 @@
 #include "output/log.h"
 #include "util/signals.h"
 #include "db/sql.h"
-#include "util/final_status.h"
+#include "core/final_status.h"
 #include "tools/tools_distributed.h"
 #include "tools/tools_facts.h"
 

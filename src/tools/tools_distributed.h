@@ -12,13 +12,9 @@
 #include "db/target.h"
 
 /*
- * The dedupe batch (SQL_DEDUPE_BATCH) for t, into *out: as it is on a
- * single server; on a distributed table without its row locks (Citus runs
- * no FOR UPDATE across shards), the soft-delete then touching only rows
- * still active, so two dedupes at once never count a row twice.  (No
- * import runs meanwhile: a table with duplicate keys has no unique index,
- * and import refuses such a table.)  False when out of memory, or when the
- * template no longer has the shape this adapts (a bug: said so).
+ * The dedupe batch for t, into *out: SQL_DEDUPE_BATCH on a single server,
+ * SQL_DEDUPE_BATCH_DISTRIBUTED on a distributed table (sql.c says how they
+ * differ and why).  False when out of memory.
  */
 bool tool_dedupe_batch_sql(buf *out, const target *t);
 

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "util/buf.h"
-#include "cli/config.h"
+#include "core/config.h"
 #include "db/db.h"
 #include "db/sql.h"
 #include "util/exitcodes.h"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ledger_schema.h"
 #include "db/sql.h"
 #include "output/log.h"
 #include "tools/tools_shared.h"
@@ -71,31 +72,59 @@ static void status_facts_free(status_facts *f)
     memset(f, 0, sizeof *f);
 }
 
+/* Row i of SQL_STATUS into *s, with the file's state. */
+static void status_file_read(const db_result *r, int i, status_file *s)
+{
+    s->file_name = strdup(db_value(r, i, 0));
+    s->digest = strdup(db_value(r, i, 1));
+    s->size_bytes = (long long)db_int(r, i, 2);
+    s->host = dup_or_null(r, i, 4);
+    s->pid = db_is_null(r, i, 5) ? -1 : (long long)db_int(r, i, 5);
+    s->chunks = (long long)db_int(r, i, 6);
+    s->rows_read = (long long)db_int(r, i, 7);
+    s->rows_rejected = (long long)db_int(r, i, 8);
+    s->rows_deduplicated = (long long)db_int(r, i, 9);
+    s->inserted = (long long)db_int(r, i, 10);
+    s->updated = (long long)db_int(r, i, 11);
+    s->unchanged = (long long)db_int(r, i, 12);
+    s->stale = (long long)db_int(r, i, 13);
+    s->existing = (long long)db_int(r, i, 14);
+    s->started_at = dup_or_null(r, i, 15);
+    s->updated_at = dup_or_null(r, i, 16);
+    s->completed_at = dup_or_null(r, i, 17);
+    s->lock_pid = db_is_null(r, i, 18) ? -1 : (long long)db_int(r, i, 18);
+    s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
+    if (strcmp(db_value(r, i, 3), "completed") == 0)
+        s->state = STATE_COMPLETED;
+    else
+        s->state = s->lock_pid >= 0 ? STATE_LOADING : STATE_INTERRUPTED;
+}
+
 /* Reads the ledger of c's table into *f.  EXIT_OK, or the exit status of
  * the failure (logged). */
 static int status_gather(tool_ctx *c, status_facts *f)
 {
     memset(f, 0, sizeof *f);
     f->target = strdup(c->t.display);
-    buf ledger = BUF_INIT, chunks_name = BUF_INIT, sql = BUF_INIT;
-    db_append_ident(c->d, &ledger, c->t.schema);
-    buf_append_str(&ledger, ".idemload_ledger");
-    db_append_ident(c->d, &chunks_name, c->t.schema);
-    buf_append_str(&chunks_name, ".idemload_ledger_chunk");
+    ledger_names ledger = {BUF_INIT, BUF_INIT};
+    buf sql = BUF_INIT;
+    ledger_version version;
     int code = EXIT_OK;
-    const char *pe[] = {buf_cstr(&chunks_name), buf_cstr(&ledger)};
-    db_result *r = db_query(c->d, SQL_LEDGER_EXISTS, 2, pe);
-    if (!r) {
+    if (!ledger_names_of(&ledger, c->d, c->t.schema)) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+        goto out;
+    }
+    if (!ledger_version_read(&ledger, c->d, &version)) {
         code = tool_db_failure(c->d, "cannot look for the ledger");
         goto out;
     }
-    f->ledger_exists = strcmp(db_value(r, 0, 0), "t") == 0;
-    bool has_loader = strcmp(db_value(r, 0, 3), "t") == 0;
-    db_result_free(&r);
+    f->ledger_exists = version.exists;
+    bool has_loader = version.has[LEDGER_LOADER];
     if (!f->ledger_exists)
         goto out;
     const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid"};
-    const char *vals[] = {buf_cstr(&ledger), buf_cstr(&chunks_name),
+    const char *vals[] = {buf_cstr(&ledger.file), buf_cstr(&ledger.chunk),
                           has_loader ? "l.loader_host" : "NULL::text",
                           has_loader ? "l.loader_pid" : "NULL::integer"};
     if (!sql_render(&sql, SQL_STATUS, 4, names, vals)) {
@@ -104,7 +133,7 @@ static int status_gather(tool_ctx *c, status_facts *f)
         goto out;
     }
     const char *p[] = {c->t.display};
-    r = db_query(c->d, buf_cstr(&sql), 1, p);
+    db_result *r = db_query(c->d, buf_cstr(&sql), 1, p);
     if (!r) {
         code = tool_db_failure(c->d, "cannot read the ledger");
         goto out;
@@ -119,35 +148,12 @@ static int status_gather(tool_ctx *c, status_facts *f)
     }
     for (int i = 0; i < n; i++) {
         status_file *s = &f->files[f->n_files++];
-        s->file_name = strdup(db_value(r, i, 0));
-        s->digest = strdup(db_value(r, i, 1));
-        s->size_bytes = (long long)db_int(r, i, 2);
-        s->host = dup_or_null(r, i, 4);
-        s->pid = db_is_null(r, i, 5) ? -1 : (long long)db_int(r, i, 5);
-        s->chunks = (long long)db_int(r, i, 6);
-        s->rows_read = (long long)db_int(r, i, 7);
-        s->rows_rejected = (long long)db_int(r, i, 8);
-        s->rows_deduplicated = (long long)db_int(r, i, 9);
-        s->inserted = (long long)db_int(r, i, 10);
-        s->updated = (long long)db_int(r, i, 11);
-        s->unchanged = (long long)db_int(r, i, 12);
-        s->stale = (long long)db_int(r, i, 13);
-        s->existing = (long long)db_int(r, i, 14);
-        s->started_at = dup_or_null(r, i, 15);
-        s->updated_at = dup_or_null(r, i, 16);
-        s->completed_at = dup_or_null(r, i, 17);
-        s->lock_pid = db_is_null(r, i, 18) ? -1 : (long long)db_int(r, i, 18);
-        s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
-        if (strcmp(db_value(r, i, 3), "completed") == 0)
-            s->state = STATE_COMPLETED;
-        else
-            s->state = s->lock_pid >= 0 ? STATE_LOADING : STATE_INTERRUPTED;
+        status_file_read(r, i, s);
         f->n_state[s->state]++;
     }
     db_result_free(&r);
 out:
-    buf_free(&ledger);
-    buf_free(&chunks_name);
+    ledger_names_free(&ledger);
     buf_free(&sql);
     return code;
 }

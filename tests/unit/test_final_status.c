@@ -1,5 +1,5 @@
 /*
- * test_final_status.c - the final statuses written out (util/final_status.h):
+ * test_final_status.c - the final statuses written out (core/final_status.h):
  * the smallint[] literal every statement gets as a parameter, the text
  * people read, and membership; none, one and several statuses, negative
  * and the int16 extremes, and appending after existing text.
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "util/final_status.h"
+#include "core/final_status.h"
 
 static void test_forms(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * test_formats.c - the table of input formats (INPUT_FORMATS, reader.h): a
+ * test_formats.c - the table of input formats (INPUT_FORMATS, core/formats.h): a
  * name's ending chooses the format (case-insensitive, optionally then
  * .gz), --format takes each format's name and alias, the names print back,
  * and the constants the option table uses say the same as the table.

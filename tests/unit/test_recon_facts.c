@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "input/profile.h"
 #include "recon/facts.h"
 

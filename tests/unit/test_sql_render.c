@@ -125,6 +125,7 @@ static void test_tool_templates(void **state)
         {"SQL_NULLABLE_KEYS", SQL_NULLABLE_KEYS},
         {"SQL_DEDUPE_FINAL_BLOCKED", SQL_DEDUPE_FINAL_BLOCKED},
         {"SQL_DEDUPE_BATCH", SQL_DEDUPE_BATCH},
+        {"SQL_DEDUPE_BATCH_DISTRIBUTED", SQL_DEDUPE_BATCH_DISTRIBUTED},
         {"SQL_CREATE_INDEX", SQL_CREATE_INDEX},
         {"SQL_DROP_INDEX", SQL_DROP_INDEX},
         {"SQL_INDEX_PROGRESS", SQL_INDEX_PROGRESS},
@@ -145,6 +146,36 @@ static void test_tool_templates(void **state)
                            "', ')"));
 }
 
+/* The dedupe batch of a distributed table is the single server's without
+ * its one row lock and with the soft-delete limited to active rows: nothing
+ * else differs (the form tools_distributed.c once made by editing the text). */
+static void test_dedupe_distributed(void **state)
+{
+    (void)state;
+    const char *lock = "    FROM {table} t JOIN keys k USING ({key})   WHERE {active}    ";
+    const char *del = "WHERE u.id = ANY (ARRAY(SELECT id FROM doomed))";
+    const char *single = SQL_DEDUPE_BATCH, *dist = SQL_DEDUPE_BATCH_DISTRIBUTED;
+    const char *l1 = strstr(single, lock), *l2 = strstr(dist, lock);
+    assert_non_null(l1);
+    assert_non_null(l2);
+    size_t head = (size_t)(l1 - single) + strlen(lock);
+    assert_int_equal(l2 - dist, l1 - single);
+    assert_memory_equal(single, dist, head);
+    assert_true(strncmp(single + head, " FOR UPDATE OF t), ", 19) == 0);
+    assert_true(strncmp(dist + head, "), ", 3) == 0);
+    const char *d1 = strstr(single + head, del), *d2 = strstr(dist + head, del);
+    assert_non_null(d1);
+    assert_non_null(d2);
+    assert_int_equal(d1 - (single + head + 16), d2 - (dist + head));
+    assert_memory_equal(single + head + 16, dist + head, (size_t)(d2 - (dist + head)));
+    d1 += strlen(del);
+    d2 += strlen(del);
+    const char *guard = " AND u.deleted_at IS NULL";
+    assert_true(strncmp(d2, guard, strlen(guard)) == 0);
+    assert_string_equal(d1, d2 + strlen(guard));
+    assert_null(strstr(dist, "FOR UPDATE"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_key_written_once),
         cmocka_unit_test(test_index_ddl),
         cmocka_unit_test(test_tool_templates),
+        cmocka_unit_test(test_dedupe_distributed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
  * final_status.c - the final statuses as text (see final_status.h).
  */
-#include "util/final_status.h"
+#include "core/final_status.h"
 
 static bool join(const int16_t *statuses, size_t n, const char *sep, buf *out)
 {

@@ -1,7 +1,7 @@
 /*
  * config.c - the defaults of every option (see config.h).
  */
-#include "cli/config.h"
+#include "core/config.h"
 
 #include <string.h>
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "input/reader.h"
-#include "rules/validate.h"
+#include "core/formats.h"
+#include "core/presets.h"
 
 typedef enum command {
     CMD_NONE,

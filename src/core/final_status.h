@@ -4,7 +4,8 @@
  * out, in the one way every command writes them.
  *
  * The functions take the array and its length (config's final_status and
- * n_final_status), so this small utility depends on no stage.  The text
+ * n_final_status), so it depends on no stage (core/, the vocabulary every
+ * stage shares, below all of them).  The text
  * is appended to *out; false when memory ran out (out unchanged or
  * partly appended: discard it).
  */
