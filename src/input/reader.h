@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "util/buf.h"
-#include "input/record.h"
+#include "core/record.h"
 #include "input/source.h"
 
 /* A record longer than this stops the file (likely an unterminated quote).

@@ -14,7 +14,7 @@
 
 #include "util/buf.h"
 #include "chunk/chunk.h"
-#include "input/record.h"
+#include "core/record.h"
 
 /* Values --set supplies for columns a file lacks (NULL: none). */
 typedef struct presets {
