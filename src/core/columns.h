@@ -52,6 +52,14 @@
 #define COLUMN_INIT_TYPE_TEXT "TEXT"
 #define COLUMN_INIT_TYPE_JSON "JSONB"
 #define COLUMN_INIT_TYPE_TIME "TIMESTAMPTZ"
+/* The target's column types (as format_type names them) that a value of
+ * each kind fits as COPY's binary format carries it (load/copy_encode.c):
+ * the append writes straight into such columns only. */
+#define COLUMN_BINARY_TYPES_INT64 "bigint"
+#define COLUMN_BINARY_TYPES_INT16 "smallint"
+#define COLUMN_BINARY_TYPES_TEXT "text", "character varying"
+#define COLUMN_BINARY_TYPES_JSON "jsonb"
+#define COLUMN_BINARY_TYPES_TIME "timestamp with time zone"
 /* A staged value as the target takes it (the stage keeps payload as text,
  * so a value jsonb refuses fails in the merge, where one row can be
  * isolated). */
