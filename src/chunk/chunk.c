@@ -18,15 +18,70 @@
 
 #include "util/buf.h"
 
+/*
+ * A stored row, generated from the column table (core/columns.h): its
+ * scalar columns as they are (the 64-bit ones first, so the slot packs
+ * tight), its texts (TEXT and JSON columns, then the raw record) one after
+ * the other in the arena, known by their lengths: TEXT_member indexes len[].
+ */
+#define SLOT_WIDE_INT64(m) int64_t m;
+#define SLOT_WIDE_TIME(m) int64_t m;
+#define SLOT_WIDE_INT16(m)
+#define SLOT_WIDE_TEXT(m)
+#define SLOT_WIDE_JSON(m)
+#define SLOT_WIDE_1(ID, name, member, kind, key, pos, dflt, A, B) SLOT_WIDE_##kind(member)
+#define SLOT_NARROW_INT16(m) int16_t m;
+#define SLOT_NARROW_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_IF_##kind##_NARROW(SLOT_NARROW_##kind(member))
+#define COLUMN_IF_INT16_NARROW(...) __VA_ARGS__
+#define COLUMN_IF_INT64_NARROW(...)
+#define COLUMN_IF_TIME_NARROW(...)
+#define COLUMN_IF_TEXT_NARROW(...)
+#define COLUMN_IF_JSON_NARROW(...)
+/* Scalars copied as they are; texts neither here nor there. */
+#define SLOT_COPY_INT64(to, from, m) (to)->m = (from)->m;
+#define SLOT_COPY_INT16(to, from, m) (to)->m = (from)->m;
+#define SLOT_COPY_TIME(to, from, m) (to)->m = (from)->m;
+#define SLOT_COPY_TEXT(to, from, m)
+#define SLOT_COPY_JSON(to, from, m)
+#define SLOT_COPY_1(ID, name, member, kind, key, pos, dflt, TO, FROM) \
+    SLOT_COPY_##kind(TO, FROM, member)
+/* The texts, in arena order. */
+#define TEXT_INDEX_TEXT(m) TEXT_##m,
+#define TEXT_INDEX_JSON(m) TEXT_##m,
+#define TEXT_INDEX_INT64(m)
+#define TEXT_INDEX_INT16(m)
+#define TEXT_INDEX_TIME(m)
+#define TEXT_INDEX_1(ID, name, member, kind, key, pos, dflt, A, B) TEXT_INDEX_##kind(member)
+enum { IDEMLOAD_COLUMNS(TEXT_INDEX_1, ~, ~) TEXT_RAW, N_TEXTS };
+#define TEXT_PTR_TEXT(r, m) (r)->m,
+#define TEXT_PTR_JSON(r, m) (r)->m,
+#define TEXT_PTR_INT64(r, m)
+#define TEXT_PTR_INT16(r, m)
+#define TEXT_PTR_TIME(r, m)
+#define TEXT_PTR_1(ID, name, member, kind, key, pos, dflt, R, B) TEXT_PTR_##kind(R, member)
+#define TEXT_LEN_TEXT(r, m) (r)->m##_len,
+#define TEXT_LEN_JSON(r, m) (r)->m##_len,
+#define TEXT_LEN_INT64(r, m)
+#define TEXT_LEN_INT16(r, m)
+#define TEXT_LEN_TIME(r, m)
+#define TEXT_LEN_1(ID, name, member, kind, key, pos, dflt, R, B) TEXT_LEN_##kind(R, member)
+/* chunk_get(): each text of the slot back into the row. */
+#define TEXT_GET_TEXT(m) out->m = p; out->m##_len = s->len[TEXT_##m]; p += s->len[TEXT_##m];
+#define TEXT_GET_JSON(m) TEXT_GET_TEXT(m)
+#define TEXT_GET_INT64(m)
+#define TEXT_GET_INT16(m)
+#define TEXT_GET_TIME(m)
+#define TEXT_GET_1(ID, name, member, kind, key, pos, dflt, A, B) TEXT_GET_##kind(member)
+
 typedef struct slot_row {
     uint64_t line;
-    int64_t tenant_id;
-    int64_t received_us;
-    int16_t status;
+    IDEMLOAD_COLUMNS(SLOT_WIDE_1, ~, ~)
+    IDEMLOAD_COLUMNS(SLOT_NARROW_1, ~, ~)
     uint32_t hash;          /* row_key_hash(), the low half of hash64 folded */
     uint64_t hash64;        /* row_key_hash64() */
     size_t off;             /* start of this row's texts in the arena */
-    uint32_t len[5];        /* channel, out_trade_no, callback_type, payload, raw */
+    uint32_t len[N_TEXTS];  /* by TEXT_member, then TEXT_RAW */
 } slot_row;
 
 struct chunk {
@@ -42,28 +97,42 @@ struct chunk {
     bool sorted;            /* chunk_sort() ran: no chunk_add() until reset */
 };
 
+/* FNV-1a steps over one key part: an integer byte by byte (low byte
+ * first), so the value is the same on every platform; a text's bytes
+ * followed by a separator byte that mixes its length in, so two different
+ * keys cannot collide structurally. */
+static uint64_t hash_int64(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t hash_text(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ULL;
+    }
+    h ^= n + 0x9e;
+    h *= 1099511628211ULL;
+    return h;
+}
+
+/* A key column of each kind (only these kinds can be key columns). */
+#define HASH_KEY_INT64(m) h = hash_int64(h, (uint64_t)r->m);
+#define HASH_KEY_TEXT(m) h = hash_text(h, r->m, r->m##_len);
+#define HASH_KEY_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_IF_##key(HASH_KEY_##kind(member))
+
 uint64_t row_key_hash64(const row *r)
 {
-    /* FNV-1a over the key parts, each followed by a separator byte that
-     * cannot make two different keys collide structurally (lengths mix in).
-     * The tenant id is taken byte by byte, so the value is the same on
-     * every platform: the ledger relies on it across runs. */
+    /* Over the key columns in their order: the ledger relies on the value
+     * across runs and versions. */
     uint64_t h = 1469598103934665603ULL;
-    uint64_t t = (uint64_t)r->tenant_id;
-    for (int i = 0; i < 8; i++) {
-        h ^= (t >> (8 * i)) & 0xff;
-        h *= 1099511628211ULL;
-    }
-    const char *parts[3] = {r->channel, r->out_trade_no, r->callback_type};
-    size_t lens[3] = {r->channel_len, r->out_trade_no_len, r->callback_type_len};
-    for (int k = 0; k < 3; k++) {
-        for (size_t i = 0; i < lens[k]; i++) {
-            h ^= (unsigned char)parts[k][i];
-            h *= 1099511628211ULL;
-        }
-        h ^= lens[k] + 0x9e;
-        h *= 1099511628211ULL;
-    }
+    IDEMLOAD_COLUMNS(HASH_KEY_1, ~, ~)
     return h;
 }
 
@@ -171,23 +240,10 @@ void chunk_get(const chunk *ch, size_t i, row *out)
     const slot_row *s = &ch->rows[i];
     const char *p = ch->arena.data + s->off;
     out->line = s->line;
-    out->tenant_id = s->tenant_id;
-    out->status = s->status;
-    out->received_us = s->received_us;
-    out->channel = p;
-    out->channel_len = s->len[0];
-    p += s->len[0];
-    out->out_trade_no = p;
-    out->out_trade_no_len = s->len[1];
-    p += s->len[1];
-    out->callback_type = p;
-    out->callback_type_len = s->len[2];
-    p += s->len[2];
-    out->payload = p;
-    out->payload_len = s->len[3];
-    p += s->len[3];
+    IDEMLOAD_COLUMNS(SLOT_COPY_1, out, s)
+    IDEMLOAD_COLUMNS(TEXT_GET_1, ~, ~)
     out->raw = p;
-    out->raw_len = s->len[4];
+    out->raw_len = s->len[TEXT_RAW];
 }
 
 static bool text_eq(const char *a, size_t an, const char *b, size_t bn)
@@ -195,40 +251,38 @@ static bool text_eq(const char *a, size_t an, const char *b, size_t bn)
     return an == bn && memcmp(a, b, an) == 0;
 }
 
+#define SAME_KEY_INT64(m) &&a->m == b->m
+#define SAME_KEY_TEXT(m) &&text_eq(a->m, a->m##_len, b->m, b->m##_len)
+#define SAME_KEY_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_IF_##key(SAME_KEY_##kind(member))
+
 bool row_same_key(const row *a, const row *b)
 {
-    return a->tenant_id == b->tenant_id &&
-           text_eq(a->out_trade_no, a->out_trade_no_len, b->out_trade_no, b->out_trade_no_len) &&
-           text_eq(a->channel, a->channel_len, b->channel, b->channel_len) &&
-           text_eq(a->callback_type, a->callback_type_len, b->callback_type, b->callback_type_len);
+    return true IDEMLOAD_COLUMNS(SAME_KEY_1, ~, ~);
 }
 
 /* Copies r's texts to the arena; fills s.  False when out of memory. */
 static bool store(chunk *ch, slot_row *s, const row *r, uint64_t hash64)
 {
-    size_t total = r->channel_len + r->out_trade_no_len + r->callback_type_len +
-                   r->payload_len + r->raw_len;
-    if (r->channel_len > UINT32_MAX || r->out_trade_no_len > UINT32_MAX ||
-        r->callback_type_len > UINT32_MAX || r->payload_len > UINT32_MAX ||
-        r->raw_len > UINT32_MAX || !buf_reserve(&ch->arena, total))
+    const char *text[N_TEXTS] = {IDEMLOAD_COLUMNS(TEXT_PTR_1, r, ~) r->raw};
+    const size_t len[N_TEXTS] = {IDEMLOAD_COLUMNS(TEXT_LEN_1, r, ~) r->raw_len};
+    size_t total = 0;
+    for (int k = 0; k < N_TEXTS; k++) {
+        if (len[k] > UINT32_MAX)
+            return false;
+        total += len[k];
+    }
+    if (!buf_reserve(&ch->arena, total))
         return false;
     s->off = ch->arena.len;
-    buf_append(&ch->arena, r->channel, r->channel_len);
-    buf_append(&ch->arena, r->out_trade_no, r->out_trade_no_len);
-    buf_append(&ch->arena, r->callback_type, r->callback_type_len);
-    buf_append(&ch->arena, r->payload, r->payload_len);
-    buf_append(&ch->arena, r->raw, r->raw_len);
+    for (int k = 0; k < N_TEXTS; k++) {
+        buf_append(&ch->arena, text[k], len[k]);
+        s->len[k] = (uint32_t)len[k];
+    }
     s->line = r->line;
-    s->tenant_id = r->tenant_id;
-    s->received_us = r->received_us;
-    s->status = r->status;
+    IDEMLOAD_COLUMNS(SLOT_COPY_1, s, r)
     s->hash64 = hash64;
     s->hash = (uint32_t)(hash64 ^ (hash64 >> 32));
-    s->len[0] = (uint32_t)r->channel_len;
-    s->len[1] = (uint32_t)r->out_trade_no_len;
-    s->len[2] = (uint32_t)r->callback_type_len;
-    s->len[3] = (uint32_t)r->payload_len;
-    s->len[4] = (uint32_t)r->raw_len;
     return true;
 }
 
@@ -307,19 +361,28 @@ static int cmp_text(const char *a, size_t an, const char *b, size_t bn)
     return an < bn ? -1 : an > bn;
 }
 
+/* A key column of each kind; the key's texts are the first in the arena
+ * (core/columns.h), so ta and tb walk them in order. */
+#define CMP_KEY_INT64(m) \
+    if (a->m != b->m) \
+        return a->m < b->m ? -1 : 1;
+#define CMP_KEY_TEXT(m) \
+    if ((c = cmp_text(ta, a->len[TEXT_##m], tb, b->len[TEXT_##m])) != 0) \
+        return c; \
+    ta += a->len[TEXT_##m]; \
+    tb += b->len[TEXT_##m];
+#define CMP_KEY_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_IF_##key(CMP_KEY_##kind(member))
+
 static int cmp_rows(const void *pa, const void *pb, void *arena)
 {
     const slot_row *a = pa, *b = pb;
-    if (a->tenant_id != b->tenant_id)
-        return a->tenant_id < b->tenant_id ? -1 : 1;
     const char *ta = (const char *)arena + a->off, *tb = (const char *)arena + b->off;
-    for (int k = 0; k < 3; k++) {
-        int c = cmp_text(ta, a->len[k], tb, b->len[k]);
-        if (c)
-            return c;
-        ta += a->len[k];
-        tb += b->len[k];
-    }
+    int c;
+    IDEMLOAD_COLUMNS(CMP_KEY_1, ~, ~)
+    (void)ta;
+    (void)tb;
+    (void)c;
     return 0;
 }
 

@@ -23,20 +23,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A validated, normalized row (texts trimmed, not NUL-terminated). */
+#include "core/columns.h"
+
+/* How a row holds a column of each kind (core/columns.h): a TEXT or a
+ * JSON value (the JSON text exactly as written) as member and member_len,
+ * a TIME as microseconds since the Unix epoch, UTC. */
+#define ROW_MEMBER_INT64(m) int64_t m;
+#define ROW_MEMBER_INT16(m) int16_t m;
+#define ROW_MEMBER_TEXT(m) const char *m; size_t m##_len;
+#define ROW_MEMBER_JSON(m) const char *m; size_t m##_len;
+#define ROW_MEMBER_TIME(m) int64_t m;
+#define ROW_MEMBER_1(ID, name, member, kind, key, pos, dflt, A, B) ROW_MEMBER_##kind(member)
+
+/* A validated, normalized row (texts trimmed, not NUL-terminated): one
+ * member per column of the column table (tenant_id, channel, out_trade_no,
+ * callback_type, status, payload, received_us), and where it came from. */
 typedef struct row {
     uint64_t line;          /* where the record starts in its file */
-    int64_t tenant_id;
-    int16_t status;
-    int64_t received_us;    /* microseconds since the Unix epoch, UTC */
-    const char *channel;
-    size_t channel_len;
-    const char *out_trade_no;
-    size_t out_trade_no_len;
-    const char *callback_type;
-    size_t callback_type_len;
-    const char *payload;    /* JSON text exactly as written */
-    size_t payload_len;
+    IDEMLOAD_COLUMNS(ROW_MEMBER_1, ~, ~)
     const char *raw;        /* the record's original text */
     size_t raw_len;
 } row;

@@ -6,7 +6,7 @@
 #ifndef IDEMLOAD_PRESETS_H
 #define IDEMLOAD_PRESETS_H
 
-#include "input/record.h"
+#include "core/record.h"
 
 /* Values --set supplies for columns a file lacks (NULL: none). */
 typedef struct presets {

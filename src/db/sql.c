@@ -7,8 +7,7 @@
 
 #include "db/ledger_schema.h"
 
-const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
-                                                    KEY_COLUMN_3};
+const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_NAMES};
 
 /*
  * The advisory locks idemload takes, named here and nowhere else:
@@ -117,20 +116,19 @@ const char SQL_SESSION_SETTINGS[] =
     "SET work_mem = '64MB'; SET enable_seqscan = off; SET jit = off; "
     "SET default_transaction_isolation = 'read committed'";
 
+/*
+ * The SQL of the columns idemload loads is generated from the column table
+ * (core/columns.h): COLUMN_LIST, COLUMN_VALUES, KEY_LIST, KEY_JOIN,
+ * FACT_ASSIGN, STAGED_COLUMN_DEFS, INIT_COLUMN_DEFS; tests/golden holds the
+ * merges as they render.
+ */
+
 /* A staged row's columns after its ord, in both kinds of staging table
- * (this session's, and a distributed target's: SQL_CITUS_STAGE_CREATE),
- * and the order in which COPY sends them (copy_encode.h). */
-#define STAGED_COLUMNS \
-    "  tenant_id bigint NOT NULL," \
-    "  channel text NOT NULL," \
-    "  out_trade_no text NOT NULL," \
-    "  callback_type text NOT NULL," \
-    "  status smallint NOT NULL," \
-    "  payload text NOT NULL," \
-    "  received_at timestamptz NOT NULL"
-#define STAGED_COPY_COLUMNS \
-    " (ord, tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)" \
-    " FROM STDIN (FORMAT binary)"
+ * (this session's, and a distributed target's: SQL_CITUS_STAGE_CREATE):
+ * the column table's, in its order, which is also the order in which COPY
+ * sends them (copy_encode.c generates its fields from the same table). */
+#define STAGED_COLUMNS STAGED_COLUMN_DEFS
+#define STAGED_COPY_COLUMNS " (ord, " COLUMN_LIST("") ")" " FROM STDIN (FORMAT binary)"
 
 const char SQL_CREATE_STAGE[] =
     "CREATE TEMP TABLE IF NOT EXISTS idemload_stage ("
@@ -172,7 +170,7 @@ const char SQL_CONFLICT_UPDATE[] =
 /* What the single-server merges return of each row they write (status and
  * received_at: the version after, for --changes). */
 const char SQL_CONFLICT_RETURNING[] =
-    "  RETURNING {inserted} AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
+    "  RETURNING {inserted} AS inserted, " KEY_LIST("t.") ","
     "            t.status, t.received_at";
 
 /*
@@ -207,18 +205,15 @@ const char SQL_CONFLICT_RETURNING[] =
     "    FROM idemload_stage s" \
     "    LEFT JOIN LATERAL (" \
     "      SELECT t.received_at, t.payload, t.status FROM {table} t" \
-    "       WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel" \
-    "         AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type" \
+    "       WHERE " KEY_JOIN("t", "s") \
     "         AND {active}" \
     "       LIMIT 1) cur ON true" \
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
 
 #define INSERT_VERDICT_0 \
     "), merged AS (" \
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, " \
-    "                            payload, received_at{extra_cols})" \
-    "  SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, " \
-    "         v.payload::jsonb, v.received_at{extra_vals}" \
+    "  INSERT INTO {table} AS t (" COLUMN_LIST("") "{extra_cols})" \
+    "  SELECT " COLUMN_VALUES("v.") "{extra_vals}" \
     "    FROM verdicts v" \
     "   WHERE v.verdict = 0" \
     "{do_update}" \
@@ -258,8 +253,7 @@ const char SQL_MERGE_PROBE[] =
     "       {missed_probe},"
     "       (SELECT array_agg(CASE WHEN m.inserted THEN v.ord ELSE -v.ord END)"
     "          FROM verdicts v JOIN merged m"
-    "            ON m.tenant_id = v.tenant_id AND m.channel = v.channel"
-    "           AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),"
+    "            ON " KEY_JOIN("m", "v") "),"
     "       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)";
 
 /*
@@ -280,8 +274,7 @@ const char SQL_SHADOW_FILL[] =
     "INSERT INTO pg_temp.idemload_shadow SELECT t.* FROM idemload_stage s"
     "  CROSS JOIN LATERAL ("
     "    SELECT * FROM {table} t"
-    "     WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "       AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "     WHERE " KEY_JOIN("t", "s")
     "       AND {active}"
     "     LIMIT 1) t"
     " WHERE s.ord BETWEEN $1::int AND $2::int"
@@ -298,8 +291,7 @@ const char SQL_SHADOW_FILL[] =
  * appends only to a table with neither (loader.c), with the column types
  * the binary rows carry (copy_encode.h) and no --set.
  */
-const char SQL_APPEND[] = "COPY {table} (tenant_id, channel, out_trade_no, callback_type, status, "
-                          "payload, received_at) FROM STDIN (FORMAT binary)";
+const char SQL_APPEND[] = "COPY {table} (" COLUMN_LIST("") ") FROM STDIN (FORMAT binary)";
 
 /*
  * Before the append: which of the rows about to be appended have a key
@@ -332,12 +324,10 @@ const char SQL_XMIN_OF_STAGED[] = "SELECT xmin::text FROM idemload_stage WHERE o
  */
 const char SQL_SUPERSEDE[] =
     "WITH u AS ("
-    "  UPDATE {table} t SET status = s.status, payload = s.payload::jsonb,"
-    "         received_at = s.received_at"
+    "  UPDATE {table} t SET " FACT_ASSIGN("s.")
     "    FROM idemload_stage s"
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
-    "     AND t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "     AND " KEY_JOIN("t", "s")
     "     AND {active} AND t.received_at > s.received_at"
     "     AND t.xmin::text::bigint = ANY ($3::bigint[])"
     "  RETURNING s.ord) "
@@ -372,10 +362,8 @@ const char SQL_APPEND_PROBE[] =
  */
 const char SQL_MERGE_DIRECT[] =
     "WITH merged AS ("
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at{extra_cols})"
-    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "         s.payload::jsonb, s.received_at{extra_vals}"
+    "  INSERT INTO {table} AS t (" COLUMN_LIST("") "{extra_cols})"
+    "  SELECT " COLUMN_VALUES("s.") "{extra_vals}"
     "    FROM idemload_stage s"
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
     "{do_update}"
@@ -384,8 +372,7 @@ const char SQL_MERGE_DIRECT[] =
     "       (SELECT count(*) FILTER (WHERE NOT inserted) FROM merged), 0,"
     "       {missed_direct},"
     "       (SELECT array_agg(-s.ord) FROM idemload_stage s JOIN merged m"
-    "            ON m.tenant_id = s.tenant_id AND m.channel = s.channel"
-    "           AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type"
+    "            ON " KEY_JOIN("m", "s")
     "         WHERE s.ord BETWEEN $1::int AND $2::int AND NOT m.inserted),"
     "       NULL::int[]";
 
@@ -408,8 +395,7 @@ const char SQL_MERGE_DETAIL[] =
     "       coalesce(m.status, v.status),"
     "       " SQL_TS_TEXT("coalesce(m.received_at, v.received_at)")
     "  FROM verdicts v LEFT JOIN merged m"
-    "    ON m.tenant_id = v.tenant_id AND m.channel = v.channel"
-    "   AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type"
+    "    ON " KEY_JOIN("m", "v")
     " WHERE v.verdict <> 2";
 
 /*
@@ -424,8 +410,7 @@ const char SQL_STALE_DETAIL[] =
     "       s.status, " SQL_TS_TEXT("s.received_at")
     "  FROM idemload_stage s CROSS JOIN LATERAL ("
     "  SELECT t.status, t.received_at FROM {table} t"
-    "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "   WHERE " KEY_JOIN("t", "s")
     "     AND {active} AND t.received_at > s.received_at"
     "   LIMIT 1) newer"
     " WHERE s.ord = ANY ($1::int[])";
@@ -436,18 +421,15 @@ const char SQL_STALE_DETAIL[] =
  */
 const char SQL_MERGE_DETAIL_NOTHING[] =
     "WITH merged AS ("
-    "  INSERT INTO {table} AS t (tenant_id, channel, out_trade_no, callback_type, status, "
-    "                            payload, received_at{extra_cols})"
-    "  SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "         s.payload::jsonb, s.received_at{extra_vals}"
+    "  INSERT INTO {table} AS t (" COLUMN_LIST("") "{extra_cols})"
+    "  SELECT " COLUMN_VALUES("s.") "{extra_vals}"
     "    FROM idemload_stage s"
     "   WHERE s.ord BETWEEN $1::int AND $2::int"
     "{do_update}"
     ") "
     "SELECT s.ord, s.status, " SQL_TS_TEXT("s.received_at")
     "  FROM idemload_stage s JOIN merged m"
-    "    ON m.tenant_id = s.tenant_id AND m.channel = s.channel"
-    "   AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type"
+    "    ON " KEY_JOIN("m", "s")
     " WHERE s.ord BETWEEN $1::int AND $2::int";
 
 /* --on-conflict nothing, the action for SQL_MERGE_DIRECT: the first write
@@ -455,7 +437,7 @@ const char SQL_MERGE_DETAIL_NOTHING[] =
  * existing: the {missed_direct} list names them, for the groups. */
 const char SQL_CONFLICT_NOTHING[] =
     "  ON CONFLICT {conflict} DO NOTHING"
-    "  RETURNING true AS inserted, t.tenant_id, t.channel, t.out_trade_no, t.callback_type";
+    "  RETURNING true AS inserted, " KEY_LIST("t.");
 
 /*
  * {missed_probe} / {missed_direct}: the staged rows the merge sent to the
@@ -476,15 +458,15 @@ const char SQL_MISSED_PROBE[] =
     "CASE WHEN (SELECT count(*) FROM merged)"
     "        < (SELECT count(*) FROM verdicts v WHERE v.verdict = 0) THEN"
     " (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0"
-    "    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN ("
-    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))"
+    "    AND (" KEY_LIST("v.") ") NOT IN ("
+    "        SELECT " KEY_LIST("m.") " FROM merged m))"
     " END";
 
 #define MISSED_DIRECT \
     "CASE WHEN (SELECT count(*) FROM merged) < $2::int - $1::int + 1 THEN" \
     " (SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int" \
-    "    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN (" \
-    "        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m))" \
+    "    AND (" KEY_LIST("s.") ") NOT IN (" \
+    "        SELECT " KEY_LIST("m.") " FROM merged m))" \
     " END"
 const char SQL_MISSED_DIRECT[] = MISSED_DIRECT;
 
@@ -506,8 +488,7 @@ const char SQL_MISSED_NONE[] = "NULL::int[]";
 const char SQL_INSERTED_XMAX[] = "(t.xmax = 0)";
 const char SQL_INSERTED_SNAPSHOT[] =
     "NOT EXISTS (SELECT 1 FROM {table} o"
-    "             WHERE o.tenant_id = t.tenant_id AND o.channel = t.channel"
-    "               AND o.out_trade_no = t.out_trade_no AND o.callback_type = t.callback_type"
+    "             WHERE " KEY_JOIN("o", "t")
     "               AND {active})";
 
 /*
@@ -524,8 +505,7 @@ const char SQL_INSERTED_SNAPSHOT[] =
 const char SQL_COUNT_STALE[] =
     "SELECT count(*), array_agg(s.ord) FROM idemload_stage s CROSS JOIN LATERAL ("
     "  SELECT 1 FROM {table} t"
-    "   WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "     AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    "   WHERE " KEY_JOIN("t", "s")
     "     AND {active} AND t.received_at > s.received_at"
     "   LIMIT 1) newer"
     " WHERE s.ord = ANY ($1::int[])";
@@ -594,8 +574,7 @@ const char SQL_CITUS_VERDICT[] =
     VERDICT_STALE_OR_SAME("t")
     "              ELSE 0 END"
     "  FROM {table} t"
-    " WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type"
+    " WHERE " KEY_JOIN("t", "s")
     "   AND {active} AND s.ord BETWEEN $1::int AND $2::int";
 
 /* Staged rows $1..$2: how many the probe found stale, how many go to the
@@ -607,10 +586,8 @@ const char SQL_CITUS_VERDICTS[] =
 /* The merge of staged rows $1..$2 whose verdict is 0 (all of them when no
  * probe ran); {do_update}: the conflict action and SQL_CITUS_RETURNING. */
 const char SQL_CITUS_MERGE[] =
-    "INSERT INTO {table} AS t (id, tenant_id, channel, out_trade_no, callback_type, status, "
-    "                          payload, received_at{extra_cols})"
-    "SELECT s.new_id, s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, "
-    "       s.payload::jsonb, s.received_at{extra_vals}"
+    "INSERT INTO {table} AS t (id, " COLUMN_LIST("") "{extra_cols})"
+    "SELECT s.new_id, " COLUMN_VALUES("s.") "{extra_vals}"
     "  FROM {stage} s"
     " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
     "{do_update}";
@@ -628,8 +605,7 @@ const char SQL_CITUS_RETURNING[] = "  RETURNING {inserted} AS inserted, t.id";
  */
 const char SQL_CITUS_MISSED_STALE[] =
     "SELECT count(*) FROM {stage} s JOIN {table} t"
-    "    ON t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    "   AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type AND {active}"
+    "    ON " KEY_JOIN("t", "s") " AND {active}"
     " WHERE s.ord BETWEEN $1::int AND $2::int AND s.verdict = 0"
     "   AND NOT s.new_id = ANY ($3::bigint[]) AND NOT t.id = ANY ($3::bigint[])"
     "   AND t.received_at > s.received_at";
@@ -936,13 +912,7 @@ const char SQL_STATUS[] =
 const char SQL_INIT_TABLE[] =
     "CREATE TABLE IF NOT EXISTS {table} ("
     "  id             BIGSERIAL PRIMARY KEY,"
-    "  tenant_id      BIGINT      NOT NULL,"
-    "  channel        TEXT        NOT NULL,"
-    "  out_trade_no   TEXT        NOT NULL,"
-    "  callback_type  TEXT        NOT NULL,"
-    "  status         SMALLINT    NOT NULL DEFAULT 0,"
-    "  payload        JSONB       NOT NULL,"
-    "  received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    INIT_COLUMN_DEFS
     "  handled_at     TIMESTAMPTZ,"
     "  deleted_at     TIMESTAMPTZ"
     ")";
@@ -952,13 +922,7 @@ const char SQL_INIT_TABLE[] =
 const char SQL_INIT_TABLE_DISTRIBUTED[] =
     "CREATE TABLE IF NOT EXISTS {table} ("
     "  id             BIGSERIAL,"
-    "  tenant_id      BIGINT      NOT NULL,"
-    "  channel        TEXT        NOT NULL,"
-    "  out_trade_no   TEXT        NOT NULL,"
-    "  callback_type  TEXT        NOT NULL,"
-    "  status         SMALLINT    NOT NULL DEFAULT 0,"
-    "  payload        JSONB       NOT NULL,"
-    "  received_at    TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    INIT_COLUMN_DEFS
     "  handled_at     TIMESTAMPTZ,"
     "  deleted_at     TIMESTAMPTZ,"
     "  PRIMARY KEY (tenant_id, id)"

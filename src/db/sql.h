@@ -11,20 +11,15 @@
 
 #include <stdbool.h>
 
+#include "core/columns.h"
 #include "util/buf.h"
 
 /*
- * The business key (SPEC.md), in the order of its unique index: the one
- * place its columns are named.  KEY_COLUMNS is the list as SQL writes it,
- * "tenant_id, channel, out_trade_no, callback_type" (and what {key}
- * renders to); key_column_names holds the same names one by one.
+ * The business key (SPEC.md), in the order of its unique index, is named
+ * in the column table (core/columns.h): KEY_COLUMNS, "tenant_id, channel,
+ * out_trade_no, callback_type", is what {key} renders to;
+ * key_column_names holds the same names one by one.
  */
-#define KEY_NCOLUMNS 4
-#define KEY_COLUMN_0 "tenant_id"
-#define KEY_COLUMN_1 "channel"
-#define KEY_COLUMN_2 "out_trade_no"
-#define KEY_COLUMN_3 "callback_type"
-#define KEY_COLUMNS KEY_COLUMN_0 ", " KEY_COLUMN_1 ", " KEY_COLUMN_2 ", " KEY_COLUMN_3
 extern const char *const key_column_names[KEY_NCOLUMNS];
 
 /* The unique index on the key, as it follows "CREATE UNIQUE INDEX ...

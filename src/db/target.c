@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/columns.h"
 #include "db/sql.h"
 
 
@@ -357,8 +358,8 @@ void target_fix_hint(const target *t, buf *out)
 }
 
 /* The columns idemload writes itself, in every row. */
-static const char *const own_columns[] = {"tenant_id", "channel", "out_trade_no",
-                                          "callback_type", "status", "payload", "received_at"};
+#define OWN_COLUMN_1(ID, name, member, kind, key, pos, dflt, A, B) #name,
+static const char *const own_columns[] = {IDEMLOAD_COLUMNS(OWN_COLUMN_1, ~, ~)};
 #define N_OWN_COLUMNS (sizeof own_columns / sizeof own_columns[0])
 
 static bool written_by_idemload(const char *name)

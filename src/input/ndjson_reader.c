@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/json_scan.h"
 #include "rules/utf8.h"
 
 typedef struct ndjson_reader {

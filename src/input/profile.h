@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "input/record.h"
+#include "core/record.h"
 #include "rules/timezone.h"
 #include "util/buf.h"
 

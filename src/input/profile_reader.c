@@ -936,14 +936,13 @@ static row_outcome build_row(profile_reader *pr, raw_record *out)
     bool have[COL_COUNT] = {false};
     buf_clear(&pr->out);
     /* callback_type first: a row its map skips is skipped whatever else it
-     * lacks (a Stripe payout has no order number). */
-    static const column order[COL_COUNT] = {COL_CALLBACK_TYPE, COL_TENANT_ID, COL_CHANNEL,
-                                            COL_OUT_TRADE_NO, COL_STATUS, COL_RECEIVED_AT,
-                                            COL_PAYLOAD};
-    for (int k = 0; k < COL_COUNT; k++) {
-        column c = order[k];
+     * lacks (a Stripe payout has no order number); then the others in the
+     * column table's order. */
+    for (int k = -1; k < COL_COUNT; k++) {
+        column c = k < 0 ? COL_CALLBACK_TYPE : (column)k;
         const rule_rt *rt = &pr->rt[c];
-        if (c == COL_PAYLOAD || !rt->r || !rt->r->set || pr->preset[c])
+        if ((k >= 0 && c == COL_CALLBACK_TYPE) || c == COL_PAYLOAD || !rt->r || !rt->r->set ||
+            pr->preset[c])
             continue;
         off[c] = pr->out.len;
         row_outcome o = column_text(pr, c, &have[c]);

@@ -13,7 +13,7 @@
 
 #include "core/formats.h"
 #include "util/buf.h"
-#include "input/record.h"
+#include "core/record.h"
 #include "input/source.h"
 
 /* A record longer than this stops the file (likely an unterminated quote).

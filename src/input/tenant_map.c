@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input/record.h"
+#include "core/record.h"
 #include "rules/validate.h"
 
 typedef struct tm_entry {

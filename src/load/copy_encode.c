@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "core/columns.h"
+
 static void put16(char *d, uint16_t v)
 {
     d[0] = (char)(v >> 8);
@@ -43,46 +45,72 @@ static char *put_text(char *d, const char *s, size_t n)
     return d + 4 + n;
 }
 
+/* A jsonb field: its length, jsonb's binary format version (1), then the
+ * JSON text exactly as written. */
+static char *put_jsonb(char *d, const char *s, size_t n)
+{
+    put32(d, (uint32_t)(1 + n));
+    d[4] = 1;
+    memcpy(d + 5, s, n);
+    return d + 5 + n;
+}
+
+/*
+ * The field loop, generated from the column table (core/columns.h): for
+ * each column in order, what its field takes at most, whether it is too
+ * long for COPY, and how it is written (integers big-endian, a TIME as
+ * PostgreSQL's microseconds since 2000, a JSON value as text or jsonb).
+ */
+#define FIELD_SIZE_INT64(m) +(4 + 8)
+#define FIELD_SIZE_INT16(m) +(4 + 2)
+#define FIELD_SIZE_TEXT(m) +(4 + r->m##_len)
+#define FIELD_SIZE_JSON(m) +(4 + 1 + r->m##_len)
+#define FIELD_SIZE_TIME(m) +(4 + 8)
+#define FIELD_SIZE_1(ID, name, member, kind, key, pos, dflt, A, B) FIELD_SIZE_##kind(member)
+#define FIELD_TOO_LONG_INT64(m)
+#define FIELD_TOO_LONG_INT16(m)
+#define FIELD_TOO_LONG_TEXT(m) || r->m##_len > max_text
+#define FIELD_TOO_LONG_JSON(m) || r->m##_len > max_text
+#define FIELD_TOO_LONG_TIME(m)
+#define FIELD_TOO_LONG_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    FIELD_TOO_LONG_##kind(member)
+#define FIELD_PUT_INT64(m) \
+    put32(d, 8); \
+    put64(d + 4, (uint64_t)r->m); \
+    d += 12;
+#define FIELD_PUT_INT16(m) \
+    put32(d, 2); \
+    put16(d + 4, (uint16_t)r->m); \
+    d += 6;
+#define FIELD_PUT_TEXT(m) d = put_text(d, r->m, r->m##_len);
+#define FIELD_PUT_JSON(m) d = jsonb ? put_jsonb(d, r->m, r->m##_len) : put_text(d, r->m, r->m##_len);
+#define FIELD_PUT_TIME(m) \
+    put32(d, 8); \
+    put64(d + 4, (uint64_t)(r->m - PG_EPOCH_OFFSET_US)); \
+    d += 12;
+#define FIELD_PUT_1(ID, name, member, kind, key, pos, dflt, A, B) FIELD_PUT_##kind(member)
+
+enum { N_FIELDS = 0 IDEMLOAD_COLUMNS(COLUMN_ONE, ~, ~) };
+
 /* Row r as a tuple: ord first when with_ord, the payload in jsonb's
  * binary form when jsonb. */
 static bool encode(buf *out, bool with_ord, int32_t ord, const row *r, bool jsonb)
 {
     const size_t max_text = (size_t)1 << 30;
-    if (r->channel_len > max_text || r->out_trade_no_len > max_text ||
-        r->callback_type_len > max_text || r->payload_len > max_text)
+    if (false IDEMLOAD_COLUMNS(FIELD_TOO_LONG_1, ~, ~))
         return false;
-    size_t need = 2 + (4 + 4) + (4 + 8) + (4 + r->channel_len) + (4 + r->out_trade_no_len) +
-                  (4 + r->callback_type_len) + (4 + 2) + (4 + 1 + r->payload_len) + (4 + 8);
+    size_t need = 2 + (4 + 4) IDEMLOAD_COLUMNS(FIELD_SIZE_1, ~, ~);
     if (!buf_reserve(out, need))
         return false;
     char *d = out->data + out->len;
-    put16(d, with_ord ? 8 : 7);
+    put16(d, with_ord ? N_FIELDS + 1 : N_FIELDS);
     d += 2;
     if (with_ord) {
         put32(d, 4);
         put32(d + 4, (uint32_t)ord);
         d += 8;
     }
-    put32(d, 8);
-    put64(d + 4, (uint64_t)r->tenant_id);
-    d += 12;
-    d = put_text(d, r->channel, r->channel_len);
-    d = put_text(d, r->out_trade_no, r->out_trade_no_len);
-    d = put_text(d, r->callback_type, r->callback_type_len);
-    put32(d, 2);
-    put16(d + 4, (uint16_t)r->status);
-    d += 6;
-    if (jsonb) {
-        put32(d, (uint32_t)(1 + r->payload_len));
-        d[4] = 1; /* jsonb's binary format version */
-        memcpy(d + 5, r->payload, r->payload_len);
-        d += 5 + r->payload_len;
-    } else {
-        d = put_text(d, r->payload, r->payload_len);
-    }
-    put32(d, 8);
-    put64(d + 4, (uint64_t)(r->received_us - PG_EPOCH_OFFSET_US));
-    d += 12;
+    IDEMLOAD_COLUMNS(FIELD_PUT_1, ~, ~)
     out->len = (size_t)(d - out->data);
     out->data[out->len] = '\0';
     return true;
@@ -101,12 +129,12 @@ bool copy_binary_target_row(buf *out, const row *r)
 bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r)
 {
     /* file_no and line first, then the tuple copy_binary_target_row
-     * writes, whose field count (7) becomes 9. */
+     * writes, whose field count (N_FIELDS) becomes two more. */
     size_t start = out->len;
     if (!buf_reserve(out, 2 + 8 + 12))
         return false;
     char *d = out->data + out->len;
-    put16(d, 9);
+    put16(d, N_FIELDS + 2);
     put32(d + 2, 4);
     put32(d + 6, (uint32_t)file_no);
     put32(d + 10, 8);

@@ -1,8 +1,9 @@
 /*
  * copy_encode.h - rows of a chunk in COPY's binary format for
- * idemload_stage (ord, tenant_id, channel, out_trade_no, callback_type,
- * status, payload, received_at), or for the target itself (the same
- * without ord, the payload as jsonb).
+ * idemload_stage (ord, then the columns of the column table,
+ * core/columns.h, in its order: tenant_id, channel, out_trade_no,
+ * callback_type, status, payload, received_at), or for the target itself
+ * (the same without ord, the payload as jsonb).
  *
  * Binary rather than text (BENCHMARKS.md): the server parses no number and
  * no timestamp text, and no text value needs escaping.  Integers are
@@ -24,17 +25,16 @@
 
 /* The 19-byte file header that starts a COPY ... (FORMAT binary) stream. */
 bool copy_binary_header(buf *out);
-/* One tuple: the eight columns above.  False when out of memory or when a
+/* One tuple: ord and the columns above.  False when out of memory or when a
  * text is too long for COPY (over 1 GB). */
 bool copy_binary_row(buf *out, int32_t ord, const row *r);
-/* One tuple for a COPY straight into the target (SQL_APPEND: tenant_id,
- * channel, out_trade_no, callback_type, status, payload, received_at):
- * no ord, and the payload in jsonb's binary form (a version byte, 1, then
+/* One tuple for a COPY straight into the target (SQL_APPEND, the same
+ * columns): no ord, and the payload in jsonb's binary form (a version byte, 1, then
  * the JSON text exactly as written, which the server parses as jsonb_in
  * would). */
 bool copy_binary_target_row(buf *out, const row *r);
 /* One tuple for reconcile's idemload_recon_raw (recon_sql.h): file_no,
- * line, then the seven columns of copy_binary_target_row. */
+ * line, then the columns of copy_binary_target_row. */
 bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r);
 /* The trailer (a tuple count of -1) that ends the stream. */
 bool copy_binary_trailer(buf *out);

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/columns.h"
 #include "core/final_status.h"
 #include "db/db.h"
 #include "db/sql.h"
@@ -415,8 +416,8 @@ static int open_target(loader *ld, db *d)
     } else if (!ld->t.key_index) {
         buf hint = BUF_INIT;
         target_fix_hint(&ld->t, &hint);
-        log_error("table %s has no valid unique index on exactly (tenant_id, channel, "
-                  "out_trade_no, callback_type)%s, so loads cannot be idempotent; fix: %s",
+        log_error("table %s has no valid unique index on exactly (" KEY_COLUMNS
+                  ")%s, so loads cannot be idempotent; fix: %s",
                   ld->t.display, ld->t.has_deleted_at ? " WHERE deleted_at IS NULL" : "",
                   buf_cstr(&hint));
         buf_free(&hint);
@@ -482,20 +483,16 @@ static bool column_fits(const target *t, const char *name, const char *const *ty
  * them), no row-level security (COPY refuses it), the column types the
  * binary rows carry.
  */
+#define APPEND_FITS_1(ID, name, member, kind, key, pos, dflt, T, B) \
+    &&column_fits(T, #name, (const char *const[]){COLUMN_BINARY_TYPES_##kind, NULL})
+
 static bool may_append(const loader *ld)
 {
-    static const char *const text[] = {"text", "character varying", NULL};
-    static const char *const bigint[] = {"bigint", NULL}, *const smallint[] = {"smallint", NULL};
-    static const char *const jsonb[] = {"jsonb", NULL};
-    static const char *const tstz[] = {"timestamp with time zone", NULL};
     const config *cfg = ld->cfg;
     const target *t = &ld->t;
     return !cfg->no_append && !cfg->dry_run && !t->distributed && cfg->n_extra_set == 0 &&
-           !cfg->changes_path &&
-           !t->has_rules && !t->row_security && column_fits(t, "tenant_id", bigint) &&
-           column_fits(t, "channel", text) && column_fits(t, "out_trade_no", text) &&
-           column_fits(t, "callback_type", text) && column_fits(t, "status", smallint) &&
-           column_fits(t, "payload", jsonb) && column_fits(t, "received_at", tstz);
+           !cfg->changes_path && !t->has_rules &&
+           !t->row_security IDEMLOAD_COLUMNS(APPEND_FITS_1, t, ~);
 }
 
 /* The lanes' statements and what else they read; false when out of

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "input/profile.h"
-#include "input/record.h"
+#include "core/record.h"
 #include "util/digest.h"
 
 /* Appends value with '\', ';' and newlines escaped, so the text is one

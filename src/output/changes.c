@@ -3,6 +3,7 @@
  */
 #include "output/changes.h"
 
+#include "core/columns.h"
 #include "output/text_escape.h"
 
 #include <errno.h>
@@ -52,6 +53,13 @@ static json_t *version_json(const row_version *v)
     return json_pack("{s:i, s:s}", "status", (int)v->status, "received_at", v->received_at);
 }
 
+/* A change line names its row by the key columns (core/columns.h), in
+ * their order: an integer as a JSON number, a text as a string. */
+#define KEY_JSON_INT64(r, m) json_integer((json_int_t)(r)->m)
+#define KEY_JSON_TEXT(r, m) json_stringn((r)->m, (r)->m##_len)
+#define KEY_JSON_1(ID, name, member, kind, key, pos, dflt, O, R) \
+    COLUMN_IF_##key(&&json_object_set_new(O, #name, KEY_JSON_##kind(R, member)) == 0)
+
 bool changes_render(buf *out, const char *file, const row *r, merge_action a,
                     const row_version *before, const row_version *after)
 {
@@ -68,13 +76,8 @@ bool changes_render(buf *out, const char *file, const row *r, merge_action a,
               (exact || json_object_set_new(o, "file_base64",
                                             json_stringn(buf_cstr(&b64), b64.len)) == 0) &&
               json_object_set_new(o, "line", json_integer((json_int_t)r->line)) == 0 &&
-              json_object_set_new(o, "action", json_string(merge_action_name(a))) == 0 &&
-              json_object_set_new(o, "tenant_id", json_integer((json_int_t)r->tenant_id)) == 0 &&
-              json_object_set_new(o, "channel", json_stringn(r->channel, r->channel_len)) == 0 &&
-              json_object_set_new(o, "out_trade_no",
-                                  json_stringn(r->out_trade_no, r->out_trade_no_len)) == 0 &&
-              json_object_set_new(o, "callback_type",
-                                  json_stringn(r->callback_type, r->callback_type_len)) == 0 &&
+              json_object_set_new(o, "action", json_string(merge_action_name(a))) == 0
+              IDEMLOAD_COLUMNS(KEY_JSON_1, o, r) &&
               json_object_set_new(o, "before", version_json(before)) == 0 &&
               json_object_set_new(o, "after", version_json(after)) == 0;
     char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

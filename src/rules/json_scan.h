@@ -15,14 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum json_kind {
-    JSON_KIND_NULL,
-    JSON_KIND_BOOL,
-    JSON_KIND_NUMBER,
-    JSON_KIND_STRING,
-    JSON_KIND_ARRAY,
-    JSON_KIND_OBJECT
-} json_kind;
+#include "core/json_kind.h"
 
 /*
  * Deeper nesting than this is refused.  jsonb itself goes on until its stack

@@ -15,7 +15,7 @@
 #include "util/buf.h"
 #include "chunk/chunk.h"
 #include "core/presets.h"
-#include "input/record.h"
+#include "core/record.h"
 
 /*
  * Validates rec (with presets filling absent columns) into *out, whose

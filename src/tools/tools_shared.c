@@ -248,8 +248,7 @@ static void print_cells(FILE *fp, const char *indent, const int width[DUP_NCOL],
 
 void tool_print_duplicates(FILE *fp, const char *indent, const dup_list *l)
 {
-    static const char *const heads[DUP_NCOL] = {KEY_COLUMN_0, KEY_COLUMN_1, KEY_COLUMN_2,
-                                                KEY_COLUMN_3, "rows", "first_id", "last_id"};
+    static const char *const heads[DUP_NCOL] = {KEY_COLUMN_NAMES "rows", "first_id", "last_id"};
     char nums[3][24];
     const char *cells[DUP_NCOL];
     int width[DUP_NCOL];

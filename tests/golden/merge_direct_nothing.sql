@@ -1,8 +1,6 @@
 WITH merged AS (
- INSERT INTO "public"."payment_callback" AS t (tenant_id, channel, out_trade_no, callback_type, status,
-                            payload, received_at)
- SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status,
-         s.payload::jsonb, s.received_at
+ INSERT INTO "public"."payment_callback" AS t (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+ SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.status, s.payload::jsonb, s.received_at
    FROM idemload_stage s
   WHERE s.ord BETWEEN $1::int AND $2::int
  ON CONFLICT (tenant_id, channel, out_trade_no, callback_type) WHERE (deleted_at IS NULL) DO NOTHING
@@ -12,7 +10,6 @@ WITH merged AS (
    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN (
        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m)) END,
       (SELECT array_agg(-s.ord) FROM idemload_stage s JOIN merged m
-           ON m.tenant_id = s.tenant_id AND m.channel = s.channel
-          AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type
+           ON m.tenant_id = s.tenant_id AND m.channel = s.channel AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type
         WHERE s.ord BETWEEN $1::int AND $2::int AND NOT m.inserted),
       NULL::int[]

@@ -11,15 +11,12 @@ WITH verdicts AS MATERIALIZED (
    FROM idemload_stage s
    LEFT JOIN LATERAL (
      SELECT t.received_at, t.payload, t.status FROM "public"."payment_callback" t
-      WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel
-        AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type
+      WHERE t.tenant_id = s.tenant_id AND t.channel = s.channel AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type
         AND (deleted_at IS NULL)
       LIMIT 1) cur ON true
   WHERE s.ord BETWEEN $1::int AND $2::int), merged AS (
- INSERT INTO "public"."payment_callback" AS t (tenant_id, channel, out_trade_no, callback_type, status,
-                            payload, received_at)
- SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status,
-         v.payload::jsonb, v.received_at
+ INSERT INTO "public"."payment_callback" AS t (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+ SELECT v.tenant_id, v.channel, v.out_trade_no, v.callback_type, v.status, v.payload::jsonb, v.received_at
    FROM verdicts v
   WHERE v.verdict = 0
  ON CONFLICT (tenant_id, channel, out_trade_no, callback_type) WHERE (deleted_at IS NULL) DO NOTHING
@@ -29,6 +26,5 @@ WITH verdicts AS MATERIALIZED (
       NULL::int[],
       (SELECT array_agg(CASE WHEN m.inserted THEN v.ord ELSE -v.ord END)
          FROM verdicts v JOIN merged m
-           ON m.tenant_id = v.tenant_id AND m.channel = v.channel
-          AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),
+           ON m.tenant_id = v.tenant_id AND m.channel = v.channel AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),
       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)

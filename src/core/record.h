@@ -1,6 +1,7 @@
 /*
- * record.h - the columns idemload knows, and one record as a reader hands
- * it over: raw field texts, not yet validated.
+ * record.h - the columns idemload knows (the enum and names of the column
+ * table, core/columns.h), and one record as a reader hands it over: raw
+ * field texts, not yet validated.
  *
  * Pointers in a raw_record point into the reader's buffers and stay valid
  * only until the next call of reader_next() on the same reader.
@@ -12,18 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/json_scan.h"
+#include "core/columns.h"
+#include "core/json_kind.h"
 
-typedef enum column {
-    COL_TENANT_ID,
-    COL_CHANNEL,
-    COL_OUT_TRADE_NO,
-    COL_CALLBACK_TYPE,
-    COL_STATUS,
-    COL_PAYLOAD,
-    COL_RECEIVED_AT,
-    COL_COUNT
-} column;
+/* COL_TENANT_ID .. COL_RECEIVED_AT, in the order of the column table. */
+#define COLUMN_ENUM_1(ID, name, member, kind, key, pos, dflt, A, B) COL_##ID,
+typedef enum column { IDEMLOAD_COLUMNS(COLUMN_ENUM_1, ~, ~) COL_COUNT } column;
 
 /* The column's name as files and --set spell it. */
 const char *column_name(column c);
