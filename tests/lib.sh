@@ -250,6 +250,52 @@ gate_open() {
     wait "$GATE_HOLDER" 2>/dev/null
 }
 gate_drop() { q "DROP TRIGGER gate_$1 ON ${2:-payment_callback}" >/dev/null; }
+# Holding a load inside one chunk, with a lock, not a timer: the ledger
+# row of chunk CHUNK waits for advisory lock KEY, which a psql session of the
+# test holds through fd 7 (start idemload with 7>&-, so that it does not keep
+# the pipe open), so the load stops inside that chunk with the chunks before
+# it committed.
+# chunk_hold KEY [CHUNK [CONDITION]]: from now on (default chunk 3;
+# CONDITION: more SQL on NEW, e.g. "NEW.digest = '...'"), the trigger and
+# the lock.
+chunk_hold() {
+    local key=$1 chunk=${2:-3} cond=${3:-true} fifo=$WORK/.hold_$1.fifo
+    q "CREATE OR REPLACE FUNCTION chunk_hold_$key() RETURNS trigger LANGUAGE plpgsql AS
+         \$\$BEGIN PERFORM pg_advisory_xact_lock_shared($key); RETURN NEW; END\$\$;
+       CREATE TRIGGER chunk_hold_$key BEFORE INSERT ON idemload_ledger_chunk
+         FOR EACH ROW WHEN (NEW.chunk_no = $chunk AND $cond) EXECUTE FUNCTION chunk_hold_$key()" >/dev/null
+    rm -f "$fifo"; mkfifo "$fifo"
+    psql -X -q -d "$PGDATABASE" <"$fifo" >/dev/null 2>&1 &
+    HOLD_PSQL=$!
+    exec 7>"$fifo"
+    echo "SELECT pg_advisory_lock($key);" >&7
+    for _ in $(seq 1 400); do
+        [ "$(chunk_hold_locks "$key" granted)" -ge 1 ] && return 0
+        sleep 0.05
+    done
+    fail "chunk_hold $key: the test could not take its lock"
+}
+# chunk_hold_locks KEY CONDITION: advisory locks KEY of this database with
+# CONDITION ("granted": the test's; "NOT granted": the loads waiting).
+chunk_hold_locks() {
+    q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND $2
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+}
+# chunk_wait KEY PID [N]: waits (up to 2 minutes) until N sessions (default
+# 1) wait at the hold, or PID ended; succeeds when they wait.
+chunk_wait() {
+    local key=$1 pid=$2 n=${3:-1}
+    for _ in $(seq 1 2400); do
+        [ "$(chunk_hold_locks "$key" "NOT granted")" -ge "$n" ] && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ "$(chunk_hold_locks "$key" "NOT granted")" -ge "$n" ]
+}
+# chunk_release: lets the held loads go on (the trigger stays);
+# chunk_unhold KEY: that, and the trigger dropped.
+chunk_release() { exec 7>&-; wait "$HOLD_PSQL" 2>/dev/null; }
+chunk_unhold() { chunk_release; q "DROP TRIGGER chunk_hold_$1 ON idemload_ledger_chunk" >/dev/null; }
 # table_exists NAME: whether the relation exists (never a psql failure).
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.

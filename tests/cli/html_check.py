@@ -89,6 +89,12 @@ class Dom(HTMLParser):
         self.row = None
         self.table_id = None
         self.tables = {}
+        # Inline SVG charts, by aria-label: their <text> labels and the
+        # <title> of each <rect>, in document order, as ("text"|"rect"|
+        # "gap", words) items (a "gap" rect is an empty period).
+        self.svgs = {}
+        self.svg = None
+        self.item = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -109,14 +115,28 @@ class Dom(HTMLParser):
             self.row.append('')
         if 'id' in a:
             self.ids[a['id']] = tag
+        if tag == 'svg':
+            self.svg = self.svgs.setdefault(a.get('aria-label', 'svg%d' % len(self.svgs)), [])
+        elif self.svg is not None and tag == 'text':
+            self.item = ['text', '']
+            self.svg.append(self.item)
+        elif self.svg is not None and tag == 'rect':
+            self.item = ['gap' if a.get('class') == 'gap' else 'rect', '']
+            self.svg.append(self.item)
 
     def handle_endtag(self, tag):
+        if tag == 'svg':
+            self.svg = None
+        if tag in ('text', 'rect'):
+            self.item = None
         if tag == 'tr' and self.row is not None and self.table_id:
             self.tables[self.table_id].append(self.row)
             self.row = None
 
     def handle_data(self, d):
         self.text.append(d)
+        if self.item is not None:
+            self.item[1] += d
         if self.in_n:
             self.tiles[self.tile] = int(d.strip())
             self.in_n = False
@@ -129,7 +149,7 @@ def dom_facts(path):
     d = Dom()
     d.feed(open(path, encoding='utf-8').read())
     return {'tags': d.tags, 'urls': d.urls, 'tiles': d.tiles, 'ids': d.ids,
-            'text': ''.join(d.text), 'tables': d.tables}
+            'text': ''.join(d.text), 'tables': d.tables, 'svgs': d.svgs}
 
 
 def render(html, png, dom):

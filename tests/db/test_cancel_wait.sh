@@ -6,7 +6,8 @@
 # committed ones kept, and the same command resumes.
 #
 # The hang is real: the import is held inside chunk 3 by a trigger on the
-# ledger's chunk table that waits for an advisory lock this test holds; then
+# ledger's chunk table that waits for an advisory lock this test holds
+# (chunk_hold in tests/lib.sh); then
 # its backends are stopped with kill -STOP, so they answer neither the
 # query nor the cancel.  They are resumed (kill -CONT) afterwards, and on
 # any exit of this script.
@@ -27,26 +28,6 @@ backends_gone() {
     done
     return 1
 }
-block_chunk3() {
-    q "CREATE OR REPLACE FUNCTION cw_block() RETURNS trigger LANGUAGE plpgsql AS
-         \$\$BEGIN PERFORM pg_advisory_xact_lock_shared(2626); RETURN NEW; END\$\$;
-       CREATE TRIGGER cw_block BEFORE INSERT ON idemload_ledger_chunk
-         FOR EACH ROW WHEN (NEW.chunk_no = 3) EXECUTE FUNCTION cw_block()"
-    rm -f lock.fifo; mkfifo lock.fifo
-    psql -X -q -d "$PGDATABASE" <lock.fifo >/dev/null 2>&1 &
-    LOCK_PSQL=$!
-    exec 7>lock.fifo
-    echo "SELECT pg_advisory_lock(2626);" >&7
-    for _ in $(seq 1 400); do
-        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 2626 AND granted")" -ge 1 ] && return 0
-        sleep 0.05
-    done
-    fail "could not take the advisory lock"
-}
-unblock() {
-    exec 7>&-; wait "$LOCK_PSQL" 2>/dev/null
-    q "DROP TRIGGER cw_block ON idemload_ledger_chunk"
-}
 now_ms() { date +%s%3N; }
 
 $GEN --rows 20000 --seed 2612 --dup-rate 0.1 --format csv --out f.csv --quiet
@@ -66,15 +47,11 @@ hung_term() {
     printf 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n9,wechat,CW1,pay,1,"{}",2026-11-28T10:00:00Z\n' >tiny.csv
     run import -d "$DB" tiny.csv        # creates the ledger
     q "DELETE FROM payment_callback"
-    block_chunk3
+    chunk_hold 2626
     "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --jobs "$jobs" "$@" --report "$name.json" f.csv \
         >/dev/null 2>"$name.err" 7>&- &
     local pid=$! waiting=0
-    for _ in $(seq 1 2400); do
-        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'idemload' AND wait_event_type = 'Lock'")" -ge "$jobs" ] && { waiting=1; break; }
-        kill -0 $pid 2>/dev/null || break
-        sleep 0.05
-    done
+    chunk_wait 2626 $pid "$jobs" && waiting=1
     eq "$name: the import's $jobs session(s) wait inside chunk 3" 1 $waiting
     STOPPED=$(q "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'idemload'")
     # shellcheck disable=SC2086
@@ -97,7 +74,7 @@ hung_term() {
         test $((t1 - t0)) -ge $((wait_s * 1000 - 200))
     check "$name: says it closed the connections" grep -q "closing the connections" "$name.err"
     resume_backends
-    unblock
+    chunk_unhold 2626
     backends_gone || fail "$name: the stopped backends did not end after resuming"
     eq "$name: chunks 1 and 2 committed, chunk 3 rolled back" "loading 2" \
         "$(q "SELECT status FROM idemload_ledger WHERE file_name = 'f.csv'") $(q "SELECT count(DISTINCT chunk_no) FROM idemload_ledger_chunk c JOIN idemload_ledger l USING (target, digest) WHERE l.file_name = 'f.csv'")"

@@ -9,7 +9,8 @@
 #
 # The interrupted loads are made deterministic with a lock, not a timer: a
 # trigger on the ledger's chunk table waits for an advisory lock this test
-# holds, so the import stops inside chunk 3 with chunks 1 and 2 committed.
+# holds (chunk_hold in tests/lib.sh), so the import stops inside chunk 3
+# with chunks 1 and 2 committed.
 . "$(dirname "$0")/../lib.sh"
 pg_use
 
@@ -157,41 +158,15 @@ eq "dry run: table untouched" "$before" "$(wsnap)"
 # =====================================================================
 # 6. Interrupted loads (kill -9 inside chunk 3)
 # =====================================================================
-# block_chunk3: from now on, the ledger row of chunk 3 waits for advisory
-# lock 1313, which a psql session of this test holds (fd 7).
-block_chunk3() {
-    q "CREATE OR REPLACE FUNCTION li_block() RETURNS trigger LANGUAGE plpgsql AS
-         \$\$BEGIN PERFORM pg_advisory_xact_lock_shared(1313); RETURN NEW; END\$\$;
-       CREATE TRIGGER li_block BEFORE INSERT ON idemload_ledger_chunk
-         FOR EACH ROW WHEN (NEW.chunk_no = 3) EXECUTE FUNCTION li_block()"
-    rm -f lock.fifo; mkfifo lock.fifo
-    psql -X -q -d "$PGDATABASE" <lock.fifo >/dev/null 2>&1 &
-    LOCK_PSQL=$!
-    exec 7>lock.fifo
-    echo "SELECT pg_advisory_lock(1313);" >&7
-    for _ in $(seq 1 400); do
-        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1313 AND granted")" -ge 1 ] && return 0
-        sleep 0.05
-    done
-    fail "could not take the advisory lock"
-}
-release() { exec 7>&-; wait "$LOCK_PSQL" 2>/dev/null; }
-unblock() { release; q "DROP TRIGGER li_block ON idemload_ledger_chunk"; }
 # kill_in_chunk3 NAME: starts the import, waits until it waits in chunk 3,
 # kill -9s it and waits for its sessions to end.
 kill_in_chunk3() {
     "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report "$1.json" f.csv >/dev/null 2>"$1.err" 7>&- &
     local pid=$! waiting=0
-    for _ in $(seq 1 2400); do
-        if [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1313 AND NOT granted")" -ge 1 ]; then
-            waiting=1; break
-        fi
-        kill -0 $pid 2>/dev/null || break
-        sleep 0.05
-    done
+    chunk_wait 1313 $pid && waiting=1
     eq "$1: the import waits inside chunk 3" 1 $waiting
     kill -9 $pid; wait $pid 2>/dev/null
-    unblock
+    chunk_unhold 1313
     backends_gone || fail "$1: the killed client's sessions did not end"
     eq "$1: the file is left loading with chunks 1 and 2" "loading 2" \
         "$(q "SELECT status FROM idemload_ledger WHERE digest = '$F'") $(q "SELECT count(DISTINCT chunk_no) FROM idemload_ledger_chunk WHERE digest = '$F'")"
@@ -200,7 +175,7 @@ kill_in_chunk3() {
 new_db li_resume; run init -d "$DB"
 printf 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n9,wechat,LI1,pay,1,"{}",2026-11-28T10:00:00Z\n' >tiny.csv
 run import -d "$DB" tiny.csv     # creates the ledger
-block_chunk3
+chunk_hold 1313
 kill_in_chunk3 res
 run import -d "$DB" --chunk-rows 2000 --report res2.json f.csv
 eq "resume, unchanged table: exit 0, ok" "0 ok" "$RC $(fstatus res2.json)"
@@ -212,7 +187,7 @@ expect_table "resume, unchanged table: the table is the file's expected state (a
 # (b) table truncated before the rerun: the file starts over
 new_db li_restart; run init -d "$DB"
 run import -d "$DB" tiny.csv
-block_chunk3
+chunk_hold 1313
 kill_in_chunk3 rst
 q "TRUNCATE payment_callback"
 run import -d "$DB" --chunk-rows 2000 --report rst2.json f.csv
@@ -230,15 +205,11 @@ eq "restart: ledger completed, 10 chunks, each once" "completed:10 10 true" \
 # completed: SPEC.md "Crash safety"), and the next run loads it again.
 new_db li_race; run init -d "$DB"
 run import -d "$DB" tiny.csv
-block_chunk3
+chunk_hold 1313
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report race1.json f.csv >/dev/null 2>race1.err 7>&- &
 pid=$!
 waiting=0
-for _ in $(seq 1 2400); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1313 AND NOT granted")" -ge 1 ] && { waiting=1; break; }
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.05
-done
+chunk_wait 1313 $pid && waiting=1
 eq "race: the import waits inside chunk 3" 1 $waiting
 psql -X -q -c "TRUNCATE payment_callback" >/dev/null 2>&1 7>&- &
 tpid=$!
@@ -248,10 +219,10 @@ for _ in $(seq 1 400); do
     sleep 0.05
 done
 eq "race: the TRUNCATE waits for chunk 3" 1 $queued
-release
+chunk_release
 wait $pid; rc=$?
 wait $tpid
-q "DROP TRIGGER li_block ON idemload_ledger_chunk"
+q "DROP TRIGGER chunk_hold_1313 ON idemload_ledger_chunk"
 eq "race: the load fails (exit 4)" 4 $rc
 check "race: it says the table was truncated while the file loaded" grep -q "was truncated, rewritten or dropped by another session while this file loaded" race1.err
 eq "race: the report says partial, not ok" partial "$(fstatus race1.json)"
@@ -272,15 +243,11 @@ expect_table "race: the table is the file's expected state (a clean load's)" f.e
 # 4), and the next run loads it into the new table.
 new_db li_race_drop; run init -d "$DB"
 run import -d "$DB" tiny.csv
-block_chunk3
+chunk_hold 1313
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report rd1.json f.csv >/dev/null 2>rd1.err 7>&- &
 pid=$!
 waiting=0
-for _ in $(seq 1 2400); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1313 AND NOT granted")" -ge 1 ] && { waiting=1; break; }
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.05
-done
+chunk_wait 1313 $pid && waiting=1
 eq "race drop: the import waits inside chunk 3" 1 $waiting
 old_oid=$(table_oid)
 psql -X -q -v ON_ERROR_STOP=1 >/dev/null 2>rd_swap.err 7>&- <<'SQL' &
@@ -297,10 +264,10 @@ for _ in $(seq 1 400); do
     sleep 0.05
 done
 eq "race drop: the swap waits for chunk 3" 1 $queued
-release
+chunk_release
 wait $pid; rc=$?
 wait $tpid; eq "race drop: the other session replaced the table" "0 1" "$? $(q "SELECT count(*) FROM pg_class WHERE relname = 'payment_callback' AND oid <> $old_oid")"
-q "DROP TRIGGER li_block ON idemload_ledger_chunk"
+q "DROP TRIGGER chunk_hold_1313 ON idemload_ledger_chunk"
 eq "race drop: the load fails (exit 4)" 4 $rc
 check "race drop: it says why" grep -q "was truncated, rewritten or dropped by another session while this file loaded" rd1.err
 eq "race drop: not completed" loading "$(q "SELECT status FROM idemload_ledger WHERE digest = '$F'")"
