@@ -171,8 +171,10 @@ static int load_chunks(const run_ctx *x, chunk_feed *feed, file_report *rep, uin
     uint64_t chunk_no = 0;
     for (;;) {
         filled got = feed_take(feed);
+        bool whole = got.res == FILL_FULL ||
+                     (got.res == FILL_EOF && chunk_counts_of(got.ch)->rows_read > 0);
         int code = EXIT_OK;
-        if (got.res == FILL_FULL || (got.res == FILL_EOF && chunk_counts_of(got.ch)->rows_read > 0)) {
+        if (whole) {
             chunk_no++;
             if (!got.skip)
                 code = take_chunk(x, got.ch, chunk_no, feed->in.path, rep, committed);

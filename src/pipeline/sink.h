@@ -22,10 +22,14 @@
  *
  * Every hook may be NULL.  Hooks run in the order the sinks were opened
  * (collectors.h); on_run_end in the reverse order.  A hook that returns
- * false sets *err; the dispatcher logs it once and fails the file (or the
- * run) with EXIT_INPUT.  Adding a report section is one sink here (its
- * hooks gather the facts and on_run_end moves them into the run_report),
- * one entry in collectors.c, and one renderer in output/.
+ * false sets *err and the sinks after it are not called (but every sink
+ * gets its on_run_end); the failure is logged once (by the dispatcher; for
+ * on_reject by the loading thread when it takes the unfinished chunk) and
+ * fails the file (or the run) with EXIT_INPUT.
+ *
+ * Adding a report section is one sink (its hooks gather the facts, its
+ * on_run_end moves them into the run_report), one entry in the table of
+ * collectors.c, and one renderer in output/.
  *
  * Ownership: a sink_set holds pointers to the sinks' states, which their
  * opener owns; on_run_end releases what the sink allocated.
