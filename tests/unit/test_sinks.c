@@ -6,15 +6,20 @@
  * per group take a row before its --changes line, and a --changes file
  * that fails leaves the later rows uncounted, as before the sinks); the
  * versions only when the merge filled them; the reading hooks run on a
- * thread of their own.
+ * thread of their own, and a build with assertions (the sanitizer builds)
+ * stops a reading hook called on the loading thread.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pipeline/sink.h"
 #include "util/exitcodes.h"
@@ -262,6 +267,32 @@ static void test_reading_thread(void **state)
     teardown_probes(&f);
 }
 
+static void test_wrong_thread_caught(void **state)
+{
+    (void)state;
+#ifdef NDEBUG
+    skip();
+#else
+    fixture f;
+    setup_probes(&f);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDERR_FILENO);
+        row r = mk(1, "K1");
+        sinks_row_read(&f.set, &r);     /* a reading hook, on the loading thread */
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    teardown_probes(&f);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_rows_row_by_row),
         cmocka_unit_test(test_versions_when_filled),
         cmocka_unit_test(test_reading_thread),
+        cmocka_unit_test(test_wrong_thread_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
