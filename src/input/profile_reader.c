@@ -25,8 +25,8 @@
  * counts of their section, report or file.  The counts and totals are
  * checked when the input ends (footers where they stand): a missing or
  * different figure fails the file (READ_FAILED), so the caller must not
- * commit anything before reading to the end (pipeline.c makes a first pass
- * for that, profile_has_trailer()).
+ * commit anything before reading to the end (pipeline/prepass.c makes a
+ * first pass for that, profile_has_trailer()).
  */
 #include "input/reader_impl.h"
 
