@@ -26,7 +26,7 @@
 #ifndef IDEMLOAD_COLLECTORS_H
 #define IDEMLOAD_COLLECTORS_H
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "load/loader.h"
 #include "output/progress.h"
 #include "output/rejects.h"

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "output/report.h"
 #include "pipeline/feed.h"
 #include "util/buf.h"

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "chunk/chunk.h"
-#include "cli/config.h"
+#include "core/config.h"
 #include "input/reader.h"
 #include "input/source.h"
 #include "pipeline/sink.h"

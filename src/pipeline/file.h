@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "load/loader.h"
 #include "load/outcome.h"
 #include "output/rejects.h"

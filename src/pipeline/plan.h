@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "input/reader.h"
 #include "load/ledger.h"
 #include "load/loader.h"

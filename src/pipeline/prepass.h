@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "cli/config.h"
+#include "core/config.h"
 #include "input/reader.h"
 #include "util/buf.h"
 
