@@ -49,9 +49,11 @@ for f in "$root"/samples/*; do
     # plain text (gzip samples decompressed), at most 64 KiB of it
     case "$base" in *.gz) text() { gzip -dc "$f" 2>/dev/null | head -c 65536 || true; } ;;
                     *) text() { head -c 65536 "$f"; } ;; esac
-    # a small gzip sample goes in whole; a big one as the start of its text
+    # a small gzip sample goes in whole (to the gzip source target too, whose
+    # option byte 0 takes the file as it is); a big one as the start of its text
     if [[ "$base" == *.gz && $(stat -c %s "$f") -le 65535 ]]; then
         { printf '\0'; cat "$f"; } > "$seeds/$t/$base"
+        { printf '\0'; cat "$f"; } > "$seeds/gzip_source/$base"
     else
         { printf '\0'; text; } > "$seeds/$t/$base"
     fi

@@ -30,6 +30,23 @@ typedef struct source source;
  */
 source *source_open(const char *path, buf *err);
 
+/* The gzip inflaters.  DEFAULT is ISA-L's when the build has it, else
+ * zlib's; zlib's is always built. */
+typedef enum {
+    SOURCE_INFLATE_DEFAULT,
+    SOURCE_INFLATE_ZLIB,
+    SOURCE_INFLATE_ISAL
+} source_inflate;
+
+/* Whether this build has that inflater. */
+bool source_inflate_built(source_inflate which);
+/* "zlib" or "isa-l": the inflater `which` stands for in this build. */
+const char *source_inflate_name(source_inflate which);
+/* source_open() with the inflater named (one this build has, or NULL with a
+ * message): for the tests and the fuzz target that hold both to the same
+ * results. */
+source *source_open_with(const char *path, source_inflate which, buf *err);
+
 /*
  * Reads up to cap decoded bytes into dst.  Returns the count (> 0), 0 at the
  * clean end of the input, or -1 on a read error, truncation or corruption;

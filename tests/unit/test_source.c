@@ -3,7 +3,9 @@
  * detection, multi-member streams read to their end (empty members too),
  * truncation and trailing garbage reported with how far the read got,
  * member boundaries at the edges of the 256 KiB raw buffer, every read size,
- * and standard input fed through a pipe a few bytes at a time.
+ * and standard input fed through a pipe a few bytes at a time.  Every test
+ * runs once per inflater the build has (zlib; ISA-L when built with it), and
+ * test_inflaters_agree holds ISA-L to zlib's results on damaged members.
  *
  * Inputs are written into a mkdtemp directory by the test itself.
  */
@@ -26,6 +28,9 @@
 #include "input/source.h"
 
 #define RAW_CHUNK (256 * 1024) /* source.c's raw buffer */
+
+/* The inflater the tests of this run open sources with (see main). */
+static source_inflate inflater = SOURCE_INFLATE_ZLIB;
 
 /* Deterministic, poorly compressible bytes. */
 static unsigned char *noise(size_t n, uint32_t seed)
@@ -118,7 +123,7 @@ static void drained_free(drained *d)
 static void drain_path(const char *path, size_t cap, drained *d)
 {
     buf err = BUF_INIT;
-    source *src = source_open(path, &err);
+    source *src = source_open_with(path, inflater, &err);
 
     if (src == NULL)
         fail_msg("source_open(%s): %s", path, buf_cstr(&err));
@@ -570,7 +575,7 @@ static void drain_stdin(const unsigned char *bytes, size_t n, size_t piece, drai
     source *src;
 
     stdin_feed_start(&feed, bytes, n, 0, piece);
-    src = source_open("-", &err);
+    src = source_open_with("-", inflater, &err);
     if (src == NULL)
         fail_msg("source_open(-): %s", buf_cstr(&err));
     drain(src, 0, d);
@@ -627,6 +632,234 @@ static void test_stdin(void **state)
     free(m);
 }
 
+/* ---- gzip headers and the two inflaters ---------------------------------- */
+
+/* One member with a hand-made header (flags, extra, name, comment, header
+ * CRC) in front of the deflate data and trailer zlib made for text. */
+static unsigned char *member_with_header(const char *text, unsigned char cm, unsigned char flg,
+                                         size_t name_len, bool good_hcrc, size_t *out_len)
+{
+    size_t n, p = 0;
+    unsigned char *m = gzip_member(test_dir, text, strlen(text), &n);
+    unsigned char *h = malloc(n + name_len + 64);
+
+    assert_non_null(h);
+    memcpy(h, "\x1f\x8b", 2);
+    h[2] = cm;
+    h[3] = flg;
+    memcpy(h + 4, "\1\2\3\4\0\3", 6); /* mtime, xfl, os */
+    p = 10;
+    if (flg & 4) { /* FEXTRA: one 4-byte subfield */
+        memcpy(h + p, "\x08\0AB\x04\0wxyz", 10);
+        p += 10;
+    }
+    if (flg & 8) { /* FNAME */
+        for (size_t i = 0; i < name_len; i++)
+            h[p++] = (unsigned char)('a' + i % 26);
+        h[p++] = 0;
+    }
+    if (flg & 16) { /* FCOMMENT */
+        memcpy(h + p, "a comment", 10);
+        p += 10;
+    }
+    if (flg & 2) { /* FHCRC: the low 16 bits of the header's CRC-32 */
+        uLong crc = crc32(0L, h, (uInt)p) ^ (good_hcrc ? 0 : 1);
+
+        h[p++] = (unsigned char)(crc & 0xff);
+        h[p++] = (unsigned char)((crc >> 8) & 0xff);
+    }
+    memcpy(h + p, m + 10, n - 10);
+    *out_len = p + n - 10;
+    free(m);
+    return h;
+}
+
+/* The header fields a gzip member may carry, and what zlib refuses in one. */
+static void test_gzip_headers(void **state)
+{
+    static const struct {
+        unsigned char cm, flg;
+        size_t name_len;
+        bool good_hcrc;
+        const char *want; /* NULL: read whole; else a substring of the error */
+    } cases[] = {
+        {8, 1, 0, true, NULL},                          /* FTEXT */
+        {8, 4, 0, true, NULL},                          /* FEXTRA */
+        {8, 8, 3, true, NULL},                          /* FNAME */
+        {8, 8, 5000, true, NULL},                       /* a name across refills */
+        {8, 16, 0, true, NULL},                         /* FCOMMENT */
+        {8, 2 | 4 | 8 | 16, 7, true, NULL},             /* all, header CRC right */
+        {8, 2, 0, false, "header crc mismatch"},
+        {8, 2 | 8, 9, false, "header crc mismatch"},
+        {8, 0x20, 0, true, "unknown header flags set"}, /* reserved bits */
+        {8, 0x40 | 8, 3, true, "unknown header flags set"},
+        {8, 0x80, 0, true, "unknown header flags set"},
+        {7, 0, 0, true, "unknown compression method"},
+        {0, 8, 3, true, "unknown compression method"},
+    };
+    const char *text = "tenant_id,channel\n1,wechat\n2,alipay\n";
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n, plain_n;
+        unsigned char *m = member_with_header(text, cases[i].cm, cases[i].flg,
+                                              cases[i].name_len, cases[i].good_hcrc, &n);
+        unsigned char *plain = gzip_member(test_dir, text, strlen(text), &plain_n);
+        unsigned char *two = malloc(plain_n + n);
+        drained d;
+
+        assert_non_null(two);
+        /* alone, and as the second member after a plain one */
+        memcpy(two, plain, plain_n);
+        memcpy(two + plain_n, m, n);
+        for (int second = 0; second <= 1; second++) {
+            size_t base = second ? strlen(text) : 0;
+
+            drain_bytes("hdr.gz", second ? two : m, second ? plain_n + n : n, 0, &d);
+            if (cases[i].want == NULL) {
+                if (d.last != 0)
+                    fail_msg("case %zu (%s): %s", i, source_inflate_name(inflater), d.error);
+                assert_int_equal(d.len, base + strlen(text));
+                assert_memory_equal(d.data + base, text, strlen(text));
+            } else {
+                if (d.last != -1)
+                    fail_msg("case %zu (%s): no error", i, source_inflate_name(inflater));
+                if (strstr(d.error, cases[i].want) == NULL)
+                    fail_msg("case %zu (%s): \"%s\" lacks \"%s\"", i,
+                             source_inflate_name(inflater), d.error, cases[i].want);
+                assert_contains(d.error, second ? "member 2" : "member 1");
+                assert_int_equal(d.len, base);
+            }
+            drained_free(&d);
+        }
+        free(two);
+        free(plain);
+        free(m);
+    }
+}
+
+/* The kind of an error, without the offsets (which differ by inflater). */
+static void error_kind(const char *e, char *kind, size_t cap)
+{
+    const char *p = strstr(e, "truncated gzip");
+    const char *member;
+
+    if (!p)
+        p = strstr(e, "corrupt gzip");
+    assert_non_null(p);
+    member = strstr(p, "member ");
+    assert_non_null(member);
+    snprintf(kind, cap, "%.*s %u", (int)(strstr(p, ":") ? 14 : 12), p,
+             (unsigned)strtoul(member + 7, NULL, 10));
+}
+
+/* Drains bytes with both inflaters and holds ISA-L to zlib's verdict: the
+ * same bytes when zlib reads to the end; an error of the same kind in the
+ * same member otherwise, with what each decoded a prefix of the other. */
+static void assert_agree(const unsigned char *bytes, size_t n, const char *what, size_t at)
+{
+    drained z, i;
+    source_inflate saved = inflater;
+
+    inflater = SOURCE_INFLATE_ZLIB;
+    drain_bytes("diff.gz", bytes, n, 0, &z);
+    inflater = SOURCE_INFLATE_ISAL;
+    drain_bytes("diff.gz", bytes, n, 0, &i);
+    inflater = saved;
+    if (z.last != i.last)
+        fail_msg("%s at %zu: zlib %s, isa-l %s", what, at, z.last ? z.error : "ok",
+                 i.last ? i.error : "ok");
+    if (z.last == 0) {
+        assert_int_equal(z.len, i.len);
+        assert_memory_equal(z.data, i.data, z.len);
+    } else {
+        char kz[64], ki[64];
+        size_t common = z.len < i.len ? z.len : i.len;
+
+        error_kind(z.error, kz, sizeof kz);
+        error_kind(i.error, ki, sizeof ki);
+        if (strcmp(kz, ki) != 0)
+            fail_msg("%s at %zu: zlib \"%s\", isa-l \"%s\"", what, at, z.error, i.error);
+        if (common > 0)
+            assert_memory_equal(z.data, i.data, common);
+    }
+    drained_free(&z);
+    drained_free(&i);
+}
+
+/* Every byte of a four-member file flipped, every cut, and members glued to
+ * garbage: ISA-L must say what zlib says. */
+static void test_inflaters_agree(void **state)
+{
+    char *t1 = text_lines(3000);
+    unsigned char *n2 = noise(700, 11);
+    size_t l1, l2, l3, l4, len;
+    unsigned char *m1 = gzip_member(test_dir, t1, 3000, &l1);
+    unsigned char *m2 = stored_member(n2, 700, 300, &l2);
+    unsigned char *m3 = gzip_member(test_dir, "a,b\n", 4, &l3);
+    unsigned char *m4 = member_with_header("x,y\n1,2\n", 8, 2 | 8 | 16, 5, true, &l4);
+    unsigned char *all;
+
+    (void)state;
+    if (!source_inflate_built(SOURCE_INFLATE_ISAL)) {
+        print_message("    (no ISA-L in this build: nothing to compare)\n");
+        goto out;
+    }
+    len = l1 + l2 + l3 + l4;
+    all = malloc(len + 8);
+    assert_non_null(all);
+    memcpy(all, m1, l1);
+    memcpy(all + l1, m2, l2);
+    memcpy(all + l1 + l2, m3, l3);
+    memcpy(all + l1 + l2 + l3, m4, l4);
+    assert_agree(all, len, "whole", 0);
+    for (size_t at = 0; at < len; at++) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            all[at] ^= (unsigned char)(1u << ((at + (size_t)bit) % 8));
+            assert_agree(all, len, "flip", at);
+            all[at] ^= (unsigned char)(1u << ((at + (size_t)bit) % 8));
+        }
+    }
+    for (size_t cut = 1; cut < len; cut += 7)
+        assert_agree(all, cut, "cut", cut);
+    memcpy(all + len, "\x1f\x8b\x08\0garb", 8);
+    for (size_t tail = 1; tail <= 8; tail++)
+        assert_agree(all, len + tail, "tail", tail);
+    free(all);
+out:
+    free(t1);
+    free(n2);
+    free(m1);
+    free(m2);
+    free(m3);
+    free(m4);
+}
+
+/* The default inflater is ISA-L's exactly when the build has it. */
+static void test_default_inflater(void **state)
+{
+    (void)state;
+    assert_true(source_inflate_built(SOURCE_INFLATE_ZLIB));
+    assert_true(source_inflate_built(SOURCE_INFLATE_DEFAULT));
+    assert_string_equal(source_inflate_name(SOURCE_INFLATE_ZLIB), "zlib");
+    assert_string_equal(source_inflate_name(SOURCE_INFLATE_DEFAULT),
+                        source_inflate_built(SOURCE_INFLATE_ISAL) ? "isa-l" : "zlib");
+#ifdef IDEMLOAD_HAVE_ISAL
+    assert_true(source_inflate_built(SOURCE_INFLATE_ISAL));
+#else
+    {
+        buf err = BUF_INIT;
+        char *p = path_in(test_dir, "any.gz");
+
+        write_bytes(p, "x", 1);
+        assert_null(source_open_with(p, SOURCE_INFLATE_ISAL, &err));
+        assert_contains(buf_cstr(&err), "no isa-l inflater");
+        buf_free(&err);
+        free(p);
+    }
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,8 +875,25 @@ int main(void)
         cmocka_unit_test(test_trailing_garbage),
         cmocka_unit_test(test_corrupt_member),
         cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_gzip_headers),
     };
+    const struct CMUnitTest once[] = {
+        cmocka_unit_test(test_default_inflater),
+        cmocka_unit_test(test_inflaters_agree),
+    };
+    static const source_inflate each[] = {SOURCE_INFLATE_ZLIB, SOURCE_INFLATE_ISAL};
+    int failed = 0;
 
     signal(SIGPIPE, SIG_IGN);
-    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+    for (size_t k = 0; k < sizeof each / sizeof each[0]; k++) {
+        if (!source_inflate_built(each[k]))
+            continue;
+        inflater = each[k];
+        print_message("inflater: %s\n", source_inflate_name(inflater));
+        failed += _cmocka_run_group_tests(source_inflate_name(inflater), tests,
+                                          sizeof tests / sizeof tests[0], tmpdir_setup,
+                                          tmpdir_teardown);
+    }
+    failed += cmocka_run_group_tests_name("both", once, tmpdir_setup, tmpdir_teardown);
+    return failed;
 }
