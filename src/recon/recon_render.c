@@ -23,14 +23,6 @@ static const char *verdict_of(const recon_result *r)
                                         : "balanced";
 }
 
-static bool day_balanced(const recon_day *d)
-{
-    for (int c = 0; c < CAT_COUNT; c++)
-        if (d->cat_count[c])
-            return false;
-    return true;
-}
-
 /* ---- the discrepancies file ------------------------------------------ */
 
 static json_t *str_or_null(const char *s)
@@ -227,7 +219,7 @@ static json_t *day_json(const recon_day *d)
     json_object_set_new(o, "tenant_id", json_integer(d->tenant_id));
     json_object_set_new(o, "channel", json_string(d->channel));
     json_object_set_new(o, "day", json_string(d->day));
-    json_object_set_new(o, "verdict", json_string(day_balanced(d) ? "balanced" : "discrepancies"));
+    json_object_set_new(o, "verdict", json_string(recon_day_balanced(d) ? "balanced" : "discrepancies"));
     json_object_set_new(o, "statement", side_json(&d->statement));
     json_object_set_new(o, "table", side_json(&d->table));
     json_object_set_new(o, "matched", json_integer((json_int_t)d->matched));
@@ -329,7 +321,7 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         const recon_day *d = &r->days[i];
         fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
         text_fput_term(fp, d->channel); /* the data's text, escaped */
-        fprintf(fp, " %s: %s; ", d->day, day_balanced(d) ? "balanced" : "discrepancies");
+        fprintf(fp, " %s: %s; ", d->day, recon_day_balanced(d) ? "balanced" : "discrepancies");
         print_side(fp, "statement", &d->statement);
         print_side(fp, ", table", &d->table);
         fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
@@ -413,7 +405,7 @@ bool recon_html_section(const recon_result *r, buf *out)
                                    "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n");
     for (size_t i = 0; ok && i < r->n_days; i++) {
         const recon_day *d = &r->days[i];
-        bool b = day_balanced(d);
+        bool b = recon_day_balanced(d);
         ok = buf_printf(out, "<tr class=\"%s\"><td>%lld</td><td>", b ? "balanced" : "discrepancies",
                         (long long)d->tenant_id) &&
              esc(out, d->channel) && buf_append_str(out, "</td><td>") && esc(out, d->day) &&
