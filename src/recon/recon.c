@@ -246,6 +246,86 @@ static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool
     return EXIT_OK;
 }
 
+/* Opens file i: its digest (not for standard input), then the source and
+ * the reader.  EXIT_OK, or EXIT_USAGE / EXIT_INPUT with err set; *src and
+ * *rdr are the caller's to close in every case. */
+static int open_statement(const config *cfg, size_t i, input_format fmt, file_report *fr,
+                          source **src, reader **rdr, buf *err)
+{
+    const char *path = cfg->files[i];
+    if (fmt == FORMAT_AUTO && !cfg->profile) {
+        format_unknown(err, path);
+        return EXIT_USAGE;
+    }
+    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, err))
+        return EXIT_INPUT;
+    *src = source_open(path, err);
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt.preset[c] = cfg->presets.value[c] != NULL;
+    if (*src)
+        *rdr = reader_open(*src, path, &ropt, err);
+    return *rdr ? EXIT_OK : EXIT_INPUT;
+}
+
+/* Sends file i's records, read from rdr, in the binary COPY the caller
+ * began: header, every valid row (in 1 MiB sends), trailer.  EXIT_OK when
+ * all is sent; otherwise the status with err set, and *copy_lost when the
+ * database failed (the COPY is over: the caller must not end it). */
+static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_counts *c,
+                        buf *err, bool *copy_lost)
+{
+    const config *cfg = x->cfg;
+    const char *path = cfg->files[i];
+    bool check_utf8 = reader_records_need_utf8_check(rdr);
+    buf reason = BUF_INIT, out = BUF_INIT;
+    int code = EXIT_OK;
+    bool oom = !copy_binary_header(&out);
+    while (!oom) {
+        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
+            buf_printf(err, "%s: interrupted", path);
+            code = EXIT_INTERRUPTED;
+            break;
+        }
+        raw_record rec;
+        read_result rr = reader_next(rdr, &rec);
+        if (rr == READ_EOF) {
+            oom = !copy_binary_trailer(&out);
+            if (!oom && !db_copy_send(x->tool.d, out.data, out.len))
+                *copy_lost = true;
+            break;
+        }
+        if (rr == READ_FAILED) {
+            buf_append_str(err, reader_error(rdr));
+            code = EXIT_INPUT;
+            break;
+        }
+        c->rows_read++;
+        if (rec.skipped) {
+            c->rows_skipped++;
+            continue;
+        }
+        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, err);
+        if (code != EXIT_OK)
+            break;
+        if (out.len >= COPY_FLUSH_BYTES) {
+            if (!db_copy_send(x->tool.d, out.data, out.len)) {
+                *copy_lost = true;
+                break;
+            }
+            buf_clear(&out);
+        }
+    }
+    if (oom) {
+        buf_clear(err);
+        buf_printf(err, "%s: out of memory", path);
+        code = EXIT_INPUT;
+    }
+    buf_free(&reason);
+    buf_free(&out);
+    return code;
+}
+
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
@@ -257,95 +337,30 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     fr->path = path;
     fr->format = cfg->profile ? cfg->profile->name : format_name(fmt);
     fr->status = FILE_FAILED;
-    buf err = BUF_INIT, reason = BUF_INIT, out = BUF_INIT;
-    int code = EXIT_OK;
+    buf err = BUF_INIT;
     source *src = NULL;
     reader *rdr = NULL;
-    bool copying = false;
     double started = now_seconds();
-    if (fmt == FORMAT_AUTO && !cfg->profile) {
-        format_unknown(&err, path);
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, &err)) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    src = source_open(path, &err);
-    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
-    for (int c = 0; c < COL_COUNT; c++)
-        ropt.preset[c] = cfg->presets.value[c] != NULL;
-    if (src)
-        rdr = reader_open(src, path, &ropt, &err);
-    if (!rdr) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    bool check_utf8 = reader_records_need_utf8_check(rdr);
-    if (!db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
+    int code = open_statement(cfg, i, fmt, fr, &src, &rdr, &err);
+    bool copy_lost = false;
+    if (code == EXIT_OK && !db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
         code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
         x->failed_logged = true;
-        goto out;
-    }
-    copying = true;
-    if (!copy_binary_header(&out))
-        goto oom;
-    load_counts *c = &fr->counts;
-    for (;;) {
-        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
-            buf_printf(&err, "%s: interrupted", path);
-            code = EXIT_INTERRUPTED;
-            goto out;
-        }
-        raw_record rec;
-        read_result rr = reader_next(rdr, &rec);
-        if (rr == READ_EOF)
-            break;
-        if (rr == READ_FAILED) {
-            buf_append_str(&err, reader_error(rdr));
+    } else if (code == EXIT_OK) {
+        code = send_records(x, i, rdr, rj, &fr->counts, &err, &copy_lost);
+        if (code != EXIT_OK && !copy_lost)
+            db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
+        else if (!copy_lost && !db_copy_end(x->tool.d, NULL))
+            copy_lost = true;
+        if (copy_lost) {
+            code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
+            x->failed_logged = true;
+        } else if (code == EXIT_OK && !rejects_sync(rj, &err)) {
             code = EXIT_INPUT;
-            goto out;
-        }
-        c->rows_read++;
-        if (rec.skipped) {
-            c->rows_skipped++;
-            continue;
-        }
-        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, &err);
-        if (code != EXIT_OK)
-            goto out;
-        if (out.len >= COPY_FLUSH_BYTES) {
-            if (!db_copy_send(x->tool.d, out.data, out.len))
-                goto db_failed;
-            buf_clear(&out);
         }
     }
-    if (!copy_binary_trailer(&out))
-        goto oom;
-    if (!db_copy_send(x->tool.d, out.data, out.len))
-        goto db_failed;
-    copying = false;
-    if (!db_copy_end(x->tool.d, NULL))
-        goto db_failed;
-    if (!rejects_sync(rj, &err)) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    fr->status = FILE_OK;
-    goto out;
-oom:
-    buf_clear(&err);
-    buf_printf(&err, "%s: out of memory", path);
-    code = EXIT_INPUT;
-    goto out;
-db_failed:
-    copying = false;
-    code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-    x->failed_logged = true;
-out:
-    if (copying)
-        db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
+    if (code == EXIT_OK)
+        fr->status = FILE_OK;
     if (err.len) {
         log_error("%s", buf_cstr(&err));
         file_report_set_error(fr, buf_cstr(&err));
@@ -353,8 +368,6 @@ out:
     reader_close(&rdr);
     source_close(&src);
     buf_free(&err);
-    buf_free(&reason);
-    buf_free(&out);
     fr->elapsed_s = now_seconds() - started;
     return code;
 }

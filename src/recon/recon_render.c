@@ -382,12 +382,12 @@ static bool side_html(buf *out, const recon_side *s)
     return ok && buf_append_str(out, "</td>");
 }
 
-
-bool recon_html_section(const recon_result *r, buf *out)
+/* The verdict line and the table of days: tenant, channel, day, verdict,
+ * both sides' totals, matched, unverified, pending, the categories. */
+static bool html_days(const recon_result *r, buf *out)
 {
     bool bad = recon_has_discrepancies(r);
-    bool ok = buf_printf(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n"
-                              "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
+    bool ok = buf_printf(out, "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
                          bad ? "bad" : "good", verdict_of(r));
     if (r->compared) {
         ok = ok && buf_append_str(out, ", period ") && esc(out, r->from) &&
@@ -421,58 +421,79 @@ bool recon_html_section(const recon_result *r, buf *out)
                      esc(out, d->cat_amount[c]) && buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
-    ok = ok && buf_append_str(out, "</table>\n");
-    for (int c = 0; ok && c < CAT_COUNT; c++) {
-        if (!r->cat_count[c])
+    return ok && buf_append_str(out, "</table>\n");
+}
+
+/* One example line of a category's table. */
+static bool html_line(const recon_line *l, buf *out)
+{
+    bool ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
+              esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->day) && buf_append_str(out, "</td><td>");
+    const recon_facts *f[2] = {&l->statement, &l->table};
+    for (int k = 0; ok && k < 2; k++) {
+        if (f[k]->present)
+            ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
+                 esc(out, f[k]->amount) && buf_printf(out, ", status %d", f[k]->status);
+        else
+            ok = buf_append_str(out, "&#8212;");
+        ok = ok && buf_append_str(out, "</td><td>");
+    }
+    return ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");
+}
+
+/* Category c's count and its examples, pointing at the file for the rest. */
+static bool html_category(const recon_result *r, recon_category c, buf *out)
+{
+    bool ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
+                              "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
+                              "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
+                         recon_category_name(c), (unsigned long long)r->cat_count[c],
+                         recon_category_name(c));
+    size_t shown = 0;
+    for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
+        if (r->lines[i].category != c)
             continue;
-        ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
-                             "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
-                             "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
-                        recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c],
-                        recon_category_name((recon_category)c));
-        size_t shown = 0;
-        for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
-            const recon_line *l = &r->lines[i];
-            if (l->category != (recon_category)c)
-                continue;
-            shown++;
-            ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
-                 esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->day) && buf_append_str(out, "</td><td>");
-            const recon_facts *f[2] = {&l->statement, &l->table};
-            for (int k = 0; ok && k < 2; k++) {
-                if (f[k]->present)
-                    ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
-                         esc(out, f[k]->amount) && buf_printf(out, ", status %d", f[k]->status);
-                else
-                    ok = buf_append_str(out, "&#8212;");
-                ok = ok && buf_append_str(out, "</td><td>");
-            }
-            ok = ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");
-        }
-        ok = ok && buf_append_str(out, "</table>\n");
-        if (ok && r->cat_count[c] > shown)
-            ok = buf_printf(out, "<p class=\"note\">%llu more in the discrepancies file.</p>\n",
-                            (unsigned long long)(r->cat_count[c] - shown));
+        shown++;
+        ok = html_line(&r->lines[i], out);
     }
-    if (ok && r->n_carried) {
-        ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
-                             "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
-                             "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
-                        r->n_carried);
-        for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
-            const recon_carried *cv = &r->carried[i];
-            ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
-                 buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
-                 esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
-                 esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
-                 esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
-                 esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
-        }
-        ok = ok && buf_append_str(out, "</table>\n");
+    ok = ok && buf_append_str(out, "</table>\n");
+    if (ok && r->cat_count[c] > shown)
+        ok = buf_printf(out, "<p class=\"note\">%llu more in the discrepancies file.</p>\n",
+                        (unsigned long long)(r->cat_count[c] - shown));
+    return ok;
+}
+
+/* Open discrepancies of earlier days, the first 20. */
+static bool html_carried(const recon_result *r, buf *out)
+{
+    bool ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
+                              "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
+                              "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
+                         r->n_carried);
+    for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
+        const recon_carried *cv = &r->carried[i];
+        ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
+             buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
+             esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
+             esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
     }
+    return ok && buf_append_str(out, "</table>\n");
+}
+
+bool recon_html_section(const recon_result *r, buf *out)
+{
+    bool ok = buf_append_str(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n") &&
+              html_days(r, out);
+    for (int c = 0; ok && c < CAT_COUNT; c++)
+        if (r->cat_count[c])
+            ok = html_category(r, (recon_category)c, out);
+    if (ok && r->n_carried)
+        ok = html_carried(r, out);
     return ok && buf_append_str(out, "</section>\n");
 }
 
