@@ -592,6 +592,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     if (!exec(x, "reconcile: the statement's facts", SQL_RECON_STATEMENT, 0, NULL) ||
         !exec(x, "reconcile: the statement's keys", SQL_RECON_KEYS, 0, NULL) ||
+        !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
         !gather_dedup(x, rep))
         return false;
     if (!x->cfg->period) {
@@ -616,11 +617,15 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
         !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
               rows) ||
+        !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
               period) ||
+        !exec(x, "reconcile: analyzing the comparison", SQL_RECON_ANALYZE_CMP, 0, NULL) ||
         !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
-        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL))
+        !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
+        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
+        !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
         return false;
     res->compared = true;
     return gather_days(x, res);
