@@ -12,9 +12,11 @@
  */
 #include "recon/recon.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "db/recon_sql.h"
@@ -803,39 +805,101 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
 
 /* ---- the command ------------------------------------------------------ */
 
+/* The rows a changes file (output/changes.h: the merge's own account of
+ * what it wrote) says were inserted: the first RECON_REPAIR_LISTED, by
+ * key, into res->repaired_keys.  Memory stays at one line and the list.
+ * False, logged, when the file cannot be read or memory runs out. */
+static bool gather_repaired(const char *path, recon_result *res)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        log_error("--repair: cannot read the list of inserted rows (%s): %s", path,
+                  strerror(errno));
+        return false;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    bool oom = false;
+    res->repaired_keys = calloc(RECON_REPAIR_LISTED, sizeof *res->repaired_keys);
+    oom = !res->repaired_keys;
+    while (!oom && res->n_repaired_keys < RECON_REPAIR_LISTED && getline(&text, &cap, fp) > 0) {
+        json_t *o = json_loads(text, 0, NULL);
+        const char *action = json_string_value(json_object_get(o, "action"));
+        if (action && strcmp(action, "inserted") == 0) {
+            recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
+            k->tenant_id = (int64_t)json_integer_value(json_object_get(o, "tenant_id"));
+            k->channel = dup_or_null(json_string_value(json_object_get(o, "channel")), &oom);
+            k->out_trade_no =
+                dup_or_null(json_string_value(json_object_get(o, "out_trade_no")), &oom);
+            k->callback_type =
+                dup_or_null(json_string_value(json_object_get(o, "callback_type")), &oom);
+            k->file = dup_or_null(json_string_value(json_object_get(o, "file")), &oom);
+            k->line = (int64_t)json_integer_value(json_object_get(o, "line"));
+        }
+        json_decref(o);
+    }
+    bool read_failed = ferror(fp) != 0;
+    free(text);
+    fclose(fp);
+    if (oom)
+        log_error("--repair: out of memory listing the inserted rows");
+    else if (read_failed)
+        log_error("--repair: cannot read the list of inserted rows (%s)", path);
+    return !oom && !read_failed;
+}
+
 /* --repair: the import pipeline over the same files, after the comparison
  * committed: missing inserts only keys the table lacks (the merge's
- * --on-conflict nothing: no existing row changes); merge is import. */
-static int repair(const config *cfg, run_report *rep)
+ * --on-conflict nothing: no existing row changes); merge is import.  For
+ * missing, the pipeline's --changes file, private and removed afterwards,
+ * says which rows it inserted (res->repaired_keys). */
+static int repair(const config *cfg, run_report *rep, recon_result *res)
 {
     config c = *cfg;
     c.cmd = CMD_IMPORT;
-    if (cfg->repair == REPAIR_MISSING)
+    char listed[4096] = "";
+    if (cfg->repair == REPAIR_MISSING) {
         c.conflict = CONFLICT_NOTHING;
+        const char *dir = getenv("TMPDIR");
+        snprintf(listed, sizeof listed, "%s/idemload-repaired-XXXXXX", dir && *dir ? dir : "/tmp");
+        int fd = mkstemp(listed);
+        if (fd < 0) {
+            log_error("--repair missing: cannot create the list of inserted rows in %s: %s",
+                      dir && *dir ? dir : "/tmp", strerror(errno));
+            return EXIT_INPUT;
+        }
+        close(fd);
+        c.changes_path = listed;
+    }
     c.force = true;   /* a file the ledger holds is repaired all the same */
     int code = EXIT_OK;
     loader *ld = loader_open(&c, &code);
-    if (!ld)
-        return code;
     run_report r2;
-    if (!run_report_init(&r2, cfg->n_files)) {
+    if (ld && !run_report_init(&r2, cfg->n_files)) {
         loader_close(&ld);
         log_error("out of memory");
-        return EXIT_INPUT;
+        code = EXIT_INPUT;
     }
-    code = pipeline_run(&c, ld, &r2);
-    loader_close(&ld);
-    for (size_t i = 0; i < cfg->n_files; i++) {
-        load_counts *to = &rep->files[i].counts;
-        const load_counts *from = &r2.files[i].counts;
-        to->inserted = from->inserted;
-        to->updated = from->updated;
-        to->unchanged = from->unchanged;
-        to->stale = from->stale;
-        to->existing = from->existing;
-        to->chunks = from->chunks;
+    if (ld) {
+        code = pipeline_run(&c, ld, &r2);
+        loader_close(&ld);
+        for (size_t i = 0; i < cfg->n_files; i++) {
+            load_counts *to = &rep->files[i].counts;
+            const load_counts *from = &r2.files[i].counts;
+            to->inserted = from->inserted;
+            to->updated = from->updated;
+            to->unchanged = from->unchanged;
+            to->stale = from->stale;
+            to->existing = from->existing;
+            to->chunks = from->chunks;
+            res->repaired += from->inserted;
+        }
+        run_report_free(&r2);
+        if (listed[0] && !gather_repaired(listed, res))
+            code = exit_worst(code, EXIT_INPUT);
     }
-    run_report_free(&r2);
+    if (listed[0])
+        unlink(listed);
     return code;
 }
 
@@ -978,13 +1042,8 @@ int recon_run(const config *cfg)
             code = exit_worst(code, EXIT_REJECTS);
     bool found = res.compared && recon_has_discrepancies(&res);
     if (code == EXIT_OK || code == EXIT_REJECTS) {
-        if (cfg->repair != REPAIR_NONE && res.compared) {
-            uint64_t before = 0;
-            code = exit_worst(code, repair(cfg, &rep));
-            for (size_t i = 0; i < cfg->n_files; i++)
-                before += rep.files[i].counts.inserted;
-            res.repaired = before;
-        }
+        if (cfg->repair != REPAIR_NONE && res.compared)
+            code = exit_worst(code, repair(cfg, &rep, &res));
     }
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);

@@ -251,6 +251,27 @@ static json_t *carried_json(const recon_carried *c)
     return o;
 }
 
+/* --repair missing: "repaired_keys", the rows it inserted (the first
+ * RECON_REPAIR_LISTED), and "repaired_keys_omitted", how many more. */
+static void repaired_json(const recon_result *r, json_t *o)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < r->n_repaired_keys; i++) {
+        const recon_key *k = &r->repaired_keys[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "tenant_id", json_integer(k->tenant_id));
+        json_object_set_new(e, "channel", str_or_null(k->channel));
+        json_object_set_new(e, "out_trade_no", str_or_null(k->out_trade_no));
+        json_object_set_new(e, "callback_type", str_or_null(k->callback_type));
+        json_object_set_new(e, "file", str_or_null(k->file));
+        json_object_set_new(e, "line", k->file ? json_integer(k->line) : json_null());
+        json_array_append_new(keys, e);
+    }
+    json_object_set_new(o, "repaired_keys", keys);
+    uint64_t omitted = r->repaired > r->n_repaired_keys ? r->repaired - r->n_repaired_keys : 0;
+    json_object_set_new(o, "repaired_keys_omitted", json_integer((json_int_t)omitted));
+}
+
 json_t *recon_json(const recon_result *r)
 {
     json_t *o = json_object();
@@ -288,6 +309,8 @@ json_t *recon_json(const recon_result *r)
                                                                 : "none"));
     if (r->repair != REPAIR_NONE)
         json_object_set_new(o, "repaired", json_integer((json_int_t)r->repaired));
+    if (r->repair == REPAIR_MISSING)
+        repaired_json(r, o);
     return o;
 }
 
@@ -306,6 +329,30 @@ static void print_side(FILE *fp, const char *label, const recon_side *s)
     }
     if (s->n_amounts)
         fputc(')', fp);
+}
+
+#define SUMMARY_MAX_KEYS 5
+
+/* The first keys --repair missing inserted, on one line (the data's text,
+ * escaped); the report lists up to RECON_REPAIR_LISTED. */
+static void print_repaired(const recon_result *r, FILE *fp)
+{
+    if (!r->n_repaired_keys)
+        return;
+    fputs("  inserted:", fp);
+    for (size_t i = 0; i < r->n_repaired_keys && i < SUMMARY_MAX_KEYS; i++) {
+        const recon_key *k = &r->repaired_keys[i];
+        fprintf(fp, "%s tenant %lld ", i ? "," : "", (long long)k->tenant_id);
+        text_fput_term(fp, k->channel ? k->channel : "");
+        fputc(' ', fp);
+        text_fput_term(fp, k->out_trade_no ? k->out_trade_no : "");
+        fputc(' ', fp);
+        text_fput_term(fp, k->callback_type ? k->callback_type : "");
+    }
+    if (r->repaired > SUMMARY_MAX_KEYS)
+        fprintf(fp, " ... (%llu in all; the report's repaired_keys lists the first %d)",
+                (unsigned long long)r->repaired, RECON_REPAIR_LISTED);
+    fputc('\n', fp);
 }
 
 void recon_print_summary(const recon_result *r, FILE *fp)
@@ -363,6 +410,8 @@ void recon_print_summary(const recon_result *r, FILE *fp)
     if (r->repair != REPAIR_NONE)
         fprintf(fp, "  repair %s: %llu rows inserted\n",
                 r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);
+    if (r->repair == REPAIR_MISSING)
+        print_repaired(r, fp);
 }
 
 /* ---- the page --------------------------------------------------------- */

@@ -93,6 +93,14 @@ void recon_result_free(recon_result *r)
         free(c->first_seen);
     }
     free(r->carried);
+    for (size_t i = 0; i < r->n_repaired_keys; i++) {
+        recon_key *k = &r->repaired_keys[i];
+        free(k->channel);
+        free(k->out_trade_no);
+        free(k->callback_type);
+        free(k->file);
+    }
+    free(r->repaired_keys);
     free(r->zone);
     memset(r, 0, sizeof *r);
 }

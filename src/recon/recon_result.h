@@ -89,6 +89,20 @@ typedef struct recon_carried {
     char *first_seen;
 } recon_carried;
 
+/* A row --repair inserted: its key, and where the statement lists it. */
+typedef struct recon_key {
+    int64_t tenant_id;
+    char *channel, *out_trade_no, *callback_type;
+    char *file;             /* NULL: not stated */
+    int64_t line;
+} recon_key;
+
+/* Inserted rows a recon_result lists by key (the report's
+ * "repaired_keys"); beyond them only the count, "repaired" (a repair of a
+ * million missing rows lists the first thousand, not a megabyte of keys
+ * per thousand rows in the report). */
+#define RECON_REPAIR_LISTED 1000
+
 /* Lines of each category a recon_result keeps as examples (the page's);
  * every line goes to the discrepancies file as it is fetched. */
 #define RECON_EXAMPLES 10
@@ -112,7 +126,10 @@ typedef struct recon_result {
     size_t n_carried;
     uint64_t appeared, resolved;
     repair_mode repair;
-    uint64_t repaired;          /* --repair missing: rows inserted */
+    uint64_t repaired;          /* --repair: rows inserted */
+    recon_key *repaired_keys;   /* --repair missing: the first RECON_REPAIR_LISTED
+                                   inserted, in the files' order */
+    size_t n_repaired_keys;
 } recon_result;
 
 /* Any discrepancy in this run's days? (Carried-over items do not count.) */
