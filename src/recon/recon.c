@@ -474,6 +474,7 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
     f->currency = db_is_null(r, i, col + 2) ? NULL : dup_or_null(db_value(r, i, col + 2), oom);
     f->status = (int)db_int(r, i, col + 3);
     f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
+    f->fee = db_is_null(r, i, col + 5) ? NULL : dup_or_null(db_value(r, i, col + 5), oom);
 }
 
 /* Row i of a FETCH of the lines cursor as a line (copies). */

@@ -37,6 +37,7 @@ static json_t *facts_json(const recon_facts *f)
     json_t *o = json_object();
     json_object_set_new(o, "amount", str_or_null(f->amount));
     json_object_set_new(o, "currency", str_or_null(f->currency));
+    json_object_set_new(o, "fee", str_or_null(f->fee));
     json_object_set_new(o, "status", json_integer(f->status));
     json_object_set_new(o, "time", str_or_null(f->time));
     return o;
@@ -78,9 +79,9 @@ static bool csv_field(buf *out, const char *s, bool first)
 static const char *const csv_columns[] = {
     "category",          "tenant_id",       "channel",           "out_trade_no",
     "callback_type",     "day",             "statement_amount",  "statement_currency",
-    "statement_status",  "statement_time",  "table_amount",      "table_currency",
-    "table_status",      "table_time",      "difference",        "file",
-    "line",              "first_seen",
+    "statement_fee",     "statement_status", "statement_time",   "table_amount",
+    "table_currency",    "table_fee",       "table_status",      "table_time",
+    "difference",        "file",            "line",              "first_seen",
 };
 
 static bool csv_line(buf *out, const recon_line *l)
@@ -94,9 +95,11 @@ static bool csv_line(buf *out, const recon_line *l)
     const char *v[] = {recon_category_name(l->category), tenant, l->channel, l->out_trade_no,
                        l->callback_type, l->day,
                        s->present ? s->amount : NULL, s->present ? s->currency : NULL,
-                       s->present ? sst : NULL, s->present ? s->time : NULL,
+                       s->present ? s->fee : NULL, s->present ? sst : NULL,
+                       s->present ? s->time : NULL,
                        t->present ? t->amount : NULL, t->present ? t->currency : NULL,
-                       t->present ? tst : NULL, t->present ? t->time : NULL,
+                       t->present ? t->fee : NULL, t->present ? tst : NULL,
+                       t->present ? t->time : NULL,
                        l->difference, l->file, l->file ? line : NULL, l->first_seen};
     bool ok = true;
     for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
@@ -485,7 +488,9 @@ static bool html_line(const recon_line *l, buf *out)
     for (int k = 0; ok && k < 2; k++) {
         if (f[k]->present)
             ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
-                 esc(out, f[k]->amount) && buf_printf(out, ", status %d", f[k]->status);
+                 esc(out, f[k]->amount) &&
+                 (!f[k]->fee || (buf_append_str(out, ", fee ") && esc(out, f[k]->fee))) &&
+                 buf_printf(out, ", status %d", f[k]->status);
         else
             ok = buf_append_str(out, "&#8212;");
         ok = ok && buf_append_str(out, "</td><td>");

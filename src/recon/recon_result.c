@@ -54,6 +54,7 @@ static void facts_text_free(recon_facts *f)
 {
     free(f->amount);
     free(f->currency);
+    free(f->fee);
     free(f->time);
 }
 

@@ -56,10 +56,12 @@ typedef struct recon_day {
     char *cat_amount[CAT_COUNT];    /* sum of differences; NULL: none */
 } recon_day;
 
-/* One side's facts on a line (present false: the side has no row). */
+/* One side's facts on a line (present false: the side has no row).  fee
+ * is shown because a fee that differs is an amount_mismatch too (SPEC's
+ * categories have no fee of their own): the line says which differed. */
 typedef struct recon_facts {
     bool present;
-    char *amount, *currency, *time;
+    char *amount, *currency, *fee, *time;   /* fee NULL: none declared or held */
     int status;
 } recon_facts;
 
