@@ -18,9 +18,14 @@
 /* Money as text -> an exact numeric in the major unit: everything but
  * digits, the point and a sign dropped (so "¥1,234.50" and "\"0.59000\""
  * read as 1234.50 and 0.59000), minor units scaled by the currency's ISO
- * 4217 exponent (2 when unknown), the magnitude when asked; NULL when no
- * number remains.  Rendering: in the currency's exponent when exact at
- * it, else every digit (never rounded).  A time fact: text with an offset
+ * 4217 exponent e (the caller joins idemload_recon_ccy: 2 when unknown),
+ * the magnitude when asked; NULL when no number remains.  Rendering: in
+ * the currency's exponent when exact at it, else every digit (never
+ * rounded); idemload_render, a plain expression the planner inlines, for
+ * the per-line columns, idemload_money_text (which looks the exponent up)
+ * for the few aggregate rows.  Per-row work stays in PL/pgSQL's simple
+ * expressions or inlined SQL: an SQL function with a sub-select runs an
+ * executor per call.  A time fact: text with an offset
  * as it says, without one in the statement's zone; NULL when not a time. */
 const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
@@ -38,19 +43,24 @@ const char SQL_RECON_SETUP[] =
     "  currency_path text[], currency_const text,"
     "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
     "  time_path text[]);"
-    "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, ccy text)"
-    " RETURNS numeric LANGUAGE sql STABLE AS $f$"
-    " SELECT CASE WHEN c ~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN"
-    "   (CASE WHEN magnitude THEN abs(c::numeric) ELSE c::numeric END)"
-    "   * CASE WHEN minor THEN power(10::numeric, -coalesce("
-    "       (SELECT x.exponent FROM idemload_recon_ccy x WHERE x.code = ccy), 2)) ELSE 1 END"
-    " END FROM (SELECT regexp_replace(t, '[^0-9.+-]', '', 'g') AS c) v $f$;"
+    "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, e integer)"
+    " RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $f$"
+    " DECLARE c text; v numeric;"
+    " BEGIN"
+    "  c := regexp_replace(t, '[^0-9.+-]', '', 'g');"
+    "  IF c IS NULL OR c !~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN RETURN NULL; END IF;"
+    "  v := c::numeric;"
+    "  IF magnitude THEN v := abs(v); END IF;"
+    "  IF minor THEN v := v * power(10::numeric, -e); END IF;"
+    "  RETURN v;"
+    " END $f$;"
+    "CREATE FUNCTION pg_temp.idemload_render(x numeric, e integer)"
+    " RETURNS text LANGUAGE sql IMMUTABLE AS $f$"
+    " SELECT CASE WHEN x = round(x, e) THEN round(x, e)::text ELSE trim_scale(x)::text END $f$;"
     "CREATE FUNCTION pg_temp.idemload_money_text(x numeric, ccy text)"
     " RETURNS text LANGUAGE sql STABLE AS $f$"
-    " SELECT CASE WHEN x IS NULL THEN NULL WHEN x = round(x, e) THEN round(x, e)::text"
-    "   ELSE trim_scale(x)::text END"
-    " FROM (SELECT coalesce((SELECT x.exponent FROM idemload_recon_ccy x WHERE x.code = ccy),"
-    "   2) AS e) v $f$;"
+    " SELECT pg_temp.idemload_render(x, coalesce("
+    "   (SELECT c.exponent FROM idemload_recon_ccy c WHERE c.code = ccy), 2)) $f$;"
     "CREATE FUNCTION pg_temp.idemload_time(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE"
     " AS $f$ BEGIN"
     "  IF t IS NULL OR t !~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' THEN RETURN NULL; END IF;"
@@ -66,11 +76,15 @@ const char SQL_RECON_SETUP[] =
  * transaction.  On a Citus target the session's temporary tables (the
  * statement) are sent to the workers and joined there, shard by shard,
  * rather than the distributed table pulled here (on one server the
- * setting is an inert placeholder). */
+ * setting is an inert placeholder).  No JIT: every statement here runs
+ * once over freshly built temporary tables, and compiling their
+ * expressions (the money functions make them look expensive) cost more
+ * than it saved, seconds per statement (EXPLAIN ANALYZE's "JIT: Timing"). */
 const char SQL_RECON_SETTINGS[] =
     "SELECT set_config('idemload.recon_zone', $1, true),"
     "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
-    "       set_config('citus.local_table_join_policy', 'prefer-local', true)";
+    "       set_config('citus.local_table_join_policy', 'prefer-local', true),"
+    "       set_config('jit', 'off', true)";
 
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =
@@ -94,12 +108,16 @@ const char SQL_RECON_COPY[] =
  * $1, $2: the period, $3 the zone.  The table's active rows the comparison
  * needs, as they are: those of the statement's keys (whatever their time),
  * then those of the statement's (tenant, channel) pairs that the statement
- * does not list and that arrived within 31 days of the period (a row
- * counts by its time fact, which can precede or follow its arrival; the
- * window keeps the read to the period's neighbourhood).  Only joins on
- * the business key, whose first column is tenant_id, and plain columns: on
- * a Citus target this runs on the workers, shard by shard, and the facts
- * are computed here afterwards (SQL_RECON_TABLE_VIEW).
+ * does not list and whose time may fall in the period.  A row counts by
+ * its time: received_at, unless --facts names a time fact for the channel.
+ * Without one, the rows read are exactly those that arrived in the
+ * period; with one (the channel's own time, which can precede or follow
+ * the arrival), those that arrived within 31 days of it, a window that
+ * keeps the read near the period (README: a row whose time fact is in the
+ * period but which arrived more than 31 days away from it is not seen).
+ * Only joins on the business key, whose first column is tenant_id, and
+ * plain columns: on a Citus target this runs on the workers, shard by
+ * shard, and the facts are computed here afterwards (SQL_RECON_TABLE_VIEW).
  */
 const char SQL_RECON_TABLE_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_traw AS "
@@ -118,8 +136,10 @@ const char SQL_RECON_TABLE_ROWS[] =
     "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
     " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
     "WHERE {active} AND k.tenant_id IS NULL"
-    "  AND t.received_at >= ($1::date - 31)::timestamp AT TIME ZONE $3"
-    "  AND t.received_at < ($2::date + 32)::timestamp AT TIME ZONE $3";
+    "  AND t.received_at >= ($1::date - CASE WHEN p.timed THEN 31 ELSE 0 END)::timestamp"
+    "                       AT TIME ZONE $3"
+    "  AND t.received_at < ($2::date + CASE WHEN p.timed THEN 32 ELSE 1 END)::timestamp"
+    "                      AT TIME ZONE $3";
 
 /* The table's rows with their facts, the most specific level of --facts
  * first (channel and kind, channel, default). */
@@ -128,10 +148,12 @@ const char SQL_RECON_TABLE_VIEW[] =
     "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
     "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
     "       pg_temp.idemload_money(coalesce(f.amount_const, t.payload #>> f.amount_path),"
-    "                              f.amount_minor, f.amount_abs, c.currency) AS amount,"
+    "                              f.amount_minor, f.amount_abs, coalesce(x.exponent, 2)) AS amount,"
     "       pg_temp.idemload_money(coalesce(f.fee_const, t.payload #>> f.fee_path),"
-    "                              f.fee_minor, f.fee_abs, c.currency) AS fee,"
-    "       coalesce(pg_temp.idemload_time(t.payload #>> f.time_path), t.received_at) AS time "
+    "                              f.fee_minor, f.fee_abs, coalesce(x.exponent, 2)) AS fee,"
+    "       coalesce(CASE WHEN f.time_path IS NOT NULL"
+    "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
+    "                t.received_at) AS time "
     "FROM idemload_recon_traw t "
     "CROSS JOIN LATERAL (SELECT tf.*,"
     "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
@@ -142,7 +164,8 @@ const char SQL_RECON_TABLE_VIEW[] =
     "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
     "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
     "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
-    "     t.payload #>> f.currency_path)), '')) AS currency) c";
+    "     t.payload #>> f.currency_path)), '')) AS currency) c "
+    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
 
 /* The statement's rows with their facts and their day in the zone. */
 const char SQL_RECON_STATEMENT[] =
@@ -153,9 +176,9 @@ const char SQL_RECON_STATEMENT[] =
     "       coalesce(f.a_decl, false) AS a_decl, coalesce(f.c_decl, false) AS c_decl,"
     "       coalesce(f.f_decl, false) AS f_decl, c.currency,"
     "       pg_temp.idemload_money(coalesce(f.amount_const, r.payload #>> f.amount_path),"
-    "                              f.amount_minor, f.amount_abs, c.currency) AS amount,"
+    "                              f.amount_minor, f.amount_abs, coalesce(x.exponent, 2)) AS amount,"
     "       pg_temp.idemload_money(coalesce(f.fee_const, r.payload #>> f.fee_path),"
-    "                              f.fee_minor, f.fee_abs, c.currency) AS fee "
+    "                              f.fee_minor, f.fee_abs, coalesce(x.exponent, 2)) AS fee "
     "FROM idemload_recon_raw r "
     "LEFT JOIN LATERAL (SELECT sf.*,"
     "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl,"
@@ -165,7 +188,8 @@ const char SQL_RECON_STATEMENT[] =
     "  WHERE sf.kind IS NULL OR sf.kind = split_part(r.callback_type, ':', 1)"
     "  ORDER BY sf.kind IS NULL LIMIT 1) f ON true "
     "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
-    "     r.payload #>> f.currency_path)), '')) AS currency) c";
+    "     r.payload #>> f.currency_path)), '')) AS currency) c "
+    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
 
 /* One row per key: the version import's deduplication would keep (the
  * latest received_at, then the later file and line), how many rows list
@@ -199,10 +223,15 @@ const char SQL_RECON_OUTSIDE[] =
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
  * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
+/* The pairs, and whether --facts names a time fact for the channel (at
+ * any level that applies to it: then its rows' time is not received_at). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
-    " SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
-    "  WHERE day BETWEEN $1::date AND $2::date";
+    " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
+    "          WHERE (f.channel IS NULL OR f.channel = k.channel) AND f.time_path IS NOT NULL)"
+    "        AS timed"
+    " FROM (SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
+    "        WHERE day BETWEEN $1::date AND $2::date) k";
 const char SQL_RECON_COMPARE[] =
     "CREATE TEMP TABLE idemload_recon_cmp AS "
     "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day,"
@@ -276,17 +305,20 @@ const char SQL_RECON_LINES[] =
     "CREATE TEMP TABLE idemload_recon_lines AS "
     "SELECT CASE WHEN o.outcome = 'pending' THEN 'pending' ELSE cat END AS category,"
     "       o.tenant_id, o.channel, o.out_trade_no, o.callback_type, o.day,"
-    "       o.s_present, pg_temp.idemload_money_text(o.s_amount, o.s_currency) AS s_amount,"
+    "       o.s_present, pg_temp.idemload_render(o.s_amount, coalesce(xs.exponent, 2)) AS s_amount,"
     "       o.s_currency, o.s_status, pg_temp.idemload_ts_text(o.s_time) AS s_time,"
-    "       pg_temp.idemload_money_text(o.s_fee, o.s_currency) AS s_fee,"
-    "       o.t_present, pg_temp.idemload_money_text(o.t_amount, o.t_currency) AS t_amount,"
+    "       pg_temp.idemload_render(o.s_fee, coalesce(xs.exponent, 2)) AS s_fee,"
+    "       o.t_present, pg_temp.idemload_render(o.t_amount, coalesce(xt.exponent, 2)) AS t_amount,"
     "       o.t_currency, o.t_status, pg_temp.idemload_ts_text(o.t_time) AS t_time,"
-    "       pg_temp.idemload_money_text(o.t_fee, o.t_currency) AS t_fee,"
+    "       pg_temp.idemload_render(o.t_fee, coalesce(xt.exponent, 2)) AS t_fee,"
     "       o.difference AS diff,"
-    "       pg_temp.idemload_money_text(o.difference, coalesce(o.s_currency, o.t_currency))"
+    "       pg_temp.idemload_render(o.difference,"
+    "         coalesce(CASE WHEN o.s_currency IS NOT NULL THEN xs.exponent ELSE xt.exponent END, 2))"
     "         AS difference,"
     "       o.file_no, o.line "
     "FROM idemload_recon_out o"
+    " LEFT JOIN idemload_recon_ccy xs ON xs.code = o.s_currency"
+    " LEFT JOIN idemload_recon_ccy xt ON xt.code = o.t_currency"
     " CROSS JOIN LATERAL unnest(CASE WHEN o.outcome = 'pending' THEN ARRAY['pending']"
     "                                ELSE o.categories END) cat "
     "WHERE o.outcome IN ('discrepancy', 'pending') "
@@ -321,8 +353,8 @@ const char SQL_RECON_LINE_CURSOR_REG[] =
     "FROM idemload_recon_lines l LEFT JOIN {item} i ON i.state <> 'resolved'"
     "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
     "  AND l.day = i.day AND l.category = i.category"
-    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
-    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type" RECON_LINE_ORDER;
+    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
+    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, '')" RECON_LINE_ORDER;
 const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
 const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
 
@@ -356,6 +388,15 @@ const char SQL_RECON_DAY_CATEGORIES[] =
 
 const char SQL_RECON_MISSING_KEYS[] =
     "SELECT count(*) FROM idemload_recon_lines WHERE category = 'missing_in_table'";
+
+/* The temporary tables the next statements join, analyzed: autovacuum
+ * never sees a temporary table, and without statistics the planner
+ * guesses their sizes (a nested loop over a million rows). */
+const char SQL_RECON_ANALYZE_KEYS[] = "ANALYZE idemload_recon_s, idemload_recon_sk";
+const char SQL_RECON_ANALYZE_ROWS[] = "ANALYZE idemload_recon_pairs, idemload_recon_traw";
+const char SQL_RECON_ANALYZE_CMP[] = "ANALYZE idemload_recon_cmp";
+const char SQL_RECON_ANALYZE_OUT[] = "ANALYZE idemload_recon_out";
+const char SQL_RECON_ANALYZE_LINES[] = "ANALYZE idemload_recon_lines";
 
 /* ---- the register (beside the ledger, in the target's schema) -------- */
 
@@ -413,8 +454,8 @@ const char SQL_RECON_REG_SUPERSEDE[] =
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l"
     "      WHERE l.tenant_id = i.tenant_id AND l.channel = i.channel AND l.day = i.day"
     "        AND l.category = i.category"
-    "        AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
-    "        AND l.callback_type IS NOT DISTINCT FROM i.callback_type)";
+    "        AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
+    "        AND coalesce(l.callback_type, '') = coalesce(i.callback_type, ''))";
 
 /* $1 the run, $2 $3 the period.  Pending items of earlier days, of the
  * run's pairs, whose grace has passed: missing_in_statement, open. */
@@ -433,16 +474,16 @@ const char SQL_RECON_REG_UPSERT[] =
     "UPDATE {item} i SET last_seen = now(), last_run = $1,"
     "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
     "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
-    "         'currency', l.s_currency, 'status', l.s_status, 'time', l.s_time) END,"
+    "         'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
     "       table_side = CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount,"
-    "         'currency', l.t_currency, 'status', l.t_status, 'time', l.t_time) END,"
+    "         'currency', l.t_currency, 'fee', l.t_fee, 'status', l.t_status, 'time', l.t_time) END,"
     "       difference = l.difference,"
     "       file = ($2::jsonb) ->> (l.file_no - 1), line = l.line "
     "FROM idemload_recon_lines l "
     "WHERE i.state <> 'resolved' AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
     "  AND l.day = i.day AND l.category = i.category"
-    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
-    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type";
+    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
+    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, '')";
 
 /* $1 the run, $2 the files.  This run's lines the register does not hold
  * open: new items (the report lists them as appeared). */
@@ -452,16 +493,16 @@ const char SQL_RECON_REG_INSERT_NEW[] =
     "SELECT l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day, l.category,"
     "  CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
     "  CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
-    "    'currency', l.s_currency, 'status', l.s_status, 'time', l.s_time) END,"
+    "    'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
     "  CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount,"
-    "    'currency', l.t_currency, 'status', l.t_status, 'time', l.t_time) END,"
+    "    'currency', l.t_currency, 'fee', l.t_fee, 'status', l.t_status, 'time', l.t_time) END,"
     "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, now(), now(), $1, $1 "
     "FROM idemload_recon_lines l "
     "WHERE NOT EXISTS (SELECT 1 FROM {item} i WHERE i.state <> 'resolved'"
     "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
     "  AND l.day = i.day AND l.category = i.category"
-    "  AND l.out_trade_no IS NOT DISTINCT FROM i.out_trade_no"
-    "  AND l.callback_type IS NOT DISTINCT FROM i.callback_type)";
+    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
+    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, ''))";
 
 /* $1 the run, $2 the files ([{"path", "digest"}]), $3 the days (a JSON
  * array of {tenant_id, channel, day, verdict, statement, table_side,

@@ -12,9 +12,11 @@
  */
 #include "recon/recon.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "db/recon_sql.h"
@@ -32,6 +34,7 @@
 #include "pipeline/pipeline.h"
 #include "recon/facts.h"
 #include "recon/recon_render.h"
+#include "recon/recon_result.h"
 #include "rules/timezone.h"
 #include "rules/validate.h"
 #include "tools/tools_shared.h"
@@ -39,88 +42,6 @@
 #include "util/digest.h"
 #include "util/exitcodes.h"
 #include "util/signals.h"
-
-static const char *const category_names[CAT_COUNT] = {
-    "missing_in_table",  "missing_in_statement",   "amount_mismatch", "currency_mismatch",
-    "status_mismatch",   "duplicate_in_statement", "no_statement",
-};
-
-const char *recon_category_name(recon_category c)
-{
-    return c < CAT_COUNT ? category_names[c] : "";
-}
-
-recon_category recon_category_of(const char *s)
-{
-    for (int i = 0; i < CAT_COUNT; i++)
-        if (strcmp(category_names[i], s) == 0)
-            return (recon_category)i;
-    return CAT_COUNT;
-}
-
-bool recon_has_discrepancies(const recon_result *r)
-{
-    for (int i = 0; i < CAT_COUNT; i++)
-        if (r->cat_count[i] > 0)
-            return true;
-    return false;
-}
-
-static void side_free(recon_side *s)
-{
-    for (size_t i = 0; i < s->n_amounts; i++) {
-        free(s->amounts[i].currency);
-        free(s->amounts[i].amount);
-    }
-    free(s->amounts);
-}
-
-static void facts_text_free(recon_facts *f)
-{
-    free(f->amount);
-    free(f->currency);
-    free(f->time);
-}
-
-static void line_free(recon_line *l)
-{
-    free(l->channel);
-    free(l->out_trade_no);
-    free(l->callback_type);
-    facts_text_free(&l->statement);
-    facts_text_free(&l->table);
-    free(l->difference);
-    free(l->first_seen);
-    memset(l, 0, sizeof *l);
-}
-
-void recon_result_free(recon_result *r)
-{
-    for (size_t i = 0; i < r->n_days; i++) {
-        recon_day *d = &r->days[i];
-        free(d->channel);
-        side_free(&d->statement);
-        side_free(&d->table);
-        for (int c = 0; c < CAT_COUNT; c++)
-            free(d->cat_amount[c]);
-    }
-    free(r->days);
-    for (size_t i = 0; i < r->n_lines; i++)
-        line_free(&r->lines[i]);
-    free(r->lines);
-    for (size_t i = 0; i < r->n_carried; i++) {
-        recon_carried *c = &r->carried[i];
-        free(c->category);
-        free(c->channel);
-        free(c->out_trade_no);
-        free(c->callback_type);
-        free(c->difference);
-        free(c->first_seen);
-    }
-    free(r->carried);
-    free(r->zone);
-    memset(r, 0, sizeof *r);
-}
 
 /* ---- the session ------------------------------------------------------ */
 
@@ -327,6 +248,86 @@ static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool
     return EXIT_OK;
 }
 
+/* Opens file i: its digest (not for standard input), then the source and
+ * the reader.  EXIT_OK, or EXIT_USAGE / EXIT_INPUT with err set; *src and
+ * *rdr are the caller's to close in every case. */
+static int open_statement(const config *cfg, size_t i, input_format fmt, file_report *fr,
+                          source **src, reader **rdr, buf *err)
+{
+    const char *path = cfg->files[i];
+    if (fmt == FORMAT_AUTO && !cfg->profile) {
+        format_unknown(err, path);
+        return EXIT_USAGE;
+    }
+    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, err))
+        return EXIT_INPUT;
+    *src = source_open(path, err);
+    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    for (int c = 0; c < COL_COUNT; c++)
+        ropt.preset[c] = cfg->presets.value[c] != NULL;
+    if (*src)
+        *rdr = reader_open(*src, path, &ropt, err);
+    return *rdr ? EXIT_OK : EXIT_INPUT;
+}
+
+/* Sends file i's records, read from rdr, in the binary COPY the caller
+ * began: header, every valid row (in 1 MiB sends), trailer.  EXIT_OK when
+ * all is sent; otherwise the status with err set, and *copy_lost when the
+ * database failed (the COPY is over: the caller must not end it). */
+static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_counts *c,
+                        buf *err, bool *copy_lost)
+{
+    const config *cfg = x->cfg;
+    const char *path = cfg->files[i];
+    bool check_utf8 = reader_records_need_utf8_check(rdr);
+    buf reason = BUF_INIT, out = BUF_INIT;
+    int code = EXIT_OK;
+    bool oom = !copy_binary_header(&out);
+    while (!oom) {
+        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
+            buf_printf(err, "%s: interrupted", path);
+            code = EXIT_INTERRUPTED;
+            break;
+        }
+        raw_record rec;
+        read_result rr = reader_next(rdr, &rec);
+        if (rr == READ_EOF) {
+            oom = !copy_binary_trailer(&out);
+            if (!oom && !db_copy_send(x->tool.d, out.data, out.len))
+                *copy_lost = true;
+            break;
+        }
+        if (rr == READ_FAILED) {
+            buf_append_str(err, reader_error(rdr));
+            code = EXIT_INPUT;
+            break;
+        }
+        c->rows_read++;
+        if (rec.skipped) {
+            c->rows_skipped++;
+            continue;
+        }
+        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, err);
+        if (code != EXIT_OK)
+            break;
+        if (out.len >= COPY_FLUSH_BYTES) {
+            if (!db_copy_send(x->tool.d, out.data, out.len)) {
+                *copy_lost = true;
+                break;
+            }
+            buf_clear(&out);
+        }
+    }
+    if (oom) {
+        buf_clear(err);
+        buf_printf(err, "%s: out of memory", path);
+        code = EXIT_INPUT;
+    }
+    buf_free(&reason);
+    buf_free(&out);
+    return code;
+}
+
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
@@ -338,95 +339,30 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     fr->path = path;
     fr->format = cfg->profile ? cfg->profile->name : format_name(fmt);
     fr->status = FILE_FAILED;
-    buf err = BUF_INIT, reason = BUF_INIT, out = BUF_INIT;
-    int code = EXIT_OK;
+    buf err = BUF_INIT;
     source *src = NULL;
     reader *rdr = NULL;
-    bool copying = false;
     double started = now_seconds();
-    if (fmt == FORMAT_AUTO && !cfg->profile) {
-        format_unknown(&err, path);
-        code = EXIT_USAGE;
-        goto out;
-    }
-    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, &err)) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    src = source_open(path, &err);
-    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
-    for (int c = 0; c < COL_COUNT; c++)
-        ropt.preset[c] = cfg->presets.value[c] != NULL;
-    if (src)
-        rdr = reader_open(src, path, &ropt, &err);
-    if (!rdr) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    bool check_utf8 = reader_records_need_utf8_check(rdr);
-    if (!db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
+    int code = open_statement(cfg, i, fmt, fr, &src, &rdr, &err);
+    bool copy_lost = false;
+    if (code == EXIT_OK && !db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
         code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
         x->failed_logged = true;
-        goto out;
-    }
-    copying = true;
-    if (!copy_binary_header(&out))
-        goto oom;
-    load_counts *c = &fr->counts;
-    for (;;) {
-        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
-            buf_printf(&err, "%s: interrupted", path);
-            code = EXIT_INTERRUPTED;
-            goto out;
-        }
-        raw_record rec;
-        read_result rr = reader_next(rdr, &rec);
-        if (rr == READ_EOF)
-            break;
-        if (rr == READ_FAILED) {
-            buf_append_str(&err, reader_error(rdr));
+    } else if (code == EXIT_OK) {
+        code = send_records(x, i, rdr, rj, &fr->counts, &err, &copy_lost);
+        if (code != EXIT_OK && !copy_lost)
+            db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
+        else if (!copy_lost && !db_copy_end(x->tool.d, NULL))
+            copy_lost = true;
+        if (copy_lost) {
+            code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
+            x->failed_logged = true;
+        } else if (code == EXIT_OK && !rejects_sync(rj, &err)) {
             code = EXIT_INPUT;
-            goto out;
-        }
-        c->rows_read++;
-        if (rec.skipped) {
-            c->rows_skipped++;
-            continue;
-        }
-        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, &err);
-        if (code != EXIT_OK)
-            goto out;
-        if (out.len >= COPY_FLUSH_BYTES) {
-            if (!db_copy_send(x->tool.d, out.data, out.len))
-                goto db_failed;
-            buf_clear(&out);
         }
     }
-    if (!copy_binary_trailer(&out))
-        goto oom;
-    if (!db_copy_send(x->tool.d, out.data, out.len))
-        goto db_failed;
-    copying = false;
-    if (!db_copy_end(x->tool.d, NULL))
-        goto db_failed;
-    if (!rejects_sync(rj, &err)) {
-        code = EXIT_INPUT;
-        goto out;
-    }
-    fr->status = FILE_OK;
-    goto out;
-oom:
-    buf_clear(&err);
-    buf_printf(&err, "%s: out of memory", path);
-    code = EXIT_INPUT;
-    goto out;
-db_failed:
-    copying = false;
-    code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-    x->failed_logged = true;
-out:
-    if (copying)
-        db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
+    if (code == EXIT_OK)
+        fr->status = FILE_OK;
     if (err.len) {
         log_error("%s", buf_cstr(&err));
         file_report_set_error(fr, buf_cstr(&err));
@@ -434,8 +370,6 @@ out:
     reader_close(&rdr);
     source_close(&src);
     buf_free(&err);
-    buf_free(&reason);
-    buf_free(&out);
     fr->elapsed_s = now_seconds() - started;
     return code;
 }
@@ -540,6 +474,7 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
     f->currency = db_is_null(r, i, col + 2) ? NULL : dup_or_null(db_value(r, i, col + 2), oom);
     f->status = (int)db_int(r, i, col + 3);
     f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
+    f->fee = db_is_null(r, i, col + 5) ? NULL : dup_or_null(db_value(r, i, col + 5), oom);
 }
 
 /* Row i of a FETCH of the lines cursor as a line (copies). */
@@ -615,7 +550,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
                 kept[l.category]++;
                 res->lines[res->n_lines++] = l;
             } else {
-                line_free(&l);
+                recon_line_free(&l);
             }
         }
         db_result_free(&r);
@@ -660,6 +595,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     if (!exec(x, "reconcile: the statement's facts", SQL_RECON_STATEMENT, 0, NULL) ||
         !exec(x, "reconcile: the statement's keys", SQL_RECON_KEYS, 0, NULL) ||
+        !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
         !gather_dedup(x, rep))
         return false;
     if (!x->cfg->period) {
@@ -684,11 +620,15 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
         !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
               rows) ||
+        !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
               period) ||
+        !exec(x, "reconcile: analyzing the comparison", SQL_RECON_ANALYZE_CMP, 0, NULL) ||
         !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
-        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL))
+        !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
+        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
+        !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
         return false;
     res->compared = true;
     return gather_days(x, res);
@@ -755,13 +695,12 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
     json_t *days = json_array();
     for (size_t i = 0; days && i < res->n_days; i++) {
         const recon_day *d = &res->days[i];
-        bool balanced = true;
+        bool balanced = recon_day_balanced(d);
         json_t *cats = json_object();
         for (int c = 0; c < CAT_COUNT; c++) {
             if (!d->cat_count[c])
                 continue;
-            balanced = false;
-            json_object_set_new(cats, category_names[c],
+            json_object_set_new(cats, recon_category_name((recon_category)c),
                                 json_pack("{s:I, s:s?}", "count", (json_int_t)d->cat_count[c],
                                           "amount", d->cat_amount[c]));
         }
@@ -867,39 +806,101 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
 
 /* ---- the command ------------------------------------------------------ */
 
+/* The rows a changes file (output/changes.h: the merge's own account of
+ * what it wrote) says were inserted: the first RECON_REPAIR_LISTED, by
+ * key, into res->repaired_keys.  Memory stays at one line and the list.
+ * False, logged, when the file cannot be read or memory runs out. */
+static bool gather_repaired(const char *path, recon_result *res)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        log_error("--repair: cannot read the list of inserted rows (%s): %s", path,
+                  strerror(errno));
+        return false;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    bool oom = false;
+    res->repaired_keys = calloc(RECON_REPAIR_LISTED, sizeof *res->repaired_keys);
+    oom = !res->repaired_keys;
+    while (!oom && res->n_repaired_keys < RECON_REPAIR_LISTED && getline(&text, &cap, fp) > 0) {
+        json_t *o = json_loads(text, 0, NULL);
+        const char *action = json_string_value(json_object_get(o, "action"));
+        if (action && strcmp(action, "inserted") == 0) {
+            recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
+            k->tenant_id = (int64_t)json_integer_value(json_object_get(o, "tenant_id"));
+            k->channel = dup_or_null(json_string_value(json_object_get(o, "channel")), &oom);
+            k->out_trade_no =
+                dup_or_null(json_string_value(json_object_get(o, "out_trade_no")), &oom);
+            k->callback_type =
+                dup_or_null(json_string_value(json_object_get(o, "callback_type")), &oom);
+            k->file = dup_or_null(json_string_value(json_object_get(o, "file")), &oom);
+            k->line = (int64_t)json_integer_value(json_object_get(o, "line"));
+        }
+        json_decref(o);
+    }
+    bool read_failed = ferror(fp) != 0;
+    free(text);
+    fclose(fp);
+    if (oom)
+        log_error("--repair: out of memory listing the inserted rows");
+    else if (read_failed)
+        log_error("--repair: cannot read the list of inserted rows (%s)", path);
+    return !oom && !read_failed;
+}
+
 /* --repair: the import pipeline over the same files, after the comparison
  * committed: missing inserts only keys the table lacks (the merge's
- * --on-conflict nothing: no existing row changes); merge is import. */
-static int repair(const config *cfg, run_report *rep)
+ * --on-conflict nothing: no existing row changes); merge is import.  For
+ * missing, the pipeline's --changes file, private and removed afterwards,
+ * says which rows it inserted (res->repaired_keys). */
+static int repair(const config *cfg, run_report *rep, recon_result *res)
 {
     config c = *cfg;
     c.cmd = CMD_IMPORT;
-    if (cfg->repair == REPAIR_MISSING)
+    char listed[4096] = "";
+    if (cfg->repair == REPAIR_MISSING) {
         c.conflict = CONFLICT_NOTHING;
+        const char *dir = getenv("TMPDIR");
+        snprintf(listed, sizeof listed, "%s/idemload-repaired-XXXXXX", dir && *dir ? dir : "/tmp");
+        int fd = mkstemp(listed);
+        if (fd < 0) {
+            log_error("--repair missing: cannot create the list of inserted rows in %s: %s",
+                      dir && *dir ? dir : "/tmp", strerror(errno));
+            return EXIT_INPUT;
+        }
+        close(fd);
+        c.changes_path = listed;
+    }
     c.force = true;   /* a file the ledger holds is repaired all the same */
     int code = EXIT_OK;
     loader *ld = loader_open(&c, &code);
-    if (!ld)
-        return code;
     run_report r2;
-    if (!run_report_init(&r2, cfg->n_files)) {
+    if (ld && !run_report_init(&r2, cfg->n_files)) {
         loader_close(&ld);
         log_error("out of memory");
-        return EXIT_INPUT;
+        code = EXIT_INPUT;
     }
-    code = pipeline_run(&c, ld, &r2);
-    loader_close(&ld);
-    for (size_t i = 0; i < cfg->n_files; i++) {
-        load_counts *to = &rep->files[i].counts;
-        const load_counts *from = &r2.files[i].counts;
-        to->inserted = from->inserted;
-        to->updated = from->updated;
-        to->unchanged = from->unchanged;
-        to->stale = from->stale;
-        to->existing = from->existing;
-        to->chunks = from->chunks;
+    if (ld) {
+        code = pipeline_run(&c, ld, &r2);
+        loader_close(&ld);
+        for (size_t i = 0; i < cfg->n_files; i++) {
+            load_counts *to = &rep->files[i].counts;
+            const load_counts *from = &r2.files[i].counts;
+            to->inserted = from->inserted;
+            to->updated = from->updated;
+            to->unchanged = from->unchanged;
+            to->stale = from->stale;
+            to->existing = from->existing;
+            to->chunks = from->chunks;
+            res->repaired += from->inserted;
+        }
+        run_report_free(&r2);
+        if (listed[0] && !gather_repaired(listed, res))
+            code = exit_worst(code, EXIT_INPUT);
     }
-    run_report_free(&r2);
+    if (listed[0])
+        unlink(listed);
     return code;
 }
 
@@ -1042,13 +1043,8 @@ int recon_run(const config *cfg)
             code = exit_worst(code, EXIT_REJECTS);
     bool found = res.compared && recon_has_discrepancies(&res);
     if (code == EXIT_OK || code == EXIT_REJECTS) {
-        if (cfg->repair != REPAIR_NONE && res.compared) {
-            uint64_t before = 0;
-            code = exit_worst(code, repair(cfg, &rep));
-            for (size_t i = 0; i < cfg->n_files; i++)
-                before += rep.files[i].counts.inserted;
-            res.repaired = before;
-        }
+        if (cfg->repair != REPAIR_NONE && res.compared)
+            code = exit_worst(code, repair(cfg, &rep, &res));
     }
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);

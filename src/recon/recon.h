@@ -6,122 +6,14 @@
  * the ledger, and the findings rendered as summary, report, discrepancies
  * file and page section.
  *
- * The coordinator (recon.c) gathers everything into a recon_result first;
- * recon_render.c renders it (gather, then render).
- * Ownership: a recon_result owns all its strings; recon_result_free()
- * releases them.
+ * The coordinator (recon.c) gathers everything into a recon_result
+ * (recon_result.h) first, then calls recon_render.c to render it (gather,
+ * then render); the renderer never calls back into the coordinator.
  */
 #ifndef IDEMLOAD_RECON_H
 #define IDEMLOAD_RECON_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
 #include "core/config.h"
-#include "util/buf.h"
-
-/* The categories of a discrepancy, in the order reports list them. */
-typedef enum recon_category {
-    CAT_MISSING_IN_TABLE,
-    CAT_MISSING_IN_STATEMENT,
-    CAT_AMOUNT_MISMATCH,
-    CAT_CURRENCY_MISMATCH,
-    CAT_STATUS_MISMATCH,
-    CAT_DUPLICATE_IN_STATEMENT,
-    CAT_NO_STATEMENT,
-    CAT_COUNT
-} recon_category;
-
-const char *recon_category_name(recon_category c);
-/* The category named s, or CAT_COUNT. */
-recon_category recon_category_of(const char *s);
-
-/* An amount per currency ("" when the rows state none). */
-typedef struct recon_amount {
-    char *currency;
-    char *amount;       /* decimal text, major unit */
-} recon_amount;
-
-typedef struct recon_side {
-    uint64_t rows;
-    recon_amount *amounts;
-    size_t n_amounts;
-} recon_side;
-
-typedef struct recon_day {
-    int64_t tenant_id;
-    char *channel;
-    char day[11];
-    recon_side statement, table;
-    uint64_t matched, unverified, pending;
-    uint64_t cat_count[CAT_COUNT];
-    char *cat_amount[CAT_COUNT];    /* sum of differences; NULL: none */
-} recon_day;
-
-/* One side's facts on a line (present false: the side has no row). */
-typedef struct recon_facts {
-    bool present;
-    char *amount, *currency, *time;
-    int status;
-} recon_facts;
-
-typedef struct recon_line {
-    recon_category category;
-    int64_t tenant_id;
-    char *channel;
-    char *out_trade_no;     /* NULL for no_statement */
-    char *callback_type;
-    char day[11];
-    recon_facts statement, table;
-    char *difference;       /* NULL: none (currencies differ) */
-    const char *file;       /* cfg->files[...] (argv); NULL: a table row */
-    int64_t line;
-    char *first_seen;       /* NULL: not registered (dry run) */
-} recon_line;
-
-/* An open discrepancy of an earlier day (the register). */
-typedef struct recon_carried {
-    char *category;
-    int64_t tenant_id;
-    char *channel;
-    char *out_trade_no, *callback_type;
-    char day[11];
-    int64_t age_days;
-    char *difference;
-    char *first_seen;
-} recon_carried;
-
-/* Lines of each category a recon_result keeps as examples (the page's);
- * every line goes to the discrepancies file as it is fetched. */
-#define RECON_EXAMPLES 10
-
-typedef struct recon_result {
-    char from[11], to[11];      /* the period ("" when the statement had no row) */
-    char *zone;
-    bool compared;              /* the comparison ran */
-    recon_day *days;
-    size_t n_days;
-    recon_line *lines;          /* examples: the first RECON_EXAMPLES lines of each
-                                   category, in the file's order */
-    size_t n_lines;
-    uint64_t cat_count[CAT_COUNT];
-    uint64_t matched, unverified, pending;
-    uint64_t outside_period;
-    bool dry_run;
-    bool registered;            /* the register was written (not a dry run) */
-    int64_t run_id;
-    recon_carried *carried;
-    size_t n_carried;
-    uint64_t appeared, resolved;
-    repair_mode repair;
-    uint64_t repaired;          /* --repair missing: rows inserted */
-} recon_result;
-
-/* Any discrepancy in this run's days? (Carried-over items do not count.) */
-bool recon_has_discrepancies(const recon_result *r);
-void recon_result_free(recon_result *r);
 
 /*
  * Runs the command for cfg (cmd CMD_RECONCILE): reads and stages the files,

@@ -23,14 +23,6 @@ static const char *verdict_of(const recon_result *r)
                                         : "balanced";
 }
 
-static bool day_balanced(const recon_day *d)
-{
-    for (int c = 0; c < CAT_COUNT; c++)
-        if (d->cat_count[c])
-            return false;
-    return true;
-}
-
 /* ---- the discrepancies file ------------------------------------------ */
 
 static json_t *str_or_null(const char *s)
@@ -45,6 +37,7 @@ static json_t *facts_json(const recon_facts *f)
     json_t *o = json_object();
     json_object_set_new(o, "amount", str_or_null(f->amount));
     json_object_set_new(o, "currency", str_or_null(f->currency));
+    json_object_set_new(o, "fee", str_or_null(f->fee));
     json_object_set_new(o, "status", json_integer(f->status));
     json_object_set_new(o, "time", str_or_null(f->time));
     return o;
@@ -86,9 +79,9 @@ static bool csv_field(buf *out, const char *s, bool first)
 static const char *const csv_columns[] = {
     "category",          "tenant_id",       "channel",           "out_trade_no",
     "callback_type",     "day",             "statement_amount",  "statement_currency",
-    "statement_status",  "statement_time",  "table_amount",      "table_currency",
-    "table_status",      "table_time",      "difference",        "file",
-    "line",              "first_seen",
+    "statement_fee",     "statement_status", "statement_time",   "table_amount",
+    "table_currency",    "table_fee",       "table_status",      "table_time",
+    "difference",        "file",            "line",              "first_seen",
 };
 
 static bool csv_line(buf *out, const recon_line *l)
@@ -102,9 +95,11 @@ static bool csv_line(buf *out, const recon_line *l)
     const char *v[] = {recon_category_name(l->category), tenant, l->channel, l->out_trade_no,
                        l->callback_type, l->day,
                        s->present ? s->amount : NULL, s->present ? s->currency : NULL,
-                       s->present ? sst : NULL, s->present ? s->time : NULL,
+                       s->present ? s->fee : NULL, s->present ? sst : NULL,
+                       s->present ? s->time : NULL,
                        t->present ? t->amount : NULL, t->present ? t->currency : NULL,
-                       t->present ? tst : NULL, t->present ? t->time : NULL,
+                       t->present ? t->fee : NULL, t->present ? tst : NULL,
+                       t->present ? t->time : NULL,
                        l->difference, l->file, l->file ? line : NULL, l->first_seen};
     bool ok = true;
     for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
@@ -227,7 +222,7 @@ static json_t *day_json(const recon_day *d)
     json_object_set_new(o, "tenant_id", json_integer(d->tenant_id));
     json_object_set_new(o, "channel", json_string(d->channel));
     json_object_set_new(o, "day", json_string(d->day));
-    json_object_set_new(o, "verdict", json_string(day_balanced(d) ? "balanced" : "discrepancies"));
+    json_object_set_new(o, "verdict", json_string(recon_day_balanced(d) ? "balanced" : "discrepancies"));
     json_object_set_new(o, "statement", side_json(&d->statement));
     json_object_set_new(o, "table", side_json(&d->table));
     json_object_set_new(o, "matched", json_integer((json_int_t)d->matched));
@@ -257,6 +252,27 @@ static json_t *carried_json(const recon_carried *c)
     json_object_set_new(o, "difference", str_or_null(c->difference));
     json_object_set_new(o, "first_seen", str_or_null(c->first_seen));
     return o;
+}
+
+/* --repair missing: "repaired_keys", the rows it inserted (the first
+ * RECON_REPAIR_LISTED), and "repaired_keys_omitted", how many more. */
+static void repaired_json(const recon_result *r, json_t *o)
+{
+    json_t *keys = json_array();
+    for (size_t i = 0; i < r->n_repaired_keys; i++) {
+        const recon_key *k = &r->repaired_keys[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "tenant_id", json_integer(k->tenant_id));
+        json_object_set_new(e, "channel", str_or_null(k->channel));
+        json_object_set_new(e, "out_trade_no", str_or_null(k->out_trade_no));
+        json_object_set_new(e, "callback_type", str_or_null(k->callback_type));
+        json_object_set_new(e, "file", str_or_null(k->file));
+        json_object_set_new(e, "line", k->file ? json_integer(k->line) : json_null());
+        json_array_append_new(keys, e);
+    }
+    json_object_set_new(o, "repaired_keys", keys);
+    uint64_t omitted = r->repaired > r->n_repaired_keys ? r->repaired - r->n_repaired_keys : 0;
+    json_object_set_new(o, "repaired_keys_omitted", json_integer((json_int_t)omitted));
 }
 
 json_t *recon_json(const recon_result *r)
@@ -296,6 +312,8 @@ json_t *recon_json(const recon_result *r)
                                                                 : "none"));
     if (r->repair != REPAIR_NONE)
         json_object_set_new(o, "repaired", json_integer((json_int_t)r->repaired));
+    if (r->repair == REPAIR_MISSING)
+        repaired_json(r, o);
     return o;
 }
 
@@ -316,6 +334,30 @@ static void print_side(FILE *fp, const char *label, const recon_side *s)
         fputc(')', fp);
 }
 
+#define SUMMARY_MAX_KEYS 5
+
+/* The first keys --repair missing inserted, on one line (the data's text,
+ * escaped); the report lists up to RECON_REPAIR_LISTED. */
+static void print_repaired(const recon_result *r, FILE *fp)
+{
+    if (!r->n_repaired_keys)
+        return;
+    fputs("  inserted:", fp);
+    for (size_t i = 0; i < r->n_repaired_keys && i < SUMMARY_MAX_KEYS; i++) {
+        const recon_key *k = &r->repaired_keys[i];
+        fprintf(fp, "%s tenant %lld ", i ? "," : "", (long long)k->tenant_id);
+        text_fput_term(fp, k->channel ? k->channel : "");
+        fputc(' ', fp);
+        text_fput_term(fp, k->out_trade_no ? k->out_trade_no : "");
+        fputc(' ', fp);
+        text_fput_term(fp, k->callback_type ? k->callback_type : "");
+    }
+    if (r->repaired > SUMMARY_MAX_KEYS)
+        fprintf(fp, " ... (%llu in all; the report's repaired_keys lists the first %d)",
+                (unsigned long long)r->repaired, RECON_REPAIR_LISTED);
+    fputc('\n', fp);
+}
+
 void recon_print_summary(const recon_result *r, FILE *fp)
 {
     if (!r->compared) {
@@ -329,7 +371,7 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         const recon_day *d = &r->days[i];
         fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
         text_fput_term(fp, d->channel); /* the data's text, escaped */
-        fprintf(fp, " %s: %s; ", d->day, day_balanced(d) ? "balanced" : "discrepancies");
+        fprintf(fp, " %s: %s; ", d->day, recon_day_balanced(d) ? "balanced" : "discrepancies");
         print_side(fp, "statement", &d->statement);
         print_side(fp, ", table", &d->table);
         fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
@@ -371,6 +413,8 @@ void recon_print_summary(const recon_result *r, FILE *fp)
     if (r->repair != REPAIR_NONE)
         fprintf(fp, "  repair %s: %llu rows inserted\n",
                 r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);
+    if (r->repair == REPAIR_MISSING)
+        print_repaired(r, fp);
 }
 
 /* ---- the page --------------------------------------------------------- */
@@ -390,12 +434,12 @@ static bool side_html(buf *out, const recon_side *s)
     return ok && buf_append_str(out, "</td>");
 }
 
-
-bool recon_html_section(const recon_result *r, buf *out)
+/* The verdict line and the table of days: tenant, channel, day, verdict,
+ * both sides' totals, matched, unverified, pending, the categories. */
+static bool html_days(const recon_result *r, buf *out)
 {
     bool bad = recon_has_discrepancies(r);
-    bool ok = buf_printf(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n"
-                              "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
+    bool ok = buf_printf(out, "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
                          bad ? "bad" : "good", verdict_of(r));
     if (r->compared) {
         ok = ok && buf_append_str(out, ", period ") && esc(out, r->from) &&
@@ -413,7 +457,7 @@ bool recon_html_section(const recon_result *r, buf *out)
                                    "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n");
     for (size_t i = 0; ok && i < r->n_days; i++) {
         const recon_day *d = &r->days[i];
-        bool b = day_balanced(d);
+        bool b = recon_day_balanced(d);
         ok = buf_printf(out, "<tr class=\"%s\"><td>%lld</td><td>", b ? "balanced" : "discrepancies",
                         (long long)d->tenant_id) &&
              esc(out, d->channel) && buf_append_str(out, "</td><td>") && esc(out, d->day) &&
@@ -429,58 +473,81 @@ bool recon_html_section(const recon_result *r, buf *out)
                      esc(out, d->cat_amount[c]) && buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
-    ok = ok && buf_append_str(out, "</table>\n");
-    for (int c = 0; ok && c < CAT_COUNT; c++) {
-        if (!r->cat_count[c])
+    return ok && buf_append_str(out, "</table>\n");
+}
+
+/* One example line of a category's table. */
+static bool html_line(const recon_line *l, buf *out)
+{
+    bool ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
+              esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
+              esc(out, l->day) && buf_append_str(out, "</td><td>");
+    const recon_facts *f[2] = {&l->statement, &l->table};
+    for (int k = 0; ok && k < 2; k++) {
+        if (f[k]->present)
+            ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
+                 esc(out, f[k]->amount) &&
+                 (!f[k]->fee || (buf_append_str(out, ", fee ") && esc(out, f[k]->fee))) &&
+                 buf_printf(out, ", status %d", f[k]->status);
+        else
+            ok = buf_append_str(out, "&#8212;");
+        ok = ok && buf_append_str(out, "</td><td>");
+    }
+    return ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");
+}
+
+/* Category c's count and its examples, pointing at the file for the rest. */
+static bool html_category(const recon_result *r, recon_category c, buf *out)
+{
+    bool ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
+                              "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
+                              "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
+                         recon_category_name(c), (unsigned long long)r->cat_count[c],
+                         recon_category_name(c));
+    size_t shown = 0;
+    for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
+        if (r->lines[i].category != c)
             continue;
-        ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
-                             "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
-                             "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
-                        recon_category_name((recon_category)c), (unsigned long long)r->cat_count[c],
-                        recon_category_name((recon_category)c));
-        size_t shown = 0;
-        for (size_t i = 0; ok && i < r->n_lines && shown < RECON_EXAMPLES; i++) {
-            const recon_line *l = &r->lines[i];
-            if (l->category != (recon_category)c)
-                continue;
-            shown++;
-            ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
-                 esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
-                 esc(out, l->day) && buf_append_str(out, "</td><td>");
-            const recon_facts *f[2] = {&l->statement, &l->table};
-            for (int k = 0; ok && k < 2; k++) {
-                if (f[k]->present)
-                    ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
-                         esc(out, f[k]->amount) && buf_printf(out, ", status %d", f[k]->status);
-                else
-                    ok = buf_append_str(out, "&#8212;");
-                ok = ok && buf_append_str(out, "</td><td>");
-            }
-            ok = ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");
-        }
-        ok = ok && buf_append_str(out, "</table>\n");
-        if (ok && r->cat_count[c] > shown)
-            ok = buf_printf(out, "<p class=\"note\">%llu more in the discrepancies file.</p>\n",
-                            (unsigned long long)(r->cat_count[c] - shown));
+        shown++;
+        ok = html_line(&r->lines[i], out);
     }
-    if (ok && r->n_carried) {
-        ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
-                             "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
-                             "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
-                        r->n_carried);
-        for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
-            const recon_carried *cv = &r->carried[i];
-            ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
-                 buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
-                 esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
-                 esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
-                 esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
-                 esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
-        }
-        ok = ok && buf_append_str(out, "</table>\n");
+    ok = ok && buf_append_str(out, "</table>\n");
+    if (ok && r->cat_count[c] > shown)
+        ok = buf_printf(out, "<p class=\"note\">%llu more in the discrepancies file.</p>\n",
+                        (unsigned long long)(r->cat_count[c] - shown));
+    return ok;
+}
+
+/* Open discrepancies of earlier days, the first 20. */
+static bool html_carried(const recon_result *r, buf *out)
+{
+    bool ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
+                              "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
+                              "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
+                         r->n_carried);
+    for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
+        const recon_carried *cv = &r->carried[i];
+        ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
+             buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
+             esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
+             esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
     }
+    return ok && buf_append_str(out, "</table>\n");
+}
+
+bool recon_html_section(const recon_result *r, buf *out)
+{
+    bool ok = buf_append_str(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n") &&
+              html_days(r, out);
+    for (int c = 0; ok && c < CAT_COUNT; c++)
+        if (r->cat_count[c])
+            ok = html_category(r, (recon_category)c, out);
+    if (ok && r->n_carried)
+        ok = html_carried(r, out);
     return ok && buf_append_str(out, "</section>\n");
 }
 

@@ -1,5 +1,6 @@
 /*
- * recon_render.h - renders a recon_result (recon.h), gathered before:
+ * recon_render.h - renders a recon_result (recon_result.h), gathered
+ * before by the coordinator (recon.c), which it never calls:
  * the summary on stderr, the report's "reconciliation" object, the
  * --discrepancies file (NDJSON, or CSV with a byte-order mark) and the
  * page's reconciliation section (every value escaped).
@@ -12,7 +13,7 @@
 
 #include "core/config.h"
 #include "output/report.h"
-#include "recon/recon.h"
+#include "recon/recon_result.h"
 #include "util/buf.h"
 
 /*

@@ -318,6 +318,53 @@ run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --s
 eq "a refund whose amount the table holds otherwise: exit 5" 5 "$RC"
 eq "one amount_mismatch on refund:RF1, 30.00 - 31.00" "amount_mismatch refund:RF1 30.00 31.00 -1.00" \
     "$(json_lines wd2.ndjson)"
+# A fee that differs is an amount_mismatch (SPEC's categories have no fee
+# of their own), only where both sides declare a fee; the line shows both
+# fees, so it says which fact differed (here the amounts agree: 0.00).
+cat >wfacts_fee.json <<'JSON'
+{"channels": {"wechat": {"amount": {"path": "应结订单金额", "unit": "major"}, "currency": {"path": "货币种类"},
+                         "fee": {"path": "手续费", "unit": "major"},
+                         "kinds": {"refund": {"amount": {"path": "退款金额", "unit": "major"}}}}}}
+JSON
+q "UPDATE payment_callback SET payload = jsonb_set(payload, '{退款金额}', '\"30.00\"')
+    WHERE tenant_id = 77 AND callback_type = 'refund:RF1'" >/dev/null
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts_fee.json --discrepancies wf0.ndjson "$WB"
+eq "the fees agree: balanced" 0 "$RC"
+q "UPDATE payment_callback SET payload = jsonb_set(payload, '{手续费}', '\"0.61000\"')
+    WHERE tenant_id = 77 AND out_trade_no = 'ORD1' AND callback_type NOT LIKE 'refund%'" >/dev/null
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts_fee.json --discrepancies wf1.ndjson "$WB"
+eq "a fee that differs: exit 5" 5 "$RC"
+eq "one amount_mismatch, amounts equal, the two fees on the line" "amount_mismatch 99.00 99.00 0.00 0.59 0.61" \
+    "$(python3 -c "
+import json
+for l in open('wf1.ndjson'):
+    o=json.loads(l); print(o['category'], o['statement']['amount'], o['table']['amount'], o['difference'], o['statement']['fee'], o['table']['fee'])")"
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts.json --discrepancies wf2.ndjson "$WB"
+eq "without a fee in --facts the fee is not compared: balanced" 0 "$RC"
+
+# The window of a channel with a time fact: its table rows the statement
+# does not list are read when they arrived within 31 days of the period
+# (README: the read stays near the period), whatever their time fact says;
+# one that arrived further away is not seen.  The boundary, both sides.
+for r in "W1|${D}T13:00:00Z|2026-12-21 23:59:59Z" "W2|${D}T13:00:00Z|2026-12-22 00:00:00Z" \
+         "W3|${D}T13:00:00Z|2026-10-20 00:00:00Z" "W4|${D}T13:00:00Z|2026-10-19 23:59:59Z" \
+         "S0|${D}T12:00:00Z|$D 12:00:01Z"; do
+    IFS='|' read -r k st ra <<<"$r"
+    q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+       VALUES (4, 'stripe', '$k', 'pay', 1, '{\"amount\": {\"total\": 100}, \"currency\": \"CNY\", \"success_time\": \"$st\"}', '$ra')" >/dev/null
+done
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '4,stripe,S0,pay,1,"{""amount"": ""1.00"", ""currency"": ""CNY""}",'"${D}T12:00:00Z" >win.csv
+run reconcile -d "$DB" --dry-run --facts facts.json --rejects rjwin.ndjson --discrepancies win.ndjson win.csv
+eq "a time fact in the period: rows that arrived 31 days before it to 31 days after it are missing_in_statement, not those beyond" \
+    "missing_in_statement W1 $D
+missing_in_statement W3 $D" "$(python3 -c "
+import json
+for l in open('win.ndjson'):
+    o=json.loads(l); print(o['category'], o['out_trade_no'], o['day'])")"
 
 # The summary on the terminal: a channel and a currency are the data's
 # text, so control characters in them are escaped, never sent as they are.

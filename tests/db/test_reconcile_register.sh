@@ -87,7 +87,10 @@ run reconcile -d "$DB" --repair missing --report rep.json r.csv
 eq "--repair missing: exit 5, the discrepancies found before repairing" 5 "$RC"
 eq "no existing row changed" "$existing" \
     "$(q "SELECT md5(string_agg(id || ':' || xmin::text || payload::text, ',' ORDER BY id)) FROM payment_callback WHERE out_trade_no NOT IN ('R3', 'R4')")"
-check "the report lists what it inserted" jtrue rep.json "r['reconciliation']['repaired'] == 2"
+check "the report counts what it inserted" jtrue rep.json "r['reconciliation']['repaired'] == 2"
+check "the report lists what it inserted, by key, file and line" jtrue rep.json \
+    "r['reconciliation']['repaired_keys'] == [{'tenant_id': 7, 'channel': 'wechat', 'out_trade_no': k, 'callback_type': 'pay', 'file': 'r.csv', 'line': n} for k, n in (('R3', 3), ('R4', 4))] and r['reconciliation']['repaired_keys_omitted'] == 0"
+check "the summary names the inserted keys" grep -q "inserted: tenant 7 wechat R3 pay, tenant 7 wechat R4 pay\$" "$ERR"
 eq "the missing rows are in, the statement's version" '{"amount": "3.00", "currency": "CNY"}|{"amount": "4.40", "currency": "CNY"}' \
     "$(q "SELECT string_agg(payload::text, '|' ORDER BY out_trade_no) FROM payment_callback WHERE tenant_id = 7 AND out_trade_no IN ('R3', 'R4')")"
 check "through the merge: the ledger holds the file" test "$(q "SELECT count(*) FROM idemload_ledger")" -ge 1
@@ -98,6 +101,20 @@ psql -X -q -c "\\copy (SELECT tenant_id, channel, out_trade_no, callback_type, s
     FROM payment_callback WHERE deleted_at IS NULL AND tenant_id = 7) TO 'table7.csv' WITH (FORMAT csv, HEADER true)"
 check "the table equals the model's balance for the day" jtrue <($MODEL --table table7.csv r.csv) \
     "r['lines'] == [] and r['verdict'] == 'balanced'"
+
+# A huge repair: the report lists the first 1000 inserted keys and counts
+# the rest; the summary names five.
+python3 -c "
+print('$header')
+for i in range(1003):
+    print('11,bulk,B%04d,pay,1,\"{\"\"amount\"\": \"\"1.00\"\", \"\"currency\"\": \"\"CNY\"\"}\",${OLD}T10:00:00Z' % i)
+" >bulk.csv
+run reconcile -d "$DB" --repair missing --report bulk.json bulk.csv
+eq "--repair missing of 1003 rows: exit 5" 5 "$RC"
+check "all 1003 inserted, the first 1000 listed in the files' order, 3 omitted" jtrue bulk.json \
+    "r['reconciliation']['repaired'] == 1003 and [k['out_trade_no'] for k in r['reconciliation']['repaired_keys']] == ['B%04d' % i for i in range(1000)] and r['reconciliation']['repaired_keys_omitted'] == 3"
+check "the summary names five and points at the report" grep -q "tenant 11 bulk B0004 pay ... (1003 in all; the report's repaired_keys lists the first 1000)" "$ERR"
+eq "and they are in the table" 1003 "$(q "SELECT count(*) FROM payment_callback WHERE tenant_id = 11")"
 
 # --repair merge: import after the comparison; the report has both.
 ins 10 wechat U1 1.00 "${OLD}T09:00:00Z"

@@ -1,0 +1,107 @@
+/*
+ * recon_result.c - the small helpers of a recon_result (see
+ * recon_result.h): category names, verdict tests, freeing.
+ */
+#include "recon/recon_result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const category_names[CAT_COUNT] = {
+    "missing_in_table",  "missing_in_statement",   "amount_mismatch", "currency_mismatch",
+    "status_mismatch",   "duplicate_in_statement", "no_statement",
+};
+
+const char *recon_category_name(recon_category c)
+{
+    return c < CAT_COUNT ? category_names[c] : "";
+}
+
+recon_category recon_category_of(const char *s)
+{
+    for (int i = 0; i < CAT_COUNT; i++)
+        if (strcmp(category_names[i], s) == 0)
+            return (recon_category)i;
+    return CAT_COUNT;
+}
+
+bool recon_has_discrepancies(const recon_result *r)
+{
+    for (int i = 0; i < CAT_COUNT; i++)
+        if (r->cat_count[i] > 0)
+            return true;
+    return false;
+}
+
+bool recon_day_balanced(const recon_day *d)
+{
+    for (int c = 0; c < CAT_COUNT; c++)
+        if (d->cat_count[c])
+            return false;
+    return true;
+}
+
+static void side_free(recon_side *s)
+{
+    for (size_t i = 0; i < s->n_amounts; i++) {
+        free(s->amounts[i].currency);
+        free(s->amounts[i].amount);
+    }
+    free(s->amounts);
+}
+
+static void facts_text_free(recon_facts *f)
+{
+    free(f->amount);
+    free(f->currency);
+    free(f->fee);
+    free(f->time);
+}
+
+void recon_line_free(recon_line *l)
+{
+    free(l->channel);
+    free(l->out_trade_no);
+    free(l->callback_type);
+    facts_text_free(&l->statement);
+    facts_text_free(&l->table);
+    free(l->difference);
+    free(l->first_seen);
+    memset(l, 0, sizeof *l);
+}
+
+void recon_result_free(recon_result *r)
+{
+    for (size_t i = 0; i < r->n_days; i++) {
+        recon_day *d = &r->days[i];
+        free(d->channel);
+        side_free(&d->statement);
+        side_free(&d->table);
+        for (int c = 0; c < CAT_COUNT; c++)
+            free(d->cat_amount[c]);
+    }
+    free(r->days);
+    for (size_t i = 0; i < r->n_lines; i++)
+        recon_line_free(&r->lines[i]);
+    free(r->lines);
+    for (size_t i = 0; i < r->n_carried; i++) {
+        recon_carried *c = &r->carried[i];
+        free(c->category);
+        free(c->channel);
+        free(c->out_trade_no);
+        free(c->callback_type);
+        free(c->difference);
+        free(c->first_seen);
+    }
+    free(r->carried);
+    for (size_t i = 0; i < r->n_repaired_keys; i++) {
+        recon_key *k = &r->repaired_keys[i];
+        free(k->channel);
+        free(k->out_trade_no);
+        free(k->callback_type);
+        free(k->file);
+    }
+    free(r->repaired_keys);
+    free(r->zone);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,145 @@
+/*
+ * recon_result.h - what one `idemload reconcile` run found (SPEC.md,
+ * "Reconcile: the statement against the table, both ways"), gathered by
+ * the coordinator (recon.c) and rendered by recon_render.c: the
+ * categories, the figures per tenant, channel and day, the example lines,
+ * the items carried over, what --repair inserted.  Plain data and its
+ * small helpers only: nothing here queries or prints, so both sides use it
+ * and neither calls the other back.
+ * Ownership: a recon_result owns all its strings; recon_result_free()
+ * releases them.
+ */
+#ifndef IDEMLOAD_RECON_RESULT_H
+#define IDEMLOAD_RECON_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+
+/* The categories of a discrepancy, in the order reports list them. */
+typedef enum recon_category {
+    CAT_MISSING_IN_TABLE,
+    CAT_MISSING_IN_STATEMENT,
+    CAT_AMOUNT_MISMATCH,
+    CAT_CURRENCY_MISMATCH,
+    CAT_STATUS_MISMATCH,
+    CAT_DUPLICATE_IN_STATEMENT,
+    CAT_NO_STATEMENT,
+    CAT_COUNT
+} recon_category;
+
+const char *recon_category_name(recon_category c);
+/* The category named s, or CAT_COUNT. */
+recon_category recon_category_of(const char *s);
+
+/* An amount per currency ("" when the rows state none). */
+typedef struct recon_amount {
+    char *currency;
+    char *amount;       /* decimal text, major unit */
+} recon_amount;
+
+typedef struct recon_side {
+    uint64_t rows;
+    recon_amount *amounts;
+    size_t n_amounts;
+} recon_side;
+
+typedef struct recon_day {
+    int64_t tenant_id;
+    char *channel;
+    char day[11];
+    recon_side statement, table;
+    uint64_t matched, unverified, pending;
+    uint64_t cat_count[CAT_COUNT];
+    char *cat_amount[CAT_COUNT];    /* sum of differences; NULL: none */
+} recon_day;
+
+/* One side's facts on a line (present false: the side has no row).  fee
+ * is shown because a fee that differs is an amount_mismatch too (SPEC's
+ * categories have no fee of their own): the line says which differed. */
+typedef struct recon_facts {
+    bool present;
+    char *amount, *currency, *fee, *time;   /* fee NULL: none declared or held */
+    int status;
+} recon_facts;
+
+typedef struct recon_line {
+    recon_category category;
+    int64_t tenant_id;
+    char *channel;
+    char *out_trade_no;     /* NULL for no_statement */
+    char *callback_type;
+    char day[11];
+    recon_facts statement, table;
+    char *difference;       /* NULL: none (currencies differ) */
+    const char *file;       /* cfg->files[...] (argv); NULL: a table row */
+    int64_t line;
+    char *first_seen;       /* NULL: not registered (dry run) */
+} recon_line;
+
+/* An open discrepancy of an earlier day (the register). */
+typedef struct recon_carried {
+    char *category;
+    int64_t tenant_id;
+    char *channel;
+    char *out_trade_no, *callback_type;
+    char day[11];
+    int64_t age_days;
+    char *difference;
+    char *first_seen;
+} recon_carried;
+
+/* A row --repair inserted: its key, and where the statement lists it. */
+typedef struct recon_key {
+    int64_t tenant_id;
+    char *channel, *out_trade_no, *callback_type;
+    char *file;             /* NULL: not stated */
+    int64_t line;
+} recon_key;
+
+/* Inserted rows a recon_result lists by key (the report's
+ * "repaired_keys"); beyond them only the count, "repaired" (a repair of a
+ * million missing rows lists the first thousand, not a megabyte of keys
+ * per thousand rows in the report). */
+#define RECON_REPAIR_LISTED 1000
+
+/* Lines of each category a recon_result keeps as examples (the page's);
+ * every line goes to the discrepancies file as it is fetched. */
+#define RECON_EXAMPLES 10
+
+typedef struct recon_result {
+    char from[11], to[11];      /* the period ("" when the statement had no row) */
+    char *zone;
+    bool compared;              /* the comparison ran */
+    recon_day *days;
+    size_t n_days;
+    recon_line *lines;          /* examples: the first RECON_EXAMPLES lines of each
+                                   category, in the file's order */
+    size_t n_lines;
+    uint64_t cat_count[CAT_COUNT];
+    uint64_t matched, unverified, pending;
+    uint64_t outside_period;
+    bool dry_run;
+    bool registered;            /* the register was written (not a dry run) */
+    int64_t run_id;
+    recon_carried *carried;
+    size_t n_carried;
+    uint64_t appeared, resolved;
+    repair_mode repair;
+    uint64_t repaired;          /* --repair: rows inserted */
+    recon_key *repaired_keys;   /* --repair missing: the first RECON_REPAIR_LISTED
+                                   inserted, in the files' order */
+    size_t n_repaired_keys;
+} recon_result;
+
+/* Any discrepancy in this run's days? (Carried-over items do not count.) */
+bool recon_has_discrepancies(const recon_result *r);
+/* No discrepancy on that day (pending and unverified rows do not count). */
+bool recon_day_balanced(const recon_day *d);
+/* Frees a line's strings and zeroes it (a line not kept in a result). */
+void recon_line_free(recon_line *l);
+void recon_result_free(recon_result *r);
+
+#endif
