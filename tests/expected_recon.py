@@ -55,7 +55,11 @@ def money(text, minor=False, magnitude=False, ccy=None):
     """'¥1,234.50' -> Decimal('1234.50'); minor units scaled; None if none."""
     if text is None:
         return None
-    kept = "".join(ch for ch in str(text) if ch.isdigit() and ch.isascii() or ch in ".+-")
+    # Only the dress comes off: white space and quotes around it, a currency
+    # sign, an ISO code before or after, commas between thousands.
+    kept = "".join(ch for ch in str(text).strip(" \t\r\n\"'`") if ch not in "¥￥$€£₩₹元")
+    kept = re.sub(r"^[A-Za-z]{3}\s*|\s*[A-Za-z]{3}$", "", kept).strip()
+    kept = re.sub(r"(?<=[0-9]),(?=[0-9]{3}([,.]|$))", "", kept)
     if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", kept):
         return None
     v = Decimal(kept)
@@ -288,6 +292,9 @@ def self_test():
     assert money("1234", minor=True, ccy="KWD") == Decimal("1.234")
     assert money("-30.00", magnitude=True) == Decimal("30")
     assert money("abc") is None and money("") is None and money(None) is None
+    assert money("CNY 1,234.50") == Decimal("1234.50") and money("1234.5 CNY") == Decimal("1234.5")
+    assert money("1e400") is None and money("1.234,50") is None and money("12 34") is None
+    assert money("1,23") is None and money("¥-30.00") == Decimal("-30")
     assert render(Decimal("168.9"), "CNY") == "168.90"
     assert render(Decimal("1200"), "JPY") == "1200"
     assert render(Decimal("0.591"), "CNY") == "0.591"

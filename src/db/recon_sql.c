@@ -15,9 +15,12 @@
  */
 #include "db/recon_sql.h"
 
-/* Money as text -> an exact numeric in the major unit: everything but
- * digits, the point and a sign dropped (so "¥1,234.50" and "\"0.59000\""
- * read as 1234.50 and 0.59000), minor units scaled by the currency's ISO
+/* Money as text -> an exact numeric in the major unit: only its dress
+ * taken off (white space and quotes around it, a currency sign, an ISO
+ * code before or after it, a comma between thousands), so "¥1,234.50",
+ * "CNY 1,234.50" and "\"0.59000\"" read as 1234.50 and 0.59000, while
+ * "1e400", "1.234,50" or "12 34" are no amount (NULL: the row is
+ * unverified, never read as another number), minor units scaled by the currency's ISO
  * 4217 exponent e (the caller joins idemload_recon_ccy: 2 when unknown),
  * the magnitude when asked; NULL when no number remains.  Rendering: in
  * the currency's exponent when exact at it, else every digit (never
@@ -47,7 +50,10 @@ const char SQL_RECON_SETUP[] =
     " RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $f$"
     " DECLARE c text; v numeric;"
     " BEGIN"
-    "  c := regexp_replace(t, '[^0-9.+-]', '', 'g');"
+    "  c := translate(btrim(t, E' \\t\\r\\n\"''`'), '¥￥$€£₩₹元', '');"
+    "  c := btrim(regexp_replace(c, '^[A-Za-z][A-Za-z][A-Za-z]\\s*|\\s*[A-Za-z][A-Za-z][A-Za-z]$',"
+    "                            '', 'g'));"
+    "  c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
     "  IF c IS NULL OR c !~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN RETURN NULL; END IF;"
     "  v := c::numeric;"
     "  IF magnitude THEN v := abs(v); END IF;"
@@ -300,7 +306,9 @@ const char SQL_RECON_CLASSIFY[] =
  * category, 'pending', for the register; it is no discrepancy): both
  * sides' facts as text, amounts in the major unit; one no_statement line
  * per (tenant, channel, day) whose table rows no statement row of its pair
- * covers, its difference minus their sum. */
+ * covers, its difference minus their sum (none when they hold several
+ * currencies: money of two currencies is never added); ccy: the currency
+ * of the line's difference. */
 const char SQL_RECON_LINES[] =
     "CREATE TEMP TABLE idemload_recon_lines AS "
     "SELECT CASE WHEN o.outcome = 'pending' THEN 'pending' ELSE cat END AS category,"
@@ -315,7 +323,7 @@ const char SQL_RECON_LINES[] =
     "       pg_temp.idemload_render(o.difference,"
     "         coalesce(CASE WHEN o.s_currency IS NOT NULL THEN xs.exponent ELSE xt.exponent END, 2))"
     "         AS difference,"
-    "       o.file_no, o.line "
+    "       o.file_no, o.line, coalesce(o.s_currency, o.t_currency) AS ccy "
     "FROM idemload_recon_out o"
     " LEFT JOIN idemload_recon_ccy xs ON xs.code = o.s_currency"
     " LEFT JOIN idemload_recon_ccy xt ON xt.code = o.t_currency"
@@ -326,9 +334,10 @@ const char SQL_RECON_LINES[] =
     "SELECT 'no_statement', o.tenant_id, o.channel, NULL, NULL, o.day,"
     "       false, NULL, NULL, NULL, NULL, NULL,"
     "       false, NULL, NULL, NULL, NULL, NULL,"
-    "       -sum(o.t_amount), pg_temp.idemload_money_text(-sum(o.t_amount),"
-    "         CASE WHEN count(DISTINCT o.t_currency) = 1 THEN min(o.t_currency) END),"
-    "       NULL, NULL "
+    "       CASE WHEN count(DISTINCT o.t_currency) <= 1 THEN -sum(o.t_amount) END,"
+    "       CASE WHEN count(DISTINCT o.t_currency) <= 1 THEN"
+    "         pg_temp.idemload_money_text(-sum(o.t_amount), min(o.t_currency)) END,"
+    "       NULL, NULL, CASE WHEN count(DISTINCT o.t_currency) = 1 THEN min(o.t_currency) END "
     "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
     "GROUP BY o.tenant_id, o.channel, o.day";
 
@@ -378,12 +387,23 @@ const char SQL_RECON_DAY_AMOUNTS[] =
     "        FROM idemload_recon_out WHERE t_present) a "
     "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
 
-/* Per tenant, channel, day and category (pending excluded): the count and
- * the sum of the differences. */
+/* Per tenant, channel, day and category (pending excluded): the count, the
+ * sum of the differences (NULL when they are in several currencies: money
+ * of two currencies is never added), the sums per currency as a JSON
+ * object, and the text a reader sees ("149.00", or "JPY 100, USD 1.00"). */
 const char SQL_RECON_DAY_CATEGORIES[] =
-    "SELECT tenant_id, channel, day::text, category, count(*),"
-    "       coalesce(pg_temp.idemload_money_text(sum(diff), NULL), '0.00') "
-    "FROM idemload_recon_lines WHERE category <> 'pending' "
+    "SELECT tenant_id, channel, day::text, category, sum(n),"
+    "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00') END,"
+    "       coalesce(jsonb_object_agg(ccy, amount) FILTER (WHERE ccy IS NOT NULL"
+    "                                                   AND amount IS NOT NULL),"
+    "                jsonb_build_object())::text,"
+    "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00')"
+    "            ELSE string_agg(coalesce(ccy, '?') || ' ' || coalesce(amount, '?'), ', '"
+    "                            ORDER BY ccy) END "
+    "FROM (SELECT tenant_id, channel, day, category, ccy, count(*) AS n,"
+    "             pg_temp.idemload_money_text(sum(diff), ccy) AS amount"
+    "        FROM idemload_recon_lines WHERE category <> 'pending'"
+    "       GROUP BY 1, 2, 3, 4, 5) g "
     "GROUP BY 1, 2, 3, 4 ORDER BY 3, 1, 2, 4";
 
 const char SQL_RECON_MISSING_KEYS[] =

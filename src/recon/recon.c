@@ -454,7 +454,10 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         if (!d || c == CAT_COUNT)
             continue;
         d->cat_count[c] = (uint64_t)db_int(r, i, 4);
-        d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
+        if (!db_is_null(r, i, 5))
+            d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
+        d->cat_amounts[c] = dup_or_null(db_value(r, i, 6), &oom);
+        d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
         res->cat_count[c] += d->cat_count[c];
     }
     db_result_free(&r);
@@ -700,9 +703,10 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
         for (int c = 0; c < CAT_COUNT; c++) {
             if (!d->cat_count[c])
                 continue;
+            json_t *amounts = json_loads(d->cat_amounts[c] ? d->cat_amounts[c] : "{}", 0, NULL);
             json_object_set_new(cats, recon_category_name((recon_category)c),
-                                json_pack("{s:I, s:s?}", "count", (json_int_t)d->cat_count[c],
-                                          "amount", d->cat_amount[c]));
+                                json_pack("{s:I, s:s?, s:o?}", "count", (json_int_t)d->cat_count[c],
+                                          "amount", d->cat_amount[c], "amounts", amounts));
         }
         json_array_append_new(
             days, json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "tenant_id",

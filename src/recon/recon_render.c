@@ -232,7 +232,13 @@ static json_t *day_json(const recon_day *d)
     for (int c = 0; c < CAT_COUNT; c++) {
         json_t *e = json_object();
         json_object_set_new(e, "count", json_integer((json_int_t)d->cat_count[c]));
-        json_object_set_new(e, "amount", json_string(d->cat_amount[c] ? d->cat_amount[c] : "0.00"));
+        /* "amount" only where the category's money is in one currency (or
+         * none): two currencies are never added up; "amounts" per currency. */
+        json_object_set_new(e, "amount", d->cat_count[c] == 0 ? json_string("0.00")
+                                         : d->cat_amount[c] ? json_string(d->cat_amount[c])
+                                                            : json_null());
+        json_t *per = d->cat_amounts[c] ? json_loads(d->cat_amounts[c], 0, NULL) : NULL;
+        json_object_set_new(e, "amounts", per ? per : json_object());
         json_object_set_new(cats, recon_category_name((recon_category)c), e);
     }
     json_object_set_new(o, "categories", cats);
@@ -377,10 +383,14 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
                 (unsigned long long)d->matched, (unsigned long long)d->unverified,
                 (unsigned long long)d->pending);
+        /* The shown amounts name currencies, the statement's text: escaped. */
         for (int c = 0; c < CAT_COUNT; c++)
-            if (d->cat_count[c])
-                fprintf(fp, ", %s %llu (%s)", recon_category_name((recon_category)c),
-                        (unsigned long long)d->cat_count[c], d->cat_amount[c] ? d->cat_amount[c] : "");
+            if (d->cat_count[c]) {
+                fprintf(fp, ", %s %llu (", recon_category_name((recon_category)c),
+                        (unsigned long long)d->cat_count[c]);
+                text_fput_term(fp, d->cat_shown[c]);
+                fputc(')', fp);
+            }
         fputc('\n', fp);
     }
     if (r->n_days > SUMMARY_MAX_DAYS)
@@ -470,7 +480,7 @@ static bool html_days(const recon_result *r, buf *out)
             if (d->cat_count[c])
                 ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
                                 (unsigned long long)d->cat_count[c]) &&
-                     esc(out, d->cat_amount[c]) && buf_append_str(out, ")<br>");
+                     esc(out, d->cat_shown[c]) && buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
     return ok && buf_append_str(out, "</table>\n");

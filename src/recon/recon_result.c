@@ -77,8 +77,11 @@ void recon_result_free(recon_result *r)
         free(d->channel);
         side_free(&d->statement);
         side_free(&d->table);
-        for (int c = 0; c < CAT_COUNT; c++)
+        for (int c = 0; c < CAT_COUNT; c++) {
             free(d->cat_amount[c]);
+            free(d->cat_amounts[c]);
+            free(d->cat_shown[c]);
+        }
     }
     free(r->days);
     for (size_t i = 0; i < r->n_lines; i++)

@@ -268,7 +268,7 @@ import json; ls=[json.loads(l) for l in open('bulk.ndjson')]
 print(len(ls), ls[0]['out_trade_no'], ls[-1]['out_trade_no'])")"
 check "the missing amount is the statement's total" jtrue bulk.json \
     "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 12000, 'amount': '$(python3 -c "
-from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")'}"
+from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")', 'amounts': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}}"
 check "the page shows examples and points at the file for the rest" contains bulk.html "11990 more in the discrepancies file"
 
 # Configuration errors: exit 2.
@@ -375,5 +375,37 @@ eq "a statement row missing from the table: exit 5" 5 "$RC"
 check "the summary escapes the channel's and currency's control characters" \
     test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
 check "and shows them as codes" grep -qF 'x\u001B[2J' "$ERR"
+
+# Money text: only its dress comes off (a sign, an ISO code, quotes, commas
+# between thousands); text that is no amount is unverified, never read as
+# another number ("1e400" is not 1400, "1.234,50" not 1.23450).
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' >mt.csv
+cp mt.csv ms.csv
+n=0
+for v in '1e400|1400.00' '1.234,50|1.23450' '12 34|1234' 'CNY 1,234.50|1234.50' '¥-30.00|-30.00' \
+         '1,234,567.89|1234567.89' '1234.5 CNY|1234.50' '元|0' '+5|5.00' '1,23|123'; do
+    n=$((n + 1))
+    printf '7,dress,D%d,pay,1,"{""amount"": ""%s"", ""currency"": ""CNY""}",%sT10:00:00Z\n' $n "${v%%|*}" "$D" >>ms.csv
+    printf '7,dress,D%d,pay,1,"{""amount"": ""%s"", ""currency"": ""CNY""}",%sT10:00:00Z\n' $n "${v##*|}" "$D" >>mt.csv
+done
+run import -d "$DB" --rejects rjm.ndjson mt.csv
+eq "the table side of the money cases: loaded" 0 "$RC"
+run reconcile -d "$DB" --dry-run --rejects rjm.ndjson --report mr.json --discrepancies md.ndjson ms.csv
+check "dressed amounts match, undressable ones are unverified (1e400, 1.234,50, 12 34, 元, 1,23)" jtrue mr.json \
+    "[(d['matched'], d['unverified'], d['categories']['amount_mismatch']['count']) for d in r['reconciliation']['days'] if d['channel'] == 'dress'] == [(5, 5, 0)]"
+eq "no amount read as another number: no discrepancy line" 0 "$(wc -l <md.ndjson)"
+
+# Money of two currencies is never added up: a category's amount is per
+# currency, its single "amount" only where there is one currency.
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '8,mixed,X1,pay,1,"{""amount"": ""1.00"", ""currency"": ""USD""}",'"${D}T10:00:00Z" \
+    '8,mixed,X2,pay,1,"{""amount"": ""100"", ""currency"": ""JPY""}",'"${D}T10:00:00Z" \
+    '8,mixed,X3,pay,1,"{""amount"": ""2.50"", ""currency"": ""U\u001bSD""}",'"${D}T10:00:00Z" >mx.csv
+run reconcile -d "$DB" --dry-run --rejects rjx.ndjson --report mxr.json mx.csv
+eq "three rows missing in the table: exit 5" 5 "$RC"
+check "missing_in_table's amount per currency, no sum across them" jtrue mxr.json \
+    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days'] if d['channel'] == 'mixed'] == [{'count': 3, 'amount': None, 'amounts': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}}]"
+check "the summary shows each currency's sum" grep -qF 'missing_in_table 3 (JPY 100, U\u001BSD 2.50, USD 1.00)' "$ERR"
+check "and escapes the currency there too" test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
 
 finish
