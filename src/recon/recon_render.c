@@ -55,25 +55,59 @@ static json_t *line_json(const recon_line *l)
     json_object_set_new(o, "statement", facts_json(&l->statement));
     json_object_set_new(o, "table", facts_json(&l->table));
     json_object_set_new(o, "difference", str_or_null(l->difference));
-    json_object_set_new(o, "file", str_or_null(l->file));
+    /* A file name is any bytes: one that is not UTF-8 is escaped as in the
+     * report, its exact bytes in file_base64 (jansson refuses it as it is). */
+    if (l->file) {
+        buf name = BUF_INIT, b64 = BUF_INIT;
+        bool exact = text_utf8_or_escaped(&name, l->file);
+        json_object_set_new(o, "file", json_stringn(buf_cstr(&name), name.len));
+        if (!exact) {
+            text_base64(&b64, l->file, strlen(l->file));
+            json_object_set_new(o, "file_base64", json_stringn(buf_cstr(&b64), b64.len));
+        }
+        buf_free(&name);
+        buf_free(&b64);
+    } else {
+        json_object_set_new(o, "file", json_null());
+    }
     json_object_set_new(o, "line", l->file ? json_integer(l->line) : json_null());
     json_object_set_new(o, "first_seen", str_or_null(l->first_seen));
     return o;
 }
 
+/* s as one CSV field's text: quoted when it holds a delimiter, a quote or a
+ * line break, quotes doubled. */
+static bool csv_quoted(buf *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n"))
+        return buf_append_str(out, s);
+    bool ok = buf_append_char(out, '"');
+    for (const char *p = s; ok && *p; p++)
+        ok = (*p == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *p));
+    return ok && buf_append_char(out, '"');
+}
+
 /* One CSV field: quoted when it holds a delimiter, a quote or a line
- * break, quotes doubled. */
-static bool csv_field(buf *out, const char *s, bool first)
+ * break, quotes doubled.  A text of the data (TEXT) that a spreadsheet
+ * would run as a formula (it starts with =, +, -, @, a tab or a carriage
+ * return) is written after an apostrophe, which the spreadsheet shows as
+ * text (OWASP's "CSV injection"); numbers, dates and our own words never are. */
+static bool csv_field(buf *out, const char *s, bool first, bool text)
 {
     bool ok = first || buf_append_char(out, ',');
     if (!s)
         return ok;
-    if (!strpbrk(s, ",\"\r\n"))
-        return ok && buf_append_str(out, s);
-    ok = ok && buf_append_char(out, '"');
-    for (const char *p = s; ok && *p; p++)
-        ok = (*p == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *p));
-    return ok && buf_append_char(out, '"');
+    buf guarded = BUF_INIT;
+    if (text && s[0] && strchr("=+-@\t\r", s[0])) {
+        if (!buf_append_char(&guarded, '\'') || !buf_append_str(&guarded, s)) {
+            buf_free(&guarded);
+            return false;
+        }
+        s = buf_cstr(&guarded);
+    }
+    ok = ok && csv_quoted(out, s);
+    buf_free(&guarded);
+    return ok;
 }
 
 static const char *const csv_columns[] = {
@@ -101,9 +135,18 @@ static bool csv_line(buf *out, const recon_line *l)
                        t->present ? t->fee : NULL, t->present ? tst : NULL,
                        t->present ? t->time : NULL,
                        l->difference, l->file, l->file ? line : NULL, l->first_seen};
+    /* the data's texts: channel, key, currencies, file */
+    static const bool text[] = {false, false, true, true, true, false, false, true, false, false,
+                                false, false, true, false, false, false, false, true, false, false};
+    _Static_assert(sizeof text / sizeof text[0] == sizeof csv_columns / sizeof csv_columns[0],
+                   "one flag per column");
+    buf name = BUF_INIT;
+    if (l->file && !text_utf8_or_escaped(&name, l->file))
+        v[17] = buf_cstr(&name);
     bool ok = true;
     for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
-        ok = csv_field(out, v[i], i == 0);
+        ok = csv_field(out, v[i], i == 0, text[i]);
+    buf_free(&name);
     return ok && buf_append_str(out, "\r\n");
 }
 
@@ -152,7 +195,7 @@ recon_disc *recon_disc_open(const char *path, buf *err)
     if (w->csv) {
         ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
         for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-            ok = csv_field(&w->out, csv_columns[i], i == 0);
+            ok = csv_field(&w->out, csv_columns[i], i == 0, false);
         ok = ok && buf_append_str(&w->out, "\r\n");
     }
     if (!ok) {

@@ -408,4 +408,26 @@ check "missing_in_table's amount per currency, no sum across them" jtrue mxr.jso
 check "the summary shows each currency's sum" grep -qF 'missing_in_table 3 (JPY 100, U\u001BSD 2.50, USD 1.00)' "$ERR"
 check "and escapes the currency there too" test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
 
+# A hostile file name and a key a spreadsheet would run as a formula: the
+# discrepancies file escapes the name (its bytes in file_base64) and the CSV
+# writes the formula as text, after an apostrophe; amounts stay numbers.
+hname=$(printf 'st-\xb6\xd4.csv')
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '9,formula,=1+2,pay,1,"{""amount"": ""-1.00"", ""currency"": ""CNY""}",'"${D}T10:00:00Z" >"$hname"
+run reconcile -d "$DB" --dry-run --rejects rjh.ndjson --discrepancies hd.ndjson "$hname"
+eq "a hostile file name: a line for its row (exit 5)" 5 "$RC"
+check "the NDJSON line names the file escaped, its bytes in file_base64" python3 -c '
+import base64, json, sys
+o = json.loads(open("hd.ndjson").readline())
+assert o["file"] == "st-\\xB6\\xD4.csv" and o["out_trade_no"] == "=1+2", o
+assert base64.b64decode(o["file_base64"]) == sys.argv[1].encode("utf-8", "surrogateescape")
+' "$hname"
+run reconcile -d "$DB" --dry-run --rejects rjh.ndjson --discrepancies hd.csv "$hname"
+check "the CSV writes the formula as text and keeps the amount a number" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open("hd.csv", encoding="utf-8-sig")))
+r = rows[0]
+assert (r["out_trade_no"], r["statement_amount"], r["difference"], r["file"]) == ("\x27=1+2", "-1.00", "-1.00", "st-\\xB6\\xD4.csv"), r
+'
+
 finish
