@@ -23,22 +23,7 @@
 #define LEDGER_FILE_TABLE "idemload_ledger"
 #define LEDGER_CHUNK_TABLE "idemload_ledger_chunk"
 
-/*
- * The migrations, oldest first: each added columns that an earlier
- * idemload's ledger lacks.  A row is its name, whether the column that
- * shows it ran is on the chunk table (else the file table), that column,
- * and the statement that adds what it brought (sql.h; run in the
- * transaction of SQL_LEDGER_CREATE, which creates a new ledger complete).
- * A new ledger column is a row here, its statement, and the column in
- * SQL_LEDGER_CREATE.
- */
-#define LEDGER_MIGRATIONS(X)                                       \
-    X(LANES, true, "lane", SQL_LEDGER_ADD_LANES)                   \
-    X(IDENTITY, false, "table_storage", SQL_LEDGER_ADD_IDENTITY)   \
-    X(LOADER, false, "loader_host", SQL_LEDGER_ADD_LOADER)         \
-    X(CHANGES, true, "changes", SQL_LEDGER_ADD_CHANGES)            \
-    X(PARAMS, false, "params", SQL_LEDGER_ADD_PARAMS)              \
-    X(XIDS, true, "xids", SQL_LEDGER_ADD_XIDS)
+#include "db/ledger_migrations.h"
 
 typedef enum ledger_migration {
 #define LEDGER_MIGRATION_ENUM(id, on_chunk, column, sql) LEDGER_##id,

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "db/ledger_schema.h"
+#include "db/ledger_migrations.h"
 
 const char *const key_column_names[KEY_NCOLUMNS] = {KEY_COLUMN_NAMES};
 
@@ -628,7 +628,7 @@ const char SQL_CITUS_MISSED_STALE[] =
  * {table_oid} and {table_storage} are the column names, or NULL when a
  * dry run reads a ledger written before they existed.
  */
-/* The ledger's version (ledger_schema.h), $1 the chunk table, $2 the file
+/* The ledger's version (ledger_migrations.h), $1 the chunk table, $2 the file
  * table: does it exist, and for each migration in the list's order, has it
  * the column that migration added?  sql_ledger_exists() writes it. */
 static const char SQL_LEDGER_EXISTS_HEAD[] = "SELECT to_regclass($1) IS NOT NULL";
