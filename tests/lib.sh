@@ -300,3 +300,18 @@ chunk_unhold() { chunk_release; q "DROP TRIGGER chunk_hold_$1 ON idemload_ledger
 table_exists() { [ "$(q "SELECT to_regclass('$1') IS NOT NULL")" = t ]; }
 # jtrue FILE EXPR: succeeds when the python expression on `r` is true.
 jtrue() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+
+# lock_waiters: how many idemload sessions of this database wait, not granted,
+# in pg_advisory_lock (a second importer waiting for a file's lock).
+lock_waiters() { q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database() AND a.application_name = 'idemload' AND a.query LIKE 'SELECT pg_advisory_lock(%'"; }
+# lock_wait PID: until one idemload session waits for an advisory lock, or
+# process PID has ended (at most two minutes); the caller checks lock_waiters.
+lock_wait() {
+    local i
+    for i in $(seq 1 1200); do
+        [ "$(lock_waiters)" = 1 ] && return 0
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}

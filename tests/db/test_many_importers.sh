@@ -76,13 +76,8 @@ check "status: B completed by process 2" jtrue status.json \
 # Process 2 has nothing left but A, which is not done: it does not end,
 # it waits on A's lock, which process 1 (stopped) holds: seen on the server
 # as an advisory lock of an idemload session not granted.
-waits() { q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = 'idemload' AND a.query LIKE 'SELECT pg_advisory_lock(%'"; }
-for _ in $(seq 1 1200); do
-    [ "$(waits)" = 1 ] && break
-    kill -0 $P2 2>/dev/null || break
-    sleep 0.1
-done
-eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(waits)"
+lock_wait $P2
+eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(lock_waiters)"
 check "process 2 still runs while A is unfinished" kill -0 $P2
 check "process 2 waits for A at the end" contains p2.err "a.ndjson: another idemload process.*waiting for it"
 

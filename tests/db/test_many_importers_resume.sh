@@ -31,13 +31,8 @@ eq "process 1 is mid-file: A loading, 2 of its 8 chunks committed" "loading 2 $P
     >p2.out 2>p2.err 7>&- &
 P2=$!
 # Process 2 goes past A, completes B, comes back to A and waits for its lock.
-waits() { q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database() AND a.application_name = 'idemload' AND a.query LIKE 'SELECT pg_advisory_lock(%'"; }
-for _ in $(seq 1 1200); do
-    [ "$(waits)" = 1 ] && break
-    kill -0 $P2 2>/dev/null || break
-    sleep 0.1
-done
-eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(waits)"
+lock_wait $P2
+eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(lock_waiters)"
 eq "process 2 completed B meanwhile" completed "$(q "SELECT status FROM idemload_ledger WHERE file_name = 'b.csv'")"
 check "process 2 went on past A first" contains p2.err "a.csv: another idemload process (host $(hostname), process $P1, as the ledger says) is loading this file into public.payment_callback; going on with the next file"
 check "process 2 came back to A and waits for it" contains p2.err "a.csv: another idemload process.*waiting for it"
