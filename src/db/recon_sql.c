@@ -216,6 +216,13 @@ const char SQL_RECON_KEYS[] =
     "ORDER BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
     "         s.received_at DESC, s.file_no DESC, s.line DESC";
 
+/* Per file: its rows staged minus the keys its rows represent (what the
+ * deduplication took away), for the file's figures. */
+const char SQL_RECON_FILE_DEDUP[] =
+    "SELECT file_no, count(*) - coalesce((SELECT count(*) FROM idemload_recon_sk k"
+    "  WHERE k.file_no = s.file_no), 0) "
+    "FROM idemload_recon_s s GROUP BY file_no";
+
 /* The days the statement's keys fall in, and how many keys there are. */
 const char SQL_RECON_DAYS_SPAN[] =
     "SELECT min(day)::text, max(day)::text, count(*) FROM idemload_recon_sk";

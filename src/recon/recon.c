@@ -576,11 +576,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
  * represents. */
 static bool gather_dedup(recon_ctx *x, run_report *rep)
 {
-    db_result *r = query(x, "reconcile: rows per file",
-                         "SELECT file_no, count(*) - coalesce((SELECT count(*) FROM "
-                         "idemload_recon_sk k WHERE k.file_no = s.file_no), 0) "
-                         "FROM idemload_recon_s s GROUP BY file_no",
-                         0, NULL);
+    db_result *r = query(x, "reconcile: rows per file", SQL_RECON_FILE_DEDUP, 0, NULL);
     if (!r)
         return false;
     for (int i = 0; i < db_nrows(r); i++) {
