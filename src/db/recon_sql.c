@@ -20,7 +20,8 @@
  * code before or after it, a comma between thousands), so "¥1,234.50",
  * "CNY 1,234.50" and "\"0.59000\"" read as 1234.50 and 0.59000, while
  * "1e400", "1.234,50" or "12 34" are no amount (NULL: the row is
- * unverified, never read as another number), minor units scaled by the currency's ISO
+ * unverified, never read as another number; a plain number, the common
+ * case, is taken as it is without the undressing), minor units scaled by the currency's ISO
  * 4217 exponent e (the caller joins idemload_recon_ccy: 2 when unknown),
  * the magnitude when asked; NULL when no number remains.  Rendering: in
  * the currency's exponent when exact at it, else every digit (never
@@ -50,10 +51,13 @@ const char SQL_RECON_SETUP[] =
     " RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $f$"
     " DECLARE c text; v numeric;"
     " BEGIN"
-    "  c := translate(btrim(t, E' \\t\\r\\n\"''`'), '¥￥$€£₩₹元', '');"
-    "  c := btrim(regexp_replace(c, '^[A-Za-z][A-Za-z][A-Za-z]\\s*|\\s*[A-Za-z][A-Za-z][A-Za-z]$',"
-    "                            '', 'g'));"
-    "  c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
+    "  IF t ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN c := t;"
+    "  ELSE"
+    "   c := translate(btrim(t, E' \\t\\r\\n\"''`'), '¥￥$€£₩₹元', '');"
+    "   c := btrim(regexp_replace(c, '^[A-Za-z][A-Za-z][A-Za-z]\\s*|\\s*[A-Za-z][A-Za-z][A-Za-z]$',"
+    "                             '', 'g'));"
+    "   c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
+    "  END IF;"
     "  IF c IS NULL OR c !~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN RETURN NULL; END IF;"
     "  v := c::numeric;"
     "  IF magnitude THEN v := abs(v); END IF;"
