@@ -307,7 +307,7 @@ wait_chunks $p1 1 || fail "concurrent (a): the first load ended before its first
 kill -STOP $p1
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report ca2.json conc.csv >/dev/null 2>ca2.err &
 p2=$!
-for _ in $(seq 1 200); do grep -q "another idemload process" ca2.err && break; sleep 0.1; done
+for _ in $(seq 1 200); do grep -qs "another idemload process" ca2.err && break; sleep 0.1; done
 kill -CONT $p1
 wait $p1; r1=$?; wait $p2; r2=$?
 eq "concurrent (a): both exit 0" "0 0" "$r1 $r2"
