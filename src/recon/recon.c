@@ -629,8 +629,12 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
         !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
         return false;
+    /* Compared only once the figures are in: a failure gathering them must
+     * not leave a verdict ("balanced") standing on partial figures. */
+    if (!gather_days(x, res))
+        return false;
     res->compared = true;
-    return gather_days(x, res);
+    return true;
 }
 
 /* ---- the register ----------------------------------------------------- */
