@@ -280,7 +280,10 @@ const char SQL_RECON_COMPARE[] =
  * otherwise its categories (a fact compared only where both sides declare
  * it and both rows hold it); with none, unverified when a declared fact is
  * missing on a side, else matched.  difference: statement minus table, in
- * the major unit, when the currencies agree. */
+ * the major unit, when the currencies agree.  Whether a day of a pair is
+ * listed is a join with the listed days (hashed), not a sub-select per
+ * row: that scanned the statement's keys once for every table row the
+ * statement lacks (minutes at 1M keys against 10M rows). */
 const char SQL_RECON_CLASSIFY[] =
     "CREATE TEMP TABLE idemload_recon_out AS "
     "SELECT c.*, cat.categories,"
@@ -297,9 +300,10 @@ const char SQL_RECON_CLASSIFY[] =
     "         CASE WHEN c.s_currency IS NOT DISTINCT FROM c.t_currency OR NOT c.c_cmp"
     "              THEN c.s_amount - c.t_amount END"
     "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
-    "FROM (SELECT x.*, x.s_present OR EXISTS (SELECT 1 FROM idemload_recon_sk k"
-    "        WHERE k.tenant_id = x.tenant_id AND k.channel = x.channel AND k.day = x.day)"
-    "        AS day_listed FROM idemload_recon_cmp x) c "
+    "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed"
+    "        FROM idemload_recon_cmp x"
+    "        LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld"
+    "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day) c "
     "CROSS JOIN LATERAL (SELECT array_remove(ARRAY["
     "    CASE WHEN c.s_present AND NOT c.t_present THEN 'missing_in_table' END,"
     "    CASE WHEN NOT c.s_present AND c.day_listed THEN 'missing_in_statement' END,"
