@@ -494,6 +494,29 @@ static bool probe_fresh(lane_runner *ln, const lane_job *job, uint32_t *fresh, s
     return true;
 }
 
+/* After the append's COPY, inside its savepoint: the subtransaction's xid,
+ * read from the row the COPY wrote for row FIRST of ch, for the ledger row
+ * (--supersede).  False: the server's error is on the connection, or
+ * memory ran out (set on it). */
+static bool note_append_xid(lane_runner *ln, const chunk *ch, uint32_t first)
+{
+    row k;
+    chunk_get(ch, first, &k);
+    char tenant[24];
+    snprintf(tenant, sizeof tenant, "%lld", (long long)k.tenant_id);
+    buf key[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
+    bool got = buf_append(&key[0], k.channel, k.channel_len) &&
+               buf_append(&key[1], k.out_trade_no, k.out_trade_no_len) &&
+               buf_append(&key[2], k.callback_type, k.callback_type_len);
+    const char *kp[] = {tenant, buf_cstr(&key[0]), buf_cstr(&key[1]), buf_cstr(&key[2])};
+    if (!got)
+        db_set_out_of_memory(ln->conn);
+    got = got && note_xid(ln, buf_cstr(&ln->env->sql->xmin_of_key), 4, kp);
+    for (int i = 0; i < 3; i++)
+        buf_free(&key[i]);
+    return got;
+}
+
 /*
  * The append (lane.h): when the run allows it and the lane is not backing
  * off, COPYs the job's fresh rows straight into the target under a
@@ -544,22 +567,7 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
     if (!db_savepoint(d, SP_APPEND))
         return classify(ln);
     if (copy_stream(ln, buf_cstr(&ln->env->sql->append), job->ch, fresh, 0, nf - 1, true)) {
-        /* The subtransaction's xid, for the ledger row (--supersede). */
-        row k;
-        chunk_get(job->ch, fresh[0], &k);
-        char tenant[24];
-        snprintf(tenant, sizeof tenant, "%lld", (long long)k.tenant_id);
-        buf key[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
-        bool got = buf_append(&key[0], k.channel, k.channel_len) &&
-                   buf_append(&key[1], k.out_trade_no, k.out_trade_no_len) &&
-                   buf_append(&key[2], k.callback_type, k.callback_type_len);
-        const char *kp[] = {tenant, buf_cstr(&key[0]), buf_cstr(&key[1]), buf_cstr(&key[2])};
-        if (!got)
-            db_set_out_of_memory(d);
-        got = got && note_xid(ln, buf_cstr(&ln->env->sql->xmin_of_key), 4, kp);
-        for (int i = 0; i < 3; i++)
-            buf_free(&key[i]);
-        if (!got || !db_release(d, SP_APPEND))
+        if (!note_append_xid(ln, job->ch, fresh[0]) || !db_release(d, SP_APPEND))
             return classify(ln);
         outcome_fill(job->out, fresh, 0, nf - 1, MERGE_INSERTED);
         c->inserted += nf;
