@@ -520,7 +520,9 @@ static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
     size_t kept[CAT_COUNT] = {0}, cap = 0;
     if (res->compared)
         ok = exec(x, "reconcile: the discrepancies",
-                  res->registered ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR, 0, NULL);
+                  !res->registered ? SQL_RECON_LINE_CURSOR
+                  : res->seen_again ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR_NEW,
+                  0, NULL);
     while (ok && res->compared) {
         db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
         if (!r) {
@@ -592,8 +594,7 @@ static bool gather_dedup(recon_ctx *x, run_report *rep)
  * the lines; then the figures back. */
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
-    if (!exec(x, "reconcile: the statement's facts", SQL_RECON_STATEMENT, 0, NULL) ||
-        !exec(x, "reconcile: the statement's keys", SQL_RECON_KEYS, 0, NULL) ||
+    if (!exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 0, NULL) ||
         !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
         !gather_dedup(x, rep))
         return false;
@@ -617,6 +618,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     db_result_free(&r);
     const char *rows[] = {res->from, res->to, x->sql_zone};
     if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
+        !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
         !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
               rows) ||
         !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
@@ -758,6 +760,18 @@ static bool gather_carried(recon_ctx *x, recon_result *res)
     return !oom;
 }
 
+/* The register's open items this run found again, brought up to date;
+ * res->seen_again: there were some. */
+static bool seen_again(recon_ctx *x, recon_result *res, const char *const *ip)
+{
+    db_result *r = query(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip);
+    if (!r)
+        return false;
+    res->seen_again = db_int(r, 0, 0) > 0;
+    db_result_free(&r);
+    return true;
+}
+
 /* Writes this run into the register (same transaction as the comparison):
  * resolves, supersedes, escalates, opens; the runs; then reads back the
  * first_seen of each line and what is carried over. */
@@ -790,7 +804,7 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
                     3, rp) &&
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
          exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
-         exec(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip) &&
+         seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)", SQL_RECON_REG_INSERT_NEW, 2, ip) &&
          write_runs(x, res, run_id, files);
     free(paths);

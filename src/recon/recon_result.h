@@ -126,6 +126,7 @@ typedef struct recon_result {
     uint64_t outside_period;
     bool dry_run;
     bool registered;            /* the register was written (not a dry run) */
+    bool seen_again;            /* some lines were items the register held open */
     int64_t run_id;
     recon_carried *carried;
     size_t n_carried;
