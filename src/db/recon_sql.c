@@ -282,10 +282,6 @@ const char SQL_RECON_OUTSIDE[] =
     " WHERE (received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date"
     "       NOT BETWEEN $1::date AND $2::date";
 
-/* $1, $2: the period.  Every statement key of the period with the active
- * row of its key (whatever that row's time), then every active row of the
- * statement's (tenant, channel) pairs whose time falls in the period and
- * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
 /* The pairs, and whether --facts names a time fact for the channel (at
  * any level that applies to it: then its rows' time is not received_at). */
 const char SQL_RECON_PAIRS[] =
@@ -295,30 +291,33 @@ const char SQL_RECON_PAIRS[] =
     "        AS timed"
     " FROM (SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
     "        WHERE day BETWEEN $1::date AND $2::date) k";
-const char SQL_RECON_COMPARE[] =
-    "CREATE TEMP TABLE idemload_recon_cmp AS "
-    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day,"
-    "       s.file_no, s.line, s.conflicting,"
-    "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency,"
-    "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee,"
-    "       t.tenant_id IS NOT NULL AS t_present, t.amount AS t_amount,"
-    "       t.currency AS t_currency, t.status AS t_status, t.time AS t_time, t.fee AS t_fee,"
-    "       s.a_decl AND coalesce(t.a_decl, false) AS a_cmp,"
-    "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp,"
-    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp "
-    "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t"
-    "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel"
-    " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type "
-    "WHERE s.day BETWEEN $1::date AND $2::date "
-    "UNION ALL "
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
-    "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date,"
-    "       NULL, NULL, false,"
-    "       false, NULL, NULL, NULL, NULL, NULL,"
-    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false "
-    "FROM idemload_recon_t t "
-    "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
-    "      BETWEEN $1::date AND $2::date";
+/* $1, $2: the period.  Every statement key of the period with the active
+ * row of its key (whatever that row's time), then every active row of the
+ * statement's (tenant, channel) pairs whose time falls in the period and
+ * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
+#define RECON_COMPARE_ROWS \
+    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day," \
+    "       s.file_no, s.line, s.conflicting," \
+    "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency," \
+    "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee," \
+    "       t.tenant_id IS NOT NULL AS t_present, t.amount AS t_amount," \
+    "       t.currency AS t_currency, t.status AS t_status, t.time AS t_time, t.fee AS t_fee," \
+    "       s.a_decl AND coalesce(t.a_decl, false) AS a_cmp," \
+    "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp," \
+    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp " \
+    "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t" \
+    "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel" \
+    " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type " \
+    "WHERE s.day BETWEEN $1::date AND $2::date " \
+    "UNION ALL " \
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type," \
+    "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date," \
+    "       NULL, NULL, false," \
+    "       false, NULL, NULL, NULL, NULL, NULL," \
+    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false " \
+    "FROM idemload_recon_t t " \
+    "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "      BETWEEN $1::date AND $2::date"
 
 /* Each compared unit's outcome: a table row of a day without any
  * statement row of its pair is covered by that day's no_statement; one the
@@ -329,7 +328,9 @@ const char SQL_RECON_COMPARE[] =
  * the major unit, when the currencies agree.  Whether a day of a pair is
  * listed is a join with the listed days (hashed), not a sub-select per
  * row: that scanned the statement's keys once for every table row the
- * statement lacks (minutes at 1M keys against 10M rows). */
+ * statement lacks (minutes at 1M keys against 10M rows).  $1, $2: the
+ * period; the comparison is a sub-select, not a table written, analyzed
+ * and read again. */
 const char SQL_RECON_CLASSIFY[] =
     "CREATE TEMP TABLE idemload_recon_out AS "
     "SELECT c.*, cat.categories,"
@@ -347,7 +348,7 @@ const char SQL_RECON_CLASSIFY[] =
     "              THEN c.s_amount - c.t_amount END"
     "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
     "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed"
-    "        FROM idemload_recon_cmp x"
+    "        FROM (" RECON_COMPARE_ROWS ") x"
     "        LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld"
     "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day) c "
     "CROSS JOIN LATERAL (SELECT array_remove(ARRAY["
@@ -487,7 +488,6 @@ const char SQL_RECON_ANALYZE_KEYS[] = "ANALYZE idemload_recon_sk";
  * the table in half the time. */
 const char SQL_RECON_ANALYZE_PAIRS[] = "ANALYZE idemload_recon_pairs";
 const char SQL_RECON_ANALYZE_ROWS[] = "ANALYZE idemload_recon_traw";
-const char SQL_RECON_ANALYZE_CMP[] = "ANALYZE idemload_recon_cmp";
 const char SQL_RECON_ANALYZE_OUT[] = "ANALYZE idemload_recon_out";
 const char SQL_RECON_ANALYZE_LINES[] = "ANALYZE idemload_recon_lines";
 

@@ -623,10 +623,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
               rows) ||
         !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
-        !exec(x, "reconcile: comparing the statement with the table", SQL_RECON_COMPARE, 2,
-              period) ||
-        !exec(x, "reconcile: analyzing the comparison", SQL_RECON_ANALYZE_CMP, 0, NULL) ||
-        !exec(x, "reconcile: classifying", SQL_RECON_CLASSIFY, 0, NULL) ||
+        !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
         !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
         !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
