@@ -20,6 +20,7 @@ extern const char SQL_RECON_SFACTS[];
 extern const char SQL_RECON_TFACTS[];
 extern const char SQL_RECON_COPY[];
 extern const char SQL_RECON_TABLE_ROWS[];
+extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
 extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_DAYS_SPAN[];

@@ -619,7 +619,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     const char *rows[] = {res->from, res->to, x->sql_zone};
     if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
         !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
-        !exec(x, "reconcile: reading the table's rows of the statement", SQL_RECON_TABLE_ROWS, 3,
+        !exec(x, "reconcile: reading the table's rows of the statement",
+              x->tool.t.distributed ? SQL_RECON_TABLE_ROWS_DISTRIBUTED : SQL_RECON_TABLE_ROWS, 3,
               rows) ||
         !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
