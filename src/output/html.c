@@ -385,8 +385,8 @@ static void render_band(page *pg, page *gp, const tl_axis *ax, const char *chann
              "font-weight=\"600\">", TL_LABEL_W - 10, y0 + TL_BAND_H / 2);
     text(pg, channel);
     putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
-             "fill=\"#5a6675\">%llu rows</text>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
-         (unsigned long long)total);
+             "fill=\"#5a6675\">%llu %s</text>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
+         (unsigned long long)total, total == 1 ? "row" : "rows");
     putf(pg, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
          TL_LABEL_W, y0, TL_PLOT_W, TL_BAND_H);
     double bw = ax->bw;
@@ -405,9 +405,9 @@ static void render_band(page *pg, page *gp, const tl_axis *ax, const char *chann
         if (h < 1)
             h = 1;
         putf(pg, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                 "fill=\"#3f6fa8\"><title>%s: %llu rows</title></rect>\n",
+                 "fill=\"#3f6fa8\"><title>%s: %llu %s</title></rect>\n",
              x + (bw > 3 ? 0.5 : 0), y0 + TL_BAND_H - h, bw > 3 ? bw - 1 : bw, h, when,
-             (unsigned long long)counts[k]);
+             (unsigned long long)counts[k], counts[k] == 1 ? "row" : "rows");
     }
     if (empty)
         list_holes(gp, ax, channel, counts, empty);

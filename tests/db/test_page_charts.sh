@@ -67,13 +67,14 @@ label = lambda h: datetime.datetime.fromtimestamp(h * 3600, datetime.timezone.ut
 bands = {}
 for ch in sorted({o["channel"] for o in rows}):
     n = collections.Counter(hour(o) for o in rows if o["channel"] == ch)
-    bands[ch] = ["%s: %d rows" % (label(h), n[h]) if n[h] else "%s: no rows" % label(h)
+    bands[ch] = ["%s: %d %s" % (label(h), n[h], "row" if n[h] == 1 else "rows") if n[h]
+                 else "%s: no rows" % label(h)
                  for h in range(first, last + 1)]
 print(json.dumps({"groups": groups, "bands": bands}, ensure_ascii=False))
 PY
 # What the rendered SVG holds, read the same way.
 python3 - page.json >got.json <<'PY'
-import json, sys
+import json, re, sys
 svgs = json.load(open(sys.argv[1], encoding="utf-8"))["svgs"]
 groups, label = {}, None
 for kind, words in svgs["figures per group"]:
@@ -85,7 +86,7 @@ for kind, words in svgs["figures per group"]:
 bands, ch = {}, None
 tl = [v for k, v in svgs.items() if k.startswith("rows per hour")]
 for kind, words in (tl[0] if tl else []):
-    if kind == "text" and not words.endswith(" rows") and ":" not in words:
+    if kind == "text" and not re.fullmatch(r"[0-9]+ rows?", words) and ":" not in words:
         ch = words
         bands[ch] = []
     elif kind in ("rect", "gap") and ch and words:
