@@ -7,6 +7,11 @@
  * (line_feed): a record can only end at a line break, so when libcsv reports
  * the end of a record, the lines fed since the previous one are exactly its
  * text.  Quoted line breaks simply make a record span several lines.
+ *
+ * libcsv costs some 36 instructions a byte, most of the reader thread's
+ * time (issue 31).  So a physical line that is a whole record by itself and
+ * holds nothing hard (split_line) is split here, without libcsv, into
+ * exactly the fields libcsv would report; anything else goes to libcsv.
  */
 #include "input/reader_impl.h"
 
@@ -24,6 +29,7 @@ typedef struct csv_reader {
     int *map;               /* field index -> column, or -1 (ignored) */
     size_t header_fields;
     bool at_eof;
+    bool fast;              /* split_line may be used (see csv_reader_open) */
 
     /* the record being assembled */
     buf raw;
@@ -63,12 +69,16 @@ static bool start_parser(csv_reader *c)
     return true;
 }
 
-static void on_field(void *s, size_t n, void *data)
+/*
+ * Starts field number c->nfields at the end of c->values.  Returns false
+ * when it is not to be kept: over READER_MAX_FIELDS (c->too_many_fields)
+ * or out of memory (c->oom).
+ */
+static bool field_begin(csv_reader *c)
 {
-    csv_reader *c = data;
     if (c->nfields >= READER_MAX_FIELDS) {
         c->too_many_fields = true; /* nothing more kept: memory stays bounded */
-        return;
+        return false;
     }
     if (c->nfields == c->fields_cap) {
         size_t cap = c->fields_cap ? c->fields_cap * 2 : 16;
@@ -83,16 +93,32 @@ static void on_field(void *s, size_t n, void *data)
             c->null = null;
         if (!off || !len || !null) {
             c->oom = true;
-            return;
+            return false;
         }
         c->fields_cap = cap;
     }
     c->off[c->nfields] = c->values.len;
-    c->len[c->nfields] = n;
-    c->null[c->nfields] = (s == NULL);
-    if (s && !buf_append(&c->values, s, n))
-        c->oom = true;
+    return true;
+}
+
+/* Ends the field field_begin started: its text is what c->values gained. */
+static void field_end(csv_reader *c, bool null)
+{
+    c->len[c->nfields] = c->values.len - c->off[c->nfields];
+    c->null[c->nfields] = null;
     c->nfields++;
+}
+
+static void on_field(void *s, size_t n, void *data)
+{
+    csv_reader *c = data;
+    if (!field_begin(c))
+        return;
+    if (s && !buf_append(&c->values, s, n)) {
+        c->oom = true;
+        return;
+    }
+    field_end(c, s == NULL);
 }
 
 static void on_record(int term, void *data)
@@ -135,6 +161,71 @@ static void trim_break(buf *raw)
         raw->data[--raw->len] = '\0';
 }
 
+/* A blank as libcsv's space test sees it (start_parser): space or tab,
+ * except the delimiter, which is tested first. */
+static inline bool is_blank(char ch, char delim)
+{
+    return (ch == ' ' || ch == '\t') && ch != delim;
+}
+
+/*
+ * The fast path: splits the physical line p[0..n) into fields as libcsv,
+ * configured by start_parser, would, when the line is a whole record by
+ * itself: it ends in LF or CRLF and holds no quote and no other CR.  Each
+ * field is trimmed of blanks (is_blank), and an empty one is NULL
+ * (CSV_EMPTY_IS_NULL); with no quote there is no parse error.  The caller
+ * has checked that the line is not blank (is_blank_piece) and that no
+ * field is pending.  Returns true with the fields delivered and
+ * c->rec_done set (or c->oom or c->too_many_fields set); false, having
+ * touched nothing, when libcsv must parse the line.
+ */
+static bool split_line(csv_reader *c, const char *p, size_t n)
+{
+    if (n == 0 || p[n - 1] != '\n')
+        return false; /* cut by the window end, or the input's end, or a lone CR */
+    size_t m = n - 1;
+    if (m > 0 && p[m - 1] == '\r')
+        m--;
+    if (memchr(p, '"', m) || memchr(p, '\r', m))
+        return false;
+    const char delim = c->opt.delimiter;
+    const char *end = p + m;
+    const char *s = p;
+    for (;;) {
+        const char *d = memchr(s, delim, (size_t)(end - s));
+        const char *a = s, *b = d ? d : end;
+        while (a < b && is_blank(*a, delim))
+            a++;
+        while (b > a && is_blank(b[-1], delim))
+            b--;
+        if (!field_begin(c))
+            return true; /* (over READER_MAX_FIELDS needs a line wider than
+                            the read window: libcsv's case, in fact) */
+        if (a < b && !buf_append(&c->values, a, (size_t)(b - a))) {
+            c->oom = true;
+            return true;
+        }
+        field_end(c, a == b);
+        if (!d)
+            break;
+        s = d + 1;
+    }
+    c->rec_done = true;
+    return true;
+}
+
+/* Whether the fields so far were all kept; if not (out of memory, or over
+ * READER_MAX_FIELDS), the file stops: returns false with the reason set. */
+static bool fields_kept(csv_reader *c)
+{
+    if (c->oom)
+        reader_fail(&c->base, "%s: out of memory", c->base.path);
+    else if (c->too_many_fields)
+        reader_fail(&c->base, "%s: line %llu: record of more than %zu fields", c->base.path,
+                    (unsigned long long)c->rec_line, READER_MAX_FIELDS);
+    return !c->oom && !c->too_many_fields;
+}
+
 /*
  * Reads until a whole record is assembled.  Returns READ_RECORD with
  * c->rec_done or c->rec_bad set, READ_EOF, or READ_FAILED.
@@ -163,7 +254,8 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             return READ_EOF;
         }
-        if (!c->rec_open) {
+        bool opens = !c->rec_open;
+        if (opens) {
             if (is_blank_piece(p, n, c->opt.delimiter))
                 continue;
             c->rec_open = true;
@@ -183,6 +275,8 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             continue;
         }
+        if (opens && c->fast && split_line(c, p, n))
+            return fields_kept(c) ? READ_RECORD : READ_FAILED;
         /* libcsv grows its field buffer by a fixed block (128 bytes unless
          * told otherwise): a megabyte field would cost thousands of
          * reallocs, each copying the field so far.  Growing by the size it
@@ -190,11 +284,8 @@ static read_result assemble(csv_reader *c)
         size_t have = csv_get_buffer_size(&c->parser);
         csv_set_blk_size(&c->parser, have > 4096 ? have : 4096);
         size_t used = csv_parse(&c->parser, p, n, on_field, on_record, c);
-        if (c->oom)
-            return reader_fail(&c->base, "%s: out of memory", c->base.path);
-        if (c->too_many_fields)
-            return reader_fail(&c->base, "%s: line %llu: record of more than %zu fields",
-                               c->base.path, (unsigned long long)c->rec_line, READER_MAX_FIELDS);
+        if (!fields_kept(c))
+            return READ_FAILED;
         if (used < n) {
             c->rec_bad = true;
             if (!start_parser(c))
@@ -331,6 +422,13 @@ reader *csv_reader_open(source *src, const char *path, const reader_options *opt
     c->base.close = csv_close;
     c->base.path = path;
     c->opt = *opt;
+    /* IDEMLOAD_CSV_FASTPATH=0 sends every line through libcsv: for the
+     * differential fuzz target (fuzz_csv_fastpath.c), the tests, and to
+     * measure the fast path against libcsv.  A delimiter that is a quote
+     * or a line break (the options refuse them) has no fast path. */
+    const char *fp = getenv("IDEMLOAD_CSV_FASTPATH");
+    c->fast = !(fp && strcmp(fp, "0") == 0) && opt->delimiter != '"' &&
+              opt->delimiter != '\r' && opt->delimiter != '\n';
     reader *r = &c->base;
     if (!line_feed_init(&c->lf, src) || !start_parser(c)) {
         buf_printf(err, "%s: out of memory", path);
