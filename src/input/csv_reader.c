@@ -9,8 +9,8 @@
  * text.  Quoted line breaks simply make a record span several lines.
  *
  * libcsv costs some 36 instructions a byte, most of the reader thread's
- * time (issue 31).  So a physical line that is a whole record by itself and
- * holds nothing hard (split_line) is split here, without libcsv, into
+ * time (issue 31).  So a physical line that is a whole record by itself,
+ * quoted fields and all, (split_line) is split here, without libcsv, into
  * exactly the fields libcsv would report; anything else goes to libcsv.
  */
 #include "input/reader_impl.h"
@@ -168,16 +168,28 @@ static inline bool is_blank(char ch, char delim)
     return (ch == ' ' || ch == '\t') && ch != delim;
 }
 
+/* Appends p[0..n) to c->values, which split_line has made room for. */
+static inline void put_text(csv_reader *c, const char *p, size_t n)
+{
+    memcpy(c->values.data + c->values.len, p, n);
+    c->values.len += n;
+}
+
 /*
  * The fast path: splits the physical line p[0..n) into fields as libcsv,
  * configured by start_parser, would, when the line is a whole record by
- * itself: it ends in LF or CRLF and holds no quote and no other CR.  Each
- * field is trimmed of blanks (is_blank), and an empty one is NULL
- * (CSV_EMPTY_IS_NULL); with no quote there is no parse error.  The caller
- * has checked that the line is not blank (is_blank_piece) and that no
- * field is pending.  Returns true with the fields delivered and
- * c->rec_done set (or c->oom or c->too_many_fields set); false, having
- * touched nothing, when libcsv must parse the line.
+ * itself: it ends in LF or CRLF, holds no other CR, and every field is
+ * either
+ *   - unquoted: no quote in it; trimmed of blanks (is_blank), and NULL when
+ *     that leaves it empty (CSV_EMPTY_IS_NULL), or
+ *   - quoted: blanks, a quote, text in which a doubled quote stands for
+ *     one, the closing quote, blanks; never NULL, even empty.
+ * Anything else (a quoted line break, a quote inside an unquoted field,
+ * text after a closing quote: the strict errors) is left to libcsv.  The
+ * caller has checked that the line is not blank (is_blank_piece) and that
+ * no record is pending.  Returns true with the fields delivered and
+ * c->rec_done set (or c->oom or c->too_many_fields set); false, with no
+ * field kept, when libcsv must parse the line.
  */
 static bool split_line(csv_reader *c, const char *p, size_t n)
 {
@@ -186,32 +198,73 @@ static bool split_line(csv_reader *c, const char *p, size_t n)
     size_t m = n - 1;
     if (m > 0 && p[m - 1] == '\r')
         m--;
-    if (memchr(p, '"', m) || memchr(p, '\r', m))
+    if (memchr(p, '\r', m))
         return false;
+    /* The fields' texts together are never longer than the line. */
+    if (!buf_reserve(&c->values, m)) {
+        c->oom = true;
+        return true;
+    }
     const char delim = c->opt.delimiter;
     const char *end = p + m;
     const char *s = p;
+    const char *quote = memchr(p, '"', m); /* the next quote from s on */
+    if (!quote)
+        quote = end;
     for (;;) {
-        const char *d = memchr(s, delim, (size_t)(end - s));
-        const char *a = s, *b = d ? d : end;
-        while (a < b && is_blank(*a, delim))
+        const char *a = s;
+        while (a < end && is_blank(*a, delim))
             a++;
-        while (b > a && is_blank(b[-1], delim))
-            b--;
         if (!field_begin(c))
             return true; /* (over READER_MAX_FIELDS needs a line wider than
                             the read window: libcsv's case, in fact) */
-        if (a < b && !buf_append(&c->values, a, (size_t)(b - a))) {
-            c->oom = true;
-            return true;
+        if (a == quote && a < end) {
+            const char *q = a + 1;
+            for (;;) {
+                const char *e = memchr(q, '"', (size_t)(end - q));
+                if (!e)
+                    goto to_libcsv; /* a quoted line break, or no closing quote */
+                put_text(c, q, (size_t)(e - q));
+                if (e + 1 < end && e[1] == '"') {
+                    put_text(c, e, 1);
+                    q = e + 2;
+                    continue;
+                }
+                s = e + 1;
+                break;
+            }
+            while (s < end && is_blank(*s, delim))
+                s++;
+            field_end(c, false);
+            if (s == end)
+                break;
+            if (*s != delim)
+                goto to_libcsv; /* text after the closing quote */
+            s++;
+            quote = memchr(s, '"', (size_t)(end - s));
+            if (!quote)
+                quote = end;
+            continue;
         }
+        const char *d = memchr(a, delim, (size_t)(end - a));
+        const char *b = d ? d : end;
+        if (quote < b)
+            goto to_libcsv; /* a quote inside an unquoted field */
+        while (b > a && is_blank(b[-1], delim))
+            b--;
+        put_text(c, a, (size_t)(b - a));
         field_end(c, a == b);
         if (!d)
             break;
         s = d + 1;
     }
+    c->values.data[c->values.len] = '\0';
     c->rec_done = true;
     return true;
+to_libcsv:
+    c->nfields = 0;
+    buf_clear(&c->values);
+    return false;
 }
 
 /* Whether the fields so far were all kept; if not (out of memory, or over

@@ -9,10 +9,11 @@
  * Every table case runs three ways, with the same expected records: from a
  * plain file, from a gzip file, and from standard input fed through a pipe
  * in small pieces (so the splitter sees many short windows).  And each of
- * those twice: with the reader's fast path for plain lines (split_line)
- * and with IDEMLOAD_CSV_FASTPATH=0, every line through libcsv; so do the
- * tests of the read window, of the field limit and of plain lines cut by
- * the window (fuzz_csv_fastpath compares the two on arbitrary input).
+ * those twice: with the reader's fast path for a line that is a whole
+ * record (split_line) and with IDEMLOAD_CSV_FASTPATH=0, every line through
+ * libcsv; so do the tests of the read window, of the field limit and of
+ * plain lines cut by the window (fuzz_csv_fastpath compares the two on
+ * arbitrary input).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,6 +224,15 @@ static const csv_case cases[] = {
       {3, NULL, NULL, {TN("2"), CH("we,chat"), OT("T2"), PL("{\"a\": 1}"), RA(TS)}},
       {4, NULL, NULL, {TN("3"), PL("[]"), RA(TS)}},
       {5, ROW("4"), NULL, {TN("4"), RA(TS)}}}},
+    {"quoted fields: doubled quotes at their ends, blanks around, tab delimiter",
+     "tenant_id\tchannel\tout_trade_no\tcallback_type\tstatus\tpayload\treceived_at\n"
+     " \"1\" \t\"\"\"we\"\"\"\t \"\"\"\"\"\" \t\"\"\t\"\t\"\t\"{\"\"a\"\":\"\" b \"\"}\"\t\"" TS "\"\n",
+     0, '\t',
+     {{2, NULL, NULL,
+       {TN("1"), CH("\"we\""), OT("\"\""), CB(""), ST("\t"), PL("{\"a\":\" b \"}"), RA(TS)}}}},
+    {"a quote after blanks that end a quoted field", HDR "\n"
+     "1,\"wechat\" \"x\",T1,pay,0,{}," TS "\n" ROW("2") "\n", 0, 0,
+     {{2, NULL, "malformed CSV", {0}}, {3, ROW("2"), NULL, {TN("2")}}}},
     {"plain last line without a break, blanks at its end", HDR "\n"
      ROW("1") " \n"
      " 2 ,wechat,T2,pay,0,{}," TS " \t", 0, 0,
@@ -275,7 +285,7 @@ static void check_records(const csv_case *c, const char *how, const read_all_res
 }
 
 /* Sends every CSV line through libcsv (on false) or lets the reader split
- * plain lines itself (true, as the command does). */
+ * the lines it can itself (true, as the command does). */
 static void use_fast_path(bool on)
 {
     if (on)
