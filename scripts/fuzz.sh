@@ -68,6 +68,9 @@ for f in "$root"/samples/*; do
     fi
 done
 
+# The fast path's differential target reads CSV like the reader's target.
+cp -R "$seeds/csv_reader/." "$seeds/csv_fastpath/"
+
 status=0
 for t in "${targets[@]}"; do
     corpus="$build/corpus/$t"

@@ -7,6 +7,11 @@
  * (line_feed): a record can only end at a line break, so when libcsv reports
  * the end of a record, the lines fed since the previous one are exactly its
  * text.  Quoted line breaks simply make a record span several lines.
+ *
+ * libcsv costs some 36 instructions a byte, most of the reader thread's
+ * time (issue 31).  So a physical line that is a whole record by itself,
+ * quoted fields and all, (split_line) is split here, without libcsv, into
+ * exactly the fields libcsv would report; anything else goes to libcsv.
  */
 #include "input/reader_impl.h"
 
@@ -24,6 +29,7 @@ typedef struct csv_reader {
     int *map;               /* field index -> column, or -1 (ignored) */
     size_t header_fields;
     bool at_eof;
+    bool fast;              /* split_line may be used (see csv_reader_open) */
 
     /* the record being assembled */
     buf raw;
@@ -63,12 +69,16 @@ static bool start_parser(csv_reader *c)
     return true;
 }
 
-static void on_field(void *s, size_t n, void *data)
+/*
+ * Starts field number c->nfields at the end of c->values.  Returns false
+ * when it is not to be kept: over READER_MAX_FIELDS (c->too_many_fields)
+ * or out of memory (c->oom).
+ */
+static bool field_begin(csv_reader *c)
 {
-    csv_reader *c = data;
     if (c->nfields >= READER_MAX_FIELDS) {
         c->too_many_fields = true; /* nothing more kept: memory stays bounded */
-        return;
+        return false;
     }
     if (c->nfields == c->fields_cap) {
         size_t cap = c->fields_cap ? c->fields_cap * 2 : 16;
@@ -83,16 +93,32 @@ static void on_field(void *s, size_t n, void *data)
             c->null = null;
         if (!off || !len || !null) {
             c->oom = true;
-            return;
+            return false;
         }
         c->fields_cap = cap;
     }
     c->off[c->nfields] = c->values.len;
-    c->len[c->nfields] = n;
-    c->null[c->nfields] = (s == NULL);
-    if (s && !buf_append(&c->values, s, n))
-        c->oom = true;
+    return true;
+}
+
+/* Ends the field field_begin started: its text is what c->values gained. */
+static void field_end(csv_reader *c, bool null)
+{
+    c->len[c->nfields] = c->values.len - c->off[c->nfields];
+    c->null[c->nfields] = null;
     c->nfields++;
+}
+
+static void on_field(void *s, size_t n, void *data)
+{
+    csv_reader *c = data;
+    if (!field_begin(c))
+        return;
+    if (s && !buf_append(&c->values, s, n)) {
+        c->oom = true;
+        return;
+    }
+    field_end(c, s == NULL);
 }
 
 static void on_record(int term, void *data)
@@ -135,6 +161,124 @@ static void trim_break(buf *raw)
         raw->data[--raw->len] = '\0';
 }
 
+/* A blank as libcsv's space test sees it (start_parser): space or tab,
+ * except the delimiter, which is tested first. */
+static inline bool is_blank(char ch, char delim)
+{
+    return (ch == ' ' || ch == '\t') && ch != delim;
+}
+
+/* Appends p[0..n) to c->values, which split_line has made room for. */
+static inline void put_text(csv_reader *c, const char *p, size_t n)
+{
+    memcpy(c->values.data + c->values.len, p, n);
+    c->values.len += n;
+}
+
+/*
+ * The fast path: splits the physical line p[0..n) into fields as libcsv,
+ * configured by start_parser, would, when the line is a whole record by
+ * itself: it ends in LF or CRLF, holds no other CR, and every field is
+ * either
+ *   - unquoted: no quote in it; trimmed of blanks (is_blank), and NULL when
+ *     that leaves it empty (CSV_EMPTY_IS_NULL), or
+ *   - quoted: blanks, a quote, text in which a doubled quote stands for
+ *     one, the closing quote, blanks; never NULL, even empty.
+ * Anything else (a quoted line break, a quote inside an unquoted field,
+ * text after a closing quote: the strict errors) is left to libcsv.  The
+ * caller has checked that the line is not blank (is_blank_piece) and that
+ * no record is pending.  Returns true with the fields delivered and
+ * c->rec_done set (or c->oom or c->too_many_fields set); false, with no
+ * field kept, when libcsv must parse the line.
+ */
+static bool split_line(csv_reader *c, const char *p, size_t n)
+{
+    if (n == 0 || p[n - 1] != '\n')
+        return false; /* cut by the window end, or the input's end, or a lone CR */
+    size_t m = n - 1;
+    if (m > 0 && p[m - 1] == '\r')
+        m--;
+    if (memchr(p, '\r', m))
+        return false;
+    /* The fields' texts together are never longer than the line. */
+    if (!buf_reserve(&c->values, m)) {
+        c->oom = true;
+        return true;
+    }
+    const char delim = c->opt.delimiter;
+    const char *end = p + m;
+    const char *s = p;
+    const char *quote = memchr(p, '"', m); /* the next quote from s on */
+    if (!quote)
+        quote = end;
+    for (;;) {
+        const char *a = s;
+        while (a < end && is_blank(*a, delim))
+            a++;
+        if (!field_begin(c))
+            return true; /* (over READER_MAX_FIELDS needs a line wider than
+                            the read window: libcsv's case, in fact) */
+        if (a == quote && a < end) {
+            const char *q = a + 1;
+            for (;;) {
+                const char *e = memchr(q, '"', (size_t)(end - q));
+                if (!e)
+                    goto to_libcsv; /* a quoted line break, or no closing quote */
+                put_text(c, q, (size_t)(e - q));
+                if (e + 1 < end && e[1] == '"') {
+                    put_text(c, e, 1);
+                    q = e + 2;
+                    continue;
+                }
+                s = e + 1;
+                break;
+            }
+            while (s < end && is_blank(*s, delim))
+                s++;
+            field_end(c, false);
+            if (s == end)
+                break;
+            if (*s != delim)
+                goto to_libcsv; /* text after the closing quote */
+            s++;
+            quote = memchr(s, '"', (size_t)(end - s));
+            if (!quote)
+                quote = end;
+            continue;
+        }
+        const char *d = memchr(a, delim, (size_t)(end - a));
+        const char *b = d ? d : end;
+        if (quote < b)
+            goto to_libcsv; /* a quote inside an unquoted field */
+        while (b > a && is_blank(b[-1], delim))
+            b--;
+        put_text(c, a, (size_t)(b - a));
+        field_end(c, a == b);
+        if (!d)
+            break;
+        s = d + 1;
+    }
+    c->values.data[c->values.len] = '\0';
+    c->rec_done = true;
+    return true;
+to_libcsv:
+    c->nfields = 0;
+    buf_clear(&c->values);
+    return false;
+}
+
+/* Whether the fields so far were all kept; if not (out of memory, or over
+ * READER_MAX_FIELDS), the file stops: returns false with the reason set. */
+static bool fields_kept(csv_reader *c)
+{
+    if (c->oom)
+        reader_fail(&c->base, "%s: out of memory", c->base.path);
+    else if (c->too_many_fields)
+        reader_fail(&c->base, "%s: line %llu: record of more than %zu fields", c->base.path,
+                    (unsigned long long)c->rec_line, READER_MAX_FIELDS);
+    return !c->oom && !c->too_many_fields;
+}
+
 /*
  * Reads until a whole record is assembled.  Returns READ_RECORD with
  * c->rec_done or c->rec_bad set, READ_EOF, or READ_FAILED.
@@ -163,7 +307,8 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             return READ_EOF;
         }
-        if (!c->rec_open) {
+        bool opens = !c->rec_open;
+        if (opens) {
             if (is_blank_piece(p, n, c->opt.delimiter))
                 continue;
             c->rec_open = true;
@@ -183,6 +328,8 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             continue;
         }
+        if (opens && c->fast && split_line(c, p, n))
+            return fields_kept(c) ? READ_RECORD : READ_FAILED;
         /* libcsv grows its field buffer by a fixed block (128 bytes unless
          * told otherwise): a megabyte field would cost thousands of
          * reallocs, each copying the field so far.  Growing by the size it
@@ -190,11 +337,8 @@ static read_result assemble(csv_reader *c)
         size_t have = csv_get_buffer_size(&c->parser);
         csv_set_blk_size(&c->parser, have > 4096 ? have : 4096);
         size_t used = csv_parse(&c->parser, p, n, on_field, on_record, c);
-        if (c->oom)
-            return reader_fail(&c->base, "%s: out of memory", c->base.path);
-        if (c->too_many_fields)
-            return reader_fail(&c->base, "%s: line %llu: record of more than %zu fields",
-                               c->base.path, (unsigned long long)c->rec_line, READER_MAX_FIELDS);
+        if (!fields_kept(c))
+            return READ_FAILED;
         if (used < n) {
             c->rec_bad = true;
             if (!start_parser(c))
@@ -331,6 +475,13 @@ reader *csv_reader_open(source *src, const char *path, const reader_options *opt
     c->base.close = csv_close;
     c->base.path = path;
     c->opt = *opt;
+    /* IDEMLOAD_CSV_FASTPATH=0 sends every line through libcsv: for the
+     * differential fuzz target (fuzz_csv_fastpath.c), the tests, and to
+     * measure the fast path against libcsv.  A delimiter that is a quote
+     * or a line break (the options refuse them) has no fast path. */
+    const char *fp = getenv("IDEMLOAD_CSV_FASTPATH");
+    c->fast = !(fp && strcmp(fp, "0") == 0) && opt->delimiter != '"' &&
+              opt->delimiter != '\r' && opt->delimiter != '\n';
     reader *r = &c->base;
     if (!line_feed_init(&c->lf, src) || !start_parser(c)) {
         buf_printf(err, "%s: out of memory", path);

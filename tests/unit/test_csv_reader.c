@@ -8,7 +8,12 @@
  *
  * Every table case runs three ways, with the same expected records: from a
  * plain file, from a gzip file, and from standard input fed through a pipe
- * in small pieces (so the splitter sees many short windows).
+ * in small pieces (so the splitter sees many short windows).  And each of
+ * those twice: with the reader's fast path for a line that is a whole
+ * record (split_line) and with IDEMLOAD_CSV_FASTPATH=0, every line through
+ * libcsv; so do the tests of the read window, of the field limit and of
+ * plain lines cut by the window (fuzz_csv_fastpath compares the two on
+ * arbitrary input).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +189,55 @@ static const csv_case cases[] = {
      {{2, ROW("1"), NULL, {TN("1")}}, {4, ROW("2"), NULL, {TN("2")}}}},
     {"blank lines of spaces and tabs", "  \t\r\n" HDR "\n \t \r\n\t\n" ROW("1") "\n \n", 0, 0,
      {{5, ROW("1"), NULL, {TN("1")}}}},
+    {"plain lines: spaces and tabs trimmed around fields", HDR "\n"
+     " 1 ,\twechat\t, T 1 ,pay\t \t,\t0 ,{} , " TS " \t\n" ROW("2") "\n", 0, 0,
+     {{2, " 1 ,\twechat\t, T 1 ,pay\t \t,\t0 ,{} , " TS " \t", NULL,
+       {TN("1"), CH("wechat"), OT("T 1"), CB("pay"), ST("0"), PL("{}"), RA(TS)}},
+      {3, ROW("2"), NULL, {TN("2"), RA(TS)}}}},
+    {"plain lines, tab delimiter: spaces trimmed, every tab delimits",
+     "tenant_id\tchannel\tout_trade_no\tcallback_type\tstatus\tpayload\treceived_at\n"
+     "  1 \t wechat \tT 1\tpay\t \t{}\t " TS "\r\n"
+     "2\twechat\tT2\t\tpay\t0\t{}\t" TS "\n", 0, '\t',
+     {{2, "  1 \t wechat \tT 1\tpay\t \t{}\t " TS, NULL,
+       {TN("1"), CH("wechat"), OT("T 1"), CB("pay"), ST(NUL_), PL("{}"), RA(TS)}},
+      {3, NULL, "expected 7 fields as in the header, found 8", {0}}}},
+    {"plain lines, space delimiter: tabs trimmed, every space delimits",
+     "tenant_id channel out_trade_no callback_type status payload received_at\n"
+     "1\t wechat\t T1 pay  {} " TS "\n", 0, ' ',
+     {{2, "1\t wechat\t T1 pay  {} " TS, NULL,
+       {TN("1"), CH("wechat"), OT("T1"), CB("pay"), ST(NUL_), PL("{}"), RA(TS)}}}},
+    {"plain lines: empty and blank fields are NULL", HDR "\n"
+     ", ,\t, \t ,,  ,\t\r\n", 0, 0,
+     {{2, ", ,\t, \t ,,  ,\t", NULL,
+       {TN(NUL_), CH(NUL_), OT(NUL_), CB(NUL_), ST(NUL_), PL(NUL_), RA(NUL_)}}}},
+    {"a CR inside a line ends it", HDR "\n"
+     "1,wechat,T1,pay\r,0,{}," TS "\n" ROW("2") "\n", 0, 0,
+     {{2, "1,wechat,T1,pay", "expected 7 fields as in the header, found 4", {0}},
+      {3, ",0,{}," TS, "expected 7 fields as in the header, found 4", {0}},
+      {4, ROW("2"), NULL, {TN("2")}}}},
+    {"quoted lines among plain ones", HDR "\n"
+     ROW("1") "\n"
+     "2, \"we,chat\" ,T2,pay,0,\"{\"\"a\"\": 1}\"," TS "\n"
+     " 3 ,wechat,T3,pay,0,[],\"" TS "\"\t\r\n"
+     ROW("4") "\n", 0, 0,
+     {{2, ROW("1"), NULL, {TN("1"), CH("wechat")}},
+      {3, NULL, NULL, {TN("2"), CH("we,chat"), OT("T2"), PL("{\"a\": 1}"), RA(TS)}},
+      {4, NULL, NULL, {TN("3"), PL("[]"), RA(TS)}},
+      {5, ROW("4"), NULL, {TN("4"), RA(TS)}}}},
+    {"quoted fields: doubled quotes at their ends, blanks around, tab delimiter",
+     "tenant_id\tchannel\tout_trade_no\tcallback_type\tstatus\tpayload\treceived_at\n"
+     " \"1\" \t\"\"\"we\"\"\"\t \"\"\"\"\"\" \t\"\"\t\"\t\"\t\"{\"\"a\"\":\"\" b \"\"}\"\t\"" TS "\"\n",
+     0, '\t',
+     {{2, NULL, NULL,
+       {TN("1"), CH("\"we\""), OT("\"\""), CB(""), ST("\t"), PL("{\"a\":\" b \"}"), RA(TS)}}}},
+    {"a quote after blanks that end a quoted field", HDR "\n"
+     "1,\"wechat\" \"x\",T1,pay,0,{}," TS "\n" ROW("2") "\n", 0, 0,
+     {{2, NULL, "malformed CSV", {0}}, {3, ROW("2"), NULL, {TN("2")}}}},
+    {"plain last line without a break, blanks at its end", HDR "\n"
+     ROW("1") " \n"
+     " 2 ,wechat,T2,pay,0,{}," TS " \t", 0, 0,
+     {{2, ROW("1") " ", NULL, {TN("1"), RA(TS)}},
+      {3, " 2 ,wechat,T2,pay,0,{}," TS " \t", NULL, {TN("2"), OT("T2"), RA(TS)}}}},
     {"tab delimiter: a line of tabs is a record, a line of spaces is not",
      "tenant_id\tchannel\tout_trade_no\tcallback_type\tstatus\tpayload\treceived_at\n"
      "   \n\t\t\n", 0, '\t',
@@ -230,33 +284,52 @@ static void check_records(const csv_case *c, const char *how, const read_all_res
     }
 }
 
-static void run_case_file(const csv_case *c, size_t len, bool gz)
+/* Sends every CSV line through libcsv (on false) or lets the reader split
+ * the lines it can itself (true, as the command does). */
+static void use_fast_path(bool on)
+{
+    if (on)
+        assert_int_equal(unsetenv("IDEMLOAD_CSV_FASTPATH"), 0);
+    else
+        assert_int_equal(setenv("IDEMLOAD_CSV_FASTPATH", "0", 1), 0);
+}
+
+static const char *path_name(bool fast)
+{
+    return fast ? "fast path" : "libcsv";
+}
+
+static void run_case_file(const csv_case *c, size_t len, bool gz, bool fast)
 {
     char *p = path_in(test_dir, gz ? "case.csv.gz" : "case.csv");
     read_all_result res;
     char *err;
+    char how[32];
 
     if (gz)
         write_gzip_file(p, c->input, len, 6);
     else
         write_bytes(p, c->input, len);
+    use_fast_path(fast);
+    snprintf(how, sizeof how, "%s, %s", gz ? "gzip" : "plain", path_name(fast));
     if (!read_file(p, FORMAT_CSV, c->delim ? c->delim : ',', NULL, &res, &err))
         fail_msg("%s: reader_open failed: %s", c->name, err);
-    check_records(c, gz ? "gzip" : "plain", &res);
+    check_records(c, how, &res);
     read_all_free(&res);
     free(p);
 }
 
-static void run_case_stdin(const csv_case *c, size_t len, size_t piece)
+static void run_case_stdin(const csv_case *c, size_t len, size_t piece, bool fast)
 {
     stdin_feed feed;
     read_all_result res;
     char *err;
 
+    use_fast_path(fast);
     stdin_feed_start(&feed, c->input, len, 1, piece);
     if (!read_file("-", FORMAT_CSV, c->delim ? c->delim : ',', NULL, &res, &err))
         fail_msg("%s: reader_open failed: %s", c->name, err);
-    check_records(c, "stdin", &res);
+    check_records(c, fast ? "stdin, fast path" : "stdin, libcsv", &res);
     read_all_free(&res);
     stdin_feed_end(&feed);
 }
@@ -268,10 +341,13 @@ static void test_table(void **state)
         const csv_case *c = &cases[i];
         size_t len = c->len ? c->len : strlen(c->input);
 
-        run_case_file(c, len, false);
-        run_case_file(c, len, true);
-        run_case_stdin(c, len, 3);
+        for (int fast = 1; fast >= 0; fast--) {
+            run_case_file(c, len, false, fast);
+            run_case_file(c, len, true, fast);
+            run_case_stdin(c, len, 3, fast);
+        }
     }
+    use_fast_path(true);
 }
 
 /* ---- reader_open failures ------------------------------------------------ */
@@ -421,14 +497,15 @@ static void test_crlf_across_window(void **state)
 {
     (void)state;
     for (size_t cr_at = WINDOW - 3; cr_at <= WINDOW + 2; cr_at++) {
-        for (int gz = 0; gz <= 1; gz++) {
+        for (int gz = 0; gz <= 3; gz++) {
             size_t len;
             char *input = window_input(cr_at, &len);
-            char *p = path_in(test_dir, gz ? "w.csv.gz" : "w.csv");
+            char *p = path_in(test_dir, gz & 1 ? "w.csv.gz" : "w.csv");
             read_all_result res;
             char *err;
 
-            if (gz)
+            use_fast_path(gz < 2);
+            if (gz & 1)
                 write_gzip_file(p, input, len, 1);
             else
                 write_bytes(p, input, len);
@@ -452,6 +529,116 @@ static void test_crlf_across_window(void **state)
             free(input);
         }
     }
+    use_fast_path(true);
+}
+
+/*
+ * Plain lines (no quote) around the window edge: the first record's LF at
+ * each offset from three before the edge to two after, so that the first
+ * line, then the second, is whole in one window, cut before its LF, or
+ * cut between its CR and LF; the last line has no break.  The second
+ * line starts with blanks around its first field.
+ */
+static void test_plain_lines_across_window(void **state)
+{
+    const char *row2 = " 2 ,\twechat, T2 ,pay,0,{}," TS " ";
+
+    (void)state;
+    for (size_t lf_at = WINDOW - 3; lf_at <= WINDOW + 2; lf_at++) {
+        for (int way = 0; way <= 3; way++) {
+            bool crlf = way & 1, fast = way < 2;
+            size_t hl = strlen(HDR) + 1, len = 0, pad;
+            char *input = malloc(WINDOW + 4096);
+            char *p = path_in(test_dir, "plain.csv");
+            read_all_result res;
+            char *err;
+
+            assert_non_null(input);
+            len = (size_t)sprintf(input, HDR "\n1,wechat,T");
+            pad = lf_at - (crlf ? 1 : 0) - len - strlen(",pay,0,{}," TS);
+            memset(input + len, 'x', pad);
+            len += pad;
+            len += (size_t)sprintf(input + len, ",pay,0,{}," TS "%s", crlf ? "\r\n" : "\n");
+            assert_int_equal(len, lf_at + 1);
+            len += (size_t)sprintf(input + len, "%s%s" ROW("3"), row2, crlf ? "\r\n" : "\n");
+            write_bytes(p, input, len);
+            use_fast_path(fast);
+            if (!read_file(p, FORMAT_CSV, ',', NULL, &res, &err))
+                fail_msg("open: %s", err);
+            assert_int_equal(res.last, READ_EOF);
+            assert_int_equal(res.n, 3);
+            assert_null(res.recs[0].error);
+            assert_int_equal(res.recs[0].line, 2);
+            assert_int_equal(res.recs[0].raw_len, lf_at - (crlf ? 1 : 0) - hl);
+            assert_memory_equal(res.recs[0].raw, input + hl, res.recs[0].raw_len);
+            assert_int_equal(res.recs[0].f[COL_OUT_TRADE_NO].len, pad + 1);
+            assert_string_equal(res.recs[0].f[COL_RECEIVED_AT].text, TS);
+            assert_null(res.recs[1].error);
+            assert_int_equal(res.recs[1].line, 3);
+            /* row2's leading space alone before the window edge is a blank
+             * piece, dropped from its text (is_blank_piece) */
+            assert_string_equal(res.recs[1].raw, row2 + (lf_at + 1 == WINDOW - 1));
+            assert_string_equal(res.recs[1].f[COL_TENANT_ID].text, "2");
+            assert_string_equal(res.recs[1].f[COL_CHANNEL].text, "wechat");
+            assert_string_equal(res.recs[1].f[COL_OUT_TRADE_NO].text, "T2");
+            assert_string_equal(res.recs[1].f[COL_RECEIVED_AT].text, TS);
+            assert_int_equal(res.recs[2].line, 4);
+            assert_string_equal(res.recs[2].raw, ROW("3"));
+            assert_null(res.recs[2].error);
+            read_all_free(&res);
+            free(p);
+            free(input);
+        }
+    }
+    use_fast_path(true);
+}
+
+/* A plain line of READER_MAX_FIELDS fields is a record (of the wrong
+ * width); one more field stops the file, naming the line. */
+static void test_field_limit(void **state)
+{
+    (void)state;
+    for (int way = 0; way <= 3; way++) {
+        size_t extra = way & 1, cap = 2 * READER_MAX_FIELDS + 4096, len;
+        char *input = malloc(cap);
+        char *p = path_in(test_dir, "wide.csv");
+        read_all_result res;
+        char want[80];
+        char *err;
+
+        assert_non_null(input);
+        len = (size_t)sprintf(input, HDR "\n" ROW("1") "\n" "x");
+        for (size_t i = 1; i < READER_MAX_FIELDS + extra; i++) {
+            input[len++] = ',';
+            input[len++] = i % 3 ? 'y' : ' ';
+        }
+        len += (size_t)sprintf(input + len, "\n" ROW("3") "\n");
+        write_bytes(p, input, len);
+        use_fast_path(way < 2);
+        if (!read_file(p, FORMAT_CSV, ',', NULL, &res, &err))
+            fail_msg("open: %s", err);
+        if (extra) {
+            assert_int_equal(res.last, READ_FAILED);
+            assert_int_equal(res.n, 1);
+            snprintf(want, sizeof want, "line 3: record of more than %zu fields",
+                     READER_MAX_FIELDS);
+            if (strstr(res.error, want) == NULL)
+                fail_msg("%s: \"%s\" lacks \"%s\"", path_name(way < 2), res.error, want);
+        } else {
+            assert_int_equal(res.last, READ_EOF);
+            assert_int_equal(res.n, 3);
+            snprintf(want, sizeof want, "expected 7 fields as in the header, found %zu",
+                     READER_MAX_FIELDS);
+            assert_string_equal(res.recs[1].error, want);
+            assert_int_equal(res.recs[1].line, 3);
+            assert_int_equal(res.recs[2].line, 4);
+            assert_null(res.recs[2].error);
+        }
+        read_all_free(&res);
+        free(input);
+        free(p);
+    }
+    use_fast_path(true);
 }
 
 /* A quoted CRLF (inside the payload field) split across the window edge. */
@@ -721,6 +908,8 @@ int main(void)
         cmocka_unit_test(test_unknown_format),
         cmocka_unit_test(test_format_from_name),
         cmocka_unit_test(test_crlf_across_window),
+        cmocka_unit_test(test_plain_lines_across_window),
+        cmocka_unit_test(test_field_limit),
         cmocka_unit_test(test_quoted_crlf_across_window),
         cmocka_unit_test(test_megabyte_payloads),
         cmocka_unit_test(test_record_limit),
