@@ -142,9 +142,9 @@ static void reset_record(csv_reader *c)
  * Is this piece one that libcsv, between records, skips without reporting
  * a record: line breaks and blanks (space, or tab unless it delimits)?
  * Such a piece must not open a record, or the next record would be given
- * this line's number and text.  (Blanks cut off by the window end before
- * a record's first field are dropped from its raw text; libcsv drops them
- * from the field anyway.)
+ * this line's number and text.  (Blanks cut off by a read's or the
+ * window's end before a record's first field are kept for its raw text by
+ * keep_blanks; libcsv drops them from the field anyway.)
  */
 static bool is_blank_piece(const char *p, size_t n, char delim)
 {
@@ -152,6 +152,25 @@ static bool is_blank_piece(const char *p, size_t n, char delim)
         if (p[i] != '\r' && p[i] != '\n' && !((p[i] == ' ' || p[i] == '\t') && p[i] != delim))
             return false;
     return true;
+}
+
+/* Blanks at most kept before a record's first field (keep_blanks). */
+#define CSV_MAX_LEAD_BLANKS 4096
+
+/*
+ * A blank piece, between records: when it ends its line, a blank line,
+ * dropped with any blanks kept before it; when a read or the window cut it,
+ * the start of the next record's line, kept as the start of its raw text
+ * (a pipe that delivers " " and then "1,wechat,..." must leave the rejects
+ * file the line as written).  Past CSV_MAX_LEAD_BLANKS, blanks are dropped:
+ * memory stays bounded, and no field changes (they are trimmed).
+ */
+static void keep_blanks(csv_reader *c, const char *p, size_t n)
+{
+    if (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        buf_clear(&c->raw);
+    else if (c->raw.len + n <= CSV_MAX_LEAD_BLANKS && !buf_append(&c->raw, p, n))
+        buf_clear(&c->raw); /* out of memory: the blanks are not kept, nothing else lost */
 }
 
 /* Drops the record's final line break from its raw text. */
@@ -309,8 +328,10 @@ static read_result assemble(csv_reader *c)
         }
         bool opens = !c->rec_open;
         if (opens) {
-            if (is_blank_piece(p, n, c->opt.delimiter))
+            if (is_blank_piece(p, n, c->opt.delimiter)) {
+                keep_blanks(c, p, n);
                 continue;
+            }
             c->rec_open = true;
             c->rec_line = line;
         }

@@ -576,8 +576,9 @@ static void test_plain_lines_across_window(void **state)
             assert_null(res.recs[1].error);
             assert_int_equal(res.recs[1].line, 3);
             /* row2's leading space alone before the window edge is a blank
-             * piece, dropped from its text (is_blank_piece) */
-            assert_string_equal(res.recs[1].raw, row2 + (lf_at + 1 == WINDOW - 1));
+             * piece (is_blank_piece), kept as the start of its text
+             * (keep_blanks) */
+            assert_string_equal(res.recs[1].raw, row2);
             assert_string_equal(res.recs[1].f[COL_TENANT_ID].text, "2");
             assert_string_equal(res.recs[1].f[COL_CHANNEL].text, "wechat");
             assert_string_equal(res.recs[1].f[COL_OUT_TRADE_NO].text, "T2");
