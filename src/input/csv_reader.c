@@ -138,6 +138,13 @@ static void reset_record(csv_reader *c)
     c->rec_bad = false;
 }
 
+/* A blank as libcsv's space test sees it (start_parser): space or tab,
+ * except the delimiter, which is tested first. */
+static inline bool is_blank(char ch, char delim)
+{
+    return (ch == ' ' || ch == '\t') && ch != delim;
+}
+
 /*
  * Is this piece one that libcsv, between records, skips without reporting
  * a record: line breaks and blanks (space, or tab unless it delimits)?
@@ -149,7 +156,7 @@ static void reset_record(csv_reader *c)
 static bool is_blank_piece(const char *p, size_t n, char delim)
 {
     for (size_t i = 0; i < n; i++)
-        if (p[i] != '\r' && p[i] != '\n' && !((p[i] == ' ' || p[i] == '\t') && p[i] != delim))
+        if (p[i] != '\r' && p[i] != '\n' && !is_blank(p[i], delim))
             return false;
     return true;
 }
@@ -178,13 +185,6 @@ static void trim_break(buf *raw)
 {
     while (raw->len > 0 && (raw->data[raw->len - 1] == '\n' || raw->data[raw->len - 1] == '\r'))
         raw->data[--raw->len] = '\0';
-}
-
-/* A blank as libcsv's space test sees it (start_parser): space or tab,
- * except the delimiter, which is tested first. */
-static inline bool is_blank(char ch, char delim)
-{
-    return (ch == ' ' || ch == '\t') && ch != delim;
 }
 
 /* Appends p[0..n) to c->values, which split_line has made room for. */
