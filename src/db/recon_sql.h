@@ -51,6 +51,7 @@ extern const char SQL_RECON_REG_SUPERSEDE[];
 extern const char SQL_RECON_REG_ESCALATE[];
 extern const char SQL_RECON_REG_UPSERT[];
 extern const char SQL_RECON_REG_INSERT_NEW[];
+extern const char SQL_RECON_REG_INSERT_ALL[];
 extern const char SQL_RECON_REG_RUNS[];
 extern const char SQL_RECON_REG_CARRIED[];
 extern const char SQL_RECON_REG_CHANGES[];

@@ -803,7 +803,8 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
          exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
          seen_again(x, res, ip) &&
-         exec(x, "reconcile: register (new items)", SQL_RECON_REG_INSERT_NEW, 2, ip) &&
+         exec(x, "reconcile: register (new items)",
+              res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
          write_runs(x, res, run_id, files);
     free(paths);
     free(files);
