@@ -39,6 +39,12 @@
 #define WS_MASK ((UINT64_C(1) << ' ') | (UINT64_C(1) << '\t') | \
                  (UINT64_C(1) << '\n') | (UINT64_C(1) << '\r'))
 
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 /* One bit per nesting level: set while that level is an object. */
 typedef struct nest_bits {
     uint64_t word[JSON_MAX_DEPTH / 64 + 1];
@@ -178,22 +184,31 @@ static bool scan_escape(const unsigned char *s, size_t len, size_t *pos, json_er
     return true;
 }
 
-/*
- * Checks the string whose opening quote is at s[*pos]; on success moves
- * *pos past the closing quote and tells whether any escape was seen.
- */
-static bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *escaped,
-                        bool utf8_known, json_error *err)
+/* What ends a run of bytes a string holds as themselves: printable ASCII
+ * but " and \, and UTF-8 unless it is known to be valid.  Two calls with
+ * constant sets, so that each byte_scan is compiled for its own set. */
+static inline size_t plain_run(const unsigned char *s, size_t len, size_t p, bool utf8_known)
 {
-    /* What ends a run of bytes a string holds as themselves: printable
-     * ASCII but " and \, and UTF-8 unless it is known to be valid. */
     static const byte_set ends_any = {'"', '\\', '\\', 0x20, true};
     static const byte_set ends_known = {'"', '\\', '\\', 0x20, false};
-    size_t p = *pos + 1;
+
+    if (utf8_known)
+        return byte_scan(NULL, (const char *)s + p, len - p, ends_known);
+    return byte_scan(NULL, (const char *)s + p, len - p, ends_any);
+}
+
+/*
+ * scan_string from s[p] on, the first byte there not plain: escapes,
+ * control characters and UTF-8.  Kept out of scan_string so that the
+ * common string, plain bytes up to its closing quote, costs a short call.
+ */
+static NOINLINE bool scan_string_rest(const unsigned char *s, size_t len, size_t *pos,
+                                      size_t p, bool *escaped, bool utf8_known,
+                                      json_error *err)
+{
     bool esc = false;
 
     for (;;) {
-        p += byte_scan(NULL, (const char *)s + p, len - p, utf8_known ? ends_known : ends_any);
         if (p >= len)
             return fail(err, "unterminated string", *pos);
 
@@ -214,11 +229,31 @@ static bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *e
                 return fail(err, "invalid UTF-8", p);
             p += n;
         }
+        p += plain_run(s, len, p, utf8_known);
     }
     *pos = p + 1;
     if (escaped != NULL)
         *escaped = esc;
     return true;
+}
+
+/*
+ * Checks the string whose opening quote is at s[*pos]; on success moves
+ * *pos past the closing quote and tells whether any escape was seen.
+ */
+static inline bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *escaped,
+                               bool utf8_known, json_error *err)
+{
+    size_t p = *pos + 1;
+
+    p += plain_run(s, len, p, utf8_known);
+    if (p < len && s[p] == '"') {
+        *pos = p + 1;
+        if (escaped != NULL)
+            *escaped = false;
+        return true;
+    }
+    return scan_string_rest(s, len, pos, p, escaped, utf8_known, err);
 }
 
 /*
