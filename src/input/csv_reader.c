@@ -256,7 +256,7 @@ static const char *take_quoted_sse2(const char **q_io, char **out_io, const char
             seg = h + 2;
             x = _mm_loadu_si128((const __m128i *)(const void *)seg);
             _mm_storeu_si128((__m128i *)(void *)o, x);
-            m = seg - q >= 16 ? 0 : m & (~0u << (seg - q));
+            m &= ~0u << (seg - q); /* seg - q <= 17: bits past 15 are 0 anyway */
         }
         const char *next = seg > q + 16 ? seg : q + 16;
         o += next - seg;
