@@ -547,9 +547,9 @@ static read_result csv_next(reader *r, raw_record *out)
         out->raw_len = without_break(c->line_raw, c->line_raw_len);
     } else {
         c->raw.len = without_break(c->raw.data, c->raw.len);
-        out->raw = buf_cstr(&c->raw);
         if (c->raw.data)
             c->raw.data[c->raw.len] = '\0';
+        out->raw = buf_cstr(&c->raw);
         out->raw_len = c->raw.len;
     }
     if (c->rec_bad) {
