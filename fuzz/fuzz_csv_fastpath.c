@@ -58,7 +58,7 @@ static void put_record(buf *t, const csv_reader *c, const raw_record *rec)
                 fuzz_check(c->len[i] == 0);
                 fuzz_check(buf_append_str(t, " NULL"));
             } else {
-                put_bytes(t, c->values.data ? c->values.data + c->off[i] : "", c->len[i]);
+                put_bytes(t, field_text(c, i), c->len[i]);
             }
         }
     }

@@ -13,16 +13,24 @@
  * jansson cannot hold (beyond int64 or a double) or numeric cannot (out of
  * range), \u0000, nesting beyond JSON_MAX_DEPTH, and a NUL byte (which
  * jansson takes for the end of the text).
+ *
+ * Also differential (issue 31): on valid UTF-8, json_validate_utf8 gives
+ * json_validate's answer, reason and offset; and byte_scan's SSE2 form
+ * finds (and copies) what the portable one does, for the scanner's sets,
+ * from every start in the text.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_input.h"
 #include "rules/json_scan.h"
+#include "rules/utf8.h"
+#include "util/byte_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -81,6 +89,44 @@ static bool allowed_difference(const char *reason)
            strcmp(reason, "nesting too deep") == 0;
 }
 
+/* json_validate_utf8 against json_validate, where it applies. */
+static void check_utf8_known(const char *text, size_t size, bool valid, json_kind kind,
+                             const json_error *err)
+{
+    json_kind k = (json_kind)-1;
+    json_error e = {NULL, 0};
+
+    if (!utf8_check(text, size, NULL, NULL))
+        return;
+    fuzz_check(json_validate_utf8(text, size, &k, &e) == valid);
+    if (valid)
+        fuzz_check(k == kind);
+    else
+        fuzz_check(strcmp(e.reason, err->reason) == 0 && e.offset == err->offset);
+}
+
+/* byte_scan against byte_scan_portable from each start of the text. */
+static void check_byte_scan(const char *text, size_t size)
+{
+    static const byte_set sets[] = {
+        {'"', '\\', '\\', 0x20, true}, {'"', '\\', '\\', 0x20, false},
+        {0, 0, 0, 0, true}, {',', '"', '\r', 0, false}, {'"', '\r', '\r', 0, false},
+    };
+    char *d1 = malloc(size ? size : 1);
+    char *d2 = malloc(size ? size : 1);
+
+    fuzz_check(d1 != NULL && d2 != NULL);
+    for (size_t k = 0; k < sizeof sets / sizeof *sets; k++)
+        for (size_t at = 0; at < size && at < 64; at++) {
+            size_t want = byte_scan_portable(d1, text + at, size - at, sets[k]);
+            fuzz_check(byte_scan(NULL, text + at, size - at, sets[k]) == want);
+            fuzz_check(byte_scan(d2, text + at, size - at, sets[k]) == want);
+            fuzz_check(want == 0 || memcmp(d1, d2, want) == 0);
+        }
+    free(d1);
+    free(d2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
@@ -107,6 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* validate with NULL outputs gives the same verdict */
     fuzz_check(json_validate(text, size, NULL, NULL) == valid);
+    check_utf8_known(text, size, valid, kind, &err);
+    check_byte_scan(text, size);
 
     j = json_loadb(text, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (valid && j == NULL) {

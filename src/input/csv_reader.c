@@ -15,6 +15,8 @@
  */
 #include "input/reader_impl.h"
 
+#include "util/byte_scan.h"
+
 #include <csv.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +35,16 @@ typedef struct csv_reader {
 
     /* the record being assembled */
     buf raw;
+    const char *line_raw;   /* split_line's record: its raw text is its line,
+                               in the read window, not copied into raw */
+    size_t line_raw_len;
     uint64_t rec_line;
     bool rec_open;
     bool rec_done;          /* libcsv has reported its end */
     bool rec_bad;           /* libcsv refused it (strict mode) */
     bool skip_to_eol;       /* after a parse error: swallow the rest of the line */
     buf values;             /* all field texts, back to back */
+    const char **text;      /* a field's text, or NULL: at values + off */
     size_t *off;
     size_t *len;
     bool *null;
@@ -82,6 +88,9 @@ static bool field_begin(csv_reader *c)
     }
     if (c->nfields == c->fields_cap) {
         size_t cap = c->fields_cap ? c->fields_cap * 2 : 16;
+        const char **text = realloc(c->text, cap * sizeof *text);
+        if (text)
+            c->text = text;
         size_t *off = realloc(c->off, cap * sizeof *off);
         if (off)
             c->off = off;
@@ -91,7 +100,7 @@ static bool field_begin(csv_reader *c)
         bool *null = realloc(c->null, cap * sizeof *null);
         if (null)
             c->null = null;
-        if (!off || !len || !null) {
+        if (!text || !off || !len || !null) {
             c->oom = true;
             return false;
         }
@@ -101,12 +110,25 @@ static bool field_begin(csv_reader *c)
     return true;
 }
 
-/* Ends the field field_begin started: its text is what c->values gained. */
-static void field_end(csv_reader *c, bool null)
+/*
+ * Ends the field field_begin started: its text is the n bytes at text, or
+ * (text NULL) what c->values gained, found by offset at the end since
+ * c->values may still move.
+ */
+static void field_end(csv_reader *c, const char *text, size_t n, bool null)
 {
-    c->len[c->nfields] = c->values.len - c->off[c->nfields];
+    c->text[c->nfields] = text;
+    c->len[c->nfields] = text ? n : c->values.len - c->off[c->nfields];
     c->null[c->nfields] = null;
     c->nfields++;
+}
+
+/* The text of field i of the record assembled (its length is c->len[i]). */
+static const char *field_text(const csv_reader *c, size_t i)
+{
+    if (c->text[i])
+        return c->text[i];
+    return c->values.data ? c->values.data + c->off[i] : "";
 }
 
 static void on_field(void *s, size_t n, void *data)
@@ -118,7 +140,7 @@ static void on_field(void *s, size_t n, void *data)
         c->oom = true;
         return;
     }
-    field_end(c, s == NULL);
+    field_end(c, NULL, 0, s == NULL);
 }
 
 static void on_record(int term, void *data)
@@ -131,6 +153,7 @@ static void on_record(int term, void *data)
 static void reset_record(csv_reader *c)
 {
     buf_clear(&c->raw);
+    c->line_raw = NULL;
     buf_clear(&c->values);
     c->nfields = 0;
     c->rec_open = false;
@@ -142,7 +165,8 @@ static void reset_record(csv_reader *c)
  * except the delimiter, which is tested first. */
 static inline bool is_blank(char ch, char delim)
 {
-    return (ch == ' ' || ch == '\t') && ch != delim;
+    /* The first test alone settles the usual byte, printable. */
+    return (unsigned char)ch <= ' ' && (ch == ' ' || ch == '\t') && ch != delim;
 }
 
 /*
@@ -180,18 +204,99 @@ static void keep_blanks(csv_reader *c, const char *p, size_t n)
         buf_clear(&c->raw); /* out of memory: the blanks are not kept, nothing else lost */
 }
 
-/* Drops the record's final line break from its raw text. */
-static void trim_break(buf *raw)
+/* The length of p[0..n) without the record's final line break. */
+static size_t without_break(const char *p, size_t n)
 {
-    while (raw->len > 0 && (raw->data[raw->len - 1] == '\n' || raw->data[raw->len - 1] == '\r'))
-        raw->data[--raw->len] = '\0';
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    return n;
 }
 
-/* Appends p[0..n) to c->values, which split_line has made room for. */
-static inline void put_text(csv_reader *c, const char *p, size_t n)
+/*
+ * The quoted field whose opening quote is at q[-1], up to end: its text,
+ * doubled quotes made single, goes onto c->values (split_line has made
+ * room: the text is never longer than the line, and byte_scan writes no
+ * further ahead than it reads).  Returns just past the closing quote, or
+ * NULL when the line is libcsv's: no closing quote (a quoted line break)
+ * or a CR in the field.
+ */
+static const byte_set quote_or_cr = {'"', '\r', '\r', 0, false};
+
+#ifdef BYTE_SCAN_SSE2
+/*
+ * take_quoted's work while 33 bytes or more are left, sixteen at a step: a
+ * payload's text is cut by a doubled quote every few bytes, so the quotes
+ * of a block are walked from its one mask, each doubled one costing a
+ * reload and a store, not a new scan.  Each store of the sixteen bytes
+ * from seg to o covers the rest of the block.  Returns as take_quoted
+ * does, or with *q_io, *out_io moved on to where fewer bytes are left.
+ */
+static const char *take_quoted_sse2(const char **q_io, char **out_io, const char *end)
 {
-    memcpy(c->values.data + c->values.len, p, n);
-    c->values.len += n;
+    const char *q = *q_io;
+    char *o = *out_io;
+
+    while (end - q >= 33) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+        unsigned m = byte_set_mask16(x, quote_or_cr);
+        const char *seg = q;
+
+        _mm_storeu_si128((__m128i *)(void *)o, x);
+        while (m) {
+            const char *h = q + __builtin_ctz(m);
+
+            o += h - seg;
+            if (*h == '\r')
+                return NULL;
+            if (h[1] != '"') {
+                *out_io = o;
+                return h + 1;
+            }
+            o++; /* a doubled quote: the first is stored, the second dropped */
+            seg = h + 2;
+            x = _mm_loadu_si128((const __m128i *)(const void *)seg);
+            _mm_storeu_si128((__m128i *)(void *)o, x);
+            m &= ~0u << (seg - q); /* seg - q <= 17: bits past 15 are 0 anyway */
+        }
+        const char *next = seg > q + 16 ? seg : q + 16;
+        o += next - seg;
+        q = next;
+    }
+    *q_io = q;
+    *out_io = o;
+    return end; /* not an answer: go on */
+}
+#endif
+
+static const char *take_quoted(csv_reader *c, const char *q, const char *end)
+{
+    /* Kept in a local: a store through a char pointer could change
+     * c->values as far as the compiler knows, costing reloads per byte. */
+    char *out = c->values.data + c->values.len;
+
+#ifdef BYTE_SCAN_SSE2
+    const char *got = take_quoted_sse2(&q, &out, end);
+    if (got != end) {
+        if (got)
+            c->values.len = (size_t)(out - c->values.data);
+        return got;
+    }
+#endif
+    for (;;) {
+        size_t k = byte_scan(out, q, (size_t)(end - q), quote_or_cr);
+
+        out += k;
+        q += k;
+        if (q == end || *q == '\r')
+            return NULL;
+        if (q + 1 < end && q[1] == '"') {
+            *out++ = '"';
+            q += 2;
+            continue;
+        }
+        c->values.len = (size_t)(out - c->values.data);
+        return q + 1;
+    }
 }
 
 /*
@@ -204,11 +309,15 @@ static inline void put_text(csv_reader *c, const char *p, size_t n)
  *   - quoted: blanks, a quote, text in which a doubled quote stands for
  *     one, the closing quote, blanks; never NULL, even empty.
  * Anything else (a quoted line break, a quote inside an unquoted field,
- * text after a closing quote: the strict errors) is left to libcsv.  The
- * caller has checked that the line is not blank (is_blank_piece) and that
- * no record is pending.  Returns true with the fields delivered and
- * c->rec_done set (or c->oom or c->too_many_fields set); false, with no
- * field kept, when libcsv must parse the line.
+ * text after a closing quote: the strict errors) is left to libcsv.  An
+ * unquoted field's text stays where it is, in the line; a quoted one's is
+ * copied, undoubled, onto c->values.  Every byte of the line is looked at
+ * by a blank loop (which passes only blanks) or a byte_scan that stops at
+ * a CR, so a CR anywhere sends the line to libcsv.  The caller has checked
+ * that the line is not blank (is_blank_piece) and that no record is
+ * pending.  Returns true with the fields delivered and c->rec_done set (or
+ * c->oom or c->too_many_fields set); false, with no field kept, when
+ * libcsv must parse the line.
  */
 static bool split_line(csv_reader *c, const char *p, size_t n)
 {
@@ -217,19 +326,15 @@ static bool split_line(csv_reader *c, const char *p, size_t n)
     size_t m = n - 1;
     if (m > 0 && p[m - 1] == '\r')
         m--;
-    if (memchr(p, '\r', m))
-        return false;
     /* The fields' texts together are never longer than the line. */
     if (!buf_reserve(&c->values, m)) {
         c->oom = true;
         return true;
     }
     const char delim = c->opt.delimiter;
+    const byte_set plain_end = {(unsigned char)delim, '"', '\r', 0, false};
     const char *end = p + m;
     const char *s = p;
-    const char *quote = memchr(p, '"', m); /* the next quote from s on */
-    if (!quote)
-        quote = end;
     for (;;) {
         const char *a = s;
         while (a < end && is_blank(*a, delim))
@@ -237,43 +342,29 @@ static bool split_line(csv_reader *c, const char *p, size_t n)
         if (!field_begin(c))
             return true; /* (over READER_MAX_FIELDS needs a line wider than
                             the read window: libcsv's case, in fact) */
-        if (a == quote && a < end) {
-            const char *q = a + 1;
-            for (;;) {
-                const char *e = memchr(q, '"', (size_t)(end - q));
-                if (!e)
-                    goto to_libcsv; /* a quoted line break, or no closing quote */
-                put_text(c, q, (size_t)(e - q));
-                if (e + 1 < end && e[1] == '"') {
-                    put_text(c, e, 1);
-                    q = e + 2;
-                    continue;
-                }
-                s = e + 1;
-                break;
-            }
+        if (a < end && *a == '"') {
+            s = take_quoted(c, a + 1, end);
+            if (!s)
+                goto to_libcsv;
             while (s < end && is_blank(*s, delim))
                 s++;
-            field_end(c, false);
+            field_end(c, c->values.data + c->off[c->nfields],
+                      c->values.len - c->off[c->nfields], false);
             if (s == end)
                 break;
             if (*s != delim)
-                goto to_libcsv; /* text after the closing quote */
+                goto to_libcsv; /* text after the closing quote, or a CR */
             s++;
-            quote = memchr(s, '"', (size_t)(end - s));
-            if (!quote)
-                quote = end;
             continue;
         }
-        const char *d = memchr(a, delim, (size_t)(end - a));
-        const char *b = d ? d : end;
-        if (quote < b)
-            goto to_libcsv; /* a quote inside an unquoted field */
+        const char *d = a + byte_scan(NULL, a, (size_t)(end - a), plain_end);
+        if (d < end && *d != delim)
+            goto to_libcsv; /* a quote inside an unquoted field, or a CR */
+        const char *b = d;
         while (b > a && is_blank(b[-1], delim))
             b--;
-        put_text(c, a, (size_t)(b - a));
-        field_end(c, a == b);
-        if (!d)
+        field_end(c, a, (size_t)(b - a), a == b);
+        if (d == end)
             break;
         s = d + 1;
     }
@@ -340,6 +431,13 @@ static read_result assemble(csv_reader *c)
                                "%s: line %llu: record longer than %zu MiB (an unterminated quote?)",
                                c->base.path, (unsigned long long)c->rec_line,
                                READER_MAX_RECORD >> 20);
+        /* A record split_line takes whole keeps its line where it is. */
+        bool try_fast = opens && c->fast;
+        if (try_fast && c->raw.len == 0 && split_line(c, p, n)) {
+            c->line_raw = p;
+            c->line_raw_len = n;
+            return fields_kept(c) ? READ_RECORD : READ_FAILED;
+        }
         if (!buf_append(&c->raw, p, n))
             return reader_fail(&c->base, "%s: out of memory", c->base.path);
         bool ends_line = n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r');
@@ -349,7 +447,8 @@ static read_result assemble(csv_reader *c)
                 return READ_RECORD;
             continue;
         }
-        if (opens && c->fast && split_line(c, p, n))
+        /* Blanks kept before the line (keep_blanks) start its raw text. */
+        if (try_fast && c->raw.len > n && split_line(c, p, n))
             return fields_kept(c) ? READ_RECORD : READ_FAILED;
         /* libcsv grows its field buffer by a fixed block (128 bytes unless
          * told otherwise): a megabyte field would cost thousands of
@@ -400,7 +499,7 @@ static bool read_header(csv_reader *c, buf *err)
     }
     bool seen[COL_COUNT] = {false};
     for (size_t i = 0; i < c->nfields; i++) {
-        const char *name = c->values.data ? c->values.data + c->off[i] : "";
+        const char *name = field_text(c, i);
         size_t len = c->len[i];
         while (len > 0 && (*name == ' ' || *name == '\t')) {
             name++;
@@ -441,11 +540,18 @@ static read_result csv_next(reader *r, raw_record *out)
     read_result rr = assemble(c);
     if (rr != READ_RECORD)
         return rr;
-    trim_break(&c->raw);
     memset(out, 0, sizeof *out);
     out->line = c->rec_line;
-    out->raw = buf_cstr(&c->raw);
-    out->raw_len = c->raw.len;
+    if (c->line_raw) {
+        out->raw = c->line_raw;
+        out->raw_len = without_break(c->line_raw, c->line_raw_len);
+    } else {
+        c->raw.len = without_break(c->raw.data, c->raw.len);
+        if (c->raw.data)
+            c->raw.data[c->raw.len] = '\0';
+        out->raw = buf_cstr(&c->raw);
+        out->raw_len = c->raw.len;
+    }
     if (c->rec_bad) {
         out->error = "malformed CSV: a quote inside an unquoted field, text after a "
                      "closing quote, or an unterminated quote";
@@ -457,14 +563,13 @@ static read_result csv_next(reader *r, raw_record *out)
         out->error = c->msg;
         return READ_RECORD;
     }
-    const char *base = buf_cstr(&c->values);
     for (size_t i = 0; i < c->nfields; i++) {
         int col = c->map[i];
         if (col < 0)
             continue;
         field *f = &out->fields[col];
         f->kind = c->null[i] ? FIELD_NULL : FIELD_TEXT;
-        f->text = base + c->off[i];
+        f->text = field_text(c, i);
         f->len = c->len[i];
     }
     return READ_RECORD;
@@ -478,6 +583,7 @@ static void csv_close(reader *r)
     line_feed_free(&c->lf);
     buf_free(&c->raw);
     buf_free(&c->values);
+    free(c->text);
     free(c->off);
     free(c->len);
     free(c->null);

@@ -5,8 +5,10 @@
  *
  * The scanner is iterative: nesting is tracked with a depth counter and one
  * bit per open container (object or array), so hostile input cannot grow the
- * C stack.  Strings are skipped eight bytes at a time while they hold plain
- * ASCII; UTF-8 is decoded only to be checked, never converted.
+ * C stack.  Strings are skipped sixteen bytes at a time (byte_scan) while
+ * they hold plain bytes; UTF-8 is decoded only to be checked, never
+ * converted, and not even that when the caller has checked it already
+ * (json_validate_utf8).
  *
  * Where we differ from jsonb on purpose:
  *   - nesting deeper than JSON_MAX_DEPTH is refused; jsonb recurses until
@@ -20,6 +22,8 @@
 
 #include <stdint.h>
 #include <string.h>
+
+#include "util/byte_scan.h"
 
 /*
  * Limits of PostgreSQL's numeric type, which jsonb uses for every number:
@@ -35,21 +39,11 @@
 #define WS_MASK ((UINT64_C(1) << ' ') | (UINT64_C(1) << '\t') | \
                  (UINT64_C(1) << '\n') | (UINT64_C(1) << '\r'))
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Bytes a string can hold as themselves: printable ASCII except " and \. */
-static const unsigned char str_plain[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
-    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20 " */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x30 */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40 */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50 \ */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x60 */
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x70 */
-    /* 0x80-0xFF: zero, handled by the UTF-8 check */
-};
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
 
 /* One bit per nesting level: set while that level is an object. */
 typedef struct nest_bits {
@@ -97,26 +91,6 @@ static inline int hex_value(unsigned char c)
         return c - 'a' + 10;
     return -1;
 }
-
-/*
- * Marks (in its high bit) each of the eight bytes of x that ends a plain
- * ASCII run: ", \, < 0x20 or >= 0x80.  The borrow tricks can also mark a byte
- * above a true hit, never one below it, so the lowest mark is exact.
- */
-static inline uint64_t swar_special(uint64_t x)
-{
-    uint64_t ctl = (x - ONES * 0x20) & ~x;
-    uint64_t q = x ^ (ONES * '"');
-    uint64_t b = x ^ (ONES * '\\');
-
-    q = (q - ONES) & ~q;
-    b = (b - ONES) & ~b;
-    return (ctl | q | b | x) & HIGHS;
-}
-
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FIRST_MARKED_BYTE(m) ((size_t)__builtin_ctzll(m) / 8)
-#endif
 
 /* Length of the valid UTF-8 sequence (RFC 3629) at s, or 0: refuses
  * continuation bytes on their own, overlong forms, UTF-16 surrogates, code
@@ -210,33 +184,31 @@ static bool scan_escape(const unsigned char *s, size_t len, size_t *pos, json_er
     return true;
 }
 
-/*
- * Checks the string whose opening quote is at s[*pos]; on success moves
- * *pos past the closing quote and tells whether any escape was seen.
- */
-static bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *escaped,
-                        json_error *err)
+/* What ends a run of bytes a string holds as themselves: printable ASCII
+ * but " and \, and UTF-8 unless it is known to be valid.  Two calls with
+ * constant sets, so that each byte_scan is compiled for its own set. */
+static inline size_t plain_run(const unsigned char *s, size_t len, size_t p, bool utf8_known)
 {
-    size_t p = *pos + 1;
+    static const byte_set ends_any = {'"', '\\', '\\', 0x20, true};
+    static const byte_set ends_known = {'"', '\\', '\\', 0x20, false};
+
+    if (utf8_known)
+        return byte_scan(NULL, (const char *)s + p, len - p, ends_known);
+    return byte_scan(NULL, (const char *)s + p, len - p, ends_any);
+}
+
+/*
+ * scan_string from s[p] on, the first byte there not plain: escapes,
+ * control characters and UTF-8.  Kept out of scan_string so that the
+ * common string, plain bytes up to its closing quote, costs a short call.
+ */
+static NOINLINE bool scan_string_rest(const unsigned char *s, size_t len, size_t *pos,
+                                      size_t p, bool *escaped, bool utf8_known,
+                                      json_error *err)
+{
     bool esc = false;
 
     for (;;) {
-        while (len - p >= 8) {
-            uint64_t x;
-            uint64_t marks;
-
-            memcpy(&x, s + p, sizeof x);
-            marks = swar_special(x);
-            if (marks != 0) {
-#ifdef FIRST_MARKED_BYTE
-                p += FIRST_MARKED_BYTE(marks);
-#endif
-                break;
-            }
-            p += 8;
-        }
-        while (p < len && str_plain[s[p]])
-            p++;
         if (p >= len)
             return fail(err, "unterminated string", *pos);
 
@@ -257,11 +229,31 @@ static bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *e
                 return fail(err, "invalid UTF-8", p);
             p += n;
         }
+        p += plain_run(s, len, p, utf8_known);
     }
     *pos = p + 1;
     if (escaped != NULL)
         *escaped = esc;
     return true;
+}
+
+/*
+ * Checks the string whose opening quote is at s[*pos]; on success moves
+ * *pos past the closing quote and tells whether any escape was seen.
+ */
+static inline bool scan_string(const unsigned char *s, size_t len, size_t *pos, bool *escaped,
+                               bool utf8_known, json_error *err)
+{
+    size_t p = *pos + 1;
+
+    p += plain_run(s, len, p, utf8_known);
+    if (p < len && s[p] == '"') {
+        *pos = p + 1;
+        if (escaped != NULL)
+            *escaped = false;
+        return true;
+    }
+    return scan_string_rest(s, len, pos, p, escaped, utf8_known, err);
 }
 
 /*
@@ -378,13 +370,13 @@ static bool scan_literal(const unsigned char *s, size_t len, size_t *pos, const 
  * *key_end (may be NULL) gets the offset just past the key's closing quote.
  */
 static bool scan_key(const unsigned char *s, size_t len, size_t *pos, size_t *key_end,
-                     bool *escaped, json_error *err)
+                     bool *escaped, bool utf8_known, json_error *err)
 {
     size_t p = *pos;
 
     if (p >= len || s[p] != '"')
         return fail_byte(err, s, len, p, "expected a string key");
-    if (!scan_string(s, len, &p, escaped, err))
+    if (!scan_string(s, len, &p, escaped, utf8_known, err))
         return false;
     if (key_end != NULL)
         *key_end = p;
@@ -417,11 +409,11 @@ static json_kind kind_of(unsigned char first)
  * it; *esc, when not NULL, says whether a string held an escape.
  */
 static bool scan_scalar(const unsigned char *s, size_t len, size_t *p, bool *esc,
-                        json_error *err)
+                        bool utf8_known, json_error *err)
 {
     switch (s[*p]) {
     case '"':
-        return scan_string(s, len, p, esc, err);
+        return scan_string(s, len, p, esc, utf8_known, err);
     case 't':
         return scan_literal(s, len, p, "true", 4, err);
     case 'f':
@@ -442,7 +434,7 @@ static bool scan_scalar(const unsigned char *s, size_t len, size_t *p, bool *esc
  * first key read); 0 when it is empty, *p past it; -1 on an error.
  */
 static int open_container(const unsigned char *s, size_t len, size_t *p, unsigned *depth,
-                          nest_bits *nest, json_error *err)
+                          nest_bits *nest, bool utf8_known, json_error *err)
 {
     unsigned char c = s[*p];
     unsigned char close = c == '{' ? '}' : ']';
@@ -459,7 +451,7 @@ static int open_container(const unsigned char *s, size_t len, size_t *p, unsigne
     unsigned d = ++*depth;
     if (c == '{') {
         nest->word[d / 64] |= UINT64_C(1) << (d % 64);
-        if (!scan_key(s, len, p, NULL, NULL, err))
+        if (!scan_key(s, len, p, NULL, NULL, utf8_known, err))
             return -1;
     } else {
         nest->word[d / 64] &= ~(UINT64_C(1) << (d % 64));
@@ -473,7 +465,8 @@ static int open_container(const unsigned char *s, size_t len, size_t *p, unsigne
  * error.
  */
 static int close_containers(const unsigned char *s, size_t len, size_t *p, unsigned *depth,
-                            unsigned base, const nest_bits *nest, json_error *err)
+                            unsigned base, const nest_bits *nest, bool utf8_known,
+                            json_error *err)
 {
     for (;;) {
         if (*depth == base)
@@ -483,7 +476,7 @@ static int close_containers(const unsigned char *s, size_t len, size_t *p, unsig
         *p = skip_ws(s, len, *p);
         if (*p < len && s[*p] == ',') {
             *p = skip_ws(s, len, *p + 1);
-            if (in_object && !scan_key(s, len, p, NULL, NULL, err))
+            if (in_object && !scan_key(s, len, p, NULL, NULL, utf8_known, err))
                 return -1;
             return 1;
         }
@@ -498,7 +491,7 @@ static int close_containers(const unsigned char *s, size_t len, size_t *p, unsig
 }
 
 static bool scan_value(const unsigned char *s, size_t len, size_t *pos, unsigned depth,
-                       bool *escaped, json_error *err)
+                       bool *escaped, bool utf8_known, json_error *err)
 {
     const unsigned base = depth;
     nest_bits nest;
@@ -509,18 +502,18 @@ static bool scan_value(const unsigned char *s, size_t len, size_t *pos, unsigned
         if (p >= len)
             return fail(err, "unexpected end of input", p);
         if (s[p] == '{' || s[p] == '[') {
-            int opened = open_container(s, len, &p, &depth, &nest, err);
+            int opened = open_container(s, len, &p, &depth, &nest, utf8_known, err);
             if (opened < 0)
                 return false;
             if (opened > 0)
                 continue; /* on to the first element */
         } else {
             /* Only a string that is the whole value counts as escaped. */
-            if (!scan_scalar(s, len, &p, depth == base ? &esc : NULL, err))
+            if (!scan_scalar(s, len, &p, depth == base ? &esc : NULL, utf8_known, err))
                 return false;
         }
         /* A value just ended: close containers until one takes another element. */
-        int more = close_containers(s, len, &p, &depth, base, &nest, err);
+        int more = close_containers(s, len, &p, &depth, base, &nest, utf8_known, err);
         if (more < 0)
             return false;
         if (more == 0) {
@@ -532,7 +525,10 @@ static bool scan_value(const unsigned char *s, size_t len, size_t *pos, unsigned
     }
 }
 
-bool json_validate(const char *text, size_t len, json_kind *kind, json_error *err)
+/* json_validate and json_validate_utf8: utf8_known skips the UTF-8 check
+ * of strings, which is the only place the scanner meets bytes >= 0x80. */
+static bool validate_text(const char *text, size_t len, json_kind *kind, bool utf8_known,
+                          json_error *err)
 {
     const unsigned char *s = (const unsigned char *)text;
     size_t p = skip_ws(s, len, 0);
@@ -540,7 +536,7 @@ bool json_validate(const char *text, size_t len, json_kind *kind, json_error *er
 
     if (p >= len)
         return fail(err, "empty input", p);
-    if (!scan_value(s, len, &p, 0, NULL, err))
+    if (!scan_value(s, len, &p, 0, NULL, utf8_known, err))
         return false;
     p = skip_ws(s, len, p);
     if (p < len)
@@ -548,6 +544,16 @@ bool json_validate(const char *text, size_t len, json_kind *kind, json_error *er
     if (kind != NULL)
         *kind = kind_of(s[start]);
     return true;
+}
+
+bool json_validate(const char *text, size_t len, json_kind *kind, json_error *err)
+{
+    return validate_text(text, len, kind, false, err);
+}
+
+bool json_validate_utf8(const char *text, size_t len, json_kind *kind, json_error *err)
+{
+    return validate_text(text, len, kind, true, err);
 }
 
 bool json_scan_object(const char *text, size_t len, json_member_fn fn, void *ctx,
@@ -578,11 +584,11 @@ bool json_scan_object(const char *text, size_t len, json_member_fn fn, void *ctx
         size_t key_end;
         size_t value_at;
 
-        if (!scan_key(s, len, &p, &key_end, &m.key_escaped, err))
+        if (!scan_key(s, len, &p, &key_end, &m.key_escaped, false, err))
             return false;
         value_at = p;
         m.value_escaped = false;
-        if (!scan_value(s, len, &p, 1, &m.value_escaped, err))
+        if (!scan_value(s, len, &p, 1, &m.value_escaped, false, err))
             return false;
         m.key = text + key_at + 1;
         m.key_len = key_end - key_at - 2;

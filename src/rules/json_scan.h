@@ -42,6 +42,15 @@ typedef struct json_error {
  */
 bool json_validate(const char *text, size_t len, json_kind *kind, json_error *err);
 
+/*
+ * json_validate for a text the caller knows to be valid UTF-8 (utf8_check
+ * passed on it, or on a text it is cut from with only ASCII bytes taken
+ * out): the same answer, the same reason and offset, without checking the
+ * UTF-8 of its strings again.  On invalid UTF-8 the answer is undefined
+ * (it may accept).
+ */
+bool json_validate_utf8(const char *text, size_t len, json_kind *kind, json_error *err);
+
 /* One top-level member of an object, as spans into the scanned text. */
 typedef struct json_member {
     const char *key;     /* key without its quotes, still escaped if key_escaped */

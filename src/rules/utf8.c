@@ -4,17 +4,17 @@
  * PostgreSQL refuses invalid UTF-8 and NUL bytes in text, and would fail a
  * whole COPY on the first such row; checking each row here lets the loader
  * reject that one row with its line number instead.  Most statement data is
- * ASCII, so words of eight ASCII bytes without a zero byte are skipped at
- * once; anything else goes through the byte-wise check of RFC 3629 (the
- * well-formed sequences table of Unicode, chapter 3).
+ * ASCII, so runs of ASCII bytes without a zero byte are skipped sixteen
+ * bytes at a time (byte_scan); anything else goes through the byte-wise
+ * check of RFC 3629 (the well-formed sequences table of Unicode, chapter
+ * 3).
  */
 #include "rules/utf8.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#define ONES  UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
+#include "util/byte_scan.h"
 
 /*
  * Length of the well-formed sequence starting at s[0] (0x80 or above) within
@@ -60,26 +60,15 @@ multibyte_len(const unsigned char *s, size_t n)
 bool
 utf8_check(const char *s, size_t len, size_t *bad_off, bool *is_nul)
 {
+    static const byte_set nul_or_high = {0, 0, 0, 0, true};
     const unsigned char *u = (const unsigned char *) s;
     size_t i = 0;
 
-    while (i < len)
+    for (;;)
     {
-        if (len - i >= 8)
-        {
-            uint64_t w;
-            memcpy(&w, u + i, sizeof w);
-            /*
-             * No high bit set, and no zero byte: for bytes below 0x80 the
-             * classic (w - 0x01..) & ~w & 0x80.. is nonzero exactly when one
-             * of them is zero.
-             */
-            if (((w | ((w - ONES) & ~w)) & HIGHS) == 0)
-            {
-                i += 8;
-                continue;
-            }
-        }
+        i += byte_scan(NULL, s + i, len - i, nul_or_high);
+        if (i >= len)
+            break;
 
         unsigned char c = u[i];
         if (c == 0)
@@ -89,11 +78,6 @@ utf8_check(const char *s, size_t len, size_t *bad_off, bool *is_nul)
             if (is_nul)
                 *is_nul = true;
             return false;
-        }
-        if (c < 0x80)
-        {
-            i++;
-            continue;
         }
         size_t n = multibyte_len(u + i, len - i);
         if (n == 0)

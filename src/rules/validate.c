@@ -232,8 +232,14 @@ static bool received_at_column(const raw_record *rec, const presets *pre, int64_
     return true;
 }
 
-/* payload: any JSON value but null, kept as written. */
-static bool payload_column(const raw_record *rec, const presets *pre, row *out, buf *reason)
+/*
+ * payload: any JSON value but null, kept as written.  raw_utf8: the
+ * record's raw text passed utf8_check.  A CSV field is that text with only
+ * ASCII bytes taken out (quotes, blanks), so it is valid UTF-8 too, and the
+ * JSON check need not look at its UTF-8 again (issue 31).
+ */
+static bool payload_column(const raw_record *rec, const presets *pre, bool raw_utf8, row *out,
+                           buf *reason)
 {
     const char *p;
     size_t n;
@@ -257,7 +263,8 @@ static bool payload_column(const raw_record *rec, const presets *pre, row *out, 
     /* CSV field or --set: JSON text to check as jsonb would. */
     json_kind kind;
     json_error jerr;
-    if (!json_validate(p, n, &kind, &jerr)) {
+    bool utf8_known = raw_utf8 && pf->kind != FIELD_ABSENT;
+    if (!(utf8_known ? json_validate_utf8 : json_validate)(p, n, &kind, &jerr)) {
         buf_printf(reason, "payload is not valid JSON: %s at byte %zu", jerr.reason,
                    jerr.offset + 1);
         return false;
@@ -303,7 +310,7 @@ bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
         return false;
     out->status = (int16_t)v;
     return received_at_column(rec, pre, &out->received_us, reason) &&
-           payload_column(rec, pre, out, reason);
+           payload_column(rec, pre, check_utf8, out, reason);
 }
 
 bool validate_preset(column c, const char *value, buf *reason)
