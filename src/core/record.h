@@ -49,7 +49,9 @@ typedef struct field {
 typedef struct raw_record {
     uint64_t line;        /* 1-based line where the record starts */
     const char *raw;      /* the record's original text, without its final
-                             line break */
+                             line break; raw_len bytes, not always followed
+                             by a NUL (the CSV fast path points into its
+                             read window): never print it with %s */
     size_t raw_len;
     const char *error;    /* non-NULL: the reader could not split this record
                              into fields; the reason to reject it with */
