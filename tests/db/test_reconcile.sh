@@ -5,7 +5,8 @@
 # independent model) computes them; amounts in major and minor units, with
 # ¥, thousands separators and five decimals, CNY against JPY; unverified;
 # the payment at 23:59:58 whose callback came at 00:00:05; a balanced day
-# (exit 0, an empty discrepancies file); the period and the zone; the CSV
+# (exit 0, an empty discrepancies file); the period and the zone, and the
+# rows outside the period at a DST change at midnight; the CSV
 # with its byte-order mark and Chinese text; the report's shape.
 . "$(dirname "$0")/../lib.sh"
 pg_use
@@ -207,6 +208,36 @@ same_lines "days cut at midnight in --timezone" z.ndjson model_z.json
 same_days "--timezone: the figures per day" z.json model_z.json
 check "the period in that zone" jtrue z.json \
     "r['reconciliation']['period'] == {'from': '$D', 'to': '2026-11-21'} and r['reconciliation']['zone'] == '+08:00'"
+
+# Rows outside the period, at a DST change at midnight: America/Santiago
+# goes from -03 back to -04 at 24:00 on 2026-04-04, and Lord Howe by half an
+# hour at 02:00; the count (day bounds worked out once on the server) must
+# be the count of rows whose own local day is outside, as Python's zoneinfo
+# gives it, for a period of one day and of two.
+python3 - >dst.csv <<'PY'
+import datetime as dt
+print("tenant_id,channel,out_trade_no,callback_type,status,payload,received_at")
+t = dt.datetime(2026, 4, 3, 20, 0, tzinfo=dt.timezone.utc)
+for i in range(230):
+    print('990,dsttest,DST%03d,pay,2,"{""amount"":1.00,""currency"":""CNY""}",%s'
+          % (i, (t + dt.timedelta(minutes=19 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")))
+PY
+for zp in America/Santiago:2026-04-04 America/Santiago:2026-04-04..2026-04-05 \
+          Australia/Lord_Howe:2026-04-05 America/Santiago:2026-04-05; do
+    zone=${zp%%:*} period=${zp#*:}
+    want=$(python3 - "$zone" "$period" <<'PY'
+import csv, datetime as dt, sys, zoneinfo
+z = zoneinfo.ZoneInfo(sys.argv[1]); a, _, b = sys.argv[2].partition("..")
+lo, hi = dt.date.fromisoformat(a), dt.date.fromisoformat(b or a)
+rows = list(csv.DictReader(open("dst.csv")))
+print(sum(1 for r in rows if not lo <= dt.datetime.fromisoformat(
+    r["received_at"].replace("Z", "+00:00")).astimezone(z).date() <= hi))
+PY
+)
+    run reconcile -d "$DB" --dry-run --timezone "$zone" --period "$period" --report dst.json dst.csv
+    check "rows outside $period in $zone: $want, each by its own local day" jtrue dst.json \
+        "r['reconciliation']['outside_period'] == $want"
+done
 
 # A balanced day: exit 0 and an empty discrepancies file.
 grep -E '^tenant_id|^2,' stmt.csv >balanced.csv
