@@ -71,21 +71,37 @@ done
 # The fast path's differential target reads CSV like the reader's target.
 cp -R "$seeds/csv_reader/." "$seeds/csv_fastpath/"
 
-status=0
-for t in "${targets[@]}"; do
-    corpus="$build/corpus/$t"
-    artifacts="$build/artifacts/$t"
+# fuzz_one T: one target for $secs seconds; its summary goes to
+# $build/fuzz_T.result, and its status is the target's.
+fuzz_one() {
+    local t=$1 corpus="$build/corpus/$1" artifacts="$build/artifacts/$1"
+    local log="$build/fuzz_$1.log" out="$build/fuzz_$1.result"
     mkdir -p "$corpus" "$artifacts"
-    log="$build/fuzz_$t.log"
-    echo "== fuzz_$t for ${secs}s (log: $log)"
+    echo "== fuzz_$t for ${secs}s (log: $log)" >"$out"
     if "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2560 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
             "$corpus" "$root/fuzz/corpus/$t" "$seeds/$t" >"$log" 2>&1; then
-        grep -E '^stat::number_of_executed_units|^Done' "$log" || true
+        grep -E '^stat::number_of_executed_units|^Done' "$log" >>"$out" || true
     else
-        status=1
-        echo "fuzz_$t FAILED:"
-        grep -E 'ERROR|invariant failed|SUMMARY|Test unit written' "$log" | head -n 20 || true
+        echo "fuzz_$t FAILED:" >>"$out"
+        grep -E 'ERROR|invariant failed|SUMMARY|Test unit written' "$log" | head -n 20 >>"$out" || true
+        return 1
+    fi
+}
+
+# One target per core at a time (each libFuzzer run is single-threaded),
+# the summaries printed in the targets' order whatever order they end in.
+jobs=${FUZZ_JOBS:-$(nproc)}
+status=0
+pids=()
+for ((i = 0; i < ${#targets[@]}; i++)); do
+    fuzz_one "${targets[i]}" &
+    pids[i]=$!
+    if (((i + 1) % jobs == 0 || i + 1 == ${#targets[@]})); then
+        for ((j = i + 1 - ((i % jobs) + 1); j <= i; j++)); do
+            wait "${pids[j]}" || status=1
+            cat "$build/fuzz_${targets[j]}.result"
+        done
     fi
 done
 exit "$status"
