@@ -134,12 +134,18 @@ eq "after --force: skipped again" "0 skipped" "$RC $(fstatus s6.json)"
 # =====================================================================
 # 2. kill -9 at seeded random points: the same command resumes
 # =====================================================================
-$GEN --rows 200000 --seed 32 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out big.csv --expected big.exp.csv --quiet
+# 200k rows in 100 chunks; half as many rows (in chunks half as big) in the
+# sanitizer builds, whose instrumented client is 2-5 times slower: the same
+# chunk counts and kill points, half the time.
+BIG_ROWS=200000
+[ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && BIG_ROWS=100000
+CR=$((BIG_ROWS / 100)) CR3=$((BIG_ROWS * 3 / 200))
+$GEN --rows $BIG_ROWS --seed 32 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out big.csv --expected big.exp.csv --quiet
 BIG_DIGEST=$(digest big.csv)
 init_db lg_clean
-run import -d "$DB" --chunk-rows 2000 --report clean.json big.csv
-eq "clean 200k load: exit 0" 0 $RC
-expect_table "clean 200k load: the generator's expected state" big.exp.csv
+run import -d "$DB" --chunk-rows $CR --report clean.json big.csv
+eq "clean load of big.csv: exit 0" 0 $RC
+expect_table "clean load of big.csv: the generator's expected state" big.exp.csv
 CLEAN_SNAP=$(snap); CLEAN_DB=$DB
 ledger_dump >clean.ledger
 eq "clean load: 100 chunks in the ledger" 100 "$(wc -l <clean.ledger)"
@@ -149,7 +155,7 @@ eq "clean load: 100 chunks in the ledger" 100 "$(wc -l <clean.ledger)"
 kill_and_resume() {
     local name=$1 k=$2 extra=$((RANDOM % 70))
     init_db "lg_$name"
-    "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report "$name.1.json" big.csv >/dev/null 2>"$name.1.err" &
+    "$IDEMLOAD" import -d "$DB" --chunk-rows $CR --report "$name.1.json" big.csv >/dev/null 2>"$name.1.err" &
     local pid=$!
     if [ "$k" -eq 0 ]; then
         # As soon as the ledger knows the file: inside the first chunk.
@@ -172,7 +178,7 @@ kill_and_resume() {
     eq "$name: the killed file stays 'loading'" "loading" "$(q "SELECT status FROM idemload_ledger WHERE digest = '$BIG_DIGEST'")"
     eq "$name: committed chunks whole, with their ledger rows (rows = ledger inserted)" \
         "$(q "SELECT coalesce(sum(inserted), 0) FROM idemload_ledger_chunk")" "$(q "SELECT count(*) FROM payment_callback")"
-    run import -d "$DB" --chunk-rows 2000 --report "$name.2.json" big.csv
+    run import -d "$DB" --chunk-rows $CR --report "$name.2.json" big.csv
     eq "$name: rerun exit 0" 0 $RC
     eq "$name: rerun status ok" ok "$(fstatus "$name.2.json")"
     if [ "$committed" -gt 0 ]; then
@@ -198,21 +204,21 @@ kill_and_resume kill_0 0
 
 # Killed, then rerun with another --chunk-rows: loaded from the start.
 init_db lg_kill_cr
-"$IDEMLOAD" import -d "$DB" --chunk-rows 2000 big.csv >/dev/null 2>kcr.err &
+"$IDEMLOAD" import -d "$DB" --chunk-rows $CR big.csv >/dev/null 2>kcr.err &
 pid=$!
 kcr=$((20 + RANDOM % 50))
 wait_chunks $pid $kcr || fail "chunk-rows change: the load ended before chunk $kcr"
 kill -9 $pid; wait $pid 2>/dev/null
 backends_gone || fail "chunk-rows change: the killed client's session did not end"
-run import -d "$DB" --chunk-rows 3000 --report kcr.json big.csv
+run import -d "$DB" --chunk-rows $CR3 --report kcr.json big.csv
 eq "other --chunk-rows after a kill: exit 0" 0 $RC
 check "other --chunk-rows: says it loads from the start" contains "$ERR" "from the start"
 check "other --chunk-rows: no resume claimed" sh -c "! grep -q 'resumed after' '$ERR'"
-eq "other --chunk-rows: the whole file read again" "200000 67" "$(json kcr.json '"%d %d" % (r["totals"]["rows_read"], r["totals"]["chunks"])')"
+eq "other --chunk-rows: the whole file read again" "$BIG_ROWS 67" "$(json kcr.json '"%d %d" % (r["totals"]["rows_read"], r["totals"]["chunks"])')"
 eq "other --chunk-rows: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
-eq "other --chunk-rows: ledger restarted with 3000-row chunks, completed" "completed:67:3000 67" \
+eq "other --chunk-rows: ledger restarted with $CR3-row chunks, completed" "completed:67:$CR3 67" \
     "$(q "SELECT status || ':' || chunks || ':' || chunk_rows FROM idemload_ledger") $(nchunks)"
-run import -d "$DB" --chunk-rows 2000 --report kcr2.json big.csv
+run import -d "$DB" --chunk-rows $CR --report kcr2.json big.csv
 eq "other --chunk-rows: then skipped" "0 skipped" "$RC $(fstatus kcr2.json)"
 
 # =====================================================================
@@ -374,7 +380,7 @@ createdb lg_restart && createdb lg_retries1 || fail "createdb on the own server"
 # (a) stopped mid-load, restarted 3 s later: the load retries and succeeds
 export PGDATABASE=lg_restart; DB="postgresql:///lg_restart?host=$PG2&port=$PORT2&user=$PGUSER"
 run init -d "$DB"; eq "own server: init exit 0" 0 $RC
-"$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report rs.json big.csv >/dev/null 2>rs.err &
+"$IDEMLOAD" import -d "$DB" --chunk-rows $CR --report rs.json big.csv >/dev/null 2>rs.err &
 pid=$!
 kr=$((10 + RANDOM % 40))
 wait_chunks $pid $kr || fail "restart: the load ended before chunk $kr"
@@ -397,7 +403,7 @@ eq "server restarted: ledger completed" "completed:100" "$(ledger_status "$BIG_D
 # (b) --retries 1 and the server down longer than the backoff: exit 4
 export PGDATABASE=lg_retries1; DB="postgresql:///lg_retries1?host=$PG2&port=$PORT2&user=$PGUSER"
 run init -d "$DB"; eq "own server (retries): init exit 0" 0 $RC
-"$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --retries 1 --report r1.json big.csv >/dev/null 2>r1.err &
+"$IDEMLOAD" import -d "$DB" --chunk-rows $CR --retries 1 --report r1.json big.csv >/dev/null 2>r1.err &
 pid=$!
 kr=$((10 + RANDOM % 40))
 wait_chunks $pid $kr || fail "retries 1: the load ended before chunk $kr"
@@ -418,7 +424,7 @@ committed=$(nchunks)
 check "--retries 1: the named chunk ($named) is the last committed ($committed)" \
     test "$committed" -eq "${named:--1}" -o "$committed" -eq "$((${named:--2} + 1))"
 eq "--retries 1: file still loading in the ledger" "loading" "$(q "SELECT status FROM idemload_ledger WHERE digest = '$BIG_DIGEST'")"
-run import -d "$DB" --chunk-rows 2000 --retries 1 --report r2.json big.csv
+run import -d "$DB" --chunk-rows $CR --retries 1 --report r2.json big.csv
 eq "--retries 1: the same command then exits 0" 0 $RC
 check "--retries 1: it resumed after chunk $committed" grep -q "resumed after chunk $committed[^0-9]" "$ERR"
 eq "--retries 1: table equals a clean load" "$CLEAN_SNAP" "$(snap)"
