@@ -530,6 +530,13 @@ const char SQL_RECON_ANALYZE_PAIRS[] = "ANALYZE idemload_recon_pairs";
 const char SQL_RECON_ANALYZE_ROWS[] = "ANALYZE idemload_recon_traw";
 const char SQL_RECON_ANALYZE_OUT[] = "ANALYZE idemload_recon_out";
 const char SQL_RECON_ANALYZE_LINES[] = "ANALYZE idemload_recon_lines";
+/* The register's items, before the statements that join them with this
+ * run's lines and again after new ones are added: a register written by the
+ * run before (a corrected statement reconciled minutes later) has no
+ * statistics yet, autovacuum not having come by, and the planner, taking it
+ * for empty, would rescan every line for each item (200k items and lines:
+ * hours instead of a second). */
+const char SQL_RECON_ANALYZE_ITEM[] = "ANALYZE {item}";
 
 /* ---- the register (beside the ledger, in the target's schema) -------- */
 

@@ -43,6 +43,7 @@ extern const char SQL_RECON_ANALYZE_PAIRS[];
 extern const char SQL_RECON_ANALYZE_ROWS[];
 extern const char SQL_RECON_ANALYZE_OUT[];
 extern const char SQL_RECON_ANALYZE_LINES[];
+extern const char SQL_RECON_ANALYZE_ITEM[];
 extern const char SQL_RECON_REGISTER_EXISTS[];
 extern const char SQL_RECON_REGISTER_CREATE[];
 extern const char SQL_RECON_RUN_ID[];

@@ -502,16 +502,17 @@ static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
 }
 
 /* Every discrepancy line, fetched through a cursor: each written to the
- * --discrepancies file (when asked), the first RECON_EXAMPLES of each
+ * --discrepancies file (when asked; *wp, for the caller to publish once the
+ * register is committed, or to discard), the first RECON_EXAMPLES of each
  * category kept in res->lines.  The file is complete and durable when this
  * returns true.  *io_failed: the file, not the database, failed. */
-static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
+static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool *io_failed)
 {
     buf err = BUF_INIT;
     recon_disc *w = NULL;
     bool ok = true;
     *io_failed = false;
-    if (x->cfg->discrepancies_path && !(w = recon_disc_open(x->cfg->discrepancies_path, &err))) {
+    if (x->cfg->discrepancies_path && !(w = *wp = recon_disc_open(x->cfg->discrepancies_path, &err))) {
         log_error("%s", buf_cstr(&err));
         *io_failed = true;
         buf_free(&err);
@@ -565,7 +566,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, bool *io_failed)
     if (ok && res->compared)
         ok = exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
     buf_clear(&err);
-    if (!recon_disc_close(&w, &err) && ok) {
+    if (ok && !recon_disc_finish(w, &err)) {
         log_error("%s", buf_cstr(&err));
         *io_failed = true;
         ok = false;
@@ -798,13 +799,17 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
         log_error("reconcile: out of memory");
     const char *rp[] = {run_id, res->from, res->to};
     const char *ip[] = {run_id, paths};
-    ok = ok && exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
-                    3, rp) &&
+    ok = ok && exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL) &&
+         exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
+              3, rp) &&
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
          exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
          seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)",
               res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
+         /* the lines' cursor joins the items when some were seen again */
+         (!res->seen_again ||
+          exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
          write_runs(x, res, run_id, files);
     free(paths);
     free(files);
@@ -999,9 +1004,10 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         ok = compare(x, res, rep);
     if (ok && !cfg->dry_run && res->compared)
         ok = write_register(x, res, rep);
+    recon_disc *disc = NULL;
     if (ok) {
         bool io_failed;
-        ok = stream_lines(x, res, &io_failed);
+        ok = stream_lines(x, res, &disc, &io_failed);
         if (!ok && io_failed)
             code = EXIT_INPUT;
     }
@@ -1017,6 +1023,17 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     }
     if (code == EXIT_OK && !ok)
         code = EXIT_DATABASE;
+    /* The file takes its place only beside a committed register (or after a
+     * dry run that compared everything); a failure leaves what was there. */
+    if (ok && disc) {
+        buf perr = BUF_INIT;
+        if (!recon_disc_publish(&disc, &perr)) {
+            log_error("%s", buf_cstr(&perr));
+            code = EXIT_INPUT;
+        }
+        buf_free(&perr);
+    }
+    recon_disc_discard(&disc);
     return code;
 }
 
