@@ -6,10 +6,12 @@
 #include "output/text_escape.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output/html.h"
@@ -159,9 +161,44 @@ static bool ends_with_csv(const char *path)
 struct recon_disc {
     FILE *fp;
     const char *path;
+    char *tmp;           /* the file written, renamed to path by publish; NULL: path itself */
     bool csv, is_stdout;
     buf out;
 };
+
+/* A new file beside path (same directory, so the rename is atomic), with
+ * mode (0: the one a plain fopen would give it).  NULL with errno. */
+static FILE *open_beside(const char *path, mode_t mode, char **tmp_out)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t n = dir_len + strlen(slash ? slash + 1 : path) + sizeof ".idemload-XXXXXX" + 1;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return NULL;
+    snprintf(tmp, n, "%.*s.%s.idemload-XXXXXX", (int)dir_len, path, slash ? slash + 1 : path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(tmp);
+        return NULL;
+    }
+    if (!mode) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    FILE *fp = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!fp) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return NULL;
+    }
+    *tmp_out = tmp;
+    return fp;
+}
 
 /* Hands the buffered text to the stream. */
 static bool disc_flush(recon_disc *w, buf *err)
@@ -185,7 +222,16 @@ recon_disc *recon_disc_open(const char *path, buf *err)
     w->path = path;
     w->is_stdout = strcmp(path, "-") == 0;
     w->csv = !w->is_stdout && ends_with_csv(path);
-    w->fp = w->is_stdout ? stdout : fopen(path, "wb");
+    /* A regular file (or none yet) is written beside path, keeping its mode,
+     * and renamed onto it once the run has committed: a failure leaves what
+     * was there, never a list cut short.  Anything else (a pipe, /dev/null, a
+     * symbolic link, which is followed) is written as it goes. */
+    struct stat st;
+    bool exists = !w->is_stdout && lstat(path, &st) == 0;
+    bool in_place = w->is_stdout || (exists && !S_ISREG(st.st_mode));
+    w->fp = w->is_stdout ? stdout
+            : in_place   ? fopen(path, "wb")
+                         : open_beside(path, exists ? st.st_mode & 07777 : 0, &w->tmp);
     if (!w->fp) {
         buf_printf(err, "cannot write the discrepancies to %s: %s", path, strerror(errno));
         free(w);
@@ -200,7 +246,7 @@ recon_disc *recon_disc_open(const char *path, buf *err)
     }
     if (!ok) {
         buf_printf(err, "--discrepancies %s: out of memory", path);
-        recon_disc_close(&w, &(buf)BUF_INIT);
+        recon_disc_discard(&w);
         return NULL;
     }
     return w;
@@ -225,14 +271,15 @@ bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
     return w->out.len < (1u << 16) || disc_flush(w, err);
 }
 
-bool recon_disc_close(recon_disc **wp, buf *err)
+bool recon_disc_finish(recon_disc *w, buf *err)
 {
-    recon_disc *w = *wp;
-    if (!w)
+    if (!w || !w->fp)
         return true;
-    *wp = NULL;
     bool ok = disc_flush(w, err);
-    if (ok && (fflush(w->fp) != 0 || (!w->is_stdout && fsync(fileno(w->fp)) != 0))) {
+    /* A pipe or a device cannot be fsynced (EINVAL, ENOTSUP): nothing to make
+     * durable there, as for the rejects and changes files. */
+    if (ok && (fflush(w->fp) != 0 || (!w->is_stdout && fsync(fileno(w->fp)) != 0 &&
+                                      errno != EINVAL && errno != ENOTSUP))) {
         buf_printf(err, "cannot write the discrepancies to %s: %s",
                    w->is_stdout ? "standard output" : w->path, strerror(errno));
         ok = false;
@@ -241,9 +288,55 @@ bool recon_disc_close(recon_disc **wp, buf *err)
         buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
         ok = false;
     }
+    w->fp = NULL;
+    return ok;
+}
+
+static void disc_free(recon_disc **wp)
+{
+    recon_disc *w = *wp;
+    *wp = NULL;
+    if (w->fp && !w->is_stdout)
+        fclose(w->fp);
+    if (w->tmp)
+        unlink(w->tmp);
+    free(w->tmp);
     buf_free(&w->out);
     free(w);
+}
+
+bool recon_disc_publish(recon_disc **wp, buf *err)
+{
+    recon_disc *w = *wp;
+    if (!w)
+        return true;
+    bool ok = recon_disc_finish(w, err);
+    if (ok && w->tmp) {
+        if (rename(w->tmp, w->path) != 0) {
+            buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
+            ok = false;
+        } else {
+            free(w->tmp);
+            w->tmp = NULL;
+            /* The rename itself made durable: the directory's entry. */
+            const char *slash = strrchr(w->path, '/');
+            char *dir = slash ? strndup(w->path, (size_t)(slash - w->path) + 1) : strdup(".");
+            int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
+            if (fd >= 0) {
+                fsync(fd);
+                close(fd);
+            }
+            free(dir);
+        }
+    }
+    disc_free(wp);
     return ok;
+}
+
+void recon_disc_discard(recon_disc **wp)
+{
+    if (*wp)
+        disc_free(wp);
 }
 
 /* ---- the report -------------------------------------------------------- */

@@ -19,15 +19,20 @@
 /*
  * The discrepancies file at path ("-": standard output; ".csv": CSV with a
  * UTF-8 byte-order mark and a header), written line by line as the lines
- * are fetched: open, write each, close, which flushes and (for a file)
- * fsyncs it, since it describes a register the caller commits next.  Empty
- * on a balanced run.  Each returns false with *err; recon_disc_close frees
- * the writer in every case and sets *w to NULL.
+ * are fetched: open, write each, finish (flushes and, for a file, fsyncs
+ * it), then publish once the register it describes is committed, or
+ * discard.  A regular file is written beside path and renamed onto it by
+ * publish, so a run that fails leaves path as it was, never a list cut
+ * short; standard output, a pipe or a device is written as it goes.  Empty
+ * on a balanced run.  Each returns false with *err; publish and discard free
+ * the writer (and a file not published is removed) and set *w to NULL.
  */
 typedef struct recon_disc recon_disc;
 recon_disc *recon_disc_open(const char *path, buf *err);
 bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err);
-bool recon_disc_close(recon_disc **w, buf *err);
+bool recon_disc_finish(recon_disc *w, buf *err);
+bool recon_disc_publish(recon_disc **w, buf *err);
+void recon_disc_discard(recon_disc **w);
 
 /* The report's "reconciliation" object (a new reference; NULL when out of
  * memory). */
