@@ -159,10 +159,10 @@ static const option_def options[] = {
     {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
-    {0, "html", "PATH", READING,
-     "write a self-contained HTML report to PATH: figures, charts per channel and over "
-     "time, rejects by reason, files",
-     .set = set_text, .field = FIELD(html_path), .need = "a path"},
+    {0, "html", "PATH|-", READING,
+     "write a self-contained HTML report to PATH (- for standard output): figures, charts "
+     "per channel and over time, rejects by reason, files",
+     .set = set_text, .field = FIELD(html_path), .need = "a path or -"},
     {0, "changes", "PATH|-", CMDBIT(CMD_IMPORT),
      "write one JSON line per row inserted or updated (or that would be, in a dry run) "
      "and per stale row, with its version before and after",

@@ -32,7 +32,30 @@ bool outputs_check(const config *cfg, buf *err)
         {"--facts", cfg->facts_path},
     };
     size_t n_in = cfg->n_files + sizeof others / sizeof others[0];
-    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+    size_t n_out = sizeof outs / sizeof outs[0];
+    /* Two outputs in one file: the one written last would replace the other
+     * (the report renamed over the changes file).  Standard output, a pipe
+     * or /dev/null may take several. */
+    for (size_t a = 0; a < n_out; a++) {
+        struct stat sa, sb;
+        bool a_file = file_of(outs[a].path, &sa);
+        if (!outs[a].path || strcmp(outs[a].path, "-") == 0 || (a_file && !S_ISREG(sa.st_mode)))
+            continue;
+        for (size_t b = a + 1; b < n_out; b++) {
+            if (!outs[b].path)
+                continue;
+            bool same = a_file ? file_of(outs[b].path, &sb) && sb.st_dev == sa.st_dev &&
+                                     sb.st_ino == sa.st_ino
+                               : strcmp(outs[a].path, outs[b].path) == 0;
+            if (!same)
+                continue;
+            buf_printf(err, "%s %s and %s %s are the same file: one output would replace the "
+                            "other; nothing was read or written (give each its own path)",
+                       outs[a].what, outs[a].path, outs[b].what, outs[b].path);
+            return false;
+        }
+    }
+    for (size_t o = 0; o < n_out; o++) {
         struct stat so;
         if (!file_of(outs[o].path, &so))
             continue;

@@ -5,7 +5,9 @@
  * --changes, --html, --discrepancies) is compared with every input (the
  * files, --tenant-map, --facts) by device and inode, so a hard link, a
  * symbolic link or another spelling of the same path is caught too.  "-"
- * (standard input or output) is never compared.
+ * (standard input or output) is never compared.  Nor do two outputs share a
+ * regular file (by inode, or by the same path when it does not exist yet):
+ * the one written last would replace the other.
  */
 #ifndef IDEMLOAD_OUTPUTS_H
 #define IDEMLOAD_OUTPUTS_H
@@ -16,8 +18,8 @@
 #include "util/buf.h"
 
 /*
- * True when no output path of cfg is the same file as one of its inputs;
- * otherwise false with a message naming both in *err (the caller exits 2).
+ * True when no output path of cfg is the same file as one of its inputs
+ * or as another output; otherwise false with a message naming both in *err (the caller exits 2).
  * An output that does not exist yet cannot be an input.  Reads only the
  * file system's metadata (stat), opens nothing.
  */

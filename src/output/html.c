@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/outfile.h"
 #include "output/text_escape.h"
 #include "rules/utf8.h"
 
@@ -624,16 +625,14 @@ bool html_write(const run_report *rep, const char *path, buf *err)
         buf_printf(err, "out of memory rendering the HTML report");
         return false;
     }
-    bool ok = true;
-    FILE *fp = fopen(path, "w");
-    if (!fp || fwrite(page_text.data, 1, page_text.len, fp) != page_text.len) {
+    /* Written whole or not at all (outfile.h): a run killed while writing
+     * it leaves the page that was there, never half of one. */
+    outfile *f = outfile_open(path);
+    bool ok = f && fwrite(page_text.data, 1, page_text.len, outfile_stream(f)) == page_text.len &&
+              outfile_commit(&f);
+    if (!ok)
         buf_printf(err, "cannot write the HTML report to %s: %s", path, strerror(errno));
-        ok = false;
-    }
-    if (fp && fclose(fp) != 0 && ok) {
-        buf_printf(err, "cannot write the HTML report to %s: %s", path, strerror(errno));
-        ok = false;
-    }
+    outfile_discard(&f);
     buf_free(&page_text);
     return ok;
 }

@@ -3,6 +3,7 @@
  */
 #include "output/report.h"
 
+#include "output/outfile.h"
 #include "output/text_escape.h"
 #include "rules/utf8.h"
 
@@ -281,6 +282,20 @@ static json_t *text_json(const char *s)
     return j;
 }
 
+bool report_dump_json(const json_t *root, const char *path, buf *err)
+{
+    /* Written whole or not at all (outfile.h): a run killed while writing
+     * it leaves the report that was there, never half of one. */
+    const char *name = strcmp(path, "-") == 0 ? "standard output" : path;
+    outfile *f = outfile_open(path);
+    bool ok = f && json_dumpf(root, outfile_stream(f), JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+              fputc('\n', outfile_stream(f)) != EOF && outfile_commit(&f);
+    if (!ok)
+        buf_printf(err, "cannot write the report to %s: %s", name, strerror(errno));
+    outfile_discard(&f);
+    return ok;
+}
+
 bool report_write_json(const run_report *rep, const char *path, buf *err)
 {
     json_t *files = json_array();
@@ -324,17 +339,7 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         buf_printf(err, "out of memory building the report");
         return false;
     }
-    bool ok = true;
-    if (strcmp(path, "-") == 0) {
-        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-            fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-            buf_printf(err, "cannot write the report to standard output: %s", strerror(errno));
-            ok = false;
-        }
-    } else if (json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        buf_printf(err, "cannot write the report to %s: %s", path, strerror(errno));
-        ok = false;
-    }
+    bool ok = report_dump_json(root, path, err);
     json_decref(root);
     return ok;
 }

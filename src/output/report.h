@@ -82,7 +82,12 @@ void run_report_total(run_report *rep);
 /* Writes the human summary. */
 void report_print_summary(const run_report *rep, FILE *fp);
 
-/* Writes the JSON report to path ("-": stdout).  False with *err on failure. */
+/* Writes the JSON report to path ("-": stdout), whole or not at all
+ * (outfile.h).  False with *err on failure. */
 bool report_write_json(const run_report *rep, const char *path, buf *err);
+
+/* Writes any JSON document (a tool's report) to path the same way, indented,
+ * in its keys' order.  False with *err on failure. */
+bool report_dump_json(const struct json_t *root, const char *path, buf *err);
 
 #endif

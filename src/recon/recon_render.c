@@ -6,16 +6,14 @@
 #include "output/text_escape.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "output/html.h"
 #include "output/log.h"
+#include "output/outfile.h"
 #include "util/exitcodes.h"
 
 static const char *verdict_of(const recon_result *r)
@@ -159,53 +157,22 @@ static bool ends_with_csv(const char *path)
 }
 
 struct recon_disc {
-    FILE *fp;
+    outfile *file;
     const char *path;
-    char *tmp;           /* the file written, renamed to path by publish; NULL: path itself */
-    bool csv, is_stdout;
+    bool csv;
     buf out;
 };
 
-/* A new file beside path (same directory, so the rename is atomic), with
- * mode (0: the one a plain fopen would give it).  NULL with errno. */
-static FILE *open_beside(const char *path, mode_t mode, char **tmp_out)
+static const char *disc_name(const recon_disc *w)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    size_t n = dir_len + strlen(slash ? slash + 1 : path) + sizeof ".idemload-XXXXXX" + 1;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return NULL;
-    snprintf(tmp, n, "%.*s.%s.idemload-XXXXXX", (int)dir_len, path, slash ? slash + 1 : path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return NULL;
-    }
-    if (!mode) {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    FILE *fp = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
-    if (!fp) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return fp;
+    return strcmp(w->path, "-") == 0 ? "standard output" : w->path;
 }
 
 /* Hands the buffered text to the stream. */
 static bool disc_flush(recon_disc *w, buf *err)
 {
-    if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->fp) != w->out.len) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s",
-                   w->is_stdout ? "standard output" : w->path, strerror(errno));
+    if (w->out.len && fwrite(w->out.data, 1, w->out.len, outfile_stream(w->file)) != w->out.len) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
         return false;
     }
     buf_clear(&w->out);
@@ -220,20 +187,11 @@ recon_disc *recon_disc_open(const char *path, buf *err)
         return NULL;
     }
     w->path = path;
-    w->is_stdout = strcmp(path, "-") == 0;
-    w->csv = !w->is_stdout && ends_with_csv(path);
-    /* A regular file (or none yet) is written beside path, keeping its mode,
-     * and renamed onto it once the run has committed: a failure leaves what
-     * was there, never a list cut short.  Anything else (a pipe, /dev/null, a
-     * symbolic link, which is followed) is written as it goes. */
-    struct stat st;
-    bool exists = !w->is_stdout && lstat(path, &st) == 0;
-    bool in_place = w->is_stdout || (exists && !S_ISREG(st.st_mode));
-    w->fp = w->is_stdout ? stdout
-            : in_place   ? fopen(path, "wb")
-                         : open_beside(path, exists ? st.st_mode & 07777 : 0, &w->tmp);
-    if (!w->fp) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", path, strerror(errno));
+    w->csv = strcmp(path, "-") != 0 && ends_with_csv(path);
+    /* Renamed onto path once the run has committed (outfile.h): a failure
+     * leaves what was there, never a list cut short. */
+    if (!(w->file = outfile_open(path))) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
         free(w);
         return NULL;
     }
@@ -273,36 +231,15 @@ bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
 
 bool recon_disc_finish(recon_disc *w, buf *err)
 {
-    if (!w || !w->fp)
+    if (!w)
         return true;
-    bool ok = disc_flush(w, err);
-    /* A pipe or a device cannot be fsynced (EINVAL, ENOTSUP): nothing to make
-     * durable there, as for the rejects and changes files. */
-    if (ok && (fflush(w->fp) != 0 || (!w->is_stdout && fsync(fileno(w->fp)) != 0 &&
-                                      errno != EINVAL && errno != ENOTSUP))) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s",
-                   w->is_stdout ? "standard output" : w->path, strerror(errno));
-        ok = false;
+    if (!disc_flush(w, err))
+        return false;
+    if (!outfile_sync(w->file)) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
+        return false;
     }
-    if (!w->is_stdout && fclose(w->fp) != 0 && ok) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
-        ok = false;
-    }
-    w->fp = NULL;
-    return ok;
-}
-
-static void disc_free(recon_disc **wp)
-{
-    recon_disc *w = *wp;
-    *wp = NULL;
-    if (w->fp && !w->is_stdout)
-        fclose(w->fp);
-    if (w->tmp)
-        unlink(w->tmp);
-    free(w->tmp);
-    buf_free(&w->out);
-    free(w);
+    return true;
 }
 
 bool recon_disc_publish(recon_disc **wp, buf *err)
@@ -310,33 +247,24 @@ bool recon_disc_publish(recon_disc **wp, buf *err)
     recon_disc *w = *wp;
     if (!w)
         return true;
-    bool ok = recon_disc_finish(w, err);
-    if (ok && w->tmp) {
-        if (rename(w->tmp, w->path) != 0) {
-            buf_printf(err, "cannot write the discrepancies to %s: %s", w->path, strerror(errno));
-            ok = false;
-        } else {
-            free(w->tmp);
-            w->tmp = NULL;
-            /* The rename itself made durable: the directory's entry. */
-            const char *slash = strrchr(w->path, '/');
-            char *dir = slash ? strndup(w->path, (size_t)(slash - w->path) + 1) : strdup(".");
-            int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY) : -1;
-            if (fd >= 0) {
-                fsync(fd);
-                close(fd);
-            }
-            free(dir);
-        }
+    bool ok = disc_flush(w, err);
+    if (ok && !outfile_commit(&w->file)) {
+        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
+        ok = false;
     }
-    disc_free(wp);
+    recon_disc_discard(wp);
     return ok;
 }
 
 void recon_disc_discard(recon_disc **wp)
 {
-    if (*wp)
-        disc_free(wp);
+    recon_disc *w = *wp;
+    if (!w)
+        return;
+    *wp = NULL;
+    outfile_discard(&w->file);
+    buf_free(&w->out);
+    free(w);
 }
 
 /* ---- the report -------------------------------------------------------- */

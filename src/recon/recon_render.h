@@ -21,9 +21,9 @@
  * UTF-8 byte-order mark and a header), written line by line as the lines
  * are fetched: open, write each, finish (flushes and, for a file, fsyncs
  * it), then publish once the register it describes is committed, or
- * discard.  A regular file is written beside path and renamed onto it by
- * publish, so a run that fails leaves path as it was, never a list cut
- * short; standard output, a pipe or a device is written as it goes.  Empty
+ * discard.  Written whole or not at all (output/outfile.h): renamed onto
+ * path by publish, so a run that fails leaves path as it was, never a list
+ * cut short; standard output, a pipe or a device is written as it goes.  Empty
  * on a balanced run.  Each returns false with *err; publish and discard free
  * the writer (and a file not published is removed) and set *w to NULL.
  */

@@ -10,6 +10,7 @@
 
 #include "util/exitcodes.h"
 #include "output/log.h"
+#include "output/report.h"
 #include "util/signals.h"
 #include "db/sql.h"
 
@@ -325,17 +326,10 @@ bool tool_write_report(json_t *root, const char *path)
         log_error("out of memory building the report");
         return false;
     }
-    if (strcmp(path, "-") == 0) {
-        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-            fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
-            log_error("cannot write the report to standard output: %s", strerror(errno));
-            return false;
-        }
-        return true;
-    }
-    if (json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        log_error("cannot write the report to %s: %s", path, strerror(errno));
-        return false;
-    }
-    return true;
+    buf err = BUF_INIT;
+    bool ok = report_dump_json(root, path, &err);
+    if (!ok)
+        log_error("%s", buf_cstr(&err));
+    buf_free(&err);
+    return ok;
 }

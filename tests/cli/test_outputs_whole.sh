@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The report and the page are written whole or not at all (SPEC.md exit
+# status 3, "Outputs"; src/output/outfile.h): a run killed while writing one
+# (here by the file-size limit's SIGXFSZ, at the first byte past it) leaves
+# what PATH held, never half a JSON object that a script would parse; a
+# write that fails is exit 3 with PATH as it was and nothing left beside it;
+# the next run removes what a killed run left, and only that.  A path's mode
+# is kept, a symbolic link is followed, a hard link keeps its names, a pipe
+# or /dev/null is written as it goes.  Two outputs naming one file are
+# refused before anything is written.  All on validate (no server).
+. "$(dirname "$0")/../lib.sh"
+
+H='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
+{ echo "$H"; echo '1,wechat,A1,pay,1,"{}",2026-11-28T10:00:00Z'; echo '1,wechat,A2,pay,1,"{}",2026-11-28T11:00:00Z'; } >in.csv
+temps() { find . -maxdepth 1 -name ".$1.idemload-??????" | wc -l; }
+json_ok() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["command"]=="validate" and r["totals"]["rows_read"]==2 else 1)' "$1"; }
+page_ok() { grep -q '</html>' "$1" && grep -q 'idemload validate report' "$1"; }
+
+# Killed by SIGXFSZ while writing the report (a limit of 0 blocks: its first
+# write), then the page (2 KiB: the report fits, the page does not).
+echo OLD-REPORT >r.json
+echo OLD-PAGE >p.html
+{ (ulimit -f 0; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv); } 2>/dev/null
+eq "killed writing the report: by SIGXFSZ" 153 "$?"
+eq "killed writing the report: the old report stays whole" OLD-REPORT "$(cat r.json)"
+eq "killed writing the report: its temporary file was left (the kill's trace)" 1 "$(temps r.json)"
+{ (ulimit -f 2; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv); } 2>/dev/null
+eq "killed writing the page: by SIGXFSZ" 153 "$?"
+check "killed writing the page: the report before it was written" json_ok r.json
+eq "the report's earlier temporary file was removed by this run" 0 "$(temps r.json)"
+eq "killed writing the page: the old page stays whole" OLD-PAGE "$(cat p.html)"
+eq "killed writing the page: its temporary file was left" 1 "$(temps p.html)"
+
+# The same limit with the signal ignored: the write fails (EFBIG).
+(trap '' XFSZ; ulimit -f 2; exec "$IDEMLOAD" validate --html p.html in.csv) >out.txt 2>err.txt
+eq "a page that cannot be written: exit 3" 3 "$?"
+check "a page that cannot be written: the error says so" contains err.txt "cannot write the HTML report to p.html: File too large"
+check "the stale file of the killed run was removed, and said" contains err.txt "removed .p.html.idemload-"
+eq "a page that cannot be written: the old page stays" OLD-PAGE "$(cat p.html)"
+eq "a page that cannot be written: nothing left beside it" 0 "$(temps p.html)"
+
+# What the cleaning leaves: a file another run holds (its flock), names of
+# another shape, a symbolic link, another user's file.
+touch .p.html.idemload-HELD01 .p.html.idemload-ABCDEFG .p.html.idemload-ABCDE .x.html.idemload-ABCDEF
+echo keep >target.txt
+ln -s target.txt .p.html.idemload-LINK01
+exec 9<.p.html.idemload-HELD01   # held by this shell, as a live run holds its own
+flock -x 9
+other=0
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    touch .p.html.idemload-OTHER1 && chown nobody .p.html.idemload-OTHER1 && other=1
+fi
+run validate -q --html p.html in.csv
+eq "the page is written: exit 0" 0 "$RC"
+check "the page is whole" page_ok p.html
+check "a temporary file a live run holds is left" test -e .p.html.idemload-HELD01
+check "a name with seven letters is left" test -e .p.html.idemload-ABCDEFG
+check "a name with five letters is left" test -e .p.html.idemload-ABCDE
+check "another output's temporary file is left" test -e .x.html.idemload-ABCDEF
+check "a symbolic link of that shape is left" test -L .p.html.idemload-LINK01
+eq "and its target untouched" keep "$(cat target.txt)"
+if [ $other = 1 ]; then
+    check "another user's file of that shape is left" test -e .p.html.idemload-OTHER1
+fi
+exec 9<&-
+rm -f .p.html.idemload-* .x.html.idemload-*
+
+# Modes: kept for an existing file, the umask's for a new one.
+chmod 600 r.json
+run validate -q --report r.json in.csv
+eq "an existing report keeps its mode" 600 "$(stat -c %a r.json)"
+check "and holds the new report" json_ok r.json
+(umask 027; exec "$IDEMLOAD" validate -q --report new.json --html new.html in.csv) 2>/dev/null
+eq "a new report takes the umask's mode" 640 "$(stat -c %a new.json)"
+eq "a new page takes the umask's mode" 640 "$(stat -c %a new.html)"
+
+# A symbolic link is followed; a hard link keeps both names on one file.
+echo old >real.json
+ln -s real.json link.json
+run validate -q --report link.json in.csv
+check "a symbolic link stays a link" test -L link.json
+check "the file it names holds the report" json_ok real.json
+mkdir -p elsewhere && echo OLD >elsewhere/t.html && ln -s elsewhere/t.html lp.html
+{ (ulimit -f 2; exec "$IDEMLOAD" validate -q --html lp.html in.csv); } 2>/dev/null
+eq "a symbolic link, killed writing: the file it names stays whole" OLD "$(cat elsewhere/t.html)"
+eq "the temporary file was beside the file it names" 1 "$(find elsewhere -name '.t.html.idemload-??????' | wc -l)"
+run validate --html lp.html in.csv
+check "a symbolic link, written: the file it names holds the page" page_ok elsewhere/t.html
+check "a symbolic link, written: the link stays" test -L lp.html
+eq "and the stale file beside its target was removed" 0 "$(find elsewhere -name '.t.html.idemload-??????' | wc -l)"
+echo old >h1.json
+ln h1.json h2.json
+run validate -q --report h1.json in.csv
+check "a hard link: the name given holds the report" json_ok h1.json
+check "a hard link: the other name holds the same" cmp -s h1.json h2.json
+
+# Written as it goes: /dev/null, a pipe, standard output.
+run validate -q --report /dev/null --html /dev/null in.csv
+eq "--report /dev/null --html /dev/null: exit 0" 0 "$RC"
+mkfifo fifo.json
+cat fifo.json >from_fifo.json &
+reader=$!
+run validate -q --report fifo.json in.csv
+wait $reader
+eq "a pipe: exit 0" 0 "$RC"
+check "a pipe: the report came through it" json_ok from_fifo.json
+run validate -q --html - in.csv
+eq "--html -: exit 0" 0 "$RC"
+check "--html -: the page on standard output" page_ok "$OUT"
+
+# Two outputs in one file, refused before anything is written.
+echo untouched >same.json
+for pair in "--report same.json --html same.json" "--report same.json --rejects same.json" \
+    "--html ./same.json --report same.json"; do
+    # shellcheck disable=SC2086
+    run validate $pair in.csv
+    eq "$pair: exit 2" 2 "$RC"
+    check "$pair: both named" contains "$ERR" "are the same file"
+    eq "$pair: the file untouched" untouched "$(cat same.json)"
+done
+run validate --report fresh.json --html fresh.json in.csv
+eq "a path named twice that does not exist yet: exit 2" 2 "$RC"
+check "and nothing was created" test ! -e fresh.json
+run validate -q --report /dev/null --html /dev/null --rejects /dev/null in.csv
+eq "/dev/null may take several outputs" 0 "$RC"
+
+# A directory this user cannot write to (as root, permissions do not stop
+# the rename, so this part is for a normal user): a file it can write is
+# written in place; a new one cannot be created (exit 3).
+if [ "$(id -u)" != 0 ]; then
+    mkdir ro && echo old >ro/r.json && chmod 666 ro/r.json && chmod 555 ro
+    run validate -q --report ro/r.json in.csv
+    eq "a writable file in a read-only directory: exit 0" 0 "$RC"
+    check "written in place" json_ok ro/r.json
+    run validate -q --report ro/new.json in.csv
+    eq "a new file in a read-only directory: exit 3" 3 "$RC"
+    check "the error names it" contains "$ERR" "cannot write the report to ro/new.json"
+    chmod 755 ro
+else
+    ok "read-only directory: skipped as root"
+fi
+finish
