@@ -631,7 +631,8 @@ bool html_write(const run_report *rep, const char *path, buf *err)
     bool ok = f && fwrite(page_text.data, 1, page_text.len, outfile_stream(f)) == page_text.len &&
               outfile_commit(&f);
     if (!ok)
-        buf_printf(err, "cannot write the HTML report to %s: %s", path, strerror(errno));
+        buf_printf(err, "cannot write the HTML report to %s: %s",
+                   strcmp(path, "-") == 0 ? "standard output" : path, strerror(errno));
     outfile_discard(&f);
     buf_free(&page_text);
     return ok;

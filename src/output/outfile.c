@@ -78,6 +78,16 @@ static void remove_stale(const char *dir, const char *prefix)
     closedir(d);
 }
 
+/* Closes and removes the new file fd, tmp (freed), keeping errno. */
+static void drop_new(int fd, char *tmp)
+{
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    errno = e;
+}
+
 /* A new file beside path, locked, with st's mode and owner (st NULL: the
  * mode a plain fopen would give it).  NULL with errno. */
 static FILE *open_beside(const char *dir, const char *prefix, const struct stat *st,
@@ -97,11 +107,7 @@ static FILE *open_beside(const char *dir, const char *prefix, const struct stat 
          * remove_stale() may have taken it in the instant between. */
         struct stat mine, named;
         if (flock(fd, LOCK_EX) != 0 || fstat(fd, &mine) != 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            errno = e;
+            drop_new(fd, tmp);
             return NULL;
         }
         if (lstat(tmp, &named) != 0 || named.st_ino != mine.st_ino || named.st_dev != mine.st_dev) {
@@ -111,10 +117,14 @@ static FILE *open_beside(const char *dir, const char *prefix, const struct stat 
         mode_t mode;
         if (st) {
             mode = st->st_mode & 07777;
-            /* Best effort: root rewriting another user's report keeps it
-             * theirs. */
-            if (st->st_uid != mine.st_uid || st->st_gid != mine.st_gid)
-                (void)!fchown(fd, st->st_uid, st->st_gid);
+            /* Root rewriting another user's report keeps it theirs; a user
+             * who cannot give the file its owner back (EPERM) writes it in
+             * place, as a plain write would. */
+            if ((st->st_uid != mine.st_uid || st->st_gid != mine.st_gid) &&
+                fchown(fd, st->st_uid, st->st_gid) != 0) {
+                drop_new(fd, tmp);
+                return NULL;
+            }
         } else {
             mode_t mask = umask(0);
             umask(mask);
@@ -122,11 +132,7 @@ static FILE *open_beside(const char *dir, const char *prefix, const struct stat 
         }
         FILE *fp = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
         if (!fp) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            errno = e;
+            drop_new(fd, tmp);
             return NULL;
         }
         *tmp_out = tmp;
@@ -170,7 +176,8 @@ outfile *outfile_open(const char *path)
         remove_stale(dir, prefix);
         f->fp = open_beside(dir, prefix, exists ? &st : NULL, &f->tmp);
         /* A directory this user cannot write to, holding a file it can (a
-         * report path an administrator made): written in place, as before. */
+         * report path an administrator made), or a file of another owner
+         * that this user may write but not give back: written in place. */
         if (!f->fp && exists && (errno == EACCES || errno == EPERM || errno == EROFS))
             replace = false;
     }
@@ -192,11 +199,6 @@ outfile *outfile_open(const char *path)
 FILE *outfile_stream(const outfile *f)
 {
     return f->fp;
-}
-
-bool outfile_is_replaced(const outfile *f)
-{
-    return f->tmp != NULL;
 }
 
 bool outfile_sync(outfile *f)

@@ -8,8 +8,9 @@
  * outfile_commit(): a run that fails or is killed while writing leaves what
  * PATH held, never a file cut short.  A symbolic link is followed: the file
  * it names is replaced so, and the link stays.  A file with several hard
- * links, or one in a directory this user cannot write to, is rewritten in
- * place (every name sees the new content).  Anything else is written as it
+ * links, one in a directory this user cannot write to, or one of another
+ * owner that this user cannot give back to it, is rewritten in place (every
+ * name sees the new content, the owner stays).  Anything else is written as it
  * goes: "-" (standard output), a pipe, a device (/dev/null).
  *
  * A writer holds an exclusive flock on its temporary file while it lives;
@@ -36,9 +37,6 @@ outfile *outfile_open(const char *path);
 
 /* The stream to write the content to. */
 FILE *outfile_stream(const outfile *f);
-
-/* Whether the content goes to a file beside path (false: written in place). */
-bool outfile_is_replaced(const outfile *f);
 
 /* Flushes what was written and makes it durable (fsync; a pipe or a device,
  * which cannot be fsynced, is only flushed).  May be called before the

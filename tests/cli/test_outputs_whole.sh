@@ -74,6 +74,14 @@ check "and holds the new report" json_ok r.json
 eq "a new report takes the umask's mode" 640 "$(stat -c %a new.json)"
 eq "a new page takes the umask's mode" 640 "$(stat -c %a new.html)"
 
+# Another user's report rewritten by root stays theirs.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    echo old >theirs.json && chown nobody theirs.json
+    run validate -q --report theirs.json in.csv
+    check "root rewriting another user's report: written" json_ok theirs.json
+    eq "root rewriting another user's report: the owner stays" nobody "$(stat -c %U theirs.json)"
+fi
+
 # A symbolic link is followed; a hard link keeps both names on one file.
 echo old >real.json
 ln -s real.json link.json
