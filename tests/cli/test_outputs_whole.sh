@@ -23,7 +23,11 @@ echo OLD-PAGE >p.html
 { (ulimit -f 0; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv); } 2>/dev/null
 eq "killed writing the report: by SIGXFSZ" 153 "$?"
 eq "killed writing the report: the old report stays whole" OLD-REPORT "$(cat r.json)"
-eq "killed writing the report: its temporary file was left (the kill's trace)" 1 "$(temps r.json)"
+# A sanitizer's runtime may write (and be killed) before idemload's first
+# byte: the trace is checked on the plain build only.
+if [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
+    eq "killed writing the report: its temporary file was left (the kill's trace)" 1 "$(temps r.json)"
+fi
 { (ulimit -f 2; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv); } 2>/dev/null
 eq "killed writing the page: by SIGXFSZ" 153 "$?"
 check "killed writing the page: the report before it was written" json_ok r.json
