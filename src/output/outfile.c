@@ -25,6 +25,7 @@ struct outfile {
     FILE *fp;
     const char *path;   /* the file replaced: the caller's, or real */
     char *real;         /* where a symbolic link led (owned); NULL: none */
+    char *dir;          /* path's directory, fsynced after the rename (owned) */
     char *tmp;      /* the new file, renamed onto path by commit; NULL: in place */
     bool is_stdout, synced;
 };
@@ -181,7 +182,7 @@ outfile *outfile_open(const char *path)
         if (!f->fp && exists && (errno == EACCES || errno == EPERM || errno == EROFS))
             replace = false;
     }
-    free(dir);
+    f->dir = dir;
     free(prefix);
     if (!replace)
         f->fp = fopen(path, "wb");
@@ -189,6 +190,7 @@ outfile *outfile_open(const char *path)
         int e = errno;
         free(f->tmp);
         free(f->real);
+        free(f->dir);
         free(f);
         errno = e;
         return NULL;
@@ -223,6 +225,7 @@ static void outfile_free(outfile **fp)
         unlink(f->tmp);
     free(f->tmp);
     free(f->real);
+    free(f->dir);
     free(f);
 }
 
@@ -241,14 +244,11 @@ bool outfile_commit(outfile **fp)
             free(f->tmp);
             f->tmp = NULL;
             /* The rename itself made durable: the directory's entry. */
-            const char *slash = strrchr(f->path, '/');
-            char *dir = slash ? strndup(f->path, (size_t)(slash - f->path) + 1) : strdup(".");
-            int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+            int dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
             if (dfd >= 0) {
                 (void)fsync(dfd);
                 close(dfd);
             }
-            free(dir);
         }
     }
     if (!f->is_stdout) {
