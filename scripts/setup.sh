@@ -11,6 +11,7 @@ packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev z
           libisal-dev            # ISA-L's igzip: the faster gzip inflater (CMake IDEMLOAD_ISAL)
           libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev
           lintian man-db file    # the package and man page tests
+          strace                 # kills a run at each fsync and rename (tests/cli/test_outputs_whole.sh)
           tzdata                 # IANA zones for --timezone (and their tests)
           chromium)              # renders the --html report in tests/cli/test_html.sh
 missing=()

@@ -43,6 +43,38 @@ check "the stale file of the killed run was removed, and said" contains err.txt 
 eq "a page that cannot be written: the old page stays" OLD-PAGE "$(cat p.html)"
 eq "a page that cannot be written: nothing left beside it" 0 "$(temps p.html)"
 
+# kill -9 at every step of the writing in turn (strace stops the run with
+# SIGKILL on entry to its Nth write, fsync or rename, before the call
+# happens): after
+# each, the report and the page are the old ones or the new ones, whole; at
+# most one temporary file is left per output, and the next run removes it.
+if command -v strace >/dev/null && [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
+    echo OLD-REPORT >k.json
+    echo OLD-PAGE >k.html
+    whole() { [ "$(cat "$1")" = "$2" ] || "$3" "$1"; }
+    calls=write,writev,pwrite64,ftruncate,fsync,fdatasync,rename,renameat,renameat2
+    n=0 kills=0 torn=0 extra=0
+    while n=$((n + 1)) && [ $n -le 60 ]; do
+        { strace -f -qq -o /dev/null -e trace=$calls -e inject=$calls:signal=SIGKILL:when=$n \
+            "$IDEMLOAD" validate -q --report k.json --html k.html in.csv >/dev/null 2>&1; } 2>/dev/null
+        rc=$?
+        whole k.json OLD-REPORT json_ok || torn=$((torn + 1))
+        whole k.html OLD-PAGE page_ok || torn=$((torn + 1))
+        [ "$(temps k.json)" -le 1 ] && [ "$(temps k.html)" -le 1 ] || extra=$((extra + 1))
+        [ $rc -eq 137 ] || break
+        kills=$((kills + 1))
+    done
+    check "kill -9 at each write, fsync and rename: the run was stopped at 6 steps or more ($kills)" test $kills -ge 6
+    check "and then ran to the end" test $rc -eq 0
+    eq "no kill left a torn report or page" 0 $torn
+    eq "no kill left more than one temporary file per output" 0 $extra
+    check "the report is the new one" json_ok k.json
+    check "the page is the new one" page_ok k.html
+    eq "the run that ended removed what the kills left" 0 $(($(temps k.json) + $(temps k.html)))
+else
+    ok "kill -9 at each step: skipped (no strace, or a sanitizer build)"
+fi
+
 # What the cleaning leaves: a file another run holds (its flock), names of
 # another shape, a symbolic link, another user's file.
 touch .p.html.idemload-HELD01 .p.html.idemload-ABCDEFG .p.html.idemload-ABCDE .x.html.idemload-ABCDEF
