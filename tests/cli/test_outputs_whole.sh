@@ -48,7 +48,7 @@ eq "a page that cannot be written: nothing left beside it" 0 "$(temps p.html)"
 # happens): after
 # each, the report and the page are the old ones or the new ones, whole; at
 # most one temporary file is left per output, and the next run removes it.
-if command -v strace >/dev/null && [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
+if strace -qq -o /dev/null true 2>/dev/null && [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
     echo OLD-REPORT >k.json
     echo OLD-PAGE >k.html
     whole() { [ "$(cat "$1")" = "$2" ] || "$3" "$1"; }
@@ -72,7 +72,7 @@ if command -v strace >/dev/null && [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
     check "the page is the new one" page_ok k.html
     eq "the run that ended removed what the kills left" 0 $(($(temps k.json) + $(temps k.html)))
 else
-    ok "kill -9 at each step: skipped (no strace, or a sanitizer build)"
+    ok "kill -9 at each step: skipped (no strace that may trace here, or a sanitizer build)"
 fi
 
 # What the cleaning leaves: a file another run holds (its flock), names of
