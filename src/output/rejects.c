@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "output/log.h"
 #include "output/text_escape.h"
 
+#include "rules/json_scan.h"
 #include "rules/utf8.h"
 
 /* Lines wait in memory up to this many bytes, then go out in one write. */
@@ -55,37 +57,83 @@ static off_t whole_lines_end(int fd, off_t size)
     return 0;
 }
 
+/* A torn tail longer than this is not read back to see whether it is whole:
+ * it is cut (no reject line comes near it: a record is limited far below). */
+#define TAIL_CHECK_MAX ((off_t)64 * 1024 * 1024)
+
+/* Is the tail [keep, size) of fd one whole JSON object (a line that lost
+ * only its newline)? */
+static bool tail_is_object(int fd, off_t keep, off_t size)
+{
+    if (size - keep > TAIL_CHECK_MAX)
+        return false;
+    size_t n = (size_t)(size - keep);
+    char *text = malloc(n ? n : 1);
+    if (!text)
+        return false;
+    json_kind kind;
+    bool whole = pread(fd, text, n, keep) == (ssize_t)n && json_validate(text, n, &kind, NULL) &&
+                 kind == JSON_KIND_OBJECT;
+    free(text);
+    return whole;
+}
+
 /*
- * Cuts a torn last line of an existing rejects file (one a crash, a kill
- * or a full disk left without its newline), so the next line does not
- * continue it and every line stays one JSON object (SPEC.md "The side
- * outputs are part of the load").  Done when the run starts, whether or
- * not it appends.  A torn line is never one a commit relies on
- * (rejects_sync wrote whole lines and synced them before every commit), so
- * its row is written again by the run that redoes its chunk.  Lines are
- * written whole (one write of whole lines), so another process appending
- * to the same file never shows a torn line.  A file that cannot be
- * repaired is left as it is: the first write says why.
+ * Mends the end of an existing rejects file that a crash, a kill or a full
+ * disk left without its newline, so the next line does not continue it and
+ * every line stays one JSON object (SPEC.md "The side outputs are part of
+ * the load"): a last line that is a whole JSON object gets its newline
+ * (nothing is lost; its row may be written again if its chunk is redone,
+ * which the spec allows); a fragment is cut (a torn line is never one a
+ * commit relies on: rejects_sync wrote whole lines and synced them before
+ * every commit, so its row is written again by the run that redoes its
+ * chunk).  Done when the run starts, whether or not it appends.
+ *
+ * Other processes may be appending to the same file (the default rejects
+ * file is shared): each write of theirs holds a shared flock
+ * (write_pending), and this holds an exclusive one from the size it reads
+ * to the cut, so it never sees a write half done nor cuts lines appended
+ * after it looked.  A file that cannot be locked or mended is left as it
+ * is: the first write says why it cannot be written, if it cannot.
  */
-static void cut_torn_tail(const char *path)
+static void mend_torn_tail(const char *path)
 {
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        off_t keep = whole_lines_end(fd, st.st_size);
-        if (keep >= 0 && keep < st.st_size) {
-            if (ftruncate(fd, keep) == 0)
-                log_warn("rejects file %s: removed a torn last line (%lld bytes) an interrupted "
-                         "run left; its row is written again when its chunk is loaded again",
-                         path, (long long)(st.st_size - keep));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        close(fd);
+        return;
+    }
+    int locked;
+    while ((locked = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (locked != 0 && errno != ENOLCK && errno != EOPNOTSUPP) {
+        close(fd);
+        return;
+    }
+    off_t keep = fstat(fd, &st) == 0 ? whole_lines_end(fd, st.st_size) : -1;
+    if (keep >= 0 && keep < st.st_size) {
+        long long torn = (long long)(st.st_size - keep);
+        if (tail_is_object(fd, keep, st.st_size)) {
+            if (pwrite(fd, "\n", 1, st.st_size) == 1)
+                log_warn("rejects file %s: its last line (%lld bytes) had no newline; it is "
+                         "whole and was completed",
+                         path, torn);
             else
-                log_warn("rejects file %s: cannot cut its torn last line: %s", path,
+                log_warn("rejects file %s: cannot complete its last line: %s", path,
                          strerror(errno));
+        } else if (ftruncate(fd, keep) == 0) {
+            log_warn("rejects file %s: removed a torn last line (%lld bytes) an interrupted "
+                     "run left; its row is written again when its chunk is loaded again",
+                     path, torn);
+        } else {
+            log_warn("rejects file %s: cannot cut its torn last line: %s", path,
+                     strerror(errno));
         }
     }
-    close(fd);
+    close(fd);  /* releases the lock */
 }
 
 /* Writes out the pending lines (under the lock): false with *err. */
@@ -96,6 +144,10 @@ static bool write_pending(rejects *rj, buf *err)
     if (rj->is_stdout) {
         done = rj->pending.len ? fwrite(rj->pending.data, 1, rj->pending.len, stdout) : 0;
     } else {
+        /* Shared with other writers, exclusive of a starting run's
+         * mend_torn_tail: see there.  Without locks (ENOLCK, a file system
+         * without them) the lines still go out whole, in one write each. */
+        bool locked = flock(rj->fd, LOCK_SH) == 0;
         while (done < rj->pending.len) {
             ssize_t n = write(rj->fd, rj->pending.data + done, rj->pending.len - done);
             if (n < 0 && errno == EINTR)
@@ -104,6 +156,10 @@ static bool write_pending(rejects *rj, buf *err)
                 break;
             done += (size_t)n;
         }
+        int saved = errno;
+        if (locked)
+            flock(rj->fd, LOCK_UN);
+        errno = saved;
     }
     bool ok = done == rj->pending.len;
     if (!ok)
@@ -126,7 +182,7 @@ rejects *rejects_open(const char *path)
     rj->fd = -1;
     pthread_mutex_init(&rj->lock, NULL);
     if (strcmp(path, "-") != 0)
-        cut_torn_tail(path);
+        mend_torn_tail(path);
     return rj;
 }
 

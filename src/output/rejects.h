@@ -4,8 +4,10 @@
  *
  * The file is opened (for appending) at the first reject, so a clean run
  * leaves no empty file behind.  A torn last line an interrupted run left is
- * cut when the run starts (rejects_open), so every line stays one JSON
- * object; lines go out whole, one write() of whole lines at a time.  A raw text that is not valid UTF-8 cannot be
+ * cut when the run starts (rejects_open), or completed when it is a whole
+ * JSON object, so every line stays one JSON object; lines go out whole, one
+ * write() of whole lines at a time, under a shared flock that the mending
+ * of another starting run waits for.  A raw text that is not valid UTF-8 cannot be
  * a JSON string as is: "raw" then holds it with each bad byte replaced by
  * U+FFFD and "raw_base64" holds the exact bytes.  Writes are serialized by
  * a lock, so a reading thread and a loading thread may both report.
@@ -23,7 +25,7 @@
 typedef struct rejects rejects;
 
 /* Prepares to write to path ("-" is stdout); nothing is created yet, but a
- * torn last line of an existing file is cut now. */
+ * torn last line of an existing file is mended now. */
 rejects *rejects_open(const char *path);
 
 /*
