@@ -3,8 +3,13 @@
  */
 #include "cli/outputs.h"
 
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "input/profile.h"
 
 typedef struct named_path {
     const char *what;       /* "--rejects", "input" ... */
@@ -16,6 +21,37 @@ typedef struct named_path {
 static bool file_of(const char *path, struct stat *st)
 {
     return path && strcmp(path, "-") != 0 && stat(path, st) == 0;
+}
+
+/* The file a path that does not exist yet would create, spelled one way:
+ * its directory resolved (realpath), then its last name; the path as given
+ * when its directory does not resolve either.  NULL when out of memory. */
+static char *new_file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real)
+        return strdup(path);
+    size_t n = strlen(real) + 1 + strlen(name) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", real, name);
+    free(real);
+    return out;
+}
+
+/* Would two paths that do not exist yet create one file ("out.json",
+ * "./out.json", "$PWD/out.json")? */
+static bool same_new_file(const char *a, const char *b)
+{
+    char *x = new_file_name(a), *y = new_file_name(b);
+    bool same = x && y ? strcmp(x, y) == 0 : strcmp(a, b) == 0;
+    free(x);
+    free(y);
+    return same;
 }
 
 bool outputs_check(const config *cfg, buf *err)
@@ -30,6 +66,9 @@ bool outputs_check(const config *cfg, buf *err)
     const named_path others[] = {
         {"--tenant-map", cfg->tenant_map_path},
         {"--facts", cfg->facts_path},
+        {"--profile", cfg->profile_name && profile_names_file(cfg->profile_name)
+                          ? cfg->profile_name
+                          : NULL},
     };
     size_t n_in = cfg->n_files + sizeof others / sizeof others[0];
     size_t n_out = sizeof outs / sizeof outs[0];
@@ -46,7 +85,8 @@ bool outputs_check(const config *cfg, buf *err)
                 continue;
             bool same = a_file ? file_of(outs[b].path, &sb) && sb.st_dev == sa.st_dev &&
                                      sb.st_ino == sa.st_ino
-                               : strcmp(outs[a].path, outs[b].path) == 0;
+                               : strcmp(outs[b].path, "-") != 0 && !file_of(outs[b].path, &sb) &&
+                                     same_new_file(outs[a].path, outs[b].path);
             if (!same)
                 continue;
             buf_printf(err, "%s %s and %s %s are the same file: one output would replace the "

@@ -3,10 +3,11 @@
  * inputs"): before a command reads or creates anything, every output path of
  * its config (--rejects, the default rejects file included, --report,
  * --changes, --html, --discrepancies) is compared with every input (the
- * files, --tenant-map, --facts) by device and inode, so a hard link, a
+ * files, --tenant-map, --facts, a --profile file) by device and inode, so a hard link, a
  * symbolic link or another spelling of the same path is caught too.  "-"
  * (standard input or output) is never compared.  Nor do two outputs share a
- * regular file (by inode, or by the same path when it does not exist yet):
+ * regular file (by inode, or, when it does not exist yet, by the path its
+ * resolved directory and name spell):
  * the one written last would replace the other.
  */
 #ifndef IDEMLOAD_OUTPUTS_H

@@ -957,10 +957,15 @@ profile *profile_load_file(const char *path, buf *err)
     return p;
 }
 
-profile *profile_load(const char *name_or_path, buf *err)
+bool profile_names_file(const char *name_or_path)
 {
     size_t n = strlen(name_or_path);
-    if (strchr(name_or_path, '/') || (n > 5 && strcmp(name_or_path + n - 5, ".json") == 0))
+    return strchr(name_or_path, '/') || (n > 5 && strcmp(name_or_path + n - 5, ".json") == 0);
+}
+
+profile *profile_load(const char *name_or_path, buf *err)
+{
+    if (profile_names_file(name_or_path))
         return profile_load_file(name_or_path, err);
     return profile_builtin(name_or_path, err);
 }

@@ -194,6 +194,8 @@ profile *profile_load_file(const char *path, buf *err);
 profile *profile_parse(const char *json, size_t len, const char *origin, buf *err);
 /* NAME (a built-in) or PATH (ending .json, or containing '/'). */
 profile *profile_load(const char *name_or_path, buf *err);
+/* Does --profile name_or_path name a file (not a built-in)? */
+bool profile_names_file(const char *name_or_path);
 
 /* Overrides from the command line (NULL: keep the profile's).  encoding is
  * "utf-8" or "gbk".  False with *err on a bad value. */

@@ -41,6 +41,17 @@ for cmd in validate "import -d $NODB"; do
 done
 refused "import --changes X X" in.ndjson in.ndjson import -d "$NODB" --changes in.ndjson in.ndjson
 
+# A profile file is an input too (a built-in name is not a file).
+"$IDEMLOAD" profiles wechat-trade >my-profile.json
+psum=$(sha256sum my-profile.json)
+run validate --profile my-profile.json --set tenant_id=1 --report my-profile.json in.csv
+eq "--report over the --profile file: exit 2" 2 "$RC"
+check "--report over the --profile file: both named" contains "$ERR" "my-profile.json is the same file as the --profile my-profile.json"
+eq "--report over the --profile file: the profile untouched" "$psum" "$(sha256sum my-profile.json)"
+run validate --profile ./my-profile.json --set tenant_id=1 --html ./sub/../my-profile.json in.csv
+eq "--html over the --profile file, spelled otherwise: exit 2" 2 "$RC"
+eq "and the profile untouched" "$psum" "$(sha256sum my-profile.json)"
+
 # The default rejects file caught by a glob (the second run of
 # `validate *.ndjson` in a directory that holds last night's rejects).
 mkdir glob && cd glob || exit 1

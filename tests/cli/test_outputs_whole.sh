@@ -165,6 +165,14 @@ done
 run validate --report fresh.json --html fresh.json in.csv
 eq "a path named twice that does not exist yet: exit 2" 2 "$RC"
 check "and nothing was created" test ! -e fresh.json
+mkdir -p spell
+for pair in "--rejects fresh.json --report ./fresh.json" "--report fresh.json --html $PWD/fresh.json" \
+    "--rejects spell/fresh.json --report ./spell/../spell/fresh.json"; do
+    # shellcheck disable=SC2086
+    run validate $pair in.csv
+    eq "a new path spelled two ways ($pair): exit 2" 2 "$RC"
+    check "($pair): nothing was created" test ! -e fresh.json -a ! -e spell/fresh.json
+done
 run validate -q --report /dev/null --html /dev/null --rejects /dev/null in.csv
 eq "/dev/null may take several outputs" 0 "$RC"
 
