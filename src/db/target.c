@@ -10,6 +10,8 @@
  */
 #include "db/target.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -339,7 +341,24 @@ void index_default_name(const char *table_name, buf *out)
 {
     buf_clear(out);
     buf_printf(out, "uk_%s_biz_active", table_name);
-    identifier_clip(out);
+    if (out->len <= 63)
+        return;
+    /* Cut to 63 bytes, two long names that differ only past the cut would
+     * name one index, and the second table's init would find that name
+     * taken: the name is shortened with a hash of the whole table name
+     * instead (FNV-1a, 32 bits, as hex), the same on every run. */
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)table_name; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "_%08x_biz_active", (unsigned)h);
+    buf_clear(out);
+    buf_printf(out, "uk_%s", table_name);
+    out->len = 63 - strlen(suffix);    /* room for the suffix (table_name is longer) */
+    while (out->len > 3 && ((unsigned char)out->data[out->len] & 0xC0) == 0x80)
+        out->len--;
+    out->data[out->len] = '\0';
+    buf_append_str(out, suffix);
 }
 
 void target_default_index_name(const target *t, buf *out)

@@ -114,8 +114,12 @@ static int create_table(db *d, const config *cfg, const char *table, const char 
     buf_free(&sql);
     if (ok)
         return EXIT_OK;
-    log_error("init of %s failed: %s (SQLSTATE %s)", cfg->table, db_message(d), db_sqlstate(d));
-    return db_failure_exit(d);
+    /* A schema that does not exist is the table argument's fault, as for
+     * every other command (target_resolve): exit 2. */
+    bool no_schema = strcmp(db_sqlstate(d), "3F000") == 0;
+    log_error("init of %s failed: %s (SQLSTATE %s)%s", cfg->table, db_message(d), db_sqlstate(d),
+              no_schema ? "; create the schema first (CREATE SCHEMA), or name another" : "");
+    return no_schema ? EXIT_USAGE : db_failure_exit(d);
 }
 
 /* The table may have existed already in another shape: says whether it is

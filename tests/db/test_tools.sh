@@ -311,4 +311,18 @@ run create-index -d "$DB" --table taken2 --index-name uk_taken_biz_active_x
 eq "create-index with a name taken by another table's index: exit 2" 2 $RC
 check "says the name is taken" contains "$ERR" "exists on another table"
 
+# init with names past PostgreSQL's 63 bytes: two tables that differ only
+# past the cut still get an index each (the default name carries a hash of
+# the whole name), and init again is a no-op; a schema that does not exist
+# is exit 2, as for every other command.
+long=$(printf 'M%.0s' $(seq 62))
+for t in "${long}A" "${long}B" "${long}B"; do
+    run init -d "$DB" --table "$t"
+    eq "init of a 63-byte table name ($t): exit 0" 0 $RC
+done
+eq "two indexes of 63 bytes, one per table" "2|63" "$(q "SELECT count(DISTINCT indexname), max(length(indexname)) FROM pg_indexes WHERE indexname LIKE 'uk_MMMM%'")"
+run init -d "$DB" --table nosch.tbl
+eq "init in a schema that does not exist: exit 2" 2 $RC
+check "says to create the schema" contains "$ERR" "create the schema first"
+
 finish
