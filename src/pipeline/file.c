@@ -235,10 +235,10 @@ static int load_file(const run_ctx *x, const feed_input *in, const reader_option
         }
     }
     code = read_and_load(x, in, ropt, plan, rep);
-    if (x->ld && rep->status == FILE_OK) {
-        int synced = sinks_before_file_completed(x->sinks, rep);
+    if (rep->status == FILE_OK) {
+        int synced = sinks_before_file_completed(x->sinks, rep, x->ld != NULL);
         if (synced != EXIT_OK) {
-            rep->status = FILE_PARTIAL;
+            rep->status = x->ld ? FILE_PARTIAL : FILE_FAILED;
             code = exit_worst(code, synced);
         }
     }

@@ -139,7 +139,7 @@ int sinks_chunk_merged(const sink_set *set, const char *path, const chunk *ch,
     return code;
 }
 
-int sinks_before_file_completed(const sink_set *set, file_report *rep)
+int sinks_before_file_completed(const sink_set *set, file_report *rep, bool loading)
 {
     ON_LOADING(set);
     buf err = BUF_INIT;
@@ -147,8 +147,10 @@ int sinks_before_file_completed(const sink_set *set, file_report *rep)
     for (size_t i = 0; i < set->n && code == EXIT_OK; i++) {
         const sink *s = &set->s[i];
         if (s->ops->before_file_completed && !s->ops->before_file_completed(s->st, &err))
-            code = file_failed(rep, &err, "; the file is not marked completed: make room and run "
-                                          "the same command again");
+            code = file_failed(rep, &err,
+                               loading ? "; the file is not marked completed: make room and run "
+                                         "the same command again"
+                                       : "; its rejected rows are not all in the rejects file");
     }
     buf_free(&err);
     return code;

@@ -143,7 +143,10 @@ int sinks_before_commit(const sink_set *set, file_report *rep);
 /* Every row of ch with its outcome, in chunk order. */
 int sinks_chunk_merged(const sink_set *set, const char *path, const chunk *ch,
                        const chunk_outcome *out, file_report *rep);
-int sinks_before_file_completed(const sink_set *set, file_report *rep);
+/* The file's side outputs durable before it is taken as done: before the
+ * ledger marks it completed (loading), or before validate reports it ok
+ * (not loading: a rejects file that cannot be written fails the file). */
+int sinks_before_file_completed(const sink_set *set, file_report *rep, bool loading);
 /* Every sink's on_run_end, the last opened first; the set is left empty. */
 int sinks_run_end(sink_set *set, run_report *rep);
 

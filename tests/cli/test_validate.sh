@@ -182,4 +182,11 @@ with open("big1m.csv", "w") as f:
 PY
 run validate big1m.ndjson big1m.csv; eq "1 MB payloads validate" 0 $RC
 
+# --- a rejects file that cannot be written: the file is failed, not ok
+printf '{"bad\n' >bad1.ndjson
+run validate --rejects /dev/full --report full.json bad1.ndjson
+eq "--rejects /dev/full: exit 3" 3 $RC
+eq "--rejects /dev/full: the file's status in the report" failed "$(json full.json 'r["files"][0]["status"]')"
+check "--rejects /dev/full: its error says why" contains full.json "No space left on device"
+
 finish

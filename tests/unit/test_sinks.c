@@ -135,7 +135,7 @@ static void test_order(void **state)
     fixture f;
     setup_probes(&f);
     sinks_file_start(&f.set, "f.csv", 10);
-    assert_int_equal(sinks_before_file_completed(&f.set, &f.fr), EXIT_OK);
+    assert_int_equal(sinks_before_file_completed(&f.set, &f.fr, true), EXIT_OK);
     assert_null(f.fr.error);
     assert_int_equal(sinks_run_end(&f.set, &f.rep), EXIT_OK);
     assert_string_equal(buf_cstr(&f.trace), "Astart Bstart Cstart Async Bsync Csync Cend Bend Aend ");
@@ -149,7 +149,7 @@ static void test_first_failure_stops(void **state)
     fixture f;
     setup_probes(&f);
     f.p[1].fail_completed = true;
-    assert_int_equal(sinks_before_file_completed(&f.set, &f.fr), EXIT_INPUT);
+    assert_int_equal(sinks_before_file_completed(&f.set, &f.fr, true), EXIT_INPUT);
     assert_string_equal(buf_cstr(&f.trace), "Async Bsync ");
     assert_non_null(f.fr.error);
     assert_string_equal(f.fr.error, "B cannot sync");
