@@ -662,18 +662,30 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
         buf_printf(err, "standard input (-) can be read only once");
         return CLI_ERROR;
     }
-    if (cfg->changes_path && strcmp(cfg->changes_path, "-") == 0 &&
-        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
-         strcmp(cfg->rejects_path, "-") == 0)) {
-        buf_printf(err, "--changes - cannot share standard output with --report - or --rejects -");
-        return CLI_ERROR;
-    }
-    if (cfg->discrepancies_path && strcmp(cfg->discrepancies_path, "-") == 0 &&
-        ((cfg->report_path && strcmp(cfg->report_path, "-") == 0) ||
-         strcmp(cfg->rejects_path, "-") == 0)) {
-        buf_printf(err, "--discrepancies - cannot share standard output with --report - or "
-                        "--rejects -");
-        return CLI_ERROR;
+    /* Standard output takes one stream a reader can parse: the changes,
+     * the discrepancies and the page each want it alone (the report and
+     * the rejects may share it, as before). */
+    const struct {
+        const char *opt;
+        const char *path;
+        bool alone;
+    } outs[] = {{"--changes", cfg->changes_path, true},
+                {"--discrepancies", cfg->discrepancies_path, true},
+                {"--html", cfg->html_path, true},
+                {"--report", cfg->report_path, false},
+                {"--rejects", cfg->rejects_path, false}};
+    size_t n_outs = sizeof outs / sizeof outs[0];
+    for (size_t a = 0; a < n_outs; a++) {
+        if (!outs[a].alone || !outs[a].path || strcmp(outs[a].path, "-") != 0)
+            continue;
+        for (size_t b = 0; b < n_outs; b++) {
+            if (b != a && outs[b].path && strcmp(outs[b].path, "-") == 0) {
+                buf_printf(err, "%s - cannot share standard output with %s -: a reader could "
+                                "parse neither (give one of them a file)",
+                           outs[a].opt, outs[b].opt);
+                return CLI_ERROR;
+            }
+        }
     }
     if (cfg->supersede && cfg->conflict != CONFLICT_UPDATE) {
         buf_printf(err, "--supersede goes with --on-conflict update");

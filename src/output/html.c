@@ -108,6 +108,24 @@ static void textn(page *pg, const char *s, size_t n)
     pg->ok = html_escape(pg->out, s, n) && pg->ok;
 }
 
+/* s, escaped, cut to its first max code points with an ellipsis after
+ * when longer: a chart's label has a fixed width (the full text is in the
+ * element's <title> and in the tables). */
+static void text_cut(page *pg, const char *s, size_t max)
+{
+    s = s ? s : "";
+    size_t n = 0, points = 0;
+    while (s[n] && points < max) {
+        n++;
+        while (((unsigned char)s[n] & 0xC0) == 0x80)
+            n++;
+        points++;
+    }
+    textn(pg, s, n);
+    if (s[n])
+        put(pg, "\xE2\x80\xA6");
+}
+
 /* The UTC time of unix_s as "2026-11-28 10:00:00" (what: TIME_SECONDS),
  * "2026-11-28 10:00" (TIME_HOUR) or "2026-11-28" (TIME_DAY). */
 typedef enum time_shape { TIME_SECONDS, TIME_HOUR, TIME_DAY } time_shape;
@@ -137,7 +155,7 @@ static const char STYLE[] =
     "header h1{margin:0 0 6px;font-size:22px}"
     "header dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;margin:8px 0 0;"
     "font-size:14px}"
-    "header dt{color:#b8c4d2}header dd{margin:0;word-break:break-all}"
+    "header dt{color:#b8c4d2}header dd{margin:0;overflow-wrap:anywhere}"
     "main{padding:18px 28px}"
     "section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:14px 18px;"
     "margin:0 0 18px}"
@@ -159,7 +177,11 @@ static const char STYLE[] =
     "background:#f7f7f9;padding:4px 6px;border-radius:3px}"
     "code{font-size:12px;word-break:break-all}"
     ".note{color:#5a6675;font-size:13px}.gaps{color:#b71c1c;font-size:13px}"
-    "svg text{font-family:inherit}";
+    "svg text{font-family:inherit}"
+    /* a phone's width: charts scale down, a wide table scrolls inside its
+     * card, a long key without spaces wraps instead of pushing columns out */
+    "svg{max-width:100%;height:auto}section{overflow-x:auto}"
+    "td{overflow-wrap:anywhere}td.num,th.num{white-space:nowrap}";
 
 typedef struct figure {
     const char *name;
@@ -173,22 +195,51 @@ static void tile(page *pg, const char *cls, const char *label, uint64_t n)
          cls, cls, (unsigned long long)n, label);
 }
 
+/* reconcile's command line and what it wrote, for the header. */
+static void reconcile_mode(page *pg, const run_report *rep, bool command)
+{
+    if (command) {
+        put(pg, "reconcile");
+        if (rep->repair)
+            putf(pg, " --repair %s", rep->repair);
+        if (rep->dry_run)
+            put(pg, " --dry-run");
+        return;
+    }
+    put(pg, "reconcile: the statements compared with the table, both ways");
+    if (rep->repair)
+        putf(pg, "; then %s through the merge",
+             strcmp(rep->repair, "missing") == 0 ? "the rows missing in the table inserted"
+                                                 : "every statement row merged as import does");
+    put(pg, rep->dry_run ? "; a dry run: nothing written, no register"
+            : rep->repair ? "; the register written, the merge committed"
+                          : "; the register written, the table untouched");
+}
+
 static void render_header(page *pg, const run_report *rep)
 {
     const char *cmd = rep->validate_only ? "validate" : rep->dry_run ? "import --dry-run" : "import";
     char when[64];
     utc_text(when, sizeof when, rep->started_at, TIME_SECONDS);
     put(pg, "<header><h1>idemload ");
-    put(pg, cmd);
+    if (rep->reconcile)
+        reconcile_mode(pg, rep, true);
+    else
+        put(pg, cmd);
     put(pg, " report</h1><dl>\n<dt>target</dt><dd id=\"target\">");
-    if (rep->validate_only)
+    if (rep->validate_only && !rep->reconcile)
         put(pg, "none (validate reads no database)");
     else
         text(pg, rep->target);
-    putf(pg, "</dd>\n<dt>mode</dt><dd id=\"mode\">%s</dd>\n",
-         rep->validate_only ? "validate: parse, validate and deduplicate only"
-         : rep->dry_run     ? "dry run: figures computed against the live table, then rolled back"
-                            : "import: written and committed");
+    put(pg, "</dd>\n<dt>mode</dt><dd id=\"mode\">");
+    if (rep->reconcile)
+        reconcile_mode(pg, rep, false);
+    else
+        put(pg, rep->validate_only ? "validate: parse, validate and deduplicate only"
+                : rep->dry_run     ? "dry run: figures computed against the live table, then "
+                                     "rolled back"
+                                   : "import: written and committed");
+    put(pg, "</dd>\n");
     putf(pg, "<dt>started</dt><dd>%s UTC</dd>\n<dt>elapsed</dt><dd>%.2f s</dd>\n", when,
          rep->elapsed_s);
     putf(pg, "<dt>files</dt><dd>%zu</dd>\n", rep->n_files);
@@ -204,9 +255,14 @@ static void render_tiles(page *pg, const run_report *rep)
     put(pg, "<div class=\"tiles\" id=\"figures\">\n");
     tile(pg, "read", "rows read", t->rows_read);
     tile(pg, "rejected", "rejected", t->rows_rejected);
+    if (t->rows_skipped)
+        tile(pg, "skipped", "skipped by the profile", t->rows_skipped);
     tile(pg, "deduplicated", "deduplicated", t->rows_deduplicated);
-    if (rep->validate_only) {
-        tile(pg, "merge", "would merge", t->rows_read - t->rows_rejected - t->rows_deduplicated);
+    uint64_t kept = t->rows_read - t->rows_rejected - t->rows_skipped - t->rows_deduplicated;
+    if (rep->reconcile && rep->validate_only) {
+        tile(pg, "compared", "compared", kept);
+    } else if (rep->validate_only) {
+        tile(pg, "merge", "would merge", kept);
     } else {
         tile(pg, "inserted", rep->dry_run ? "would insert" : "inserted", t->inserted);
         tile(pg, "updated", rep->dry_run ? "would update" : "updated", t->updated);
@@ -214,7 +270,8 @@ static void render_tiles(page *pg, const run_report *rep)
         tile(pg, "stale", "stale", t->stale);
         tile(pg, "existing", "existing", t->existing);
     }
-    tile(pg, "chunks", "chunks", t->chunks);
+    if (!rep->reconcile || !rep->validate_only)
+        tile(pg, "chunks", "chunks", t->chunks);
     put(pg, "</div>\n");
 }
 
@@ -234,12 +291,20 @@ static void action_values(const load_counts *c, uint64_t v[N_ACTIONS])
     v[4] = c->existing;
 }
 
-static void group_label(page *pg, const group_report *g)
+/* A group as a chart's label (cut, cut_at code points per name: 0 leaves
+ * them whole), or in full. */
+static void group_label(page *pg, const group_report *g, size_t cut_at)
 {
     putf(pg, "tenant %lld \xC2\xB7 ", (long long)g->tenant_id);
-    text(pg, g->channel);
+    if (cut_at)
+        text_cut(pg, g->channel, cut_at);
+    else
+        text(pg, g->channel);
     put(pg, " \xC2\xB7 ");
-    text(pg, g->kind);
+    if (cut_at)
+        text_cut(pg, g->kind, cut_at);
+    else
+        text(pg, g->kind);
 }
 
 /* Horizontal stacked bars, one per group, and the table of their figures. */
@@ -274,10 +339,14 @@ static void render_groups(page *pg, const run_report *rep)
     for (size_t i = 0; i < shown; i++) {
         const group_report *g = &rep->groups[i];
         int y = top + (int)i * row_h;
-        putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">", label_w - 8,
-             y + 15);
-        group_label(pg, g);
-        put(pg, "</text>\n");
+        /* the label cut to the chart's width; the whole one as the
+         * group's tooltip */
+        put(pg, "<g><title>");
+        group_label(pg, g, 0);
+        putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
+             label_w - 8, y + 15);
+        group_label(pg, g, 18);
+        put(pg, "</text></g>\n");
         uint64_t v[N_ACTIONS];
         action_values(&g->counts, v);
         double x = label_w;
@@ -382,11 +451,13 @@ static void render_band(page *pg, page *gp, const tl_axis *ax, const char *chann
         total += counts[k];
         empty += counts[k] == 0;
     }
-    putf(pg, "<text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
-             "font-weight=\"600\">", TL_LABEL_W - 10, y0 + TL_BAND_H / 2);
+    put(pg, "<g><title>");
     text(pg, channel);
+    putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
+             "font-weight=\"600\">", TL_LABEL_W - 10, y0 + TL_BAND_H / 2);
+    text_cut(pg, channel, 15);
     putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
-             "fill=\"#5a6675\">%llu %s</text>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
+             "fill=\"#5a6675\">%llu %s</text></g>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
          (unsigned long long)total, total == 1 ? "row" : "rows");
     putf(pg, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f7f8fa\"/>\n",
          TL_LABEL_W, y0, TL_PLOT_W, TL_BAND_H);
@@ -608,8 +679,13 @@ bool html_render(const run_report *rep, buf *out)
     if (rep->html_section)
         put(&pg, rep->html_section);
     render_tiles(&pg, rep);
-    render_groups(&pg, rep);
-    render_timeline(&pg, rep);
+    /* reconcile merges only with --repair and charts no timeline: its
+     * sections say so by their absence, not by a note that fits import */
+    if (!rep->reconcile || rep->n_groups)
+        render_groups(&pg, rep);
+    int64_t first, last;
+    if (!rep->reconcile || (rep->timeline && timeline_range(rep->timeline, &first, &last)))
+        render_timeline(&pg, rep);
     render_rejects(&pg, rep);
     render_files(&pg, rep);
     putf(&pg, "<p class=\"note\">Written by idemload %s.</p>\n</main></body></html>\n",

@@ -43,6 +43,7 @@ typedef struct run_report {
     bool dry_run;
     bool validate_only;
     bool reconcile;          /* the command was reconcile (recon.h) */
+    const char *repair;      /* reconcile: "missing" or "merge" (--repair); NULL: none */
     double elapsed_s;
     file_report *files;
     size_t n_files;

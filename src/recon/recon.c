@@ -1049,6 +1049,9 @@ int recon_run(const config *cfg)
     }
     rep.validate_only = cfg->repair == REPAIR_NONE;
     rep.reconcile = true;
+    rep.repair = cfg->repair == REPAIR_MISSING ? "missing"
+                 : cfg->repair == REPAIR_MERGE ? "merge"
+                                               : NULL;
     rep.dry_run = cfg->dry_run;
     rep.target = strdup(cfg->table);
     for (size_t i = 0; i < cfg->n_files; i++) {

@@ -111,4 +111,25 @@ check "unwritable --html: summary printed" contains "$ERR" "rows read 3"
 run validate --help
 check "validate --help lists --html" contains "$OUT" "--html PATH"
 
+# --- a profile's skipped rows are a figure, and "would merge" leaves them out
+run validate -q --rejects rjs.ndjson --report stripe-rep.json --html stripe.html --profile stripe-balance \
+    --set tenant_id=1 "$S/bill-stripe-balance-2024-05-01.csv"
+if page stripe; then
+    eq "stripe: the skipped tile is the report's rows_skipped" \
+        "$(json stripe-rep.json "r['totals']['rows_skipped']")" "$(json stripe.json "r['tiles'].get('skipped')")"
+    eq "stripe: would merge = read - rejected - skipped - deduplicated" \
+        "$(json stripe-rep.json "r['totals']['rows_read'] - r['totals']['rows_rejected'] - r['totals']['rows_skipped'] - r['totals']['rows_deduplicated']")" \
+        "$(json stripe.json "r['tiles']['merge']")"
+fi
+
+# --- long names on a phone: the charts scale, a long key wraps, a chart's
+# label is cut with an ellipsis and whole in its tooltip
+long=quickpass-merchant-settlement-eu-west-1
+{ echo 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
+  echo "1,$long,K1,pay,1,\"{}\",2026-11-28T10:00:00Z"; } >long.csv
+run validate -q --rejects rjl.ndjson --html long.html long.csv
+check "long: the timeline's label is cut" grep -qF '>quickpass-merch…</text>' long.html
+check "long: the whole name is its tooltip" grep -q "<g><title>$long</title>" long.html
+check "long: charts no wider than the screen, tables wrap" grep -q 'svg{max-width:100%;height:auto}section{overflow-x:auto}td{overflow-wrap:anywhere}' long.html
+
 finish

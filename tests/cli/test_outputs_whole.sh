@@ -151,6 +151,9 @@ check "a pipe: the report came through it" json_ok from_fifo.json
 run validate -q --html - in.csv
 eq "--html -: exit 0" 0 "$RC"
 check "--html -: the page on standard output" page_ok "$OUT"
+run validate -q --report - --html - in.csv
+eq "--report - --html -: one standard output for two: exit 2" 2 "$RC"
+check "--report - --html -: says so" contains "$ERR" "cannot share standard output"
 
 # Two outputs in one file, refused before anything is written.
 echo untouched >same.json

@@ -265,6 +265,11 @@ cp stmt.csv hostile.csv
 printf '%s\n' '1,wechat,<img src=x onerror=alert(1)>,pay,1,"{""amount"": ""2.00"", ""currency"": ""CNY""}",'"${D}T14:00:00Z" >>hostile.csv
 run reconcile -d "$DB" --dry-run --facts facts.json --html page.html hostile.csv
 eq "the page's run: exit 5" 5 "$RC"
+check "the page names the command it reports" grep -q '<h1>idemload reconcile --dry-run report</h1>' page.html
+check "the page's target is the table" grep -q '<dd id="target">payment_callback</dd>' page.html
+check "the page says the dry run wrote nothing" grep -q 'a dry run: nothing written, no register' page.html
+check "nothing on the page calls it validate or a merge" test "$(grep -c 'validate\|would merge\|does not merge\|No valid row' page.html)" = 0
+check "the rows compared are a figure" grep -q 'data-figure="compared"' page.html
 CHECK="python3 $SRC/tests/cli/html_check.py"
 if $CHECK render page.html page.png page.dom; then
     ok "chromium rendered the page"
