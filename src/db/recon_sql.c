@@ -680,6 +680,33 @@ const char SQL_RECON_REG_CARRIED[] =
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel) "
     "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type";
 
+/* $1 $2 the period.  What a run would carry over, for a dry run that
+ * writes no register: the open discrepancies of other days of the run's
+ * pairs, with the pending ones past their grace as the escalation would
+ * make them, less those this statement lists (a run would resolve them). */
+const char SQL_RECON_DRY_CARRIED[] =
+    "SELECT CASE WHEN i.state = 'pending' THEN 'missing_in_statement' ELSE i.category END,"
+    "       i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text,"
+    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day),"
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen) "
+    "FROM {item} i WHERE i.day NOT BETWEEN $1::date AND $2::date"
+    "  AND (i.state = 'open' OR (i.state = 'pending'"
+    "    AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "                 + current_setting('idemload.recon_grace')::interval))"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "  AND NOT (i.category IN ('missing_in_statement', 'pending')"
+    "    AND EXISTS (SELECT 1 FROM idemload_recon_sk k WHERE k.tenant_id = i.tenant_id"
+    "      AND k.channel = i.channel AND k.out_trade_no = i.out_trade_no"
+    "      AND k.callback_type = i.callback_type)) "
+    "ORDER BY i.day, i.tenant_id, i.channel, 1, i.out_trade_no, i.callback_type";
+
+/* $1 the register's item table: 'absent', 'readable' or 'denied' (a role
+ * that may not read it, in a dry run). */
+const char SQL_RECON_REGISTER_READABLE[] =
+    "SELECT CASE WHEN to_regclass($1) IS NULL THEN 'absent'"
+    "  WHEN has_table_privilege(to_regclass($1), 'SELECT') THEN 'readable' ELSE 'denied' END";
+
 /* $1 the run: items this run opened and resolved (counts). */
 const char SQL_RECON_REG_CHANGES[] =
     "SELECT (SELECT count(*) FROM {item} WHERE opened_by = $1 AND category <> 'pending'),"

@@ -56,5 +56,7 @@ extern const char SQL_RECON_REG_INSERT_ALL[];
 extern const char SQL_RECON_REG_RUNS[];
 extern const char SQL_RECON_REG_CARRIED[];
 extern const char SQL_RECON_REG_CHANGES[];
+extern const char SQL_RECON_DRY_CARRIED[];
+extern const char SQL_RECON_REGISTER_READABLE[];
 
 #endif

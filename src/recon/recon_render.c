@@ -371,6 +371,7 @@ json_t *recon_json(const recon_result *r)
     for (size_t i = 0; i < r->n_carried; i++)
         json_array_append_new(items, carried_json(&r->carried[i]));
     json_object_set_new(o, "carried_over_items", items);
+    json_object_set_new(o, "carried_over_known", json_boolean(!r->carried_unknown));
     json_object_set_new(o, "outside_period", json_integer((json_int_t)r->outside_period));
     json_object_set_new(o, "registered", json_boolean(r->registered));
     json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
@@ -476,6 +477,8 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                 oldest = r->carried[i].age_days;
         fprintf(fp, "  carried over: %zu open discrepancies of earlier days (oldest %lld days)\n",
                 r->n_carried, (long long)oldest);
+    } else if (r->carried_unknown) {
+        fputs("  carried over: not known (this role may not read the register)\n", fp);
     }
     if (r->registered)
         fprintf(fp, "  register: run %lld, %llu appeared, %llu resolved\n", (long long)r->run_id,
@@ -520,10 +523,13 @@ static bool html_days(const recon_result *r, buf *out)
              buf_append_str(out, " to ") && esc(out, r->to) && buf_append_str(out, " (") &&
              esc(out, r->zone) && buf_append_str(out, ")");
         ok = ok && buf_printf(out, "; matched %llu, unverified %llu, pending %llu, "
-                                   "outside the period %llu, carried over %zu",
+                                   "outside the period %llu, carried over ",
                               (unsigned long long)r->matched, (unsigned long long)r->unverified,
                               (unsigned long long)r->pending,
-                              (unsigned long long)r->outside_period, r->n_carried);
+                              (unsigned long long)r->outside_period);
+        ok = ok && (r->carried_unknown
+                        ? buf_append_str(out, "not known (this role may not read the register)")
+                        : buf_printf(out, "%zu", r->n_carried));
     }
     ok = ok && buf_append_str(out, "</p>\n<table id=\"recon-days\"><tr><th>tenant</th>"
                                    "<th>channel</th><th>day</th><th>verdict</th>"
@@ -594,23 +600,33 @@ static bool html_category(const recon_result *r, recon_category c, buf *out)
     return ok;
 }
 
-/* Open discrepancies of earlier days, the first 20. */
+/* Open discrepancies of earlier days: the first RECON_CARRIED_SHOWN, and
+ * how many more the report lists. */
+enum { RECON_CARRIED_SHOWN = 20 };
+
 static bool html_carried(const recon_result *r, buf *out)
 {
     bool ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
                               "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
-                              "<th>day</th><th>age (days)</th><th>difference</th></tr>\n",
+                              "<th>callback_type</th><th>day</th><th>age (days)</th>"
+                              "<th>difference</th><th>first seen</th></tr>\n",
                          r->n_carried);
-    for (size_t i = 0; ok && i < r->n_carried && i < 20; i++) {
+    for (size_t i = 0; ok && i < r->n_carried && i < RECON_CARRIED_SHOWN; i++) {
         const recon_carried *cv = &r->carried[i];
         ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
              buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
              esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
              esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->callback_type) && buf_append_str(out, "</td><td>") &&
              esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
-             esc(out, cv->difference) && buf_append_str(out, "</td></tr>\n");
+             esc(out, cv->difference) && buf_append_str(out, "</td><td>") &&
+             esc(out, cv->first_seen) && buf_append_str(out, "</td></tr>\n");
     }
-    return ok && buf_append_str(out, "</table>\n");
+    ok = ok && buf_append_str(out, "</table>\n");
+    if (ok && r->n_carried > RECON_CARRIED_SHOWN)
+        ok = buf_printf(out, "<p class=\"more\">%zu more in the report's carried_over_items.</p>\n",
+                        r->n_carried - RECON_CARRIED_SHOWN);
+    return ok;
 }
 
 bool recon_html_section(const recon_result *r, buf *out)

@@ -130,6 +130,7 @@ typedef struct recon_result {
     int64_t run_id;
     recon_carried *carried;
     size_t n_carried;
+    bool carried_unknown;       /* a dry run that may not read the register */
     uint64_t appeared, resolved;
     repair_mode repair;
     uint64_t repaired;          /* --repair: rows inserted */

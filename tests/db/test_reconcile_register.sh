@@ -52,12 +52,21 @@ run reconcile -d "$DB" e0.csv
 eq "tenant 5's day: pending, exit 0" 0 "$RC"
 ins 5 wechat Q2 2.00 "${D1}T08:00:00Z"
 { echo "$header"; row 5 wechat Q2 2.00 "${D1}T08:00:00Z"; } >e1.csv
+before=$(all_tables)
+run reconcile -d "$DB" --dry-run --grace 0m --report e1dry.json e1.csv
+eq "a dry run first: exit 0" 0 "$RC"
+check "it carries over what the run would: the pending item past its grace, as missing_in_statement" jtrue e1dry.json \
+    "r['reconciliation']['carried_over'] == 1 and r['reconciliation']['carried_over_known'] and r['reconciliation']['carried_over_items'][0]['out_trade_no'] == 'Q1' and r['reconciliation']['carried_over_items'][0]['category'] == 'missing_in_statement'"
+eq "and escalates nothing" "$before" "$(all_tables)"
 run reconcile -d "$DB" --grace 0m --report e1.json --discrepancies e1.ndjson e1.csv
 eq "a later run past the grace escalates it; carried over, not this run's verdict: exit 0" 0 "$RC"
 eq "escalated to missing_in_statement, open" "missing_in_statement/open" "$(item 5 Q1)"
 check "carried over with its age" jtrue e1.json \
     "r['reconciliation']['carried_over'] == 1 and r['reconciliation']['carried_over_items'][0]['out_trade_no'] == 'Q1' and r['reconciliation']['carried_over_items'][0]['age_days'] == 1"
 check "carried-over items are not in this run's discrepancies file" test ! -s e1.ndjson
+run reconcile -d "$DB" --dry-run --report e1dry2.json e1.csv
+check "a dry run after it carries over the same item" jtrue e1dry2.json \
+    "r['reconciliation']['carried_over'] == 1 and r['reconciliation']['carried_over_items'][0]['out_trade_no'] == 'Q1'"
 
 # A corrected statement for the same day supersedes the first run's items.
 ins 6 wechat S1 11.00 "${OLD}T09:00:00Z"
@@ -130,6 +139,25 @@ eq "after the merge the day is balanced" 0 "$RC"
 run reconcile -d "$DB" --dry-run --repair missing m.csv
 eq "--repair with --dry-run: refused, exit 2" 2 "$RC"
 
+# The page lists the first 20 carried-over items with their callback_type
+# and says how many more the report holds.
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+   SELECT 13, 'wechat', 'C' || i, CASE WHEN i % 2 = 0 THEN 'pay' ELSE 'refund:' || i END, 1,
+          '{\"amount\": \"1.00\", \"currency\": \"CNY\"}', '${OLD}T09:00:00Z'
+   FROM generate_series(1, 23) i" >/dev/null
+ins 13 wechat C0 1.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 13 wechat C0 1.00 "${OLD}T09:00:00Z"; } >c0.csv
+run reconcile -d "$DB" c0.csv
+eq "23 rows the old day's statement lacks: exit 5" 5 "$RC"
+ins 13 wechat C99 1.00 "${D1}T09:00:00Z"
+{ echo "$header"; row 13 wechat C99 1.00 "${D1}T09:00:00Z"; } >c1.csv
+run reconcile -d "$DB" --report c1.json --html c1.html c1.csv
+check "the report carries all 23 over" jtrue c1.json "r['reconciliation']['carried_over'] == 23"
+check "the page lists 20 of them" test "$(grep -o '<tr><td>missing_in_statement</td><td>13</td>' c1.html | wc -l)" = 20
+check "and says 3 more are in the report" grep -q '3 more in the report' c1.html
+check "with their callback_type" grep -q '<th>callback_type</th><th>day</th><th>age (days)</th>' c1.html
+check "a refund's kind shown" grep -q '<td>refund:1</td>' c1.html
+
 # --dry-run by a role that may only read the table: nothing written at all.
 q "DROP ROLE IF EXISTS idem_recon_ro; CREATE ROLE idem_recon_ro LOGIN; GRANT SELECT ON payment_callback TO idem_recon_ro" >/dev/null
 { echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; row 6 wechat S9 1.00 "${OLD}T09:00:00Z"; } >ro.csv
@@ -137,6 +165,9 @@ before=$(all_tables)
 run reconcile -d "dbname=$PGDATABASE user=idem_recon_ro" --dry-run --report ro.json --discrepancies ro.ndjson ro.csv
 eq "a read-only role's dry run: exit 5 (it finds the discrepancies)" 5 "$RC"
 eq "and every table is as it was (register included)" "$before" "$(all_tables)"
+check "it says it may not read the register, so what is carried over is not known" \
+    contains "$ERR" "carried over: not known"
+check "and the report says so" jtrue ro.json "r['reconciliation']['carried_over_known'] is False"
 check "the dry run's lines have no first_seen" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('ro.ndjson')]
