@@ -119,7 +119,11 @@ bool feed_start(chunk_feed *f, const feed_input *in, uint64_t resume_after)
     pthread_cond_init(&f->cv, NULL);
     f->inited = true;
     const config *cfg = in->cfg;
-    chunk_policy pol = {.keep_first = cfg->conflict == CONFLICT_NOTHING,
+    /* --on-conflict nothing keeps a key's first row (a row-by-row load's
+     * choice); reconcile --repair missing merges that way too, but inserts
+     * the statement's version the comparison showed: the latest. */
+    chunk_policy pol = {.keep_first = cfg->conflict == CONFLICT_NOTHING &&
+                                      cfg->repair != REPAIR_MISSING,
                         .final_status = cfg->final_status,
                         .n_final_status = cfg->n_final_status};
     for (int i = 0; i < 2; i++) {

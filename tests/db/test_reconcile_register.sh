@@ -111,6 +111,22 @@ psql -X -q -c "\\copy (SELECT tenant_id, channel, out_trade_no, callback_type, s
 check "the table equals the model's balance for the day" jtrue <($MODEL --table table7.csv r.csv) \
     "r['lines'] == [] and r['verdict'] == 'balanced'"
 
+# A key the statement lists twice with different amounts is one
+# duplicate_in_statement and one missing_in_table line, both showing the
+# version import would keep (the later line on equal received_at); the
+# repair inserts that version, not the first.
+{ echo "$header"; row 14 wechat DU 21.00 "${OLD}T09:00:00Z"; row 14 wechat DU 22.00 "${OLD}T09:00:00Z"
+  row 14 wechat DV 5.00 "${OLD}T10:00:00Z"; row 14 wechat DV 4.00 "${OLD}T09:00:00Z"; } >du.csv
+run reconcile -d "$DB" --repair missing --discrepancies du.ndjson du.csv
+eq "the duplicated keys: exit 5" 5 "$RC"
+check "the missing_in_table lines show the kept versions (22.00, and 5.00 the latest)" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('du.ndjson')]
+m={l['out_trade_no']: l['statement']['amount'] for l in ls if l['category'] == 'missing_in_table'}
+sys.exit(0 if m == {'DU': '22.00', 'DV': '5.00'} else 1)"
+eq "the repair inserted those versions" '22.00|5.00' \
+    "$(q "SELECT string_agg(payload->>'amount', '|' ORDER BY out_trade_no) FROM payment_callback WHERE tenant_id = 14")"
+
 # A huge repair: the report lists the first 1000 inserted keys and counts
 # the rest; the summary names five.
 python3 -c "
