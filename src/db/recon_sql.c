@@ -477,13 +477,15 @@ const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
 const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
 
 /* Per tenant, channel and day: rows on each side, matched, unverified,
- * pending. */
+ * pending, and each side's rows with no readable amount (in no total). */
 const char SQL_RECON_DAY_FIGURES[] =
     "SELECT tenant_id, channel, day::text,"
     "       count(*) FILTER (WHERE s_present), count(*) FILTER (WHERE t_present),"
     "       count(*) FILTER (WHERE outcome = 'matched'),"
     "       count(*) FILTER (WHERE outcome = 'unverified'),"
-    "       count(*) FILTER (WHERE outcome = 'pending') "
+    "       count(*) FILTER (WHERE outcome = 'pending'),"
+    "       count(*) FILTER (WHERE s_present AND s_amount IS NULL),"
+    "       count(*) FILTER (WHERE t_present AND t_amount IS NULL) "
     "FROM idemload_recon_out GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
 
 /* Per tenant, channel, day, side ('s' or 't') and currency: the amount. */
@@ -499,7 +501,8 @@ const char SQL_RECON_DAY_AMOUNTS[] =
 /* Per tenant, channel, day and category (pending excluded): the count, the
  * sum of the differences (NULL when they are in several currencies: money
  * of two currencies is never added), the sums per currency as a JSON
- * object, and the text a reader sees ("149.00", or "JPY 100, USD 1.00"). */
+ * object, the text a reader sees ("149.00", or "JPY 100, USD 1.00"), and
+ * the lines with no difference (a side without a readable amount). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
     "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00') END,"
@@ -508,8 +511,10 @@ const char SQL_RECON_DAY_CATEGORIES[] =
     "                jsonb_build_object())::text,"
     "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00')"
     "            ELSE string_agg(coalesce(ccy, '?') || ' ' || coalesce(amount, '?'), ', '"
-    "                            ORDER BY ccy) END "
+    "                            ORDER BY ccy) END,"
+    "       sum(n_unknown) "
     "FROM (SELECT tenant_id, channel, day, category, ccy, count(*) AS n,"
+    "             count(*) - count(diff) AS n_unknown,"
     "             pg_temp.idemload_money_text(sum(diff), ccy) AS amount"
     "        FROM idemload_recon_lines WHERE category <> 'pending'"
     "       GROUP BY 1, 2, 3, 4, 5) g "

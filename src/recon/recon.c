@@ -413,6 +413,8 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         d->matched = (uint64_t)db_int(r, i, 5);
         d->unverified = (uint64_t)db_int(r, i, 6);
         d->pending = (uint64_t)db_int(r, i, 7);
+        d->statement.without_amount = (uint64_t)db_int(r, i, 8);
+        d->table.without_amount = (uint64_t)db_int(r, i, 9);
         res->matched += d->matched;
         res->unverified += d->unverified;
         res->pending += d->pending;
@@ -458,6 +460,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
             d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
         d->cat_amounts[c] = dup_or_null(db_value(r, i, 6), &oom);
         d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
+        d->cat_without[c] = (uint64_t)db_int(r, i, 8);
         res->cat_count[c] += d->cat_count[c];
     }
     db_result_free(&r);
@@ -690,7 +693,8 @@ static json_t *side_json(const recon_side *s)
     json_t *a = json_object();
     for (size_t i = 0; i < s->n_amounts; i++)
         json_object_set_new(a, s->amounts[i].currency, json_string(s->amounts[i].amount));
-    return json_pack("{s:I, s:o}", "rows", (json_int_t)s->rows, "amounts", a);
+    return json_pack("{s:I, s:o, s:I}", "rows", (json_int_t)s->rows, "amounts", a,
+                     "without_amount", (json_int_t)s->without_amount);
 }
 
 /* The run rows: one per (tenant, channel, day). */

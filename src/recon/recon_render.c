@@ -277,6 +277,7 @@ static json_t *side_json(const recon_side *s)
     json_t *o = json_object();
     json_object_set_new(o, "rows", json_integer((json_int_t)s->rows));
     json_object_set_new(o, "amounts", a);
+    json_object_set_new(o, "without_amount", json_integer((json_int_t)s->without_amount));
     return o;
 }
 
@@ -303,6 +304,7 @@ static json_t *day_json(const recon_day *d)
                                                             : json_null());
         json_t *per = d->cat_amounts[c] ? json_loads(d->cat_amounts[c], 0, NULL) : NULL;
         json_object_set_new(e, "amounts", per ? per : json_object());
+        json_object_set_new(e, "without_amount", json_integer((json_int_t)d->cat_without[c]));
         json_object_set_new(cats, recon_category_name((recon_category)c), e);
     }
     json_object_set_new(o, "categories", cats);
@@ -401,7 +403,10 @@ static void print_side(FILE *fp, const char *label, const recon_side *s)
         text_fput_term(fp, s->amounts[i].currency[0] ? s->amounts[i].currency : "?");
         fprintf(fp, " %s", s->amounts[i].amount);
     }
-    if (s->n_amounts)
+    if (s->without_amount)
+        fprintf(fp, "%s%llu without a readable amount", s->n_amounts ? "; " : " (",
+                (unsigned long long)s->without_amount);
+    if (s->n_amounts || s->without_amount)
         fputc(')', fp);
 }
 
@@ -454,6 +459,9 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                 fprintf(fp, ", %s %llu (", recon_category_name((recon_category)c),
                         (unsigned long long)d->cat_count[c]);
                 text_fput_term(fp, d->cat_shown[c]);
+                if (d->cat_without[c])
+                    fprintf(fp, "; %llu without an amount",
+                            (unsigned long long)d->cat_without[c]);
                 fputc(')', fp);
             }
         fputc('\n', fp);
@@ -508,6 +516,9 @@ static bool side_html(buf *out, const recon_side *s)
         ok = buf_append_str(out, "<br>") && esc(out, s->amounts[i].currency) &&
              buf_append_char(out, ' ') && esc(out, s->amounts[i].amount);
     }
+    if (ok && s->without_amount)
+        ok = buf_printf(out, "<br><span class=\"note\">%llu without a readable amount</span>",
+                        (unsigned long long)s->without_amount);
     return ok && buf_append_str(out, "</td>");
 }
 
@@ -550,7 +561,11 @@ static bool html_days(const recon_result *r, buf *out)
             if (d->cat_count[c])
                 ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
                                 (unsigned long long)d->cat_count[c]) &&
-                     esc(out, d->cat_shown[c]) && buf_append_str(out, ")<br>");
+                     esc(out, d->cat_shown[c]) &&
+                     (!d->cat_without[c] ||
+                      buf_printf(out, "; %llu without an amount",
+                                 (unsigned long long)d->cat_without[c])) &&
+                     buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
     return ok && buf_append_str(out, "</table>\n");

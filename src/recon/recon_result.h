@@ -42,6 +42,7 @@ typedef struct recon_amount {
 
 typedef struct recon_side {
     uint64_t rows;
+    uint64_t without_amount;    /* rows with no readable amount: in no total */
     recon_amount *amounts;
     size_t n_amounts;
 } recon_side;
@@ -53,6 +54,7 @@ typedef struct recon_day {
     recon_side statement, table;
     uint64_t matched, unverified, pending;
     uint64_t cat_count[CAT_COUNT];
+    uint64_t cat_without[CAT_COUNT];  /* lines with no difference: in no amount */
     char *cat_amount[CAT_COUNT];    /* sum of differences; NULL: none, or in several
                                      * currencies (never added up) */
     char *cat_amounts[CAT_COUNT];   /* the sums per currency, a JSON object's text */

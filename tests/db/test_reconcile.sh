@@ -304,7 +304,7 @@ import json; ls=[json.loads(l) for l in open('bulk.ndjson')]
 print(len(ls), ls[0]['out_trade_no'], ls[-1]['out_trade_no'])")"
 check "the missing amount is the statement's total" jtrue bulk.json \
     "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 12000, 'amount': '$(python3 -c "
-from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")', 'amounts': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}}"
+from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")', 'amounts': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}, 'without_amount': 0}"
 check "the page shows examples and points at the file for the rest" contains bulk.html "11990 more in the discrepancies file"
 
 # Configuration errors: exit 2.
@@ -440,9 +440,22 @@ printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,recei
 run reconcile -d "$DB" --dry-run --rejects rjx.ndjson --report mxr.json mx.csv
 eq "three rows missing in the table: exit 5" 5 "$RC"
 check "missing_in_table's amount per currency, no sum across them" jtrue mxr.json \
-    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days'] if d['channel'] == 'mixed'] == [{'count': 3, 'amount': None, 'amounts': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}}]"
+    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days'] if d['channel'] == 'mixed'] == [{'count': 3, 'amount': None, 'amounts': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}, 'without_amount': 0}]"
 check "the summary shows each currency's sum" grep -qF 'missing_in_table 3 (JPY 100, U\u001BSD 2.50, USD 1.00)' "$ERR"
 check "and escapes the currency there too" test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
+
+# An amount that cannot be read is in no total, and the totals say how
+# many rows it left out, on each side and in a category.
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '8,junk,J1,pay,1,"{""amount"": ""¥1,234.50\\u0022><img"", ""currency"": ""CNY""}",'"${D}T10:00:00Z" \
+    '8,junk,J2,pay,1,"{""amount"": ""2.00"", ""currency"": ""CNY""}",'"${D}T10:00:00Z" >ju.csv
+run reconcile -d "$DB" --dry-run --report jur.json --html ju.html ju.csv
+eq "two rows missing in the table: exit 5" 5 "$RC"
+check "the statement's side counts the row without a readable amount" jtrue jur.json \
+    "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1})]"
+check "the summary says so" grep -qF 'statement 2 rows (CNY 2.00; 1 without a readable amount)' "$ERR"
+check "and for the category" grep -qF 'missing_in_table 2 (2.00; 1 without an amount)' "$ERR"
+check "the page too" grep -qF '1 without a readable amount' ju.html
 
 # A hostile file name and a key a spreadsheet would run as a formula: the
 # discrepancies file escapes the name (its bytes in file_base64) and the CSV
