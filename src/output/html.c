@@ -634,7 +634,9 @@ static void render_files(page *pg, const run_report *rep)
              f->status == FILE_OK || f->status == FILE_SKIPPED ? "s0"
                                          : f->status == FILE_PARTIAL                       ? "s1"
                                                                                            : "sx",
-             file_status_name(f->status), f->digest[0] ? f->digest : "not computed");
+             file_status_name(f->status), f->digest[0] ? f->digest
+                         : f->path && strcmp(f->path, "-") == 0 ? "none (standard input)"
+                                                                : "not computed");
         if (f->elapsed_s >= 0)
             putf(pg, "<td class=\"num\">%.2f s</td>", f->elapsed_s);
         else

@@ -314,6 +314,7 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
             buf_free(&b64);
         }
         json_object_set_new(o, "format", text_json(f->format));
+        json_object_set_new(o, "digest", f->digest[0] ? json_string(f->digest) : json_null());
         json_object_set_new(o, "status", json_string(file_status_name(f->status)));
         json_object_set_new(o, "error", f->error ? text_json(f->error) : json_null());
         json_t *counts = counts_json(&f->counts);

@@ -25,7 +25,7 @@ typedef struct file_report {
     char *error;             /* NULL when none */
     char *note;              /* NULL, or e.g. "resumed after chunk 12" */
     char *reload_reason;     /* NULL, or why a file the ledger knew is loaded again */
-    char digest[65];         /* SHA-256 hex; "" when not computed (validate, stdin) */
+    char digest[65];         /* SHA-256 hex; "" when not computed (stdin, a file not read) */
     double elapsed_s;        /* time spent on the file; < 0 when not started */
     load_counts counts;
 } file_report;

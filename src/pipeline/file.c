@@ -67,7 +67,7 @@ static int check_loadable(const config *cfg, bool loading, const char *path, inp
 }
 
 /* Opens the file's bytes and its reader into in (hash: its digest first,
- * for the ledger); EXIT_OK, or EXIT_INPUT with the file's error set and
+ * for the ledger and the report); EXIT_OK, or EXIT_INPUT with the file's error set and
  * logged. */
 static int open_input(const config *cfg, bool hash, input_format fmt, feed_input *in,
                       file_identity *id, reader_options *ropt, file_report *rep)
@@ -262,7 +262,10 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
     file_identity id = {.path = path, .size = -1};
     ledger_place lp = {.params = BUF_INIT};
     reader_options ropt;
-    code = open_input(cfg, x->ld != NULL, fmt, &in, &id, &ropt, rep);
+    /* Every command names the file by its digest, validate too: the page's
+     * and the report's files carry it (the ledger's name for the file a
+     * later import will load). */
+    code = open_input(cfg, true, fmt, &in, &id, &ropt, rep);
     if (code == EXIT_OK && x->ld)
         code = ledger_begin(x->ld, cfg, fmt, &id, wait, &lp, rep);
     *busy = code == EXIT_OK && lp.plan.busy;

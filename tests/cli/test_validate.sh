@@ -41,7 +41,7 @@ eq "rows_deduplicated (10:00+08:00 is before 03:00Z)" 1 "$(json rep.json 'r["fil
 eq "rows_rejected" 0 "$(json rep.json 'r["totals"]["rows_rejected"]')"
 eq "status ok" ok "$(json rep.json 'r["files"][0]["status"]')"
 eq "format csv" csv "$(json rep.json 'r["files"][0]["format"]')"
-eq "report keys" "chunks,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated" \
+eq "report keys" "chunks,digest,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated" \
     "$(json rep.json '",".join(sorted(r["files"][0].keys()))')"
 check "dry_run and elapsed_s present" jtrue rep.json '"dry_run" in r and "elapsed_s" in r and "totals" in r'
 check "no rejects file for a clean run" test ! -e rj.ndjson
@@ -188,5 +188,14 @@ run validate --rejects /dev/full --report full.json bad1.ndjson
 eq "--rejects /dev/full: exit 3" 3 $RC
 eq "--rejects /dev/full: the file's status in the report" failed "$(json full.json 'r["files"][0]["status"]')"
 check "--rejects /dev/full: its error says why" contains full.json "No space left on device"
+
+# --- validate names each file by the digest a later import's ledger will
+# use (report and page); standard input has none
+run validate --report dig.json --html dig.html g.ndjson.gz
+eq "the report's digest is the file's SHA-256" "$(sha256sum g.ndjson.gz | cut -d' ' -f1)" "$(json dig.json 'r["files"][0]["digest"]')"
+check "the page shows it" grep -q "<code>$(sha256sum g.ndjson.gz | cut -d' ' -f1)</code>" dig.html
+run validate --report digin.json --html digin.html - <big1m.csv
+eq "standard input: no digest" None "$(json digin.json 'r["files"][0]["digest"]')"
+check "the page says why" grep -q "none (standard input)" digin.html
 
 finish
