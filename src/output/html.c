@@ -83,18 +83,12 @@ static size_t html_one(const char *s, size_t n, char tmp[16], const char **inste
     return w;
 }
 
-/* A byte that is not UTF-8, or a NUL: the replacement character. */
-static const char *html_bad(unsigned char c, bool is_nul, char tmp[16])
-{
-    (void)c;
-    (void)is_nul;
-    (void)tmp;
-    return "\xEF\xBF\xBD";
-}
-
+/* A byte that is not UTF-8 as \xHH, a NUL as \u0000, as the summary and
+ * the logs write them (README "Hostile input"): two names that differ only
+ * there (f\xFE.csv, f\xFF.csv) stay two on the page. */
 bool html_escape(buf *out, const char *s, size_t n)
 {
-    return text_escape_walk(out, s, n, html_one, html_bad);
+    return text_escape_walk(out, s, n, html_one, text_escape_bad_code);
 }
 
 /* Data text, escaped. */

@@ -78,7 +78,7 @@ static size_t term_one(const char *s, size_t n, char tmp[16], const char **inste
 }
 
 /* A NUL is valid UTF-8 but utf8_check stops at it: a control. */
-static const char *term_bad(unsigned char c, bool is_nul, char tmp[16])
+const char *text_escape_bad_code(unsigned char c, bool is_nul, char tmp[16])
 {
     snprintf(tmp, 16, is_nul ? "\\u%04X" : "\\x%02X", c);
     return tmp;
@@ -86,7 +86,7 @@ static const char *term_bad(unsigned char c, bool is_nul, char tmp[16])
 
 bool text_escape_term(buf *out, const char *s, size_t n)
 {
-    return text_escape_walk(out, s, n, term_one, term_bad);
+    return text_escape_walk(out, s, n, term_one, text_escape_bad_code);
 }
 
 bool text_utf8_or_escaped(buf *out, const char *s)

@@ -35,6 +35,10 @@ typedef size_t (*text_escape_one)(const char *s, size_t n, char tmp[16], const c
  * a NUL, which is valid UTF-8 but never data); may be written into tmp. */
 typedef const char *(*text_escape_bad)(unsigned char c, bool is_nul, char tmp[16]);
 
+/* The bad of the terminal and the page: a byte that is not UTF-8 as
+ * "\xHH", a NUL as "\u0000". */
+const char *text_escape_bad_code(unsigned char c, bool is_nul, char tmp[16]);
+
 /* Appends s[0..n) to out: its valid UTF-8 through one, each byte that breaks
  * it through bad.  The one walk that the terminal and the page share.  False
  * when out of memory. */

@@ -132,4 +132,14 @@ check "long: the timeline's label is cut" grep -qF '>quickpass-merch…</text>' 
 check "long: the whole name is its tooltip" grep -q "<g><title>$long</title>" long.html
 check "long: charts no wider than the screen, tables wrap" grep -q 'svg{max-width:100%;height:auto}section{overflow-x:auto}td{overflow-wrap:anywhere}' long.html
 
+# --- names that differ only in bytes that are not UTF-8 stay two on the
+# page, written as the summary writes them (\xHH), not both as U+FFFD
+for b in FE FF; do
+    cp long.csv "$(printf "f\x$b.csv")"
+done
+run validate -q --rejects rjb.ndjson --html bytes.html "$(printf 'f\xFE.csv')" "$(printf 'f\xFF.csv')"
+check "bytes: the first name as f\\xFE.csv" grep -qF 'f\xFE.csv' bytes.html
+check "bytes: the second as f\\xFF.csv" grep -qF 'f\xFF.csv' bytes.html
+check "bytes: no replacement character" test "$(grep -c "$(printf '\xef\xbf\xbd')" bytes.html)" = 0
+
 finish
