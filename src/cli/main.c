@@ -36,6 +36,8 @@ static int run_pipeline(const config *cfg)
     loader *ld = NULL;
     if (cfg->cmd == CMD_IMPORT) {
         ld = loader_open(cfg, &code);
+        if (ld)
+            rep.database = strdup(loader_database(ld));
         if (!ld) {
             /* No file was touched; the report still says so, file by file. */
             for (size_t i = 0; i < cfg->n_files; i++)

@@ -546,6 +546,11 @@ static bool prepare_lanes(loader *ld, db *d)
 }
 
 /* Connection 0 and everything read through it; an exit code (logged). */
+const char *loader_database(loader *ld)
+{
+    return db_describe(control(ld));
+}
+
 static int open_control(loader *ld)
 {
     buf err = BUF_INIT;

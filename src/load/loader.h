@@ -74,6 +74,10 @@ int loader_end_file(loader *ld, bool complete);
 /* Ends the run: in a dry run rolls everything back. */
 int loader_finish(loader *ld);
 
+/* The database the loader is connected to, as user@host:port/dbname (for
+ * the report and the page). */
+const char *loader_database(loader *ld);
+
 /* Chunk number last committed for the current file (for messages). */
 uint64_t loader_last_committed(const loader *ld);
 

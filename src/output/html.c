@@ -225,6 +225,10 @@ static void render_header(page *pg, const run_report *rep)
         put(pg, "none (validate reads no database)");
     else
         text(pg, rep->target);
+    if (rep->database) {
+        put(pg, "</dd>\n<dt>database</dt><dd id=\"database\">");
+        text(pg, rep->database);
+    }
     put(pg, "</dd>\n<dt>mode</dt><dd id=\"mode\">");
     if (rep->reconcile)
         reconcile_mode(pg, rep, false);

@@ -45,6 +45,8 @@ void run_report_free(run_report *rep)
     rep->groups = NULL;
     rep->n_groups = 0;
     free(rep->target);
+    free(rep->database);
+    rep->database = NULL;
     rep->target = NULL;
     timeline_free(&rep->timeline);
     reject_summary_free(&rep->rejects);
@@ -332,6 +334,11 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
                                                   : "import", "dry_run", rep->dry_run,
                              "elapsed_s", rep->elapsed_s, "files", files, "totals",
                              counts_json(&rep->totals));
+    if (root && (rep->target || rep->database)) {
+        json_object_set_new(root, "target", rep->target ? text_json(rep->target) : json_null());
+        json_object_set_new(root, "database",
+                            rep->database ? text_json(rep->database) : json_null());
+    }
     if (root && !rep->validate_only && !rep->reconcile)
         json_object_set_new(root, "groups", groups_json(rep));
     if (root && rep->reconciliation)

@@ -50,6 +50,7 @@ typedef struct run_report {
     load_counts totals;
     /* Facts for the HTML report (html.h), beyond the figures. */
     char *target;            /* the table as given; NULL for validate */
+    char *database;          /* user@host:port/dbname; NULL for validate */
     int exit_code;           /* set by main before rendering */
     int64_t started_at;      /* Unix seconds */
     timeline *timeline;      /* received_at of valid rows per channel */

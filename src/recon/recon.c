@@ -998,6 +998,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     int code = tool_open(cfg, &x->tool);
     if (code != EXIT_OK)
         return code;
+    rep->database = strdup(db_describe(x->tool.d));
     buf err = BUF_INIT;
     if (!target_check_shape(&x->tool.t, &err)) {
         log_error("%s", buf_cstr(&err));

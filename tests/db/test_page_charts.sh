@@ -44,6 +44,10 @@ t1=$(date +%s%N)
 eq "exit 3 (missing.csv cannot be read)" 3 $RC
 check "chromium rendered the page" $CHECK render page.html page.png page.dom
 check "the screenshot is not blank" $CHECK png page.png
+want_db=$(psql -X -At -d "$DB" -c "SELECT current_user || '@' || '$PGHOST' || ':' || current_setting('port') || '/' || current_database()")
+check "the page names the database, user@host:port/dbname" grep -qF "<dd id=\"database\">$want_db</dd>" page.html
+eq "the report names the table and the database" "payment_callback $want_db" \
+    "$(python3 -c "import json; r=json.load(open('rep.json')); print(r['target'], r['database'])")"
 $CHECK dom page.dom >page.json
 
 # What the page must show, worked out from the files by the test.
