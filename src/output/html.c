@@ -558,6 +558,11 @@ static void render_timeline(page *pg, const run_report *rep)
     } else {
         put(pg, "<p class=\"note\" id=\"empty-periods\">No empty period inside the range.</p>\n");
     }
+    if (n_ch && strcmp(timeline_channel(tl, n_ch - 1), TIMELINE_OTHER) == 0)
+        putf(pg, "<p class=\"note\" id=\"channels-lumped\">Channels past the first %d are "
+                 "charted together as %s: a hole of one of them alone is not seen here "
+                 "(validate or reconcile that channel's files apart to chart them).</p>\n",
+             TIMELINE_MAX_CHANNELS - 1, TIMELINE_OTHER);
     if (timeline_uncharted(tl))
         putf(pg, "<p class=\"note\">%llu rows could not be charted (out of memory).</p>\n",
              (unsigned long long)timeline_uncharted(tl));
