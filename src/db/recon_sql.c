@@ -501,7 +501,7 @@ const char SQL_RECON_DAY_AMOUNTS[] =
 /* Per tenant, channel, day and category (pending excluded): the count, the
  * sum of the differences (NULL when they are in several currencies: money
  * of two currencies is never added), the sums per currency as a JSON
- * object, the text a reader sees ("149.00", or "JPY 100, USD 1.00"), and
+ * object, the text a reader sees ("CNY 149.00", or "JPY 100, USD 1.00"), and
  * the lines with no difference (a side without a readable amount). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
@@ -509,7 +509,7 @@ const char SQL_RECON_DAY_CATEGORIES[] =
     "       coalesce(jsonb_object_agg(ccy, amount) FILTER (WHERE ccy IS NOT NULL"
     "                                                   AND amount IS NOT NULL),"
     "                jsonb_build_object())::text,"
-    "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00')"
+    "       CASE WHEN count(*) = 1 THEN coalesce(min(ccy) || ' ', '') || coalesce(min(amount), '0.00')"
     "            ELSE string_agg(coalesce(ccy, '?') || ' ' || coalesce(amount, '?'), ', '"
     "                            ORDER BY ccy) END,"
     "       sum(n_unknown) "

@@ -528,7 +528,7 @@ static bool html_days(const recon_result *r, buf *out)
 {
     bool bad = recon_has_discrepancies(r);
     bool ok = buf_printf(out, "<p class=\"verdict %s\">Verdict: <strong>%s</strong>",
-                         bad ? "bad" : "good", verdict_of(r));
+                         !r->compared ? "none" : bad ? "bad" : "good", verdict_of(r));
     if (r->compared) {
         ok = ok && buf_append_str(out, ", period ") && esc(out, r->from) &&
              buf_append_str(out, " to ") && esc(out, r->to) && buf_append_str(out, " (") &&

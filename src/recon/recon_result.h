@@ -58,7 +58,7 @@ typedef struct recon_day {
     char *cat_amount[CAT_COUNT];    /* sum of differences; NULL: none, or in several
                                      * currencies (never added up) */
     char *cat_amounts[CAT_COUNT];   /* the sums per currency, a JSON object's text */
-    char *cat_shown[CAT_COUNT];     /* what a reader sees: "149.00", "JPY 100, USD 1.00" */
+    char *cat_shown[CAT_COUNT];     /* what a reader sees: "CNY 149.00", "JPY 100, USD 1.00" */
 } recon_day;
 
 /* One side's facts on a line (present false: the side has no row).  fee

@@ -270,6 +270,8 @@ check "the page's target is the table" grep -q '<dd id="target">payment_callback
 check "the page says the dry run wrote nothing" grep -q 'a dry run: nothing written, no register' page.html
 check "nothing on the page calls it validate or a merge" test "$(grep -c 'validate\|would merge\|does not merge\|No valid row' page.html)" = 0
 check "the rows compared are a figure" grep -q 'data-figure="compared"' page.html
+check "a day's verdict is coloured by its class" grep -qF 'tr.discrepancies td.verdict{background:#fbd5d5' page.html
+check "the run's verdict is marked bad" grep -q '<p class="verdict bad">Verdict: <strong>discrepancies</strong>' page.html
 CHECK="python3 $SRC/tests/cli/html_check.py"
 if $CHECK render page.html page.png page.dom; then
     ok "chromium rendered the page"
@@ -454,7 +456,7 @@ eq "two rows missing in the table: exit 5" 5 "$RC"
 check "the statement's side counts the row without a readable amount" jtrue jur.json \
     "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1})]"
 check "the summary says so" grep -qF 'statement 2 rows (CNY 2.00; 1 without a readable amount)' "$ERR"
-check "and for the category" grep -qF 'missing_in_table 2 (2.00; 1 without an amount)' "$ERR"
+check "and for the category" grep -qF 'missing_in_table 2 (CNY 2.00; 1 without an amount)' "$ERR"
 check "the page too" grep -qF '1 without a readable amount' ju.html
 
 # A hostile file name and a key a spreadsheet would run as a formula: the
