@@ -310,8 +310,10 @@ from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i i
 check "the page shows examples and points at the file for the rest" contains bulk.html "11990 more in the discrepancies file"
 
 # Configuration errors: exit 2.
-run reconcile -d "$DB" --period 2026-13-01 stmt.csv
+run reconcile -d "$DB" --period 2026-13-01 --report badp.json stmt.csv
 eq "a bad --period: exit 2" 2 "$RC"
+check "the report's file says it was not read, and why" jtrue badp.json \
+    "r['files'][0]['status'] == 'failed' and r['files'][0]['error'].startswith('not read: nothing was compared (exit 2')"
 run reconcile -d "$DB" --grace 2w stmt.csv
 eq "a bad --grace: exit 2" 2 "$RC"
 echo '{"channels": {"x": {"amount": 5}}}' >bad.json
