@@ -498,6 +498,16 @@ const char SQL_RECON_DAY_AMOUNTS[] =
     "        FROM idemload_recon_out WHERE t_present) a "
     "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
 
+/* The whole run, per side ('s' or 't') and currency: the amount (a
+ * currency's sum over every tenant, channel and day; two currencies never
+ * added). */
+const char SQL_RECON_PERIOD_AMOUNTS[] =
+    "SELECT side, coalesce(currency, ''), pg_temp.idemload_money_text(sum(amount), currency) "
+    "FROM (SELECT 's' AS side, s_currency AS currency, s_amount AS amount"
+    "        FROM idemload_recon_out WHERE s_present"
+    "      UNION ALL SELECT 't', t_currency, t_amount FROM idemload_recon_out WHERE t_present) a "
+    "WHERE amount IS NOT NULL GROUP BY 1, currency ORDER BY 1, 2";
+
 /* Per tenant, channel, day and category (pending excluded): the count, the
  * sum of the differences (NULL when they are in several currencies: money
  * of two currencies is never added), the sums per currency as a JSON

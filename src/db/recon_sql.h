@@ -57,6 +57,7 @@ extern const char SQL_RECON_REG_RUNS[];
 extern const char SQL_RECON_REG_CARRIED[];
 extern const char SQL_RECON_REG_CHANGES[];
 extern const char SQL_RECON_DRY_CARRIED[];
+extern const char SQL_RECON_PERIOD_AMOUNTS[];
 extern const char SQL_RECON_REGISTER_READABLE[];
 
 #endif

@@ -394,6 +394,44 @@ static recon_day *find_day(recon_result *res, size_t *from, int64_t tenant, cons
     return NULL;
 }
 
+/* Appends currency's amount to side s; false when out of memory. */
+static bool side_add(recon_side *s, const char *currency, const char *amount)
+{
+    recon_amount *grown = realloc(s->amounts, (s->n_amounts + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    s->amounts = grown;
+    bool oom = false;
+    recon_amount *a = &s->amounts[s->n_amounts++];
+    a->currency = dup_or_null(currency, &oom);
+    a->amount = dup_or_null(amount, &oom);
+    return !oom;
+}
+
+/* The run's two sides over every day: rows summed here, amounts per
+ * currency summed by the server (exact numerics). */
+static bool gather_period_totals(recon_ctx *x, recon_result *res)
+{
+    for (size_t i = 0; i < res->n_days; i++) {
+        const recon_day *d = &res->days[i];
+        res->total_statement.rows += d->statement.rows;
+        res->total_statement.without_amount += d->statement.without_amount;
+        res->total_table.rows += d->table.rows;
+        res->total_table.without_amount += d->table.without_amount;
+    }
+    db_result *r = query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 0, NULL);
+    if (!r)
+        return false;
+    bool ok = true;
+    for (int i = 0; ok && i < db_nrows(r); i++)
+        ok = side_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table,
+                      db_value(r, i, 1), db_value(r, i, 2));
+    db_result_free(&r);
+    if (!ok)
+        log_error("reconcile: out of memory gathering the figures");
+    return ok;
+}
+
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
     db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
@@ -431,15 +469,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         if (!d)
             continue;
         recon_side *s = db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table;
-        recon_amount *grown = realloc(s->amounts, (s->n_amounts + 1) * sizeof *grown);
-        if (!grown) {
-            oom = true;
-            break;
-        }
-        s->amounts = grown;
-        recon_amount *a = &s->amounts[s->n_amounts++];
-        a->currency = dup_or_null(db_value(r, i, 4), &oom);
-        a->amount = dup_or_null(db_value(r, i, 5), &oom);
+        oom = !side_add(s, db_value(r, i, 4), db_value(r, i, 5));
     }
     db_result_free(&r);
     if (oom)
@@ -465,7 +495,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
     }
     db_result_free(&r);
     if (!oom)
-        return true;
+        return gather_period_totals(x, res);
 oom:
     log_error("reconcile: out of memory gathering the figures");
     return false;

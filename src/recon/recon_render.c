@@ -365,6 +365,9 @@ json_t *recon_json(const recon_result *r)
         json_object_set_new(cats, recon_category_name((recon_category)c),
                             json_integer((json_int_t)r->cat_count[c]));
     json_object_set_new(o, "categories", cats);
+    json_object_set_new(o, "totals", json_pack("{s:o, s:o}", "statement",
+                                               side_json(&r->total_statement), "table",
+                                               side_json(&r->total_table)));
     json_object_set_new(o, "matched", json_integer((json_int_t)r->matched));
     json_object_set_new(o, "unverified", json_integer((json_int_t)r->unverified));
     json_object_set_new(o, "pending", json_integer((json_int_t)r->pending));
@@ -464,6 +467,12 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                             (unsigned long long)d->cat_without[c]);
                 fputc(')', fp);
             }
+        fputc('\n', fp);
+    }
+    if (r->n_days > 1) {
+        fputs("  all days: ", fp);
+        print_side(fp, "statement", &r->total_statement);
+        print_side(fp, ", table", &r->total_table);
         fputc('\n', fp);
     }
     if (r->n_days > SUMMARY_MAX_DAYS)
@@ -568,7 +577,26 @@ static bool html_days(const recon_result *r, buf *out)
                      buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
-    return ok && buf_append_str(out, "</table>\n");
+    ok = ok && buf_append_str(out, "</table>\n");
+    /* Every day of every pair together, apart from the days' table (whose
+     * rows are the report's days, one for one). */
+    if (ok && r->n_days > 1) {
+        ok = buf_append_str(out, "<table id=\"recon-totals\"><tr><th>all days</th>"
+                                 "<th>statement</th><th>table</th><th>matched</th>"
+                                 "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n"
+                                 "<tr>") &&
+             buf_printf(out, "<td class=\"verdict\">%s</td>", verdict_of(r)) &&
+             side_html(out, &r->total_statement) && side_html(out, &r->total_table) &&
+             buf_printf(out, "<td>%llu</td><td>%llu</td><td>%llu</td><td>",
+                        (unsigned long long)r->matched, (unsigned long long)r->unverified,
+                        (unsigned long long)r->pending);
+        for (int c = 0; ok && c < CAT_COUNT; c++)
+            if (r->cat_count[c])
+                ok = buf_printf(out, "%s %llu<br>", recon_category_name((recon_category)c),
+                                (unsigned long long)r->cat_count[c]);
+        ok = ok && buf_append_str(out, "</td></tr>\n</table>\n");
+    }
+    return ok;
 }
 
 /* One example line of a category's table. */

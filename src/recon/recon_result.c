@@ -84,6 +84,8 @@ void recon_result_free(recon_result *r)
         }
     }
     free(r->days);
+    side_free(&r->total_statement);
+    side_free(&r->total_table);
     for (size_t i = 0; i < r->n_lines; i++)
         recon_line_free(&r->lines[i]);
     free(r->lines);

@@ -124,6 +124,7 @@ typedef struct recon_result {
                                    category, in the file's order */
     size_t n_lines;
     uint64_t cat_count[CAT_COUNT];
+    recon_side total_statement, total_table;  /* every day of every pair together */
     uint64_t matched, unverified, pending;
     uint64_t outside_period;
     bool dry_run;

@@ -148,6 +148,21 @@ eq "a day with discrepancies: exit 5" 5 "$RC"
 $MODEL --table table.csv --facts facts.json stmt.csv >model.json
 same_lines "every category found, with both sides' facts and the difference" d.ndjson model.json
 same_days "per day: both sides' rows, matched, unverified, pending, categories" r.json model.json
+check "the period's totals: each side's rows and each currency's money over every day" python3 -c "
+import json, sys, collections
+from decimal import Decimal
+r = json.load(open('r.json'))['reconciliation']
+ok = len(r['days']) > 1
+for side in ('statement', 'table'):
+    rows = sum(d[side]['rows'] for d in r['days'])
+    money = collections.defaultdict(Decimal)
+    for d in r['days']:
+        for c, a in d[side]['amounts'].items():
+            money[c] += Decimal(a)
+    t = r['totals'][side]
+    ok = ok and t['rows'] == rows and {c: Decimal(a) for c, a in t['amounts'].items()} == dict(money)
+sys.exit(0 if ok else 1)"
+check "the summary gives them" grep -q '^  all days: statement [0-9]* rows' "$ERR"
 eq "a dry run writes nothing at all (no register either)" "$before" "$(checksum)"
 check "the report states the period it used" jtrue r.json \
     "r['reconciliation']['period'] == {'from': '$D', 'to': '$D'} and r['reconciliation']['zone'] == 'UTC'"
@@ -282,6 +297,8 @@ import sys; t=open('page.dom', encoding='utf-8').read()
 sys.exit(0 if 0 <= t.find('Reconciliation') < t.find('rows read') or 0 <= t.find('Reconciliation') < t.find('file-table') else 1)"
     check "the verdict per tenant, channel and day" jtrue page.json \
         "sorted((row[0], row[1], row[2], row[3]) for row in r['tables']['recon-days'][1:]) == [('1', 'stripe', '$D', 'discrepancies'), ('1', 'wechat', '$D', 'discrepancies'), ('2', 'alipay', '$D', 'balanced'), ('3', 'refunds', '$D', 'discrepancies')]"
+    check "the period's totals, in a table of their own" jtrue page.json \
+        "r['tables']['recon-totals'][1][0] == 'discrepancies'"
     check "the two-sided totals" jtrue page.json \
         "[row[4:6] for row in r['tables']['recon-days'][1:] if row[1] == 'alipay'] == [['1CNY 9.90', '1CNY 9.90']]"
     check "the discrepancies by category, with examples" jtrue page.json \
