@@ -718,15 +718,6 @@ static bool files_json(const config *cfg, const run_report *rep, char **paths, c
     return *paths && *files;
 }
 
-static json_t *side_json(const recon_side *s)
-{
-    json_t *a = json_object();
-    for (size_t i = 0; i < s->n_amounts; i++)
-        json_object_set_new(a, s->amounts[i].currency, json_string(s->amounts[i].amount));
-    return json_pack("{s:I, s:o, s:I}", "rows", (json_int_t)s->rows, "amounts", a,
-                     "without_amount", (json_int_t)s->without_amount);
-}
-
 /* The run rows: one per (tenant, channel, day). */
 static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id, const char *files)
 {
@@ -747,7 +738,8 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
             days, json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "tenant_id",
                             (json_int_t)d->tenant_id, "channel", d->channel, "day", d->day,
                             "verdict", balanced ? "balanced" : "discrepancies", "statement",
-                            side_json(&d->statement), "table_side", side_json(&d->table),
+                            recon_side_json(&d->statement), "table_side",
+                            recon_side_json(&d->table),
                             "matched", (json_int_t)d->matched, "unverified",
                             (json_int_t)d->unverified, "pending", (json_int_t)d->pending,
                             "categories", cats));

@@ -269,7 +269,7 @@ void recon_disc_discard(recon_disc **wp)
 
 /* ---- the report -------------------------------------------------------- */
 
-static json_t *side_json(const recon_side *s)
+json_t *recon_side_json(const recon_side *s)
 {
     json_t *a = json_object();
     for (size_t i = 0; i < s->n_amounts; i++)
@@ -288,8 +288,8 @@ static json_t *day_json(const recon_day *d)
     json_object_set_new(o, "channel", json_string(d->channel));
     json_object_set_new(o, "day", json_string(d->day));
     json_object_set_new(o, "verdict", json_string(recon_day_balanced(d) ? "balanced" : "discrepancies"));
-    json_object_set_new(o, "statement", side_json(&d->statement));
-    json_object_set_new(o, "table", side_json(&d->table));
+    json_object_set_new(o, "statement", recon_side_json(&d->statement));
+    json_object_set_new(o, "table", recon_side_json(&d->table));
     json_object_set_new(o, "matched", json_integer((json_int_t)d->matched));
     json_object_set_new(o, "unverified", json_integer((json_int_t)d->unverified));
     json_object_set_new(o, "pending", json_integer((json_int_t)d->pending));
@@ -366,8 +366,8 @@ json_t *recon_json(const recon_result *r)
                             json_integer((json_int_t)r->cat_count[c]));
     json_object_set_new(o, "categories", cats);
     json_object_set_new(o, "totals", json_pack("{s:o, s:o}", "statement",
-                                               side_json(&r->total_statement), "table",
-                                               side_json(&r->total_table)));
+                                               recon_side_json(&r->total_statement), "table",
+                                               recon_side_json(&r->total_table)));
     json_object_set_new(o, "matched", json_integer((json_int_t)r->matched));
     json_object_set_new(o, "unverified", json_integer((json_int_t)r->unverified));
     json_object_set_new(o, "pending", json_integer((json_int_t)r->pending));

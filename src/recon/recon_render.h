@@ -37,6 +37,9 @@ void recon_disc_discard(recon_disc **w);
 /* The report's "reconciliation" object (a new reference; NULL when out of
  * memory). */
 struct json_t *recon_json(const recon_result *r);
+/* One side's totals, {"rows", "amounts": {CURRENCY: "decimal"},
+ * "without_amount"}: the report's and the register's run rows'. */
+struct json_t *recon_side_json(const recon_side *s);
 
 /* The summary of the comparison, after the files' figures. */
 void recon_print_summary(const recon_result *r, FILE *fp);
