@@ -64,6 +64,15 @@ for p in "" "--period 2026-11-19..$D"; do
         "r['reconciliation']['days'] == __import__('json').load(open('ref.json'))['reconciliation']['days']"
     eq "$what: the same register" "$(register "$REF")" "$(register "$CDB")"
 done
+# A dry run of the next day reads the register (a local table beside the
+# distributed one) and carries over the same six open items of the 20th as
+# on one server (first seen: when each server's run was).
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '1,wechat,NEXT,pay,1,"{""amount"": ""1.00"", ""currency"": ""CNY""}",2026-11-21T10:00:00Z' >next.csv
+run reconcile -d "$REF" --dry-run --report refdry.json next.csv
+run reconcile -d "$CDB" --dry-run --report citusdry.json next.csv
+check "a dry run carries over the same items on Citus as on one server" jtrue citusdry.json \
+    "r['reconciliation']['carried_over'] == 6 and [dict(i, first_seen=None) for i in r['reconciliation']['carried_over_items']] == [dict(i, first_seen=None) for i in __import__('json').load(open('refdry.json'))['reconciliation']['carried_over_items']]"
 check "every category but currency and the time-fact ones is there" jtrue citus.json \
     "all(r['reconciliation']['categories'][c] >= 1 for c in ['missing_in_table', 'missing_in_statement', 'amount_mismatch', 'status_mismatch', 'duplicate_in_statement', 'no_statement'])"
 
