@@ -155,9 +155,12 @@ static int read_failed(const run_ctx *x, chunk_feed *feed, fill_result fres, uin
     int code = exit_of_fill(x->cfg, feed->in.path, fres, err);
     /* The unfinished chunk is not counted: the figures describe what was
      * loaded (or validated) whole, so their identity still holds. */
-    log_error("%s%s", buf_cstr(err),
+    log_error("%s%s%s", buf_cstr(err),
               x->ld ? (committed ? "; the chunks committed before stay" : "; nothing was loaded")
-                    : "");
+                    : "",
+              fres == FILL_TOO_MANY ? "; the rejects of the chunk it stopped in are in the "
+                                      "rejects file, not in the file's figures"
+                                    : "");
     file_report_set_error(rep, buf_cstr(err));
     return code;
 }

@@ -145,6 +145,9 @@ init_db ed_maxrej
 run import -d "$DB" --chunk-rows 1000 --max-rejects 2 --rejects mr.rej --report mr.json mr.csv
 eq "--max-rejects 2 on import: exit 3" 3 $RC
 check "--max-rejects: says the committed chunks stay" grep -q "more than 2 rows rejected (--max-rejects); the chunks committed before stay" "$ERR"
+check "--max-rejects: says why the rejects file holds more than the figures" grep -q "the chunks committed before stay; the rejects of the chunk it stopped in are in the rejects file, not in the file's figures" "$ERR"
+eq "--max-rejects: the figures count the committed chunks' rejects, the file the stopped chunk's too" "0 3" \
+    "$(python3 -c "import json; print(json.load(open('mr.json'))['files'][0]['rows_rejected'])") $(wc -l <mr.rej)"
 eq "--max-rejects: the file is partial" partial "$(fstatus mr.json)"
 eq "--max-rejects: the 5 whole chunks before stay" "5000 5" "$(q "SELECT count(*) FROM payment_callback") $(q "SELECT count(DISTINCT chunk_no) FROM idemload_ledger_chunk")"
 eq "--max-rejects: the file stays loading in the ledger" loading "$(q "SELECT status FROM idemload_ledger")"
