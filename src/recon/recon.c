@@ -1086,6 +1086,21 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     return code;
 }
 
+/* A file the run never came to read (an option refused, the database or
+ * the table unusable) says so in the report, not only "failed". */
+static void explain_unread(run_report *rep, int code)
+{
+    for (size_t i = 0; i < rep->n_files; i++) {
+        file_report *f = &rep->files[i];
+        if (f->status == FILE_FAILED && !f->error && f->counts.rows_read == 0) {
+            char why[200];
+            snprintf(why, sizeof why, "not read: nothing was compared (exit %d: %s; see the "
+                                      "error above)", code, exit_status_meaning(code));
+            file_report_set_error(f, why);
+        }
+    }
+}
+
 int recon_run(const config *cfg)
 {
     recon_result res = {.repair = cfg->repair, .dry_run = cfg->dry_run};
@@ -1124,17 +1139,8 @@ int recon_run(const config *cfg)
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
     tool_close(&x.tool);
-    /* A file the run never came to read (an option refused, the database
-     * or the table unusable) says so in the report, not only "failed". */
-    for (size_t i = 0; code != EXIT_OK && i < cfg->n_files; i++) {
-        file_report *f = &rep.files[i];
-        if (f->status == FILE_FAILED && !f->error && f->counts.rows_read == 0) {
-            char why[200];
-            snprintf(why, sizeof why, "not read: nothing was compared (exit %d: %s; see the "
-                                      "error above)", code, exit_status_meaning(code));
-            file_report_set_error(f, why);
-        }
-    }
+    if (code != EXIT_OK)
+        explain_unread(&rep, code);
     for (size_t i = 0; i < cfg->n_files; i++)
         if (rep.files[i].counts.rows_rejected > 0)
             code = exit_worst(code, EXIT_REJECTS);

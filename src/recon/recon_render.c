@@ -531,6 +531,35 @@ static bool side_html(buf *out, const recon_side *s)
     return ok && buf_append_str(out, "</td>");
 }
 
+/* A row's two sides, matched, unverified and pending cells, and the start
+ * of its discrepancies cell. */
+static bool figures_html(buf *out, const recon_side *statement, const recon_side *table,
+                         uint64_t matched, uint64_t unverified, uint64_t pending)
+{
+    return side_html(out, statement) && side_html(out, table) &&
+           buf_printf(out, "<td>%llu</td><td>%llu</td><td>%llu</td><td>",
+                      (unsigned long long)matched, (unsigned long long)unverified,
+                      (unsigned long long)pending);
+}
+
+/* Every day of every pair together, in a table apart from the days' (whose
+ * rows are the report's days, one for one). */
+static bool html_totals(const recon_result *r, buf *out)
+{
+    bool ok = buf_append_str(out, "<table id=\"recon-totals\"><tr><th>all days</th>"
+                                  "<th>statement</th><th>table</th><th>matched</th>"
+                                  "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n"
+                                  "<tr>") &&
+              buf_printf(out, "<td class=\"verdict\">%s</td>", verdict_of(r)) &&
+              figures_html(out, &r->total_statement, &r->total_table, r->matched, r->unverified,
+                           r->pending);
+    for (int c = 0; ok && c < CAT_COUNT; c++)
+        if (r->cat_count[c])
+            ok = buf_printf(out, "%s %llu<br>", recon_category_name((recon_category)c),
+                            (unsigned long long)r->cat_count[c]);
+    return ok && buf_append_str(out, "</td></tr>\n</table>\n");
+}
+
 /* The verdict line and the table of days: tenant, channel, day, verdict,
  * both sides' totals, matched, unverified, pending, the categories. */
 static bool html_days(const recon_result *r, buf *out)
@@ -562,10 +591,7 @@ static bool html_days(const recon_result *r, buf *out)
                         (long long)d->tenant_id) &&
              esc(out, d->channel) && buf_append_str(out, "</td><td>") && esc(out, d->day) &&
              buf_printf(out, "</td><td class=\"verdict\">%s</td>", b ? "balanced" : "discrepancies") &&
-             side_html(out, &d->statement) && side_html(out, &d->table) &&
-             buf_printf(out, "<td>%llu</td><td>%llu</td><td>%llu</td><td>",
-                        (unsigned long long)d->matched, (unsigned long long)d->unverified,
-                        (unsigned long long)d->pending);
+             figures_html(out, &d->statement, &d->table, d->matched, d->unverified, d->pending);
         for (int c = 0; ok && c < CAT_COUNT; c++)
             if (d->cat_count[c])
                 ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
@@ -577,26 +603,7 @@ static bool html_days(const recon_result *r, buf *out)
                      buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
-    ok = ok && buf_append_str(out, "</table>\n");
-    /* Every day of every pair together, apart from the days' table (whose
-     * rows are the report's days, one for one). */
-    if (ok && r->n_days > 1) {
-        ok = buf_append_str(out, "<table id=\"recon-totals\"><tr><th>all days</th>"
-                                 "<th>statement</th><th>table</th><th>matched</th>"
-                                 "<th>unverified</th><th>pending</th><th>discrepancies</th></tr>\n"
-                                 "<tr>") &&
-             buf_printf(out, "<td class=\"verdict\">%s</td>", verdict_of(r)) &&
-             side_html(out, &r->total_statement) && side_html(out, &r->total_table) &&
-             buf_printf(out, "<td>%llu</td><td>%llu</td><td>%llu</td><td>",
-                        (unsigned long long)r->matched, (unsigned long long)r->unverified,
-                        (unsigned long long)r->pending);
-        for (int c = 0; ok && c < CAT_COUNT; c++)
-            if (r->cat_count[c])
-                ok = buf_printf(out, "%s %llu<br>", recon_category_name((recon_category)c),
-                                (unsigned long long)r->cat_count[c]);
-        ok = ok && buf_append_str(out, "</td></tr>\n</table>\n");
-    }
-    return ok;
+    return ok && buf_append_str(out, "</table>\n") && (r->n_days < 2 || html_totals(r, out));
 }
 
 /* One example line of a category's table. */
