@@ -684,26 +684,35 @@ const char SQL_RECON_REG_RUNS[] =
     "SELECT $1, tenant_id, channel, day, verdict, statement, table_side, matched, unverified,"
     "  pending, categories, $2::jsonb FROM d";
 
-/* $1 $2 the period.  Open discrepancies of other days, of the run's pairs:
- * carried over, with their age in days (the zone's today minus their day). */
+/* $1 $2 the period, $3 how many to list.  Open discrepancies of other
+ * days, of the run's pairs: carried over, with their age in days (the
+ * zone's today minus their day), oldest first; the last two columns are
+ * the count and the oldest age of all of them (windows over the whole set,
+ * worked out before the LIMIT), so that a register of a million open items
+ * is counted without being read into memory. */
+#define RECON_CARRIED_COLUMNS(category) \
+    "SELECT " category ", i.tenant_id, i.channel, i.out_trade_no, i.callback_type," \
+    "       i.day::text," \
+    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen), count(*) OVER ()," \
+    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "         - min(i.day) OVER ()) "
 const char SQL_RECON_REG_CARRIED[] =
-    "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text,"
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day),"
-    "       i.difference, pg_temp.idemload_ts_text(i.first_seen) "
+    RECON_CARRIED_COLUMNS("i.category")
     "FROM {item} i WHERE i.state = 'open' AND i.day NOT BETWEEN $1::date AND $2::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel) "
-    "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type";
+    "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type "
+    "LIMIT $3";
 
 /* $1 $2 the period.  What a run would carry over, for a dry run that
  * writes no register: the open discrepancies of other days of the run's
  * pairs, with the pending ones past their grace as the escalation would
- * make them, less those this statement lists (a run would resolve them). */
+ * make them, less those this statement lists (a run would resolve them);
+ * $3 and the columns as SQL_RECON_REG_CARRIED's. */
 const char SQL_RECON_DRY_CARRIED[] =
-    "SELECT CASE WHEN i.state = 'pending' THEN 'missing_in_statement' ELSE i.category END,"
-    "       i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text,"
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day),"
-    "       i.difference, pg_temp.idemload_ts_text(i.first_seen) "
+    RECON_CARRIED_COLUMNS("CASE WHEN i.state = 'pending' THEN 'missing_in_statement'"
+                          " ELSE i.category END")
     "FROM {item} i WHERE i.day NOT BETWEEN $1::date AND $2::date"
     "  AND (i.state = 'open' OR (i.state = 'pending'"
     "    AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
@@ -714,7 +723,7 @@ const char SQL_RECON_DRY_CARRIED[] =
     "    AND EXISTS (SELECT 1 FROM idemload_recon_sk k WHERE k.tenant_id = i.tenant_id"
     "      AND k.channel = i.channel AND k.out_trade_no = i.out_trade_no"
     "      AND k.callback_type = i.callback_type)) "
-    "ORDER BY i.day, i.tenant_id, i.channel, 1, i.out_trade_no, i.callback_type";
+    "ORDER BY i.day, i.tenant_id, i.channel, 1, i.out_trade_no, i.callback_type LIMIT $3";
 
 /* $1 the register's item table: 'absent', 'readable' or 'denied' (a role
  * that may not read it, in a dry run). */

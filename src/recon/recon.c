@@ -758,12 +758,18 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
 
 static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
 {
-    const char *period[] = {res->from, res->to};
-    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 2, period);
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
+    const char *params[] = {res->from, res->to, limit};
+    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 3, params);
     if (!r)
         return false;
     int n = db_nrows(r);
     bool oom = false;
+    if (n > 0) {
+        res->carried_over = (uint64_t)db_int(r, 0, 9);
+        res->carried_oldest = db_int(r, 0, 10);
+    }
     res->carried = calloc(n ? (size_t)n : 1, sizeof *res->carried);
     oom = !res->carried;
     for (int i = 0; !oom && i < n; i++) {

@@ -371,11 +371,13 @@ json_t *recon_json(const recon_result *r)
     json_object_set_new(o, "matched", json_integer((json_int_t)r->matched));
     json_object_set_new(o, "unverified", json_integer((json_int_t)r->unverified));
     json_object_set_new(o, "pending", json_integer((json_int_t)r->pending));
-    json_object_set_new(o, "carried_over", json_integer((json_int_t)r->n_carried));
+    json_object_set_new(o, "carried_over", json_integer((json_int_t)r->carried_over));
     json_t *items = json_array();
     for (size_t i = 0; i < r->n_carried; i++)
         json_array_append_new(items, carried_json(&r->carried[i]));
     json_object_set_new(o, "carried_over_items", items);
+    json_object_set_new(o, "carried_over_items_omitted",
+                        json_integer((json_int_t)(r->carried_over - r->n_carried)));
     json_object_set_new(o, "carried_over_known", json_boolean(!r->carried_unknown));
     json_object_set_new(o, "outside_period", json_integer((json_int_t)r->outside_period));
     json_object_set_new(o, "registered", json_boolean(r->registered));
@@ -487,13 +489,9 @@ void recon_print_summary(const recon_result *r, FILE *fp)
     if (r->outside_period)
         fprintf(fp, "  outside the period (not compared): %llu keys\n",
                 (unsigned long long)r->outside_period);
-    if (r->n_carried) {
-        int64_t oldest = 0;
-        for (size_t i = 0; i < r->n_carried; i++)
-            if (r->carried[i].age_days > oldest)
-                oldest = r->carried[i].age_days;
-        fprintf(fp, "  carried over: %zu open discrepancies of earlier days (oldest %lld days)\n",
-                r->n_carried, (long long)oldest);
+    if (r->carried_over) {
+        fprintf(fp, "  carried over: %llu open discrepancies of earlier days (oldest %lld days)\n",
+                (unsigned long long)r->carried_over, (long long)r->carried_oldest);
     } else if (r->carried_unknown) {
         fputs("  carried over: not known (this role may not read the register)\n", fp);
     }
@@ -578,7 +576,7 @@ static bool html_days(const recon_result *r, buf *out)
                               (unsigned long long)r->outside_period);
         ok = ok && (r->carried_unknown
                         ? buf_append_str(out, "not known (this role may not read the register)")
-                        : buf_printf(out, "%zu", r->n_carried));
+                        : buf_printf(out, "%llu", (unsigned long long)r->carried_over));
     }
     ok = ok && buf_append_str(out, "</p>\n<table id=\"recon-days\"><tr><th>tenant</th>"
                                    "<th>channel</th><th>day</th><th>verdict</th>"
@@ -656,11 +654,11 @@ enum { RECON_CARRIED_SHOWN = 20 };
 
 static bool html_carried(const recon_result *r, buf *out)
 {
-    bool ok = buf_printf(out, "<h3>Carried over from earlier days: %zu</h3>\n<table id=\"recon-carried\"><tr>"
+    bool ok = buf_printf(out, "<h3>Carried over from earlier days: %llu</h3>\n<table id=\"recon-carried\"><tr>"
                               "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
                               "<th>callback_type</th><th>day</th><th>age (days)</th>"
                               "<th>difference</th><th>first seen</th></tr>\n",
-                         r->n_carried);
+                         (unsigned long long)r->carried_over);
     for (size_t i = 0; ok && i < r->n_carried && i < RECON_CARRIED_SHOWN; i++) {
         const recon_carried *cv = &r->carried[i];
         ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
@@ -673,9 +671,16 @@ static bool html_carried(const recon_result *r, buf *out)
              esc(out, cv->first_seen) && buf_append_str(out, "</td></tr>\n");
     }
     ok = ok && buf_append_str(out, "</table>\n");
-    if (ok && r->n_carried > RECON_CARRIED_SHOWN)
-        ok = buf_printf(out, "<p class=\"more\">%zu more in the report's carried_over_items.</p>\n",
-                        r->n_carried - RECON_CARRIED_SHOWN);
+    if (ok && r->carried_over > RECON_CARRIED_SHOWN) {
+        uint64_t more = r->carried_over - RECON_CARRIED_SHOWN;
+        uint64_t listed = r->n_carried > RECON_CARRIED_SHOWN ? r->n_carried - RECON_CARRIED_SHOWN : 0;
+        ok = listed == more
+                 ? buf_printf(out, "<p class=\"more\">%llu more in the report's "
+                                   "carried_over_items.</p>\n", (unsigned long long)more)
+                 : buf_printf(out, "<p class=\"more\">%llu more: the report's carried_over_items "
+                                   "lists the next %llu, the register holds them all.</p>\n",
+                              (unsigned long long)more, (unsigned long long)listed);
+    }
     return ok;
 }
 
@@ -686,7 +691,7 @@ bool recon_html_section(const recon_result *r, buf *out)
     for (int c = 0; ok && c < CAT_COUNT; c++)
         if (r->cat_count[c])
             ok = html_category(r, (recon_category)c, out);
-    if (ok && r->n_carried)
+    if (ok && r->carried_over)
         ok = html_carried(r, out);
     return ok && buf_append_str(out, "</section>\n");
 }

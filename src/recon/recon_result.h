@@ -96,6 +96,12 @@ typedef struct recon_carried {
     char *first_seen;
 } recon_carried;
 
+/* Carried-over items a recon_result lists (the report's
+ * "carried_over_items", oldest first); beyond them only the count,
+ * "carried_over" (a register of a million open items is counted, not read
+ * into memory and the report). */
+#define RECON_CARRIED_LISTED 1000
+
 /* A row --repair inserted: its key, and where the statement lists it. */
 typedef struct recon_key {
     int64_t tenant_id;
@@ -131,8 +137,10 @@ typedef struct recon_result {
     bool registered;            /* the register was written (not a dry run) */
     bool seen_again;            /* some lines were items the register held open */
     int64_t run_id;
-    recon_carried *carried;
+    recon_carried *carried;     /* the first RECON_CARRIED_LISTED, oldest first */
     size_t n_carried;
+    uint64_t carried_over;      /* all of them */
+    int64_t carried_oldest;     /* the age of the oldest, in days */
     bool carried_unknown;       /* a dry run that may not read the register */
     uint64_t appeared, resolved;
     repair_mode repair;

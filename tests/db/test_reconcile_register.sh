@@ -174,6 +174,32 @@ check "and says 3 more are in the report" grep -q '3 more in the report' c1.html
 check "with their callback_type" grep -q '<th>callback_type</th><th>day</th><th>age (days)</th>' c1.html
 check "a refund's kind shown" grep -q '<td>refund:1</td>' c1.html
 
+# A register of more open items than the report lists: all are counted,
+# the oldest RECON_CARRIED_LISTED (1000) listed, the rest said to be omitted
+# (memory and the report stay bounded whatever the register holds).
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+   SELECT 77, 'wechat', 'M' || i, 'pay', 1, '{\"amount\": \"1.00\", \"currency\": \"CNY\"}',
+          CASE WHEN i <= 3 THEN '2026-11-09T09:00:00Z' ELSE '${OLD}T09:00:00Z' END::timestamptz
+   FROM generate_series(1, 1203) i" >/dev/null
+ins 77 wechat M0 1.00 "2026-11-09T08:00:00Z"
+ins 77 wechat M00 1.00 "${OLD}T08:00:00Z"
+{ echo "$header"; row 77 wechat M0 1.00 "2026-11-09T08:00:00Z"; row 77 wechat M00 1.00 "${OLD}T08:00:00Z"; } >m0.csv
+run reconcile -d "$DB" m0.csv
+eq "1203 rows two old days' statement lacks: exit 5" 5 "$RC"
+ins 77 wechat Z99 1.00 "${D1}T09:00:00Z"
+{ echo "$header"; row 77 wechat Z99 1.00 "${D1}T09:00:00Z"; } >m1.csv
+run reconcile -d "$DB" --dry-run --report m1dry.json m1.csv
+check "a dry run counts all 1203 carried over, lists the oldest 1000 and says 203 are omitted" jtrue m1dry.json \
+    "(x := r['reconciliation'])['carried_over'] == 1203 and len(x['carried_over_items']) == 1000 and x['carried_over_items_omitted'] == 203 and x['carried_over_items'][0]['day'] == '2026-11-09' and x['carried_over_items'][3]['day'] == '${OLD}'"
+run reconcile -d "$DB" --report m1.json --html m1.html m1.csv
+eq "the next day: balanced, exit 0" 0 "$RC"
+check "the run counts all 1203 carried over and lists 1000" jtrue m1.json \
+    "(x := r['reconciliation'])['carried_over'] == 1203 and len(x['carried_over_items']) == 1000 and x['carried_over_items_omitted'] == 203"
+check "the summary counts all of them, with the oldest's age" \
+    contains "$ERR" "carried over: 1203 open discrepancies of earlier days (oldest $(( ($(date -u -d "$D1" +%s) - $(date -u -d 2026-11-09 +%s)) / 86400 )) days)"
+check "the page counts all of them" grep -q 'Carried over from earlier days: 1203' m1.html
+check "and says where the rest are" grep -q '1183 more: the report.s carried_over_items lists the next 980, the register holds them all' m1.html
+
 # --dry-run by a role that may only read the table: nothing written at all.
 q "DROP ROLE IF EXISTS idem_recon_ro; CREATE ROLE idem_recon_ro LOGIN; GRANT SELECT ON payment_callback TO idem_recon_ro" >/dev/null
 { echo "$header"; row 6 wechat S1 10.00 "${OLD}T09:00:00Z"; row 6 wechat S9 1.00 "${OLD}T09:00:00Z"; } >ro.csv
