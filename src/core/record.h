@@ -53,6 +53,11 @@ typedef struct raw_record {
                              by a NUL (the CSV fast path points into its
                              read window): never print it with %s */
     size_t raw_len;
+    const char *orig;     /* non-NULL when raw is a conversion (a GBK bill's
+                             line in UTF-8): the bytes as the file wrote
+                             them, orig_len of them, for a reject's
+                             raw_base64; same lifetime as raw */
+    size_t orig_len;
     const char *error;    /* non-NULL: the reader could not split this record
                              into fields; the reason to reject it with */
     bool skipped;         /* a channel profile skips this row on purpose (a

@@ -116,6 +116,8 @@ typedef struct profile_reader {
     /* the record being read */
     buf raw;                /* original bytes of its lines */
     buf text;               /* the same in UTF-8 */
+    buf lossy;              /* an unreadable record in UTF-8, its bad bytes
+                               as U+FFFD (a reject's raw text) */
     uint64_t rec_line;
     buf vals;               /* split field values */
     size_t *voff, *vlen;
@@ -1109,6 +1111,27 @@ static void hand_out_unreadable(profile_reader *pr, raw_record *out, uint64_t li
     out->raw = pr->raw.data;
     out->raw_len = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
     out->error = pr->msg;
+    /* A GBK line with a bad byte: its text shows what it says (the bad
+     * byte as U+FFFD), where read as UTF-8 every Chinese character would;
+     * the bytes go with it.  Out of memory: the bytes alone, as before. */
+    buf_clear(&pr->lossy);
+    if (pr->tc && transcoder_run_lossy(pr->tc, out->raw, out->raw_len, &pr->lossy)) {
+        out->orig = out->raw;
+        out->orig_len = out->raw_len;
+        out->raw = pr->lossy.data ? pr->lossy.data : "";
+        out->raw_len = pr->lossy.len;
+    }
+}
+
+/* A record's text is its conversion (a GBK bill) when it differs from
+ * the bytes: they go with it, for a reject's raw_base64. */
+static void keep_original(profile_reader *pr, raw_record *out)
+{
+    size_t n = pr->raw.len - break_len(pr->raw.data, pr->raw.len);
+    if (pr->tc && (n != out->raw_len || memcmp(pr->raw.data, out->raw, n) != 0)) {
+        out->orig = pr->raw.data;
+        out->orig_len = n;
+    }
 }
 
 /* Fails the file: a line before the rows or in the summary is not in the
@@ -1510,6 +1533,7 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     out->line = line;
     out->raw = pr->text.data;
     out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
+    keep_original(pr, out);
     if (pr->nvals != pr->ncols) {
         snprintf(pr->msg, sizeof pr->msg, "expected %zu fields as in the header, found %zu",
                  pr->ncols, pr->nvals);
@@ -1587,6 +1611,7 @@ static void profile_close(reader *r)
     name_index_free(&pr->hindex);
     buf_free(&pr->raw);
     buf_free(&pr->text);
+    buf_free(&pr->lossy);
     buf_free(&pr->vals);
     free(pr->voff);
     free(pr->vlen);

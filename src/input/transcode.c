@@ -72,6 +72,29 @@ int transcoder_run(transcoder *t, const char *in, size_t n, buf *out, size_t *ba
     return 1;
 }
 
+bool transcoder_run_lossy(transcoder *t, const char *in, size_t n, buf *out)
+{
+    while (n > 0) {
+        size_t bad;
+        size_t at = out->len;
+        int r = transcoder_run(t, in, n, out, &bad);
+        if (r < 0)
+            return false;
+        if (r == 1)
+            return true;
+        /* What came before the bad byte, converted again on its own (the
+         * failed run left an unspecified part), then the replacement. */
+        out->len = at;
+        if (bad > 0 && transcoder_run(t, in, bad, out, &(size_t){0}) < 0)
+            return false;
+        if (!buf_append_str(out, "\xEF\xBF\xBD"))
+            return false;
+        in += bad + 1;
+        n -= bad + 1;
+    }
+    return true;
+}
+
 void transcoder_close(transcoder **tp)
 {
     if (*tp) {

@@ -30,6 +30,14 @@ transcoder *transcoder_open(const char *from, buf *err);
  */
 int transcoder_run(transcoder *t, const char *in, size_t n, buf *out, size_t *bad_off);
 
+/*
+ * The same, never failing on the text: a byte that does not start a valid
+ * sequence becomes U+FFFD and the conversion goes on after it, so a bill
+ * line with one bad byte still shows its Chinese (a rejected row's "raw").
+ * Returns false only when out of memory.
+ */
+bool transcoder_run_lossy(transcoder *t, const char *in, size_t n, buf *out);
+
 void transcoder_close(transcoder **t);
 
 #endif

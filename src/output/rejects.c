@@ -341,6 +341,13 @@ void reject_summary_free(reject_summary *s)
 bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *reason,
                    const char *raw, size_t raw_len, buf *err)
 {
+    return rejects_write_converted(rj, file, line, reason, raw, raw_len, NULL, 0, err);
+}
+
+bool rejects_write_converted(rejects *rj, const char *file, uint64_t line, const char *reason,
+                             const char *raw, size_t raw_len, const char *orig,
+                             size_t orig_len, buf *err)
+{
     bool ok = false;
     buf text = BUF_INIT, b64 = BUF_INIT;
     json_t *obj = json_object();
@@ -362,12 +369,13 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
     }
     json_object_set_new(obj, "line", json_integer((json_int_t)line));
     json_object_set_new(obj, "reason", text_string(reason));
-    if (exact) {
+    if (exact)
         json_object_set_new(obj, "raw", json_stringn(raw, raw_len));
-    } else {
+    else
         json_object_set_new(obj, "raw", json_stringn(buf_cstr(&text), text.len));
+    if (!exact || orig) {
         buf_clear(&b64);
-        text_base64(&b64, raw, raw_len);
+        text_base64(&b64, orig ? orig : raw, orig ? orig_len : raw_len);
         json_object_set_new(obj, "raw_base64", json_stringn(buf_cstr(&b64), b64.len));
     }
     char *line_text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -37,6 +37,16 @@ bool rejects_write(rejects *rj, const char *file, uint64_t line, const char *rea
                    const char *raw, size_t raw_len, buf *err);
 
 /*
+ * The same for a row whose raw text is a conversion (raw_record's orig):
+ * "raw" is the text (its invalid bytes as U+FFFD), "raw_base64" the bytes
+ * as the file wrote them, so the row can be fixed and loaded again in its
+ * own encoding.  orig NULL: as rejects_write.
+ */
+bool rejects_write_converted(rejects *rj, const char *file, uint64_t line, const char *reason,
+                             const char *raw, size_t raw_len, const char *orig,
+                             size_t orig_len, buf *err);
+
+/*
  * Pushes buffered rejects to the file and the file to the disk (fflush,
  * fsync): called before every commit, so a committed chunk never has its
  * rejects still in memory or in the page cache (STYLE.md practice 19).

@@ -39,9 +39,10 @@ static const sink_ops progress_sink = {
 /* --- the rejects file (state: the pipeline's rejects *) --------------- */
 
 static bool rejects_reject(void *st, const char *path, uint64_t line, const char *reason,
-                           const char *raw, size_t raw_len, buf *err)
+                           const raw_record *rec, buf *err)
 {
-    return rejects_write(*(rejects **)st, path, line, reason, raw, raw_len, err);
+    return rejects_write_converted(*(rejects **)st, path, line, reason, rec->raw, rec->raw_len,
+                                   rec->orig, rec->orig_len, err);
 }
 
 static bool rejects_durable(void *st, buf *err)

@@ -25,8 +25,7 @@ static fill_result refuse_record(chunk_feed *f, chunk_counts *cc, const raw_reco
     cc->rows_rejected++;
     f->rejected++;
     buf_clear(&f->err);
-    if (!sinks_reject(f->in.sinks, f->in.path, rec->line, buf_cstr(&f->reason), rec->raw,
-                      rec->raw_len, &f->err))
+    if (!sinks_reject(f->in.sinks, f->in.path, rec->line, buf_cstr(&f->reason), rec, &f->err))
         return FILL_REJECTS_FAILED;
     if (cfg->max_rejects >= 0 && f->rejected > (uint64_t)cfg->max_rejects)
         return FILL_TOO_MANY;

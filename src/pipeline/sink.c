@@ -83,12 +83,12 @@ void sinks_row_read(const sink_set *set, const row *r)
 }
 
 bool sinks_reject(const sink_set *set, const char *path, uint64_t line, const char *reason,
-                  const char *raw, size_t raw_len, buf *err)
+                  const raw_record *rec, buf *err)
 {
     ON_READING(set);
     for (size_t i = 0; i < set->n; i++) {
         const sink *s = &set->s[i];
-        if (s->ops->on_reject && !s->ops->on_reject(s->st, path, line, reason, raw, raw_len, err))
+        if (s->ops->on_reject && !s->ops->on_reject(s->st, path, line, reason, rec, err))
             return false;
     }
     return true;

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "chunk/chunk.h"
+#include "core/record.h"
 #include "load/ledger.h"
 #include "load/loader.h"
 #include "load/outcome.h"
@@ -80,7 +81,7 @@ typedef struct sink_ops {
      * why, its raw text).  False with *err stops the file: a reject that
      * cannot be recorded would be lost silently. */
     bool (*on_reject)(void *st, const char *path, uint64_t line, const char *reason,
-                      const char *raw, size_t raw_len, buf *err);
+                      const raw_record *rec, buf *err);
 
     /* Loading thread, before the chunk's transaction is sent: what the
      * reading thread gathered for it must be durable now (STYLE.md practice
@@ -138,7 +139,7 @@ void sinks_file_start(const sink_set *set, const char *path, int64_t total_bytes
 void sinks_read_progress(const sink_set *set, uint64_t bytes, uint64_t records);
 void sinks_row_read(const sink_set *set, const row *r);
 bool sinks_reject(const sink_set *set, const char *path, uint64_t line, const char *reason,
-                  const char *raw, size_t raw_len, buf *err);
+                  const raw_record *rec, buf *err);
 int sinks_before_commit(const sink_set *set, file_report *rep);
 /* Every row of ch with its outcome, in chunk order. */
 int sinks_chunk_merged(const sink_set *set, const char *path, const chunk *ch,

@@ -238,7 +238,8 @@ static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool
         return EXIT_INPUT;
     }
     c->rows_rejected++;
-    if (!rejects_write(rj, path, rec->line, buf_cstr(reason), rec->raw, rec->raw_len, err))
+    if (!rejects_write_converted(rj, path, rec->line, buf_cstr(reason), rec->raw, rec->raw_len,
+                                 rec->orig, rec->orig_len, err))
         return EXIT_INPUT;
     if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
         buf_printf(err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,

@@ -75,6 +75,22 @@ import base64, json, sys
 r = json.loads(open("rj.ndjson").readline())
 row = open("alipay-badgbk.csv", "rb").read().split(b"\r\n")[8]
 sys.exit(0 if base64.b64decode(r["raw_base64"]) == row and b"\x81\x20" in row else 1)'
+check "alipay invalid GBK: raw shows the row's Chinese, the bad byte alone as U+FFFD" python3 -c '
+import json, sys
+r = json.loads(open("rj.ndjson").readline())
+sys.exit(0 if "交易" in r["raw"] and "Bad \ufffd  item" in r["raw"] and "\ufffd" not in r["raw"].replace("Bad \ufffd", "") else 1)'
+# A valid GBK row rejected (its key empty): raw in UTF-8, and its GBK bytes
+# in raw_base64, so it can be fixed and loaded again in the bill's encoding
+python3 -c '
+d = open("alipay-detail.csv", "rb").read()
+open("alipay-nokey.csv", "wb").write(d.replace(b",AORD2\t,", b",\t,", 1))'
+v alipay-trade alipay-nokey.csv
+eq "alipay row without its key: exit 1, 1 rejected" "1 4 1 0 0" "$RC $(figs v.json)"
+check "alipay rejected GBK row: raw is its text, raw_base64 its GBK bytes" python3 -c '
+import base64, json, sys
+r = json.loads(open("rj.ndjson").readline())
+row = open("alipay-nokey.csv", "rb").read().split(b"\r\n")[8]
+sys.exit(0 if r["raw"] == row.decode("gbk") and "商品" in r["raw"] and base64.b64decode(r["raw_base64"]) == row else 1)'
 # --encoding utf-8 on the GBK bill: its header is not UTF-8
 v alipay-trade alipay-detail.csv --encoding utf-8
 eq "alipay bill read as UTF-8: exit 3" 3 $RC

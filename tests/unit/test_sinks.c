@@ -50,9 +50,9 @@ static void on_read(void *st, const row *r)
 }
 
 static bool on_reject(void *st, const char *path, uint64_t line, const char *reason,
-                      const char *raw, size_t raw_len, buf *err)
+                      const raw_record *rec, buf *err)
 {
-    (void)path, (void)reason, (void)raw, (void)raw_len;
+    (void)path, (void)reason, (void)rec;
     probe *p = st;
     buf_printf(p->trace, "%creject%llu ", p->name, (unsigned long long)line);
     if (p->fail_row == (int)line) {
@@ -246,7 +246,8 @@ static void *read_some(void *arg)
     reading *rd = arg;
     row r = mk(7, "K7");
     sinks_row_read(&rd->f->set, &r);
-    rd->ok = sinks_reject(&rd->f->set, "f.csv", 8, "bad", "x", 1, &rd->err);
+    raw_record rec = {.line = 8, .raw = "x", .raw_len = 1};
+    rd->ok = sinks_reject(&rd->f->set, "f.csv", 8, "bad", &rec, &rd->err);
     return NULL;
 }
 
