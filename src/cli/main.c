@@ -13,6 +13,7 @@
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/html.h"
+#include "input/source.h"
 #include "output/log.h"
 #include "pipeline/pipeline.h"
 #include "recon/recon.h"
@@ -88,7 +89,8 @@ int main(int argc, char **argv)
         cli_print_help(stdout, cfg.cmd);
         goto out;
     case CLI_VERSION:
-        printf("idemload %s\n", IDEMLOAD_VERSION);
+        printf("idemload %s\ngzip inflated by %s\n", IDEMLOAD_VERSION,
+               source_inflate_name(SOURCE_INFLATE_DEFAULT));
         goto out;
     case CLI_RUN:
         break;
