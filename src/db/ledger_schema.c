@@ -39,6 +39,7 @@ bool ledger_version_read(const ledger_names *n, db *d, ledger_version *v)
     v->exists = strcmp(db_value(r, 0, 0), "t") == 0;
     for (int m = 0; m < LEDGER_N_MIGRATIONS; m++)
         v->has[m] = strcmp(db_value(r, 0, 1 + m), "t") == 0;
+    v->readable = strcmp(db_value(r, 0, 1 + LEDGER_N_MIGRATIONS), "t") == 0;
     db_result_free(&r);
     return true;
 }

@@ -43,6 +43,7 @@ typedef struct ledger_names {
 typedef struct ledger_version {
     bool exists;
     bool has[LEDGER_N_MIGRATIONS];
+    bool readable;      /* this role may SELECT from both tables */
 } ledger_version;
 
 /* Names the ledger of schema (as in the catalog), quoting it on d.  False

@@ -637,6 +637,12 @@ static const char SQL_LEDGER_HAS_COLUMN[] =
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass({rel})"
     "                  AND attname = '{column}' AND NOT attisdropped)";
 
+/* The last column: may this role read both tables (a dry run by a role
+ * that may only read the target may not read the ledger)? */
+static const char SQL_LEDGER_READABLE[] =
+    ", coalesce(has_table_privilege(to_regclass($1), 'SELECT')"
+    "           AND has_table_privilege(to_regclass($2), 'SELECT'), false)";
+
 bool sql_ledger_exists(buf *out)
 {
     static const struct {
@@ -653,7 +659,7 @@ bool sql_ledger_exists(buf *out)
         const char *vals[] = {probes[i].on_chunk ? "$1" : "$2", probes[i].column};
         ok = sql_render(out, SQL_LEDGER_HAS_COLUMN, 2, names, vals);
     }
-    return ok;
+    return ok && buf_append_str(out, SQL_LEDGER_READABLE);
 }
 
 const char SQL_LEDGER_CREATE[] =

@@ -639,6 +639,18 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
                  id->path);
         return false;
     }
+    if (lg->dry_run && lg->version.exists && !lg->version.readable) {
+        /* A role that may only read the target (SPEC.md: a dry run needs
+         * no write right): the figures against the table as it is. */
+        if (!lg->unreadable_said)
+            log_warn("this role may not read the ledger %s: the dry run cannot tell whether "
+                     "a file was loaded before (it would be skipped) or would resume; its "
+                     "figures are those of loading each file in whole into the table as it is",
+                     buf_cstr(&lg->names.file));
+        lg->unreadable_said = true;
+        plan->ledger_unknown = true;
+        return false;
+    }
     if (lg->dry_run)
         return lg->version.exists;      /* read the ledger if there is one; write nothing */
     if (!ensure_ledger(lg, d)) {

@@ -45,6 +45,8 @@ typedef struct file_identity {
 typedef struct file_plan {
     bool busy;              /* another process holds the file (not waiting): come back later */
     bool skip;              /* completed before: skip (unless --force) */
+    bool ledger_unknown;    /* a dry run whose role may not read the ledger:
+                               whether it would skip or resume is not known */
     uint64_t resume_after;  /* chunks already committed by an earlier run */
     bool next_partial;      /* ... and some lanes of the chunk after them */
     load_counts previous;   /* their figures */
@@ -59,6 +61,7 @@ typedef struct ledger {
     const char *target;         /* the target's display name: the entries' key */
     const char *table_quoted;   /* the target, quoted, for its identity */
     bool dry_run;               /* read the ledger, never write it */
+    bool unreadable_said;       /* a dry run said the role may not read it */
     bool force;                 /* --force: load completed files again */
     ledger_names names;         /* quoted, schema-qualified */
     ledger_version version;     /* which migrations it has had (a dry run reads

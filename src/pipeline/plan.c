@@ -12,6 +12,9 @@
 static void report_plan(file_report *rep, const char *path, const file_plan *plan)
 {
     load_counts *counts = &rep->counts;
+    if (plan->ledger_unknown)
+        file_report_set_note(rep, "this role may not read the ledger: whether the file was "
+                                  "loaded before (and would be skipped) is not known");
     if (plan->reload_reason[0]) {
         file_report_set_reload_reason(rep, plan->reload_reason);
         log_info("%s: %s", path, plan->reload_reason);

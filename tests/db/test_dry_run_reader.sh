@@ -80,6 +80,25 @@ run import -d "dbname=$PGDATABASE user=idem_some" --dry-run --rejects rj.ndjson 
 eq "SELECT on some columns only: the dry run exits 4" 4 $RC
 check "SELECT on some columns only: names the others" contains "$ERR" "SELECT (id, handled_at)"
 
+# A role that may read the table but not the ledger (SELECT on the target
+# only, the data team's grant): once a load has made the ledger, its dry
+# run still works, says it cannot tell a skip, and gives the figures of
+# loading the file into the table as it is (the owner's, for a file the
+# ledger does not hold).
+q "DROP ROLE IF EXISTS idem_tableonly; CREATE ROLE idem_tableonly LOGIN;
+   GRANT SELECT ON payment_callback TO idem_tableonly" >/dev/null
+run import -d "$DB" --dry-run --rejects rj.ndjson --report owner_next.json next.csv
+before=$(versions)
+run import -d "dbname=$PGDATABASE user=idem_tableonly" --dry-run --rejects rj.ndjson \
+    --report tableonly.json next.csv
+check "SELECT on the table alone, a ledger present: the dry run exits 0 or 1" test $RC -le 1
+check "it says this role may not read the ledger" contains "$ERR" "this role may not read the ledger"
+check "the report's file says whether a skip is known" jtrue tableonly.json \
+    "'may not read the ledger' in r['files'][0]['note'] and r['files'][0]['status'] == 'ok'"
+eq "its figures are the owner's dry run's" \
+    "$(json owner_next.json 'sorted(r["totals"].items())')" "$(json tableonly.json 'sorted(r["totals"].items())')"
+eq "and it wrote nothing" "$before" "$(versions)"
+
 # A role that may not read the table: the dry run says what it needs.
 q "DROP ROLE IF EXISTS idem_nobody; CREATE ROLE idem_nobody LOGIN" >/dev/null
 run import -d "dbname=$PGDATABASE user=idem_nobody" --dry-run --rejects rj.ndjson next.csv
