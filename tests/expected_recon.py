@@ -236,10 +236,13 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
             # a canonical statement declares no fee: fee is never compared
             a_cmp, c_cmp, f_cmp = decl["amount"], decl["currency"], False
             cats = []
+            ccy_differs = c_cmp and sf["currency"] and tf["currency"] \
+                and sf["currency"] != tf["currency"]
+            # amounts in two currencies are not compared: a currency_mismatch alone
             if a_cmp and sf["amount"] is not None and tf["amount"] is not None \
-                    and sf["amount"] != tf["amount"]:
+                    and sf["amount"] != tf["amount"] and not ccy_differs:
                 cats.append("amount_mismatch")
-            if c_cmp and sf["currency"] and tf["currency"] and sf["currency"] != tf["currency"]:
+            if ccy_differs:
                 cats.append("currency_mismatch")
             if s["status"] != t["status"]:
                 cats.append("status_mismatch")

@@ -362,7 +362,8 @@ const char SQL_RECON_PAIRS[] =
  * statement row of its pair is covered by that day's no_statement; one the
  * statement lacks is pending until the grace after the end of its day;
  * otherwise its categories (a fact compared only where both sides declare
- * it and both rows hold it); with none, unverified when a declared fact is
+ * it and both rows hold it; amounts in two currencies are not compared:
+ * the row is a currency_mismatch, not also an amount_mismatch); with none, unverified when a declared fact is
  * missing on a side, else matched.  difference: statement minus table, in
  * the major unit, when the currencies agree.  Whether a day of a pair is
  * listed is a join with the listed days (hashed), not a sub-select per
@@ -395,6 +396,7 @@ const char SQL_RECON_CLASSIFY[] =
     "    CASE WHEN NOT c.s_present AND c.day_listed THEN 'missing_in_statement' END,"
     "    CASE WHEN c.s_present AND c.t_present"
     "          AND ((c.a_cmp AND c.s_amount <> c.t_amount) OR (c.f_cmp AND c.s_fee <> c.t_fee))"
+    "          AND NOT coalesce(c.c_cmp AND c.s_currency <> c.t_currency, false)"
     "         THEN 'amount_mismatch' END,"
     "    CASE WHEN c.s_present AND c.t_present AND c.c_cmp AND c.s_currency <> c.t_currency"
     "         THEN 'currency_mismatch' END,"
@@ -442,6 +444,19 @@ const char SQL_RECON_LINES[] =
     "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
     "GROUP BY o.tenant_id, o.channel, o.day";
 
+/* A line of this run (l) and an item of the register (i) are the same:
+ * the same key, day and category, a pending item and a missing_in_statement
+ * line (or the reverse) counting as one category, so that a day
+ * reconciled again after the grace escalates its pending item in place
+ * (it keeps its first_seen, and is neither resolved nor opened again). */
+#define RECON_ITEM_FAMILY(x) \
+    "CASE WHEN " x ".category = 'pending' THEN 'missing_in_statement' ELSE " x ".category END"
+#define RECON_SAME_ITEM \
+    "l.tenant_id = i.tenant_id AND l.channel = i.channel AND l.day = i.day" \
+    " AND " RECON_ITEM_FAMILY("l") " = " RECON_ITEM_FAMILY("i") \
+    " AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')" \
+    " AND coalesce(l.callback_type, '') = coalesce(i.callback_type, '')"
+
 /* The discrepancy lines (pending ones are the register's only) in a
  * stable order, through a cursor so that memory stays bounded whatever
  * their number; first_seen NULL (a dry run: no register). */
@@ -469,10 +484,7 @@ const char SQL_RECON_LINE_CURSOR_REG[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
     " pg_temp.idemload_ts_text(i.first_seen) "
     "FROM idemload_recon_lines l LEFT JOIN {item} i ON i.state <> 'resolved'"
-    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
-    "  AND l.day = i.day AND l.category = i.category"
-    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
-    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, '')" RECON_LINE_ORDER;
+    "  AND " RECON_SAME_ITEM RECON_LINE_ORDER;
 const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
 const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
 
@@ -606,11 +618,7 @@ const char SQL_RECON_REG_SUPERSEDE[] =
     "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
-    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l"
-    "      WHERE l.tenant_id = i.tenant_id AND l.channel = i.channel AND l.day = i.day"
-    "        AND l.category = i.category"
-    "        AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
-    "        AND coalesce(l.callback_type, '') = coalesce(i.callback_type, ''))";
+    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
 
 /* $1 the run, $2 $3 the period.  Pending items of earlier days, of the
  * run's pairs, whose grace has passed: missing_in_statement, open. */
@@ -626,7 +634,7 @@ const char SQL_RECON_REG_ESCALATE[] =
 /* $1 the run, $2 the files (a JSON array of paths).  This run's lines
  * found again: last seen now, facts as now; how many. */
 const char SQL_RECON_REG_UPSERT[] =
-    "WITH u AS (UPDATE {item} i SET last_seen = now(), last_run = $1,"
+    "WITH u AS (UPDATE {item} i SET last_seen = now(), last_run = $1, category = l.category,"
     "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
     "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
     "         'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
@@ -635,10 +643,7 @@ const char SQL_RECON_REG_UPSERT[] =
     "       difference = l.difference,"
     "       file = ($2::jsonb) ->> (l.file_no - 1), line = l.line "
     "FROM idemload_recon_lines l "
-    "WHERE i.state <> 'resolved' AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
-    "  AND l.day = i.day AND l.category = i.category"
-    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
-    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, '') RETURNING 1) "
+    "WHERE i.state <> 'resolved' AND " RECON_SAME_ITEM " RETURNING 1) "
     "SELECT count(*) FROM u";
 
 /* $1 the run, $2 the files.  This run's lines the register does not hold
@@ -657,10 +662,7 @@ const char SQL_RECON_REG_UPSERT[] =
 const char SQL_RECON_REG_INSERT_NEW[] =
     RECON_REG_INSERT_LINES
     " WHERE NOT EXISTS (SELECT 1 FROM {item} i WHERE i.state <> 'resolved'"
-    "  AND l.tenant_id = i.tenant_id AND l.channel = i.channel"
-    "  AND l.day = i.day AND l.category = i.category"
-    "  AND coalesce(l.out_trade_no, '') = coalesce(i.out_trade_no, '')"
-    "  AND coalesce(l.callback_type, '') = coalesce(i.callback_type, ''))";
+    "  AND " RECON_SAME_ITEM ")";
 /* The same when SQL_RECON_REG_UPSERT found none of the lines open in the
  * register (the common case of a new day): every line is new, and the
  * anti-join, which hashes six keys of every line to find nothing (2.3 s of
@@ -684,8 +686,9 @@ const char SQL_RECON_REG_RUNS[] =
     "SELECT $1, tenant_id, channel, day, verdict, statement, table_side, matched, unverified,"
     "  pending, categories, $2::jsonb FROM d";
 
-/* $1 $2 the period, $3 how many to list.  Open discrepancies of other
- * days, of the run's pairs: carried over, with their age in days (the
+/* $1 $2 the period, $3 how many to list.  Open discrepancies of earlier
+ * days (before the period: a backfill of an old day carries over nothing
+ * of the days after it), of the run's pairs: carried over, with their age in days (the
  * zone's today minus their day), oldest first; the last two columns are
  * the count and the oldest age of all of them (windows over the whole set,
  * worked out before the LIMIT), so that a register of a million open items
@@ -699,21 +702,21 @@ const char SQL_RECON_REG_RUNS[] =
     "         - min(i.day) OVER ()) "
 const char SQL_RECON_REG_CARRIED[] =
     RECON_CARRIED_COLUMNS("i.category")
-    "FROM {item} i WHERE i.state = 'open' AND i.day NOT BETWEEN $1::date AND $2::date"
+    "FROM {item} i WHERE i.state = 'open' AND i.day < least($1::date, $2::date)"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel) "
     "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type "
     "LIMIT $3";
 
 /* $1 $2 the period.  What a run would carry over, for a dry run that
- * writes no register: the open discrepancies of other days of the run's
+ * writes no register: the open discrepancies of earlier days of the run's
  * pairs, with the pending ones past their grace as the escalation would
  * make them, less those this statement lists (a run would resolve them);
  * $3 and the columns as SQL_RECON_REG_CARRIED's. */
 const char SQL_RECON_DRY_CARRIED[] =
     RECON_CARRIED_COLUMNS("CASE WHEN i.state = 'pending' THEN 'missing_in_statement'"
                           " ELSE i.category END")
-    "FROM {item} i WHERE i.day NOT BETWEEN $1::date AND $2::date"
+    "FROM {item} i WHERE i.day < least($1::date, $2::date)"
     "  AND (i.state = 'open' OR (i.state = 'pending'"
     "    AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
     "                 + current_setting('idemload.recon_grace')::interval))"
@@ -731,7 +734,29 @@ const char SQL_RECON_REGISTER_READABLE[] =
     "SELECT CASE WHEN to_regclass($1) IS NULL THEN 'absent'"
     "  WHEN has_table_privilege(to_regclass($1), 'SELECT') THEN 'readable' ELSE 'denied' END";
 
-/* $1 the run: items this run opened and resolved (counts). */
-const char SQL_RECON_REG_CHANGES[] =
-    "SELECT (SELECT count(*) FROM {item} WHERE opened_by = $1 AND category <> 'pending'),"
-    "       (SELECT count(*) FROM {item} WHERE resolved_by = $1)";
+/* Before the lines found again are brought up to date: the pending items
+ * of the period that this run finds as missing_in_statement (escalated in
+ * place, SQL_RECON_REG_UPSERT), which appeared as discrepancies now. */
+const char SQL_RECON_REG_ESCALATING[] =
+    "CREATE TEMP TABLE idemload_recon_escalated AS SELECT i.id FROM {item} i"
+    " JOIN idemload_recon_lines l ON " RECON_SAME_ITEM
+    " WHERE i.state = 'pending' AND l.category <> 'pending'";
+
+/* $1 the run, $2 how many to list.  What this run's register changed, as
+ * the report lists it: the discrepancies that appeared (items it opened,
+ * and pending ones it escalated), or the items it resolved, with why;
+ * the last column is how many there are in all. */
+#define RECON_CHANGED_ITEMS \
+    "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text," \
+    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen), i.resolution," \
+    "       count(*) OVER () FROM {item} i "
+#define RECON_CHANGED_ORDER \
+    " ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type LIMIT $2"
+const char SQL_RECON_REG_APPEARED[] =
+    RECON_CHANGED_ITEMS
+    "WHERE i.category <> 'pending' AND i.state = 'open'"
+    "  AND (i.opened_by = $1 OR i.id IN (SELECT id FROM idemload_recon_escalated))"
+    RECON_CHANGED_ORDER;
+const char SQL_RECON_REG_RESOLVED[] =
+    RECON_CHANGED_ITEMS "WHERE i.resolved_by = $1" RECON_CHANGED_ORDER;

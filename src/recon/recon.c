@@ -757,24 +757,18 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
     return ok;
 }
 
-static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
+/* The register's items of r (columns: category, tenant_id, channel,
+ * out_trade_no, callback_type, day, age in days, difference, first_seen,
+ * and the resolution in column resolution_col unless it is -1) into *out:
+ * false when memory runs out (logged). */
+static bool read_items(db_result *r, int resolution_col, recon_items *out)
 {
-    char limit[16];
-    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
-    const char *params[] = {res->from, res->to, limit};
-    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 3, params);
-    if (!r)
-        return false;
     int n = db_nrows(r);
     bool oom = false;
-    if (n > 0) {
-        res->carried_over = (uint64_t)db_int(r, 0, 9);
-        res->carried_oldest = db_int(r, 0, 10);
-    }
-    res->carried = calloc(n ? (size_t)n : 1, sizeof *res->carried);
-    oom = !res->carried;
+    out->items = calloc(n ? (size_t)n : 1, sizeof *out->items);
+    oom = !out->items;
     for (int i = 0; !oom && i < n; i++) {
-        recon_carried *c = &res->carried[res->n_carried++];
+        recon_carried *c = &out->items[out->n++];
         c->category = dup_or_null(db_value(r, i, 0), &oom);
         c->tenant_id = db_int(r, i, 1);
         c->channel = dup_or_null(db_value(r, i, 2), &oom);
@@ -784,11 +778,49 @@ static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
         c->age_days = db_int(r, i, 6);
         c->difference = db_is_null(r, i, 7) ? NULL : dup_or_null(db_value(r, i, 7), &oom);
         c->first_seen = dup_or_null(db_value(r, i, 8), &oom);
+        if (resolution_col >= 0 && !db_is_null(r, i, resolution_col))
+            c->resolution = dup_or_null(db_value(r, i, resolution_col), &oom);
     }
-    db_result_free(&r);
     if (oom)
         log_error("reconcile: out of memory");
     return !oom;
+}
+
+static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
+{
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
+    const char *params[] = {res->from, res->to, limit};
+    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 3, params);
+    if (!r)
+        return false;
+    if (db_nrows(r) > 0) {
+        res->carried_over = (uint64_t)db_int(r, 0, 9);
+        res->carried_oldest = db_int(r, 0, 10);
+    }
+    recon_items got = {0};
+    bool ok = read_items(r, -1, &got);
+    res->carried = got.items;
+    res->n_carried = got.n;
+    db_result_free(&r);
+    return ok;
+}
+
+/* What this run's register changed (SQL_RECON_REG_APPEARED or _RESOLVED):
+ * the first RECON_CARRIED_LISTED items, and how many. */
+static bool gather_changed(recon_ctx *x, const char *what, const char *sql, const char *run_id,
+                           recon_items *out)
+{
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
+    db_result *r = query(x, what, sql, 2, (const char *const[]){run_id, limit});
+    if (!r)
+        return false;
+    if (db_nrows(r) > 0)
+        out->total = (uint64_t)db_int(r, 0, 10);
+    bool ok = read_items(r, 9, out);
+    db_result_free(&r);
+    return ok;
 }
 
 /* The register's open items this run found again, brought up to date;
@@ -836,6 +868,8 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
               3, rp) &&
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
          exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
+         exec(x, "reconcile: register (escalated in the period)", SQL_RECON_REG_ESCALATING, 0,
+              NULL) &&
          seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)",
               res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
@@ -847,13 +881,13 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
     free(files);
     if (!ok)
         return false;
-    r = query(x, "reconcile: register (changes)", SQL_RECON_REG_CHANGES, 1,
-              (const char *const[]){run_id});
-    if (!r)
+    if (!gather_changed(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARED, run_id,
+                        &res->appeared_items) ||
+        !gather_changed(x, "reconcile: register (what was resolved)", SQL_RECON_REG_RESOLVED,
+                        run_id, &res->resolved_items))
         return false;
-    res->appeared = (uint64_t)db_int(r, 0, 0);
-    res->resolved = (uint64_t)db_int(r, 0, 1);
-    db_result_free(&r);
+    res->appeared = res->appeared_items.total;
+    res->resolved = res->resolved_items.total;
     res->registered = true;
     return gather_carried(x, res, SQL_RECON_REG_CARRIED);
 }

@@ -323,7 +323,21 @@ static json_t *carried_json(const recon_carried *c)
     json_object_set_new(o, "age_days", json_integer(c->age_days));
     json_object_set_new(o, "difference", str_or_null(c->difference));
     json_object_set_new(o, "first_seen", str_or_null(c->first_seen));
+    if (c->resolution)
+        json_object_set_new(o, "resolution", json_string(c->resolution));
     return o;
+}
+
+/* "NAME": the items listed, "NAME_omitted": how many more. */
+static void items_json(json_t *o, const char *name, const recon_items *l)
+{
+    json_t *items = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(items, carried_json(&l->items[i]));
+    json_object_set_new(o, name, items);
+    char key[64];
+    snprintf(key, sizeof key, "%s_omitted", name);
+    json_object_set_new(o, key, json_integer((json_int_t)(l->total - l->n)));
 }
 
 /* --repair missing: "repaired_keys", the rows it inserted (the first
@@ -384,6 +398,8 @@ json_t *recon_json(const recon_result *r)
     json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
     json_object_set_new(o, "appeared", json_integer((json_int_t)r->appeared));
     json_object_set_new(o, "resolved", json_integer((json_int_t)r->resolved));
+    items_json(o, "appeared_items", &r->appeared_items);
+    items_json(o, "resolved_items", &r->resolved_items);
     json_object_set_new(o, "repair",
                         json_string(r->repair == REPAIR_MISSING ? "missing"
                                     : r->repair == REPAIR_MERGE ? "merge"
@@ -487,7 +503,7 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                 (unsigned long long)r->cat_count[c]);
     fputc('\n', fp);
     if (r->outside_period)
-        fprintf(fp, "  outside the period (not compared): %llu keys\n",
+        fprintf(fp, "  outside the period (not compared): %llu rows\n",
                 (unsigned long long)r->outside_period);
     if (r->carried_over) {
         fprintf(fp, "  carried over: %llu open discrepancies of earlier days (oldest %lld days)\n",
@@ -648,38 +664,48 @@ static bool html_category(const recon_result *r, recon_category c, buf *out)
     return ok;
 }
 
-/* Open discrepancies of earlier days: the first RECON_CARRIED_SHOWN, and
- * how many more the report lists. */
+/* Items of the register shown on the page: the first RECON_CARRIED_SHOWN
+ * of a list, and how many more the report lists. */
 enum { RECON_CARRIED_SHOWN = 20 };
 
-static bool html_carried(const recon_result *r, buf *out)
+/* One table of register items: title (with its count), the table's id, the
+ * report's member that lists them; with_age: an age column (carried over),
+ * else the resolution (what this run resolved) or nothing. */
+static bool html_items(const char *title, const char *id, const char *member,
+                       const recon_items *l, bool with_age, bool with_resolution, buf *out)
 {
-    bool ok = buf_printf(out, "<h3>Carried over from earlier days: %llu</h3>\n<table id=\"recon-carried\"><tr>"
+    bool ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"%s\"><tr>"
                               "<th>category</th><th>tenant</th><th>channel</th><th>out_trade_no</th>"
-                              "<th>callback_type</th><th>day</th><th>age (days)</th>"
-                              "<th>difference</th><th>first seen</th></tr>\n",
-                         (unsigned long long)r->carried_over);
-    for (size_t i = 0; ok && i < r->n_carried && i < RECON_CARRIED_SHOWN; i++) {
-        const recon_carried *cv = &r->carried[i];
+                              "<th>callback_type</th><th>day</th>%s"
+                              "<th>difference</th><th>first seen</th>%s</tr>\n",
+                         title, (unsigned long long)l->total, id,
+                         with_age ? "<th>age (days)</th>" : "",
+                         with_resolution ? "<th>resolution</th>" : "");
+    for (size_t i = 0; ok && i < l->n && i < RECON_CARRIED_SHOWN; i++) {
+        const recon_carried *cv = &l->items[i];
         ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
              buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
              esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
              esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
              esc(out, cv->callback_type) && buf_append_str(out, "</td><td>") &&
-             esc(out, cv->day) && buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->age_days) &&
-             esc(out, cv->difference) && buf_append_str(out, "</td><td>") &&
-             esc(out, cv->first_seen) && buf_append_str(out, "</td></tr>\n");
+             esc(out, cv->day) &&
+             (!with_age || buf_printf(out, "</td><td>%lld", (long long)cv->age_days)) &&
+             buf_append_str(out, "</td><td>") && esc(out, cv->difference) &&
+             buf_append_str(out, "</td><td>") && esc(out, cv->first_seen) &&
+             (!with_resolution ||
+              (buf_append_str(out, "</td><td>") && esc(out, cv->resolution))) &&
+             buf_append_str(out, "</td></tr>\n");
     }
     ok = ok && buf_append_str(out, "</table>\n");
-    if (ok && r->carried_over > RECON_CARRIED_SHOWN) {
-        uint64_t more = r->carried_over - RECON_CARRIED_SHOWN;
-        uint64_t listed = r->n_carried > RECON_CARRIED_SHOWN ? r->n_carried - RECON_CARRIED_SHOWN : 0;
+    if (ok && l->total > RECON_CARRIED_SHOWN) {
+        uint64_t more = l->total - RECON_CARRIED_SHOWN;
+        uint64_t listed = l->n > RECON_CARRIED_SHOWN ? l->n - RECON_CARRIED_SHOWN : 0;
         ok = listed == more
-                 ? buf_printf(out, "<p class=\"more\">%llu more in the report's "
-                                   "carried_over_items.</p>\n", (unsigned long long)more)
-                 : buf_printf(out, "<p class=\"more\">%llu more: the report's carried_over_items "
+                 ? buf_printf(out, "<p class=\"more\">%llu more in the report's %s.</p>\n",
+                              (unsigned long long)more, member)
+                 : buf_printf(out, "<p class=\"more\">%llu more: the report's %s "
                                    "lists the next %llu, the register holds them all.</p>\n",
-                              (unsigned long long)more, (unsigned long long)listed);
+                              (unsigned long long)more, member, (unsigned long long)listed);
     }
     return ok;
 }
@@ -691,8 +717,17 @@ bool recon_html_section(const recon_result *r, buf *out)
     for (int c = 0; ok && c < CAT_COUNT; c++)
         if (r->cat_count[c])
             ok = html_category(r, (recon_category)c, out);
-    if (ok && r->carried_over)
-        ok = html_carried(r, out);
+    if (ok && r->appeared_items.total)
+        ok = html_items("Appeared in this run", "recon-appeared", "appeared_items",
+                        &r->appeared_items, false, false, out);
+    if (ok && r->resolved_items.total)
+        ok = html_items("Resolved by this run", "recon-resolved", "resolved_items",
+                        &r->resolved_items, false, true, out);
+    if (ok && r->carried_over) {
+        recon_items carried = {r->carried, r->n_carried, r->carried_over};
+        ok = html_items("Carried over from earlier days", "recon-carried", "carried_over_items",
+                        &carried, true, false, out);
+    }
     return ok && buf_append_str(out, "</section>\n");
 }
 

@@ -70,6 +70,21 @@ void recon_line_free(recon_line *l)
     memset(l, 0, sizeof *l);
 }
 
+static void items_free(recon_carried *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        recon_carried *c = &items[i];
+        free(c->category);
+        free(c->channel);
+        free(c->out_trade_no);
+        free(c->callback_type);
+        free(c->difference);
+        free(c->first_seen);
+        free(c->resolution);
+    }
+    free(items);
+}
+
 void recon_result_free(recon_result *r)
 {
     for (size_t i = 0; i < r->n_days; i++) {
@@ -89,16 +104,9 @@ void recon_result_free(recon_result *r)
     for (size_t i = 0; i < r->n_lines; i++)
         recon_line_free(&r->lines[i]);
     free(r->lines);
-    for (size_t i = 0; i < r->n_carried; i++) {
-        recon_carried *c = &r->carried[i];
-        free(c->category);
-        free(c->channel);
-        free(c->out_trade_no);
-        free(c->callback_type);
-        free(c->difference);
-        free(c->first_seen);
-    }
-    free(r->carried);
+    items_free(r->carried, r->n_carried);
+    items_free(r->appeared_items.items, r->appeared_items.n);
+    items_free(r->resolved_items.items, r->resolved_items.n);
     for (size_t i = 0; i < r->n_repaired_keys; i++) {
         recon_key *k = &r->repaired_keys[i];
         free(k->channel);

@@ -84,7 +84,8 @@ typedef struct recon_line {
     char *first_seen;       /* NULL: not registered (dry run) */
 } recon_line;
 
-/* An open discrepancy of an earlier day (the register). */
+/* An item of the register: an open discrepancy of an earlier day (carried
+ * over), or one this run opened or resolved. */
 typedef struct recon_carried {
     char *category;
     int64_t tenant_id;
@@ -94,7 +95,16 @@ typedef struct recon_carried {
     int64_t age_days;
     char *difference;
     char *first_seen;
+    char *resolution;       /* a resolved item: why; else NULL */
 } recon_carried;
+
+/* Some items of the register, the first RECON_CARRIED_LISTED of them, and
+ * how many there are in all. */
+typedef struct recon_items {
+    recon_carried *items;
+    size_t n;
+    uint64_t total;
+} recon_items;
 
 /* Carried-over items a recon_result lists (the report's
  * "carried_over_items", oldest first); beyond them only the count,
@@ -143,6 +153,8 @@ typedef struct recon_result {
     int64_t carried_oldest;     /* the age of the oldest, in days */
     bool carried_unknown;       /* a dry run that may not read the register */
     uint64_t appeared, resolved;
+    recon_items appeared_items; /* the discrepancies this run opened or escalated */
+    recon_items resolved_items; /* the items it resolved */
     repair_mode repair;
     uint64_t repaired;          /* --repair: rows inserted */
     recon_key *repaired_keys;   /* --repair missing: the first RECON_REPAIR_LISTED

@@ -89,6 +89,7 @@ q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type
  (1, 'wechat', 'LATE', 'pay', 1, '{\"amount\": 20, \"currency\": \"CNY\"}', '2026-11-21 00:00:05Z'),
  (1, 'wechat', 'AM', 'pay', 1, '{\"amount\": 11, \"currency\": \"CNY\"}', '$D 11:00:00Z'),
  (1, 'wechat', 'CM', 'pay', 1, '{\"amount\": 7.00, \"currency\": \"USD\"}', '$D 11:00:00Z'),
+ (1, 'wechat', 'CX', 'pay', 1, '{\"amount\": 11, \"currency\": \"JPY\"}', '$D 11:00:00Z'),
  (1, 'wechat', 'SM', 'pay', 1, '{\"amount\": 8, \"currency\": \"CNY\"}', '$D 11:00:00Z'),
  (1, 'wechat', 'MS', 'pay', 1, '{\"amount\": 3.33, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
  (1, 'wechat', 'DUP', 'pay', 1, '{\"amount\": 5, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
@@ -120,6 +121,7 @@ tenant_id,channel,out_trade_no,callback_type,status,payload,received_at
 1,wechat,LATE,pay,1,"{""amount"": 20.00, ""currency"": ""CNY""}",${D}T23:59:58Z
 1,wechat,AM,pay,1,"{""amount"": 10.00, ""currency"": ""CNY""}",${D}T11:00:00Z
 1,wechat,CM,pay,1,"{""amount"": 7.00, ""currency"": ""CNY""}",${D}T11:00:00Z
+1,wechat,CX,pay,1,"{""amount"": ""10.00"", ""currency"": ""EUR""}",${D}T11:00:00Z
 1,wechat,SM,pay,2,"{""amount"": 8, ""currency"": ""CNY""}",${D}T11:00:00Z
 1,wechat,MT,pay,1,"{""amount"": ""42.00"", ""currency"": ""CNY""}",${D}T13:00:00Z
 1,wechat,订单-1,pay,1,"{""amount"": ""1.00"", ""currency"": ""CNY""}",${D}T13:00:00Z
@@ -168,6 +170,10 @@ check "the report states the period it used" jtrue r.json \
     "r['reconciliation']['period'] == {'from': '$D', 'to': '$D'} and r['reconciliation']['zone'] == 'UTC'"
 check "every category is counted" jtrue r.json \
     "all(r['reconciliation']['categories'][c] >= 1 for c in ['missing_in_table', 'missing_in_statement', 'amount_mismatch', 'currency_mismatch', 'status_mismatch', 'duplicate_in_statement'])"
+check "amounts in two currencies are not compared: CX (10.00 EUR, 11 JPY) is a currency_mismatch alone" python3 -c "
+import json, sys
+ls = [json.loads(l) for l in open('d.ndjson')]
+sys.exit(0 if sorted(l['category'] for l in ls if l['out_trade_no'] == 'CX') == ['currency_mismatch'] else 1)"
 check "a declared fact missing on one side is unverified, not matched" jtrue r.json \
     "[d['unverified'] for d in r['reconciliation']['days'] if d['channel'] == 'wechat'] == [1]"
 check "the day's verdicts" jtrue r.json \
@@ -185,7 +191,7 @@ check "the file, line and (dry run) null first_seen of a line" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('d.ndjson', encoding='utf-8')]
 mt=[l for l in ls if l['out_trade_no']=='MT'][0]
-sys.exit(0 if mt['file']=='stmt.csv' and mt['line']==9 and mt['first_seen'] is None else 1)"
+sys.exit(0 if mt['file']=='stmt.csv' and mt['line']==10 and mt['first_seen'] is None else 1)"
 check "CNY minor 16890 matches 168.90, JPY 1200 matches 1200 (exponent 0)" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('d.ndjson')]
@@ -212,7 +218,7 @@ ns=[l for l in ls if l['day']=='2026-11-19']
 sys.exit(0 if len(ns)==1 and ns[0]['category']=='no_statement' and ns[0]['out_trade_no'] is None and ns[0]['difference']=='-3.30' else 1)"
 run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json stmt.csv
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
-    "r['reconciliation']['outside_period'] == 21 and r['reconciliation']['days'] == []"
+    "r['reconciliation']['outside_period'] == 22 and r['reconciliation']['days'] == []"
 eq "nothing compared is balanced" 0 "$RC"
 
 # The zone: at +08:00 the 23:59:58Z rows belong to the next day.

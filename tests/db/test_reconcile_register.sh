@@ -87,6 +87,49 @@ check "the report lists it as resolved" jtrue s2.json "r['reconciliation']['reso
 eq "the day's run record is superseded by the latest run" "discrepancies:true discrepancies:true balanced:false" \
     "$(q "SELECT string_agg(verdict || ':' || (superseded_by IS NOT NULL)::text, ' ' ORDER BY id) FROM idemload_recon_run WHERE tenant_id = 6")"
 
+check "and lists it, with why" jtrue s2.json \
+    "[(i['out_trade_no'], i['category'], i['resolution']) for i in r['reconciliation']['resolved_items']] == [('S1', 'amount_mismatch', 'not found again when the day was reconciled again')] and r['reconciliation']['appeared_items'] == [] and r['reconciliation']['resolved_items_omitted'] == 0"
+
+# The same day reconciled again past the grace: its pending item becomes
+# missing_in_statement in place (it keeps its first_seen, and is listed as
+# appeared, not as resolved and opened again); the reverse, a longer grace,
+# makes it pending again without resolving it.
+ins 8 wechat G1 1.00 "${OLD}T09:00:00Z"
+ins 8 wechat G2 2.00 "${OLD}T10:00:00Z"
+{ echo "$header"; row 8 wechat G1 1.00 "${OLD}T09:00:00Z"; } >g.csv
+run reconcile -d "$DB" --grace 10000d g.csv
+eq "within a long grace the row is pending: exit 0" 0 "$RC"
+eq "pending in the register" "pending/pending" "$(item 8 G2)"
+first=$(q "SELECT first_seen FROM idemload_recon_item WHERE tenant_id = 8 AND out_trade_no = 'G2'")
+run reconcile -d "$DB" --grace 0m --report g2.json g.csv
+eq "the same day past the grace: missing_in_statement, exit 5" 5 "$RC"
+eq "the item is escalated in place" "missing_in_statement/open" "$(item 8 G2)"
+eq "one item for the key, its first_seen kept" "1 $first" \
+    "$(q "SELECT count(*) || ' ' || min(first_seen) FROM idemload_recon_item WHERE tenant_id = 8 AND out_trade_no = 'G2'")"
+check "the report: appeared 1 (listed), resolved 0" jtrue g2.json \
+    "(x := r['reconciliation'])['appeared'] == 1 and x['resolved'] == 0 and [i['out_trade_no'] for i in x['appeared_items']] == ['G2'] and x['resolved_items'] == []"
+run reconcile -d "$DB" --grace 10000d --report g3.json g.csv
+eq "a longer grace again: pending, exit 0" 0 "$RC"
+eq "the item is pending again, still one" "1 pending" \
+    "$(q "SELECT count(*) || ' ' || min(state) FROM idemload_recon_item WHERE tenant_id = 8 AND out_trade_no = 'G2'")"
+check "nothing reported resolved or appeared" jtrue g3.json \
+    "r['reconciliation']['appeared'] == 0 and r['reconciliation']['resolved'] == 0"
+
+# A backfill of a day before one with open items carries none of them over:
+# they are not of an earlier day.
+ins 9 wechat L1 1.00 "${D0}T09:00:00Z"
+ins 9 wechat L0 1.00 "${D0}T08:00:00Z"
+{ echo "$header"; row 9 wechat L0 1.00 "${D0}T08:00:00Z"; } >l0.csv
+run reconcile -d "$DB" --grace 0m l0.csv
+eq "the later day: missing_in_statement, exit 5" 5 "$RC"
+ins 9 wechat L9 1.00 "${OLD}T09:00:00Z"
+{ echo "$header"; row 9 wechat L9 1.00 "${OLD}T09:00:00Z"; } >l9.csv
+run reconcile -d "$DB" --report l9.json l9.csv
+eq "the older day, backfilled: balanced, exit 0" 0 "$RC"
+check "nothing carried over from the later day" jtrue l9.json \
+    "r['reconciliation']['carried_over'] == 0 and r['reconciliation']['carried_over_items'] == []"
+check "nor said to be in the summary" test "$(grep -c "carried over" "$ERR")" = 0
+
 # --repair missing: inserts what the table lacks, changes nothing else.
 ins 7 wechat R1 1.00 "${OLD}T09:00:00Z"
 { echo "$header"; row 7 wechat R1 1.00 "${OLD}T09:00:00Z"; row 7 wechat R3 3.00 "${OLD}T10:00:00Z"
