@@ -321,15 +321,20 @@ const char SQL_RECON_OUTSIDE[] =
     "    OR received_at >= (SELECT ($2::date + 1)::timestamp"
     "                        AT TIME ZONE current_setting('idemload.recon_zone'))";
 
-/* The pairs, and whether --facts names a time fact for the channel (at
+/* The statement's (tenant, channel) pairs: those of its valid rows, in the
+ * period or not (a statement whose rows all fall outside an explicit period
+ * still stands for its pairs: their table rows of the period are
+ * no_statement, not balanced), and the pair --set names, $1 and $2, when
+ * it names both (a bill without a row still stands for its merchant and
+ * channel); with whether --facts names a time fact for the channel (at
  * any level that applies to it: then its rows' time is not received_at). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
     " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
     "          WHERE (f.channel IS NULL OR f.channel = k.channel) AND f.time_path IS NOT NULL)"
     "        AS timed"
-    " FROM (SELECT DISTINCT tenant_id, channel FROM idemload_recon_sk"
-    "        WHERE day BETWEEN $1::date AND $2::date) k";
+    " FROM (SELECT tenant_id, channel FROM idemload_recon_sk"
+    "       UNION SELECT $1::bigint, $2::text WHERE $1 IS NOT NULL AND $2 IS NOT NULL) k";
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and

@@ -627,6 +627,27 @@ static bool gather_dedup(recon_ctx *x, run_report *rep)
 
 /* The comparison: facts, keys, the period, both joins, the outcomes and
  * the lines; then the figures back. */
+/* The (tenant, channel) pair every row of the statement has whatever it
+ * holds: --set tenant_id with --set channel or the profile's constant
+ * channel, into tenant and channel (validated and trimmed as a row's
+ * values are); false when the options name no such pair. */
+static bool preset_pair(const config *cfg, char tenant[24], buf *channel)
+{
+    const char *t = cfg->presets.value[COL_TENANT_ID];
+    const char *c = cfg->presets.value[COL_CHANNEL];
+    const column_rule *rule = cfg->profile ? &cfg->profile->col[COL_CHANNEL] : NULL;
+    if (!c && rule && rule->set && rule->n_from == 0 && rule->value)
+        c = rule->value;
+    int64_t id;
+    if (!t || !c || !parse_int_in_range(t, strlen(t), INT64_MIN, INT64_MAX, &id))
+        return false;
+    size_t n = strlen(c);
+    trim_white_space(&c, &n);
+    snprintf(tenant, 24, "%lld", (long long)id);
+    buf_clear(channel);
+    return n > 0 && buf_append(channel, c, n);
+}
+
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     if (!exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 0, NULL) ||
@@ -652,7 +673,14 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     res->outside_period = (uint64_t)db_int(r, 0, 0);
     db_result_free(&r);
     const char *rows[] = {res->from, res->to, x->sql_zone};
-    if (!exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2, period) ||
+    char tenant[24];
+    buf channel = BUF_INIT;
+    bool preset = preset_pair(x->cfg, tenant, &channel);
+    const char *pair[] = {preset ? tenant : NULL, preset ? buf_cstr(&channel) : NULL};
+    bool paired = exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2,
+                       pair);
+    buf_free(&channel);
+    if (!paired ||
         !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
         !exec(x, "reconcile: reading the table's rows of the statement",
               x->tool.t.distributed ? SQL_RECON_TABLE_ROWS_DISTRIBUTED : SQL_RECON_TABLE_ROWS, 3,

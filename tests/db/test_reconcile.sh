@@ -220,6 +220,26 @@ run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
     "r['reconciliation']['outside_period'] == 22 and r['reconciliation']['days'] == []"
 eq "nothing compared is balanced" 0 "$RC"
+# A statement whose rows all fall outside an explicit period still stands
+# for its pairs: their table rows of the period are no_statement (a
+# truncated or wrong bill is not "balanced").
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+   VALUES (1, 'wechat', 'P22', 'pay', 1, '{\"amount\": \"4.00\", \"currency\": \"CNY\"}', '2026-11-22T10:00:00Z')" >/dev/null
+run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-22 --report o22.json stmt.csv
+eq "a period holding none of the statement's rows, with table rows of its pair: exit 5" 5 "$RC"
+check "the pair's day is one no_statement" jtrue o22.json \
+    "[(d['channel'], d['day'], d['categories']['no_statement']['count'], d['table']['rows']) for d in r['reconciliation']['days']] == [('wechat', '2026-11-22', 1, 1)]"
+# A bill without a row (the header alone) for a merchant and channel --set
+# names: the day's table rows are no_statement, not "balanced".
+printf 'out_trade_no,callback_type,status,payload,received_at\n' >empty.csv
+run reconcile -d "$DB" --dry-run --period 2026-11-22 --set tenant_id=1 --set channel=wechat \
+    --report e22.json empty.csv
+eq "an empty statement of a pair with table rows in the period: exit 5" 5 "$RC"
+check "no_statement for that day" jtrue e22.json \
+    "[(d['tenant_id'], d['channel'], d['day'], d['categories']['no_statement']['count']) for d in r['reconciliation']['days']] == [(1, 'wechat', '2026-11-22', 1)]"
+run reconcile -d "$DB" --dry-run --period 2026-11-23 --set tenant_id=1 --set channel=wechat empty.csv
+eq "the same empty statement for a day without table rows is balanced: exit 0" 0 "$RC"
+q "DELETE FROM payment_callback WHERE out_trade_no = 'P22'" >/dev/null
 
 # The zone: at +08:00 the 23:59:58Z rows belong to the next day.
 run reconcile -d "$DB" --dry-run --facts facts.json --timezone +08:00 --report z.json \
