@@ -515,6 +515,34 @@ const char SQL_RECON_DAY_AMOUNTS[] =
     "        FROM idemload_recon_out WHERE t_present) a "
     "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
 
+/* Each side's rows of the comparison with their kind (the part of
+ * callback_type before ':'), currency and amount. */
+#define RECON_SIDE_ROWS \
+    "SELECT tenant_id, channel, day, 's' AS side, split_part(callback_type, ':', 1) AS kind," \
+    "       s_currency AS currency, s_amount AS amount FROM idemload_recon_out WHERE s_present " \
+    "UNION ALL SELECT tenant_id, channel, day, 't', split_part(callback_type, ':', 1)," \
+    "       t_currency, t_amount FROM idemload_recon_out WHERE t_present"
+
+/* Per tenant, channel, day, side and kind: each currency's amount (the
+ * currency '' for amounts that state none; a row of NULL amount when none
+ * of the kind's rows in that currency has one), the kind's rows, those
+ * without a readable amount, and how many amounts the sum holds. */
+const char SQL_RECON_DAY_KINDS[] =
+    "SELECT tenant_id, channel, day::text, side, kind, coalesce(currency, ''),"
+    "       pg_temp.idemload_money_text(sum(amount), currency),"
+    "       sum(count(*)) OVER k, sum(count(*) - count(amount)) OVER k, count(amount) "
+    "FROM (" RECON_SIDE_ROWS ") a GROUP BY tenant_id, channel, day, side, kind, currency "
+    "WINDOW k AS (PARTITION BY tenant_id, channel, day, side, kind) "
+    "ORDER BY 3, 1, 2, 4, 5, 6";
+
+/* The same over the whole run (every tenant, channel and day). */
+const char SQL_RECON_PERIOD_KINDS[] =
+    "SELECT side, kind, coalesce(currency, ''),"
+    "       pg_temp.idemload_money_text(sum(amount), currency),"
+    "       sum(count(*)) OVER k, sum(count(*) - count(amount)) OVER k, count(amount) "
+    "FROM (" RECON_SIDE_ROWS ") a GROUP BY side, kind, currency "
+    "WINDOW k AS (PARTITION BY side, kind) ORDER BY 1, 2, 3";
+
 /* The whole run, per side ('s' or 't') and currency: the amount (a
  * currency's sum over every tenant, channel and day; two currencies never
  * added). */

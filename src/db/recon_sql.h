@@ -60,6 +60,8 @@ extern const char SQL_RECON_REG_APPEARED[];
 extern const char SQL_RECON_REG_RESOLVED[];
 extern const char SQL_RECON_DRY_CARRIED[];
 extern const char SQL_RECON_PERIOD_AMOUNTS[];
+extern const char SQL_RECON_DAY_KINDS[];
+extern const char SQL_RECON_PERIOD_KINDS[];
 extern const char SQL_RECON_REGISTER_READABLE[];
 
 #endif

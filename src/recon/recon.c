@@ -409,6 +409,30 @@ static bool side_add(recon_side *s, const char *currency, const char *amount)
     return !oom;
 }
 
+/* One row of SQL_RECON_DAY_KINDS or _PERIOD_KINDS, from column c (kind,
+ * currency, amount, the kind's rows, those without an amount, how many
+ * amounts): into s's entry of that kind (the rows come ordered by kind, so
+ * it is the last entry or a new one).  False when memory runs out. */
+static bool kind_add(recon_side *s, db_result *r, int i, int c)
+{
+    const char *kind = db_value(r, i, c);
+    recon_side *k = s->n_kinds ? &s->kinds[s->n_kinds - 1] : NULL;
+    if (!k || strcmp(k->kind, kind) != 0) {
+        recon_side *grown = realloc(s->kinds, (s->n_kinds + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        s->kinds = grown;
+        k = &s->kinds[s->n_kinds++];
+        memset(k, 0, sizeof *k);
+        k->kind = strdup(kind);
+        if (!k->kind)
+            return false;
+        k->rows = (uint64_t)db_int(r, i, c + 3);
+        k->without_amount = (uint64_t)db_int(r, i, c + 4);
+    }
+    return db_int(r, i, c + 5) == 0 || side_add(k, db_value(r, i, c + 1), db_value(r, i, c + 2));
+}
+
 /* The run's two sides over every day: rows summed here, amounts per
  * currency summed by the server (exact numerics). */
 static bool gather_period_totals(recon_ctx *x, recon_result *res)
@@ -427,6 +451,14 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
     for (int i = 0; ok && i < db_nrows(r); i++)
         ok = side_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table,
                       db_value(r, i, 1), db_value(r, i, 2));
+    db_result_free(&r);
+    r = ok ? query(x, "reconcile: the period's totals per kind", SQL_RECON_PERIOD_KINDS, 0, NULL)
+           : NULL;
+    if (ok && !r)
+        return false;
+    for (int i = 0; ok && i < db_nrows(r); i++)
+        ok = kind_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table, r,
+                      i, 1);
     db_result_free(&r);
     if (!ok)
         log_error("reconcile: out of memory gathering the figures");
@@ -471,6 +503,18 @@ static bool gather_days(recon_ctx *x, recon_result *res)
             continue;
         recon_side *s = db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table;
         oom = !side_add(s, db_value(r, i, 4), db_value(r, i, 5));
+    }
+    db_result_free(&r);
+    if (oom)
+        goto oom;
+    r = query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0, NULL);
+    if (!r)
+        return false;
+    at = 0;
+    for (int i = 0; !oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        if (d)
+            oom = !kind_add(db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table, r, i, 4);
     }
     db_result_free(&r);
     if (oom)

@@ -278,6 +278,12 @@ json_t *recon_side_json(const recon_side *s)
     json_object_set_new(o, "rows", json_integer((json_int_t)s->rows));
     json_object_set_new(o, "amounts", a);
     json_object_set_new(o, "without_amount", json_integer((json_int_t)s->without_amount));
+    if (!s->kind) {
+        json_t *k = json_object();
+        for (size_t i = 0; i < s->n_kinds; i++)
+            json_object_set_new(k, s->kinds[i].kind, recon_side_json(&s->kinds[i]));
+        json_object_set_new(o, "kinds", k);
+    }
     return o;
 }
 
@@ -415,20 +421,45 @@ json_t *recon_json(const recon_result *r)
 
 #define SUMMARY_MAX_DAYS 40
 
-static void print_side(FILE *fp, const char *label, const recon_side *s)
+/* A side's amounts per currency ("CNY 1.00, USD 2.00") and how many of
+ * its rows have none; nothing when it has neither. */
+static void print_amounts(FILE *fp, const recon_side *s)
 {
-    fprintf(fp, "%s %llu rows", label, (unsigned long long)s->rows);
     /* A currency is the statement's text: escaped for the terminal. */
     for (size_t i = 0; i < s->n_amounts; i++) {
-        fputs(i ? ", " : " (", fp);
+        fputs(i ? ", " : "", fp);
         text_fput_term(fp, s->amounts[i].currency[0] ? s->amounts[i].currency : "?");
         fprintf(fp, " %s", s->amounts[i].amount);
     }
     if (s->without_amount)
-        fprintf(fp, "%s%llu without a readable amount", s->n_amounts ? "; " : " (",
+        fprintf(fp, "%s%llu without a readable amount", s->n_amounts ? "; " : "",
                 (unsigned long long)s->without_amount);
-    if (s->n_amounts || s->without_amount)
+}
+
+/* "statement 3 rows (CNY 1.00)"; with several kinds, each apart ("statement
+ * 3 rows [pay 2 (CNY 1.00), refund 1 (CNY 0.50)]"): a refund is never
+ * shown only added to the payments. */
+static void print_side(FILE *fp, const char *label, const recon_side *s)
+{
+    fprintf(fp, "%s %llu rows", label, (unsigned long long)s->rows);
+    if (s->n_kinds > 1) {
+        for (size_t k = 0; k < s->n_kinds; k++) {
+            const recon_side *e = &s->kinds[k];
+            fputs(k ? ", " : " [", fp);
+            text_fput_term(fp, e->kind);
+            fprintf(fp, " %llu", (unsigned long long)e->rows);
+            if (e->n_amounts || e->without_amount) {
+                fputs(" (", fp);
+                print_amounts(fp, e);
+                fputc(')', fp);
+            }
+        }
+        fputc(']', fp);
+    } else if (s->n_amounts || s->without_amount) {
+        fputs(" (", fp);
+        print_amounts(fp, s);
         fputc(')', fp);
+    }
 }
 
 #define SUMMARY_MAX_KEYS 5
@@ -532,9 +563,10 @@ static bool esc(buf *out, const char *s)
     return s ? html_escape(out, s, strlen(s)) : buf_append_str(out, "&#8212;");
 }
 
-static bool side_html(buf *out, const recon_side *s)
+/* A side's amounts, each on a line, and its rows without one. */
+static bool amounts_html(buf *out, const recon_side *s)
 {
-    bool ok = buf_printf(out, "<td>%llu", (unsigned long long)s->rows);
+    bool ok = true;
     for (size_t i = 0; ok && i < s->n_amounts; i++) {
         ok = buf_append_str(out, "<br>") && esc(out, s->amounts[i].currency) &&
              buf_append_char(out, ' ') && esc(out, s->amounts[i].amount);
@@ -542,6 +574,22 @@ static bool side_html(buf *out, const recon_side *s)
     if (ok && s->without_amount)
         ok = buf_printf(out, "<br><span class=\"note\">%llu without a readable amount</span>",
                         (unsigned long long)s->without_amount);
+    return ok;
+}
+
+/* A side's cell: its rows and amounts; with several kinds, each kind's
+ * rows and amounts under its name. */
+static bool side_html(buf *out, const recon_side *s)
+{
+    bool ok = buf_printf(out, "<td>%llu", (unsigned long long)s->rows);
+    if (s->n_kinds > 1) {
+        for (size_t k = 0; ok && k < s->n_kinds; k++)
+            ok = buf_append_str(out, "<div class=\"kind\">") && esc(out, s->kinds[k].kind) &&
+                 buf_printf(out, " %llu", (unsigned long long)s->kinds[k].rows) &&
+                 amounts_html(out, &s->kinds[k]) && buf_append_str(out, "</div>");
+    } else {
+        ok = ok && amounts_html(out, s);
+    }
     return ok && buf_append_str(out, "</td>");
 }
 

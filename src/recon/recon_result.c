@@ -48,6 +48,10 @@ static void side_free(recon_side *s)
         free(s->amounts[i].amount);
     }
     free(s->amounts);
+    for (size_t i = 0; i < s->n_kinds; i++)
+        side_free(&s->kinds[i]);
+    free(s->kinds);
+    free(s->kind);
 }
 
 static void facts_text_free(recon_facts *f)

@@ -40,11 +40,18 @@ typedef struct recon_amount {
     char *amount;       /* decimal text, major unit */
 } recon_amount;
 
+/* One side's rows and money: of a day (or the period), every kind
+ * together, then per kind (the part of callback_type before ':': a
+ * payment and a refund are never added up without the two also shown
+ * apart); a kind's entry has a name and no kinds of its own. */
 typedef struct recon_side {
+    char *kind;                 /* an entry of kinds: its name; else NULL */
     uint64_t rows;
     uint64_t without_amount;    /* rows with no readable amount: in no total */
     recon_amount *amounts;
     size_t n_amounts;
+    struct recon_side *kinds;   /* by name */
+    size_t n_kinds;
 } recon_side;
 
 typedef struct recon_day {

@@ -499,9 +499,24 @@ printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,recei
 run reconcile -d "$DB" --dry-run --report jur.json --html ju.html ju.csv
 eq "two rows missing in the table: exit 5" 5 "$RC"
 check "the statement's side counts the row without a readable amount" jtrue jur.json \
-    "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1})]"
+    "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1, 'kinds': {'pay': {'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}}}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1})]"
 check "the summary says so" grep -qF 'statement 2 rows (CNY 2.00; 1 without a readable amount)' "$ERR"
 check "and for the category" grep -qF 'missing_in_table 2 (CNY 2.00; 1 without an amount)' "$ERR"
+
+# Amounts per kind and currency (SPEC.md, "Verdict and totals"): a payment
+# and its refund are each shown, not only added up.
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '8,kinds,K1,pay,1,"{""amount"": ""100.00"", ""currency"": ""CNY""}",'"${D}T10:00:00Z" \
+    '8,kinds,K1,refund:R1,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",'"${D}T11:00:00Z" \
+    '8,kinds,K2,pay,1,"{""amount"": ""5"", ""currency"": ""JPY""}",'"${D}T12:00:00Z" >ki.csv
+run reconcile -d "$DB" --dry-run --report ki.json --html ki.html ki.csv
+eq "three rows missing in the table: exit 5" 5 "$RC"
+check "the day's statement side per kind and currency" jtrue ki.json \
+    "[d['statement']['kinds'] for d in r['reconciliation']['days'] if d['channel'] == 'kinds'] == [{'pay': {'rows': 2, 'amounts': {'CNY': '100.00', 'JPY': '5'}, 'without_amount': 0}, 'refund': {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0}}]"
+check "and the period's totals" jtrue ki.json \
+    "r['reconciliation']['totals']['statement']['kinds']['refund'] == {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0} and r['reconciliation']['totals']['table']['kinds'] == {}"
+check "the summary shows each kind" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)], table 0 rows' "$ERR"
+check "and the page" grep -qF '<div class="kind">refund 1<br>CNY 30.00</div>' ki.html
 check "the page too" grep -qF '1 without a readable amount' ju.html
 
 # A hostile file name and a key a spreadsheet would run as a formula: the
