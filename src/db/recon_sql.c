@@ -557,14 +557,16 @@ const char SQL_RECON_PERIOD_AMOUNTS[] =
  * sum of the differences (NULL when they are in several currencies: money
  * of two currencies is never added), the sums per currency as a JSON
  * object, the text a reader sees ("CNY 149.00", or "JPY 100, USD 1.00"), and
- * the lines with no difference (a side without a readable amount). */
+ * the lines with no difference (a side without a readable amount, or two
+ * currencies); the sum and the text are NULL when no line has one (not
+ * "0.00": nothing is known of the money). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
-    "       CASE WHEN count(*) = 1 THEN coalesce(min(amount), '0.00') END,"
+    "       CASE WHEN count(*) = 1 THEN min(amount) END,"
     "       coalesce(jsonb_object_agg(ccy, amount) FILTER (WHERE ccy IS NOT NULL"
     "                                                   AND amount IS NOT NULL),"
     "                jsonb_build_object())::text,"
-    "       CASE WHEN count(*) = 1 THEN coalesce(min(ccy) || ' ', '') || coalesce(min(amount), '0.00')"
+    "       CASE WHEN count(*) = 1 THEN coalesce(min(ccy) || ' ', '') || min(amount)"
     "            ELSE string_agg(coalesce(ccy, '?') || ' ' || coalesce(amount, '?'), ', '"
     "                            ORDER BY ccy) END,"
     "       sum(n_unknown) "

@@ -534,7 +534,8 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         if (!db_is_null(r, i, 5))
             d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
         d->cat_amounts[c] = dup_or_null(db_value(r, i, 6), &oom);
-        d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
+        if (!db_is_null(r, i, 7))
+            d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
         d->cat_without[c] = (uint64_t)db_int(r, i, 8);
         res->cat_count[c] += d->cat_count[c];
     }

@@ -512,7 +512,7 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                         (unsigned long long)d->cat_count[c]);
                 text_fput_term(fp, d->cat_shown[c]);
                 if (d->cat_without[c])
-                    fprintf(fp, "; %llu without an amount",
+                    fprintf(fp, "%s%llu without an amount", d->cat_shown[c] ? "; " : "",
                             (unsigned long long)d->cat_without[c]);
                 fputc(')', fp);
             }
@@ -658,9 +658,9 @@ static bool html_days(const recon_result *r, buf *out)
             if (d->cat_count[c])
                 ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
                                 (unsigned long long)d->cat_count[c]) &&
-                     esc(out, d->cat_shown[c]) &&
+                     (!d->cat_shown[c] || esc(out, d->cat_shown[c])) &&
                      (!d->cat_without[c] ||
-                      buf_printf(out, "; %llu without an amount",
+                      buf_printf(out, "%s%llu without an amount", d->cat_shown[c] ? "; " : "",
                                  (unsigned long long)d->cat_without[c])) &&
                      buf_append_str(out, ")<br>");
         ok = ok && buf_append_str(out, "</td></tr>\n");

@@ -517,6 +517,18 @@ check "and the period's totals" jtrue ki.json \
     "r['reconciliation']['totals']['statement']['kinds']['refund'] == {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0} and r['reconciliation']['totals']['table']['kinds'] == {}"
 check "the summary shows each kind" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)], table 0 rows' "$ERR"
 check "and the page" grep -qF '<div class="kind">refund 1<br>CNY 30.00</div>' ki.html
+
+# A category whose lines have no difference (two currencies) has no
+# amount, not "0.00": nothing is known of its money.
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+   VALUES (8, 'ccy', 'U1', 'pay', 1, '{\"amount\": \"20.00\", \"currency\": \"CNY\"}', '${D}T10:00:00Z')" >/dev/null
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '8,ccy,U1,pay,1,"{""amount"": ""20.00"", ""currency"": ""USD""}",'"${D}T10:00:00Z" >cu.csv
+run reconcile -d "$DB" --dry-run --report cu.json cu.csv
+eq "one currency mismatch: exit 5" 5 "$RC"
+check "its category has no amount (null), one line without one" jtrue cu.json \
+    "[d['categories']['currency_mismatch'] for d in r['reconciliation']['days'] if d['channel'] == 'ccy'] == [{'count': 1, 'amount': None, 'amounts': {}, 'without_amount': 1}]"
+check "the summary says so, no 0.00" grep -qF 'currency_mismatch 1 (1 without an amount)' "$ERR"
 check "the page too" grep -qF '1 without a readable amount' ju.html
 
 # A hostile file name and a key a spreadsheet would run as a formula: the
