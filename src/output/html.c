@@ -62,7 +62,8 @@ static void putf(page *pg, const char *fmt, ...)
 
 /* The page's escaper: markup characters as references; a control character
  * or a bidirectional control as its code, never applied (SPEC.md "Hostile
- * input"), but a tab and a newline stay (a reject's text in a <pre>). */
+ * input"), a tab and a newline too (a file name or a key with a line break
+ * would read as two words), except in a block of text (html_one_block). */
 static size_t html_one(const char *s, size_t n, char tmp[16], const char **instead)
 {
     switch (*s) {
@@ -71,8 +72,6 @@ static size_t html_one(const char *s, size_t n, char tmp[16], const char **inste
     case '>': *instead = "&gt;"; return 1;
     case '"': *instead = "&quot;"; return 1;
     case '\'': *instead = "&#39;"; return 1;
-    case '\t':
-    case '\n': return 0;
     default: break;
     }
     size_t w = text_control_width(s, n);
@@ -89,6 +88,18 @@ static size_t html_one(const char *s, size_t n, char tmp[16], const char **inste
 bool html_escape(buf *out, const char *s, size_t n)
 {
     return text_escape_walk(out, s, n, html_one, text_escape_bad_code);
+}
+
+/* The same for a block of text shown as written (a rejected row's raw
+ * text in a <pre>): its tabs and line breaks stay. */
+static size_t html_one_block(const char *s, size_t n, char tmp[16], const char **instead)
+{
+    return *s == '\t' || *s == '\n' ? 0 : html_one(s, n, tmp, instead);
+}
+
+static void text_block(page *pg, const char *s, size_t n)
+{
+    pg->ok = text_escape_walk(pg->out, s, n, html_one_block, text_escape_bad_code) && pg->ok;
 }
 
 /* Data text, escaped. */
@@ -431,11 +442,18 @@ static void list_holes(page *gp, const tl_axis *ax, const char *channel, const u
             put(gp, " \xE2\x80\xA6");
             break;
         }
+        /* Hours are a span of time, its end exclusive ("10:00 – 12:00");
+         * days are dates, the last one inclusive ("2026-11-04 – 2026-11-06",
+         * or one date alone): an exclusive end date read as one more empty
+         * day, a day that has rows. */
         char s1[40], s2[40];
+        int64_t end = ax->first + (int64_t)(e + 1) * ax->bucket_hours;
         bucket_label(s1, sizeof s1, ax->first + (int64_t)k * ax->bucket_hours, ax->bucket_hours);
-        bucket_label(s2, sizeof s2, ax->first + (int64_t)(e + 1) * ax->bucket_hours,
-                     ax->bucket_hours);
-        putf(gp, "%s %s \xE2\x80\x93 %s", spans > 1 ? ";" : "", s1, s2);
+        bucket_label(s2, sizeof s2, ax->bucket_hours < 24 ? end : end - 24, ax->bucket_hours);
+        if (strcmp(s1, s2) == 0)
+            putf(gp, "%s %s", spans > 1 ? ";" : "", s1);
+        else
+            putf(gp, "%s %s \xE2\x80\x93 %s", spans > 1 ? ";" : "", s1, s2);
     }
     put(gp, "</li>\n");
 }
@@ -595,7 +613,7 @@ static void render_rejects(page *pg, const run_report *rep)
             put(pg, "<code>");
             text(pg, e->file);
             putf(pg, ":%llu</code><pre>", (unsigned long long)e->line);
-            textn(pg, e->raw, e->raw_len);
+            text_block(pg, e->raw, e->raw_len);
             if (e->raw_cut)
                 put(pg, " \xE2\x80\xA6");
             put(pg, "</pre>");

@@ -17,8 +17,11 @@
 #include "output/report.h"
 #include "util/buf.h"
 
-/* Appends s[0..n) to out with & < > " ' as character references and every
- * byte that breaks UTF-8 (or a NUL) as U+FFFD.  False when memory runs out. */
+/* Appends s[0..n) to out with & < > " ' as character references, a
+ * control character (tab and line break included) or a bidirectional
+ * control as its code (\u000A, \u202E), a byte that breaks UTF-8 as \xHH
+ * and a NUL as \u0000, as the summary writes them.  False when memory runs
+ * out. */
 bool html_escape(buf *out, const char *s, size_t n);
 
 /* Renders the page for rep (rep->exit_code already set) into *out.  False

@@ -66,7 +66,15 @@ done
 run validate --rejects rj3.ndjson --html days.html days.ndjson
 if page days; then
     check "days: per day, 2026-11-04 empty" jtrue days.json \
-        '"Rows per day" in r["text"] and "alipay: 1 empty day: 2026-11-04 – 2026-11-05" in r["text"]'
+        '"Rows per day" in r["text"] and "alipay: 1 empty day: 2026-11-04" in r["text"] and "2026-11-04 – 2026-11-05" not in r["text"]'
+fi
+# Two empty days in a row: the span names its last empty day, not the next
+# one (which has rows).
+grep -v '"D05"' days.ndjson >days2.ndjson
+run validate --rejects rj3.ndjson --html days2.html days2.ndjson
+if page days2; then
+    check "days: 2026-11-04 and -05 empty, said as 2026-11-04 – 2026-11-05" jtrue days2.json \
+        '"alipay: 2 empty days: 2026-11-04 – 2026-11-05" in r["text"]'
 fi
 
 # --- hostile text in a file name, a channel and a rejected row's raw text
@@ -86,6 +94,15 @@ t = facts["text"]
 sys.exit(0 if t.count(x) >= 2 and hf in t else 1)
 PY
 fi
+
+# A line break in a file name is shown as its code, as in the summary
+# (README: control characters as their codes on the page too): the name
+# must not read as two words; a rejected row's own line breaks stay.
+NL=$'nl\nname.ndjson'
+printf '%s\n' '{"tenant_id":"x"}' >"$NL"
+run validate --rejects rj8.ndjson --html nl.html "$NL"
+check "a file name's line break is shown as \\u000A" grep -qF 'nl\u000Aname.ndjson' nl.html
+check "and not as a raw line break" test "$(grep -c '^name.ndjson' nl.html)" -eq 0
 
 # --- zero rows, and every row rejected: still a valid page
 : >empty.ndjson
