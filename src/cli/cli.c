@@ -106,7 +106,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(encoding)},
     {0, "timezone", "ZONE", READING,
      "with --profile: zone of timestamps without an offset, +08:00, Z or an IANA name such "
-     "as Asia/Shanghai (default: the profile's)",
+     "as Asia/Shanghai (default: the profile's); reconcile: also the zone its days are cut "
+     "in, for a canonical file too (default UTC)",
      .set = set_text, .field = FIELD(timezone)},
     {0, "kind", "FROM=TO", READING,
      "with --profile: write the profile's kind FROM (the part of callback_type before ':') "

@@ -259,7 +259,7 @@ static void render_header(page *pg, const run_report *rep)
     putf(pg, "<dt>exit status</dt><dd><span id=\"exit-status\" class=\"status %s\">%d</span> %s"
              "</dd>\n</dl></header>\n",
          rep->exit_code == 0 ? "s0" : rep->exit_code == 1 ? "s1" : "sx", rep->exit_code,
-         exit_status_meaning(rep->exit_code));
+         exit_status_meaning(rep, rep->exit_code));
 }
 
 static void render_tiles(page *pg, const run_report *rep)

@@ -56,17 +56,22 @@ void run_report_free(run_report *rep)
     rep->html_section = NULL;
 }
 
-const char *exit_status_meaning(int code)
+const char *exit_status_meaning(const run_report *rep, int code)
 {
     switch (code) {
     case EXIT_OK:
+        if (rep && rep->reconcile)
+            return "balanced: the statements and the table agree, every row valid";
+        if (rep && rep->validate_only)
+            return "every row of every file is valid";
         return "every row of every file loaded (or, in a dry run, would load)";
     case EXIT_REJECTS:
         return "finished, but some rows were rejected";
     case EXIT_USAGE:
         return "usage or configuration error";
     case EXIT_INPUT:
-        return "an input could not be read or is corrupt";
+        return "a file could not be read or written (an input unreadable, corrupt or over "
+               "--max-rejects, an output not writable), or out of memory";
     case EXIT_DATABASE:
         return "database error that retries did not overcome";
     case EXIT_INTERRUPTED:

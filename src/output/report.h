@@ -64,7 +64,7 @@ typedef struct run_report {
 } run_report;
 
 /* The meaning of an exit status, for people ("some rows were rejected"). */
-const char *exit_status_meaning(int code);
+const char *exit_status_meaning(const run_report *rep, int code);
 
 /* Allocates room for n files and an empty timeline; false when out of
  * memory. */

@@ -1209,7 +1209,7 @@ static void explain_unread(run_report *rep, int code)
         if (f->status == FILE_FAILED && !f->error && f->counts.rows_read == 0) {
             char why[200];
             snprintf(why, sizeof why, "not read: nothing was compared (exit %d: %s; see the "
-                                      "error above)", code, exit_status_meaning(code));
+                                      "error above)", code, exit_status_meaning(rep, code));
             file_report_set_error(f, why);
         }
     }

@@ -68,6 +68,7 @@ if page days; then
     check "days: per day, 2026-11-04 empty" jtrue days.json \
         '"Rows per day" in r["text"] and "alipay: 1 empty day: 2026-11-04" in r["text"] and "2026-11-04 – 2026-11-05" not in r["text"]'
 fi
+check "validate's page says what its exit 0 means (not 'loaded')" grep -qF 'every row of every file is valid' days.html
 # Two empty days in a row: the span names its last empty day, not the next
 # one (which has rows).
 grep -v '"D05"' days.ndjson >days2.ndjson

@@ -241,6 +241,7 @@ check "the run counts all 1203 carried over and lists 1000" jtrue m1.json \
 check "the summary counts all of them, with the oldest's age" \
     contains "$ERR" "carried over: 1203 open discrepancies of earlier days (oldest $(( ($(date -u -d "$D1" +%s) - $(date -u -d 2026-11-09 +%s)) / 86400 )) days)"
 check "the page counts all of them" grep -q 'Carried over from earlier days: 1203' m1.html
+check "the page says what the balanced exit 0 means" grep -qF 'balanced: the statements and the table agree' m1.html
 check "and says where the rest are" grep -q '1183 more: the report.s carried_over_items lists the next 980, the register holds them all' m1.html
 
 # --dry-run by a role that may only read the table: nothing written at all.
