@@ -918,9 +918,10 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
             return res->code = code;
         if (ar == ATTEMPT_DATA && !was_isolated)
             continue;
-        log_warn("%s: %s: %s (SQLSTATE %s); retry %d of %d in %.1f s", job->path, at,
-                 buf_cstr(&ln->err_msg), ln->err_state, attempts, env->retries,
-                 (double)backoff / 1000.0);
+        /* A lost connection has no SQLSTATE: none is shown, not "()". */
+        log_warn("%s: %s: %s%s%s%s; retry %d of %d in %.1f s", job->path, at,
+                 buf_cstr(&ln->err_msg), ln->err_state[0] ? " (SQLSTATE " : "", ln->err_state,
+                 ln->err_state[0] ? ")" : "", attempts, env->retries, (double)backoff / 1000.0);
         gate_sleep_ms(env->gate, backoff + rand() % 100);
         backoff = next_backoff(backoff);
         if (gate_cancelled(env->gate))
