@@ -40,11 +40,16 @@ static int run_pipeline(const config *cfg)
         if (ld)
             rep.database = strdup(loader_database(ld));
         if (!ld) {
-            /* No file was touched; the report still says so, file by file. */
+            /* No file was touched; the report still says so, file by file,
+             * and why (a mailed report has no stderr beside it). */
+            char *why = log_last_error();
+            buf text = BUF_INIT;
+            buf_printf(&text, "not loaded: the database or the target table could not be used%s%s",
+                       why && *why ? ": " : " (see the error above)", why ? why : "");
             for (size_t i = 0; i < cfg->n_files; i++)
-                pipeline_not_started(cfg, &rep.files[i], cfg->files[i],
-                                     "not loaded: the database or the target table could not "
-                                     "be used (see the error above)");
+                pipeline_not_started(cfg, &rep.files[i], cfg->files[i], buf_cstr(&text));
+            buf_free(&text);
+            free(why);
         }
     }
     if (ld || cfg->cmd == CMD_VALIDATE)

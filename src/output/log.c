@@ -13,12 +13,14 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output/text_escape.h"
 
 static atomic_bool quiet;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static bool progress_shown;     /* under mu */
+static buf last_error;          /* under mu: log_last_error() */
 
 void log_set_quiet(bool q)
 {
@@ -95,19 +97,25 @@ void log_progress_clear(void)
     pthread_mutex_unlock(&mu);
 }
 
-__attribute__((format(printf, 2, 0)))
-static void emit(const char *level, const char *fmt, va_list ap)
+/* Writes one line "idemload: LEVEL MSG" (msg already escaped). */
+static void emit_text(const char *level, const char *msg)
 {
-    buf msg = BUF_INIT;
-    format_escaped(&msg, fmt, ap);
     pthread_mutex_lock(&mu);
     clear_progress_locked();
     fputs("idemload: ", stderr);
     if (level)
         fputs(level, stderr);
-    fputs(buf_cstr(&msg), stderr);
+    fputs(msg, stderr);
     fputc('\n', stderr);
     pthread_mutex_unlock(&mu);
+}
+
+__attribute__((format(printf, 2, 0)))
+static void emit(const char *level, const char *fmt, va_list ap)
+{
+    buf msg = BUF_INIT;
+    format_escaped(&msg, fmt, ap);
+    emit_text(level, buf_cstr(&msg));
     buf_free(&msg);
 }
 
@@ -115,8 +123,23 @@ void log_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    emit("error: ", fmt, ap);
+    buf msg = BUF_INIT;
+    format_escaped(&msg, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&mu);
+    buf_clear(&last_error);
+    buf_append_str(&last_error, buf_cstr(&msg));
+    pthread_mutex_unlock(&mu);
+    emit_text("error: ", buf_cstr(&msg));
+    buf_free(&msg);
+}
+
+char *log_last_error(void)
+{
+    pthread_mutex_lock(&mu);
+    char *copy = strdup(buf_cstr(&last_error));
+    pthread_mutex_unlock(&mu);
+    return copy;
 }
 
 void log_warn(const char *fmt, ...)

@@ -18,6 +18,13 @@ void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The last message log_error() wrote (escaped, without "idemload: error: "),
+ * for a report that must say why a file was not loaded, not only "see the
+ * error above" (a report or page mailed by a nightly job has no stderr
+ * beside it); "" before any.  The caller owns the copy; NULL when memory
+ * runs out. */
+char *log_last_error(void);
+
 /* Draws a progress line (no line break; it replaces the one shown), and
  * removes it.  A message logged meanwhile clears it first. */
 void log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,6 +3,7 @@
  */
 #include "pipeline/file.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "input/profile.h"
@@ -120,7 +121,11 @@ static int load_chunk(const run_ctx *x, chunk *ch, uint64_t chunk_no, const char
         /* A sink failing now does not undo the commit: the report counts
          * the chunk (SPEC.md: a report never understates committed work). */
         return sinks_chunk_merged(x->sinks, path, ch, x->out, rep);
-    file_report_set_error(rep, chunk_failure_text(code, loader_error(x->ld)));
+    const char *why = loader_error(x->ld);
+    char *logged = why || code == EXIT_INTERRUPTED ? NULL : log_last_error();
+    file_report_set_error(rep, chunk_failure_text(code, why ? why
+                                                        : logged && *logged ? logged : NULL));
+    free(logged);
     return code;
 }
 

@@ -1207,10 +1207,14 @@ static void explain_unread(run_report *rep, int code)
     for (size_t i = 0; i < rep->n_files; i++) {
         file_report *f = &rep->files[i];
         if (f->status == FILE_FAILED && !f->error && f->counts.rows_read == 0) {
-            char why[200];
-            snprintf(why, sizeof why, "not read: nothing was compared (exit %d: %s; see the "
-                                      "error above)", code, exit_status_meaning(rep, code));
-            file_report_set_error(f, why);
+            char *logged = log_last_error();
+            buf why = BUF_INIT;
+            buf_printf(&why, "not read: nothing was compared (exit %d: %s%s%s)", code,
+                       exit_status_meaning(rep, code), logged && *logged ? ": " : "",
+                       logged ? logged : "");
+            file_report_set_error(f, buf_cstr(&why));
+            buf_free(&why);
+            free(logged);
         }
     }
 }

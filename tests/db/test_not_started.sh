@@ -15,6 +15,14 @@ run import -q -d "host=/nonexistent" --report nodb.json a.csv b.ndjson
 eq "no server: exit 4" 4 "$RC"
 eq "no server: each file failed, with its own format" "a.csv:csv:failed b.ndjson:ndjson:failed" "$(formats nodb.json)"
 check "no server: the entries say why" jtrue nodb.json 'all("not loaded" in f["error"] for f in r["files"])'
+check "no server: and give the cause itself (a mailed report has no stderr beside it)" jtrue nodb.json \
+    'all("cannot connect to the database" in f["error"] for f in r["files"])'
+init_db not_started_noidx
+q "CREATE TABLE noidx (LIKE payment_callback)" >/dev/null
+run import -q -d "$DB" --table noidx --report noidx.json a.csv
+eq "no unique index: exit 2" 2 "$RC"
+check "no unique index: the report names the fix, as stderr does" jtrue noidx.json \
+    '"unique index" in r["files"][0]["error"]'
 
 # The changes file cannot be opened: the sinks fail, no file is touched.
 init_db not_started
