@@ -15,6 +15,7 @@
 #include "input/source.h"
 
 #include "input/zip_source.h"
+#include "util/signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef IDEMLOAD_HAVE_ISAL
@@ -81,6 +83,8 @@ struct source {
     ra_block ra[RA_BLOCKS];
     size_t ra_head, ra_count, ra_pos;
     bool ra_done, ra_stop;
+    bool interrupted;           /* the caller's wait ended by SIGINT/SIGTERM */
+    buf interrupted_msg;        /* its message (the caller's thread only) */
     uint64_t consumed_raw, consumed_decoded;
 };
 
@@ -107,9 +111,14 @@ static bool fill_raw(source *s)
         ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
         if (n < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR && !signals_interrupted())
                 continue;
             buf_clear(&s->err);
+            if (errno == EINTR) {
+                buf_printf(&s->err, "%s: interrupted while waiting for input", s->name);
+                s->failed = true;
+                return false;
+            }
             buf_printf(&s->err, "%s: read error after %llu bytes: %s", s->name,
                        (unsigned long long)s->raw_read, strerror(errno));
             s->failed = true;
@@ -304,6 +313,14 @@ static step_result inflate_step(source *s, unsigned char *dst, size_t cap, size_
 
 static void *read_ahead(void *arg);
 
+bool source_path_is_stream(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return true;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Opens path (or takes standard input for "-") into s->fd and s->name. */
 static bool open_fd(source *s, const char *path, buf *err)
 {
@@ -314,6 +331,12 @@ static bool open_fd(source *s, const char *path, buf *err)
         s->fd = open(path, O_RDONLY | O_CLOEXEC);
         s->owns_fd = true;
         s->name = strdup(path);
+        if (s->fd < 0 && errno == EINTR && signals_interrupted()) {
+            /* A FIFO no writer has opened yet: waiting, not unreadable. */
+            buf_printf(err, "%s: interrupted while waiting for a writer to open it", path);
+            s->owns_fd = false;
+            return false;
+        }
         if (s->fd < 0) {
             buf_printf(err, "%s: cannot open: %s", path, strerror(errno));
             s->owns_fd = false;
@@ -660,13 +683,36 @@ static void *read_ahead(void *arg)
     }
 }
 
+/* Waits for the read-ahead thread on s->cv (s->mu held) at most 200 ms, so
+ * that SIGINT or SIGTERM stops a reader waiting on a pipe that sends
+ * nothing (a stalled producer): the handler wakes no condition variable. */
+static void wait_for_block(source *s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 200 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&s->cv, &s->mu, &until);
+}
+
 ssize_t source_read(source *s, char *dst, size_t cap)
 {
     if (cap == 0)
         return 0;
     pthread_mutex_lock(&s->mu);
-    while (s->ra_count == 0 && !s->ra_done)
-        pthread_cond_wait(&s->cv, &s->mu);
+    while (s->ra_count == 0 && !s->ra_done && !signals_interrupted())
+        wait_for_block(s);
+    if (s->ra_count == 0 && !s->ra_done) {
+        /* Interrupted while the input sent nothing. */
+        pthread_mutex_unlock(&s->mu);
+        s->interrupted = true;
+        buf_clear(&s->interrupted_msg);
+        buf_printf(&s->interrupted_msg, "%s: interrupted while waiting for input", s->name);
+        return -1;
+    }
     if (s->ra_count == 0) {
         bool failed = s->failed;
         /* The thread has stopped: the bytes it consumed after its last
@@ -698,7 +744,7 @@ ssize_t source_read(source *s, char *dst, size_t cap)
 
 const char *source_error(const source *s)
 {
-    return buf_cstr(&s->err);
+    return s->interrupted ? buf_cstr(&s->interrupted_msg) : buf_cstr(&s->err);
 }
 
 bool source_is_gzip(const source *s)
@@ -750,6 +796,7 @@ void source_close(source **sp)
     free(s->raw);
     free(s->name);
     buf_free(&s->err);
+    buf_free(&s->interrupted_msg);
     free(s);
     *sp = NULL;
 }

@@ -30,6 +30,13 @@ typedef struct source source;
  */
 source *source_open(const char *path, buf *err);
 
+/* Can path be read only once: "-" (standard input), a pipe (`<(zcat f.gz)`
+ * is /dev/fd/63), a FIFO, a device?  Such a file is not hashed first, nor
+ * read twice: a first pass would consume what the load must read (it left
+ * nothing, and a load of 0 rows said exit 0).  False for a regular file,
+ * and for a path that cannot be looked at (opening it will say why). */
+bool source_path_is_stream(const char *path);
+
 /* The gzip inflaters.  DEFAULT is ISA-L's when the build has it, else
  * zlib's; zlib's is always built. */
 typedef enum {

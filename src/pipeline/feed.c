@@ -54,7 +54,9 @@ static fill_result fill_chunk(chunk_feed *f, chunk *ch, bool skip)
         if (rr == READ_FAILED) {
             buf_clear(&f->err);
             buf_append_str(&f->err, reader_error(in->rdr));
-            return FILL_INPUT_FAILED;
+            /* A read cut short by SIGINT/SIGTERM (a pipe that sent nothing)
+             * is an interruption, exit 130, not an unreadable input. */
+            return signals_interrupted() ? FILL_INTERRUPTED : FILL_INPUT_FAILED;
         }
         cc->rows_read++;
         f->rows_seen++;

@@ -52,12 +52,14 @@ static int check_loadable(const config *cfg, bool loading, const char *path, inp
 {
     buf msg = BUF_INIT;
     int code = EXIT_OK;
-    if (prepass_wanted(cfg, loading) && strcmp(path, "-") == 0) {
+    if (prepass_wanted(cfg, loading) && source_path_is_stream(path)) {
         /* The count is checked before anything is committed, which takes a
-         * first pass over the file: standard input cannot be read twice. */
-        buf_printf(&msg, "standard input: profile %s checks the bill's own row count before "
-                         "loading anything, which reads the file twice; give the file's path "
-                         "(validate reads standard input)", cfg->profile->name);
+         * first pass over the file: a stream cannot be read twice. */
+        buf_printf(&msg, "%s: profile %s checks the bill's own row count before loading "
+                         "anything, which reads the file twice, and a stream (standard input, "
+                         "a pipe) can be read only once; give the file's path (validate reads "
+                         "a stream)", strcmp(path, "-") == 0 ? "standard input" : path,
+                   cfg->profile->name);
         code = file_error(rep, buf_cstr(&msg), EXIT_USAGE);
     } else if (fmt == FORMAT_AUTO && !cfg->profile) {
         format_unknown(&msg, path);
@@ -77,7 +79,7 @@ static int open_input(const config *cfg, bool hash, input_format fmt, feed_input
     int code = EXIT_INPUT;
     /* The ledger knows files by content: hash first (cheap next to the
      * load), so a renamed copy is still recognised. */
-    bool hashed = hash && strcmp(in->path, "-") != 0;
+    bool hashed = hash && !source_path_is_stream(in->path);
     if (hashed && !digest_file(in->path, id->digest, &id->size, &err))
         goto out;
     if (hashed)
@@ -94,6 +96,10 @@ static int open_input(const config *cfg, bool hash, input_format fmt, feed_input
     in->check_utf8 = reader_records_need_utf8_check(in->rdr);
     code = EXIT_OK;
 out:
+    /* An open or a header read cut short by SIGINT/SIGTERM (a FIFO with no
+     * writer yet, a pipe that sent nothing): interrupted, not unreadable. */
+    if (code != EXIT_OK && signals_interrupted())
+        code = EXIT_INTERRUPTED;
     if (code != EXIT_OK)
         file_error(rep, buf_cstr(&err), code);
     buf_free(&err);

@@ -260,7 +260,7 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, file_re
         format_unknown(err, path);
         return EXIT_USAGE;
     }
-    if (strcmp(path, "-") != 0 && !digest_file(path, fr->digest, &(int64_t){0}, err))
+    if (!source_path_is_stream(path) && !digest_file(path, fr->digest, &(int64_t){0}, err))
         return EXIT_INPUT;
     *src = source_open(path, err);
     reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
@@ -268,7 +268,7 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, file_re
         ropt.preset[c] = cfg->presets.value[c] != NULL;
     if (*src)
         *rdr = reader_open(*src, path, &ropt, err);
-    return *rdr ? EXIT_OK : EXIT_INPUT;
+    return *rdr ? EXIT_OK : signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
 }
 
 /* Sends file i's records, read from rdr, in the binary COPY the caller
@@ -300,7 +300,7 @@ static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_c
         }
         if (rr == READ_FAILED) {
             buf_append_str(err, reader_error(rdr));
-            code = EXIT_INPUT;
+            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
             break;
         }
         c->rows_read++;

@@ -303,4 +303,15 @@ eq "samples: unionpay with --set channel" "14 2 0 0" "$(fig --set channel=unionp
 eq "samples: 55 active rows" 55 "$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")"
 eq "samples: the 30-digit integer arrives whole" 1 "$(q "SELECT count(*) FROM payment_callback WHERE payload::text LIKE '%123456789012345678901234567890%'")"
 
+# --- a file read through a pipe (process substitution): every row loaded,
+# the file not hashed first (the digest consumed the pipe: 0 rows, exit 0)
+init_db piped
+run import -d "$DB" --format csv --rejects rj_p.ndjson --report p.json <(zcat "$S/statements-wechat-2026-11-28.csv.gz")
+eq "import <(zcat FILE.csv.gz): exit 1, as the file itself (the sample has a rejected row)" 1 "$RC"
+eq "import <(zcat FILE.csv.gz): every row loaded, as from the file" "18 0 0 0" "$(counts p.json | cut -d' ' -f1-4)"
+check "import <(zcat FILE.csv.gz): the ledger cannot know a stream, and says so" contains "$ERR" "read from a stream"
+run import -d "$DB" --profile paypal-stl --set tenant_id=1 --rejects rj_p.ndjson <(cat "$SRC/samples/bill-paypal-stl-2024-08-20.csv")
+eq "a profile that counts in a first pass, from a pipe: exit 2" 2 "$RC"
+check "it says a stream is read only once" contains "$ERR" "can be read only once"
+
 finish
