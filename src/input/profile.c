@@ -726,6 +726,13 @@ static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
                                   : "is not a column idemload fills (tenant_id, channel, "
                                     "out_trade_no, callback_type, status, received_at)");
         }
+        if (p->col[c].set) {
+            /* "channel" and "Channel": one column named twice (a second
+             * rule would replace the first, unseen). */
+            char m[160];
+            snprintf(m, sizeof m, "columns.%s", key);
+            return bad(cx, m, "names a column already given a rule (names are case-insensitive)");
+        }
         if (!parse_rule(cx, v, (column)c, &p->col[c]))
             return false;
     }

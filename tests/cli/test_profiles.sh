@@ -176,6 +176,17 @@ v rejrevoked.json wechat-all.csv
 eq "custom profile: REVOKED unmapped and rejected" "1 4 1 0 0" "$RC $(figs v.json)"
 check "custom profile: the reject names the value" grep -q 'callback_type: 交易状态 \\"REVOKED\\" is not a value profile wechat-trade maps' rj.ndjson
 
+# ... and one that names a column twice ("channel", "Channel"): refused,
+# exit 2, where the second rule replaced the first unseen (and leaked it)
+python3 - <<'EOF'
+p = open("wechat-trade.json", encoding="utf-8").read()
+p = p.replace('"columns": {', '"columns": {"Channel": {"value": "other"}, ', 1)
+open("twice.json", "w", encoding="utf-8").write(p)
+EOF
+v twice.json wechat-all.csv
+eq "custom profile naming a column twice: exit 2" 2 "$RC"
+check "it says which" contains "$ERR" "names a column already given a rule"
+
 # the example shipped in share/doc/idemload/examples: a fund-flow bill
 printf '%s\r\n' '记账时间,微信支付业务单号,资金流水单号,业务名称,业务类型,收支类型,收支金额(元),账户结余(元),资金变更提交申请人,备注,业务凭证号' \
     '`2024-05-01 10:15:02,`4200000001,`F1,`退款,`退款,`支出,`30.00,`69.00,`system,`,`ORD1' \
