@@ -846,9 +846,20 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         *lanes_committed = *lanes_committed || pt->done || pt->res.code == EXIT_OK;
     }
     if (code != EXIT_OK) {
-        /* Some lanes may have committed: the report counts them. */
-        if (*lanes_committed)
+        /* Some lanes may have committed: the report counts them, and the
+         * side outputs take their rows (out), not those of the lanes
+         * rolled back.  Their rows read are the rows they merged or
+         * refused, so that the figures add up (the rest of the chunk is
+         * read again when the file resumes). */
+        if (*lanes_committed) {
+            for (int lane = 0; lane < ld->lanes; lane++) {
+                part *pt = &ld->parts[lane];
+                if (!pt->done && pt->res.code != EXIT_OK && pt->job.n > 0)
+                    outcome_fill(out, pt->job.idx, 0, pt->job.n - 1, MERGE_NONE);
+            }
+            total.rows_read = load_counts_merged(&total) + total.rows_rejected;
             *counts = total;
+        }
         return code;
     }
     total.chunks = 1;

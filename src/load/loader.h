@@ -53,7 +53,9 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
  * after; rows of lanes an earlier run committed stay MERGE_NONE.
  * *lanes_committed: some lane of the chunk committed (by this run or an
  * earlier one); when the chunk failed, *counts then holds the figures of
- * those lanes (chunks 0), so a report never understates committed work.
+ * those lanes (chunks 0; their rows read being the rows they merged or
+ * refused), so a report never understates committed work, and the rows of
+ * the lanes rolled back are MERGE_NONE in *out.
  */
 int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file, rejects *rj,
                       load_counts *counts, chunk_outcome *out, bool *lanes_committed);

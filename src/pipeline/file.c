@@ -127,6 +127,10 @@ static int load_chunk(const run_ctx *x, chunk *ch, uint64_t chunk_no, const char
         /* A sink failing now does not undo the commit: the report counts
          * the chunk (SPEC.md: a report never understates committed work). */
         return sinks_chunk_merged(x->sinks, path, ch, x->out, rep);
+    /* Some lanes committed: their rows' changes and groups, as the figures
+     * count them (a resumed run replays them from the ledger). */
+    if (*committed)
+        code = exit_worst(code, sinks_chunk_merged(x->sinks, path, ch, x->out, rep));
     const char *why = loader_error(x->ld);
     char *logged = why || code == EXIT_INTERRUPTED ? NULL : log_last_error();
     file_report_set_error(rep, chunk_failure_text(code, why ? why

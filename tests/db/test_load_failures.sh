@@ -210,4 +210,31 @@ run import -d "$DB" --chunk-rows 500 --rejects rj.ndjson rows.csv
 eq "a generated status column: exit 2" 2 $RC
 check "a generated status column: named" contains "$ERR" "column status is generated"
 
+# One lane fails (a trigger calls a function that does not exist: the load's
+# failure, not a row's), the other commits: exit 4, and every output says
+# the same thing as the table: the report's figures add up (rows read =
+# merged + rejected), the changes file has a line per row inserted, and the
+# page's groups count them; the same command then completes the file.
+init_db lf_lanes
+for i in $(seq 1 40); do
+    printf '{"tenant_id":1,"channel":"c","out_trade_no":"T%d","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-01T00:00:00Z"}\n' "$i"
+done >lanes.ndjson
+q "CREATE FUNCTION lf_trig() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+     IF NEW.out_trade_no = 'T1' THEN PERFORM no_such_fn(); END IF; RETURN NEW; END \$\$;
+   CREATE TRIGGER lf_trig BEFORE INSERT OR UPDATE ON payment_callback
+     FOR EACH ROW EXECUTE FUNCTION lf_trig()" >/dev/null
+run import -d "$DB" -j 2 --rejects rj.ndjson --report lanes.json --changes lanes.changes --html lanes.html lanes.ndjson
+eq "one lane failed, one committed: exit 4" 4 "$RC"
+in_table=$(q "SELECT count(*) FROM payment_callback")
+check "some rows committed (the other lane)" test "$in_table" -gt 0
+check "the report: partial, inserted as in the table, rows read = merged + rejected" jtrue lanes.json \
+    "(f := r['files'][0])['status'] == 'partial' and f['inserted'] == $in_table and f['rows_read'] == f['inserted'] + f['updated'] + f['unchanged'] + f['stale'] + f['existing'] + f['rows_rejected'] + f['rows_deduplicated']"
+eq "the changes file has a line per row inserted" "$in_table" "$(wc -l <lanes.changes | tr -d ' ')"
+check "the page's groups count them" grep -q "<td class=\"num\">$in_table</td>" lanes.html
+q "DROP TRIGGER lf_trig ON payment_callback" >/dev/null
+run import -d "$DB" -j 2 --rejects rj.ndjson --report lanes2.json --changes lanes2.changes lanes.ndjson
+eq "the same command once the cause is gone: exit 0" 0 "$RC"
+eq "every row in the table" 40 "$(q "SELECT count(*) FROM payment_callback")"
+eq "its changes file holds the whole file's 40 lines" 40 "$(wc -l <lanes2.changes | tr -d ' ')"
+
 finish
