@@ -517,6 +517,7 @@ static bool read_header(csv_reader *c, buf *err)
             return false;
         }
         seen[col] = true;
+        c->base.header_names[col] = true;
     }
     for (int col = 0; col < COL_COUNT; col++) {
         if (!seen[col] && column_required((column)col) && !c->opt.preset[col]) {

@@ -46,3 +46,8 @@ bool reader_records_need_utf8_check(const reader *r)
     return !r->checks_utf8;
 }
 
+bool reader_header_names(const reader *r, column c)
+{
+    return r->header_names[c];
+}
+

@@ -64,6 +64,11 @@ void reader_close(reader **r);
  */
 bool reader_records_need_utf8_check(const reader *r);
 
+/* Does the file's header name column c (a CSV file; NDJSON and channel
+ * bills have none)?  --set supplies a column a file lacks: where the
+ * header has it, the file's values are taken, and the caller says so. */
+bool reader_header_names(const reader *r, column c);
+
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

@@ -14,6 +14,7 @@ struct reader {
     const char *path;
     buf err;
     bool checks_utf8;   /* the reader rejects invalid UTF-8 and NUL itself */
+    bool header_names[COL_COUNT];   /* a CSV header's columns (else none) */
 };
 
 /*

@@ -69,6 +69,16 @@ static int check_loadable(const config *cfg, bool loading, const char *path, inp
     return code;
 }
 
+void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *path)
+{
+    for (int c = 0; c < COL_COUNT; c++)
+        if (cfg->presets.value[c] && reader_header_names(rdr, (column)c))
+            log_warn("%s: --set %s is not used: the file has a %s column, and --set supplies "
+                     "a column a file lacks; its rows keep their own values",
+                     strcmp(path, "-") == 0 ? "standard input" : path, column_name((column)c),
+                     column_name((column)c));
+}
+
 /* Opens the file's bytes and its reader into in (hash: its digest first,
  * for the ledger and the report); EXIT_OK, or EXIT_INPUT with the file's error set and
  * logged. */
@@ -94,6 +104,7 @@ static int open_input(const config *cfg, bool hash, input_format fmt, feed_input
     if (!in->rdr)
         goto out;
     in->check_utf8 = reader_records_need_utf8_check(in->rdr);
+    file_warn_unused_presets(cfg, in->rdr, in->path);
     code = EXIT_OK;
 out:
     /* An open or a header read cut short by SIGINT/SIGTERM (a FIFO with no

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "core/config.h"
+#include "input/reader.h"
 #include "load/loader.h"
 #include "load/outcome.h"
 #include "output/rejects.h"
@@ -35,5 +36,10 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
 /* Fills fr (cleared first) as a file the run did not start: its path, the
  * format it would have been read as, status failed, and why as its error. */
 void file_not_started(const config *cfg, file_report *fr, const char *path, const char *why);
+
+/* Warns, once per column, about each --set value the file does not take
+ * because its header has that column (SPEC.md: --set supplies a column the
+ * file does not have): the user asked for a value the rows will not get. */
+void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *path);
 
 #endif

@@ -31,6 +31,7 @@
 #include "output/log.h"
 #include "output/rejects.h"
 #include "output/report.h"
+#include "pipeline/file.h"
 #include "pipeline/pipeline.h"
 #include "recon/facts.h"
 #include "recon/recon_render.h"
@@ -268,6 +269,8 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, file_re
         ropt.preset[c] = cfg->presets.value[c] != NULL;
     if (*src)
         *rdr = reader_open(*src, path, &ropt, err);
+    if (*rdr)
+        file_warn_unused_presets(cfg, *rdr, path);
     return *rdr ? EXIT_OK : signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
 }
 

@@ -199,4 +199,13 @@ run validate --report digin.json --html digin.html - <big1m.csv
 eq "standard input: no digest" None "$(json digin.json 'r["files"][0]["digest"]')"
 check "the page says why" grep -q "none (standard input)" digin.html
 
+# --set supplies a column the file lacks: where the header has the column,
+# the file's values are kept, and the run says its --set is not used.
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '1,wechat,X1,pay,2,"{}",2024-05-01T10:00:05Z' >setcol.csv
+run validate --set channel=zzz --set tenant_id=9 --rejects rj_set.ndjson setcol.csv
+eq "--set of a column the file has: still exit 0" 0 "$RC"
+check "it says --set channel is not used" contains "$ERR" "setcol.csv: --set channel is not used: the file has a channel column"
+check "and --set tenant_id" contains "$ERR" "--set tenant_id is not used"
+
 finish
