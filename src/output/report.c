@@ -130,16 +130,20 @@ void run_report_total(run_report *rep)
         load_counts_add(&rep->totals, &rep->files[i].counts);
 }
 
-static void print_counts(FILE *fp, const char *indent, const load_counts *c, bool validate_only,
-                         double elapsed)
+/* One file's figures, or the totals (elapsed >= 0: with the time); a run
+ * that merges nothing (validate, reconcile) says what it would merge or
+ * compares, and reconcile, which reads no chunks, no chunk count. */
+static void print_counts(FILE *fp, const char *indent, const load_counts *c,
+                         const run_report *rep, double elapsed)
 {
+    bool validate_only = rep->validate_only;
     fprintf(fp, "%srows read %llu, rejected %llu, deduplicated %llu", indent,
             (unsigned long long)c->rows_read, (unsigned long long)c->rows_rejected,
             (unsigned long long)c->rows_deduplicated);
     if (c->rows_skipped > 0)
         fprintf(fp, ", skipped %llu", (unsigned long long)c->rows_skipped);
     if (validate_only)
-        fprintf(fp, ", would merge %llu",
+        fprintf(fp, rep->reconcile ? ", compared %llu" : ", would merge %llu",
                 (unsigned long long)(c->rows_read - c->rows_rejected - c->rows_skipped -
                                      c->rows_deduplicated));
     fprintf(fp, "\n");
@@ -148,7 +152,10 @@ static void print_counts(FILE *fp, const char *indent, const load_counts *c, boo
                 indent, (unsigned long long)c->inserted, (unsigned long long)c->updated,
                 (unsigned long long)c->unchanged, (unsigned long long)c->stale,
                 (unsigned long long)c->existing);
-    if (elapsed >= 0)
+    if (elapsed >= 0 && rep->reconcile)
+        fprintf(fp, "%stime %.2f s, %.0f rows/s\n", indent, elapsed,
+                elapsed > 0 ? (double)c->rows_read / elapsed : 0.0);
+    else if (elapsed >= 0)
         fprintf(fp, "%schunks %llu, time %.2f s, %.0f rows/s\n", indent,
                 (unsigned long long)c->chunks, elapsed,
                 elapsed > 0 ? (double)c->rows_read / elapsed : 0.0);
@@ -237,10 +244,10 @@ void report_print_summary(const run_report *rep, FILE *fp)
             fputc('\n', fp);
         }
         if (f->status != FILE_SKIPPED)
-            print_counts(fp, "    ", &f->counts, rep->validate_only, -1);
+            print_counts(fp, "    ", &f->counts, rep, -1);
     }
     fprintf(fp, "  total:\n");
-    print_counts(fp, "    ", &rep->totals, rep->validate_only, rep->elapsed_s);
+    print_counts(fp, "    ", &rep->totals, rep, rep->elapsed_s);
     print_by_channel(rep, fp);
 }
 

@@ -468,6 +468,26 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
     return ok;
 }
 
+/* Each day's two sides per kind and currency (SQL_RECON_DAY_KINDS). */
+static bool gather_day_kinds(recon_ctx *x, recon_result *res)
+{
+    db_result *r = query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0,
+                         NULL);
+    if (!r)
+        return false;
+    size_t at = 0;
+    bool oom = false;
+    for (int i = 0; !oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        if (d)
+            oom = !kind_add(db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table, r, i, 4);
+    }
+    db_result_free(&r);
+    if (oom)
+        log_error("reconcile: out of memory gathering the figures");
+    return !oom;
+}
+
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
     db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
@@ -510,18 +530,8 @@ static bool gather_days(recon_ctx *x, recon_result *res)
     db_result_free(&r);
     if (oom)
         goto oom;
-    r = query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0, NULL);
-    if (!r)
+    if (!gather_day_kinds(x, res))
         return false;
-    at = 0;
-    for (int i = 0; !oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        if (d)
-            oom = !kind_add(db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table, r, i, 4);
-    }
-    db_result_free(&r);
-    if (oom)
-        goto oom;
     r = query(x, "reconcile: the categories per day", SQL_RECON_DAY_CATEGORIES, 0, NULL);
     if (!r)
         return false;
