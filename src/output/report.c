@@ -251,7 +251,7 @@ void report_print_summary(const run_report *rep, FILE *fp)
     print_by_channel(rep, fp);
 }
 
-static json_t *counts_json(const load_counts *c)
+static json_t *counts_json_of(const load_counts *c)
 {
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                      "rows_read", (json_int_t)c->rows_read,
@@ -264,6 +264,20 @@ static json_t *counts_json(const load_counts *c)
                      "stale", (json_int_t)c->stale,
                      "existing", (json_int_t)c->existing,
                      "chunks", (json_int_t)c->chunks);
+}
+
+/* The figures of a file or of the run.  A run that merges nothing
+ * (validate, reconcile) adds "would_merge", the rows it kept, so that its
+ * rows_read still adds up (rejected + skipped + deduplicated + would_merge)
+ * where the merge's five figures are 0. */
+static json_t *counts_json(const load_counts *c, bool merges_nothing)
+{
+    json_t *o = counts_json_of(c);
+    if (o && merges_nothing)
+        json_object_set_new(o, "would_merge",
+                            json_integer((json_int_t)(c->rows_read - c->rows_rejected -
+                                                      c->rows_skipped - c->rows_deduplicated)));
+    return o;
 }
 
 /* "groups": the figures per tenant, channel and kind (SPEC.md
@@ -331,7 +345,7 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         json_object_set_new(o, "digest", f->digest[0] ? json_string(f->digest) : json_null());
         json_object_set_new(o, "status", json_string(file_status_name(f->status)));
         json_object_set_new(o, "error", f->error ? text_json(f->error) : json_null());
-        json_t *counts = counts_json(&f->counts);
+        json_t *counts = counts_json(&f->counts, rep->validate_only);
         json_object_update(o, counts);
         json_decref(counts);
         if (f->note)
@@ -345,7 +359,7 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
                              : rep->validate_only ? "validate"
                                                   : "import", "dry_run", rep->dry_run,
                              "elapsed_s", rep->elapsed_s, "files", files, "totals",
-                             counts_json(&rep->totals));
+                             counts_json(&rep->totals, rep->validate_only));
     if (root && (rep->target || rep->database)) {
         json_object_set_new(root, "target", rep->target ? text_json(rep->target) : json_null());
         json_object_set_new(root, "database",

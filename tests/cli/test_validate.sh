@@ -42,7 +42,7 @@ eq "rows_deduplicated (10:00+08:00 is before 03:00Z)" 1 "$(json rep.json 'r["fil
 eq "rows_rejected" 0 "$(json rep.json 'r["totals"]["rows_rejected"]')"
 eq "status ok" ok "$(json rep.json 'r["files"][0]["status"]')"
 eq "format csv" csv "$(json rep.json 'r["files"][0]["format"]')"
-eq "report keys" "chunks,digest,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated" \
+eq "report keys" "chunks,digest,error,existing,format,inserted,path,rows_deduplicated,rows_read,rows_rejected,rows_skipped,stale,status,unchanged,updated,would_merge" \
     "$(json rep.json '",".join(sorted(r["files"][0].keys()))')"
 check "dry_run and elapsed_s present" jtrue rep.json '"dry_run" in r and "elapsed_s" in r and "totals" in r'
 check "no rejects file for a clean run" test ! -e rj.ndjson
@@ -203,9 +203,12 @@ check "the page says why" grep -q "none (standard input)" digin.html
 # the file's values are kept, and the run says its --set is not used.
 printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
     '1,wechat,X1,pay,2,"{}",2024-05-01T10:00:05Z' >setcol.csv
-run validate --set channel=zzz --set tenant_id=9 --rejects rj_set.ndjson setcol.csv
+run validate --set channel=zzz --set tenant_id=9 --rejects rj_set.ndjson --report setrep.json setcol.csv
 eq "--set of a column the file has: still exit 0" 0 "$RC"
 check "it says --set channel is not used" contains "$ERR" "setcol.csv: --set channel is not used: the file has a channel column"
 check "and --set tenant_id" contains "$ERR" "--set tenant_id is not used"
+
+check "validate's report: would_merge, so that rows_read adds up" jtrue "$WORK/setrep.json" \
+    "(t := r['totals'])['would_merge'] == 1 and t['rows_read'] == t['rows_rejected'] + t['rows_skipped'] + t['rows_deduplicated'] + t['would_merge'] and r['files'][0]['would_merge'] == 1"
 
 finish
