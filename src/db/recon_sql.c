@@ -656,15 +656,19 @@ const char SQL_RECON_REG_SUPERSEDE[] =
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
 
 /* $1 the run, $2 $3 the period.  Pending items of earlier days, of the
- * run's pairs, whose grace has passed: missing_in_statement, open. */
+ * run's pairs, whose grace has passed: missing_in_statement, open, and
+ * noted as escalated by this run (SQL_RECON_REG_ESCALATING made the table):
+ * a discrepancy found now, which the report lists as appeared although
+ * it is carried over (an earlier day's: not this run's verdict). */
 const char SQL_RECON_REG_ESCALATE[] =
-    "UPDATE {item} i SET category = 'missing_in_statement', state = 'open', last_run = $1,"
-    "       last_seen = now() "
+    "WITH e AS (UPDATE {item} i SET category = 'missing_in_statement', state = 'open',"
+    "       last_run = $1, last_seen = now() "
     "WHERE i.state = 'pending' AND i.day NOT BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
     "  AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
-    "             + current_setting('idemload.recon_grace')::interval";
+    "             + current_setting('idemload.recon_grace')::interval RETURNING i.id) "
+    "INSERT INTO idemload_recon_escalated SELECT id, true FROM e";
 
 /* $1 the run, $2 the files (a JSON array of paths).  This run's lines
  * found again: last seen now, facts as now; how many. */
@@ -769,13 +773,19 @@ const char SQL_RECON_REGISTER_READABLE[] =
     "SELECT CASE WHEN to_regclass($1) IS NULL THEN 'absent'"
     "  WHEN has_table_privilege(to_regclass($1), 'SELECT') THEN 'readable' ELSE 'denied' END";
 
-/* Before the lines found again are brought up to date: the pending items
- * of the period that this run finds as missing_in_statement (escalated in
- * place, SQL_RECON_REG_UPSERT), which appeared as discrepancies now. */
+/* Before the escalation of earlier days (SQL_RECON_REG_ESCALATE adds them,
+ * earlier true) and before the lines found again are brought up to date:
+ * the pending items of the period that this run finds as
+ * missing_in_statement (escalated in place, SQL_RECON_REG_UPSERT); both
+ * appeared as discrepancies now. */
 const char SQL_RECON_REG_ESCALATING[] =
-    "CREATE TEMP TABLE idemload_recon_escalated AS SELECT i.id FROM {item} i"
-    " JOIN idemload_recon_lines l ON " RECON_SAME_ITEM
+    "CREATE TEMP TABLE idemload_recon_escalated AS SELECT i.id, false AS earlier"
+    " FROM {item} i JOIN idemload_recon_lines l ON " RECON_SAME_ITEM
     " WHERE i.state = 'pending' AND l.category <> 'pending'";
+
+/* How many items of earlier days this run escalated. */
+const char SQL_RECON_REG_ESCALATED_EARLIER[] =
+    "SELECT count(*) FROM idemload_recon_escalated WHERE earlier";
 
 /* $1 the run, $2 how many to list.  What this run's register changed, as
  * the report lists it: the discrepancies that appeared (items it opened,

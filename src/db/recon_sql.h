@@ -56,6 +56,7 @@ extern const char SQL_RECON_REG_INSERT_ALL[];
 extern const char SQL_RECON_REG_RUNS[];
 extern const char SQL_RECON_REG_CARRIED[];
 extern const char SQL_RECON_REG_ESCALATING[];
+extern const char SQL_RECON_REG_ESCALATED_EARLIER[];
 extern const char SQL_RECON_REG_APPEARED[];
 extern const char SQL_RECON_REG_RESOLVED[];
 extern const char SQL_RECON_DRY_CARRIED[];

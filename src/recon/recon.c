@@ -953,9 +953,9 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
          exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
               3, rp) &&
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
-         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
          exec(x, "reconcile: register (escalated in the period)", SQL_RECON_REG_ESCALATING, 0,
               NULL) &&
+         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
          seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)",
               res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
@@ -974,6 +974,11 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
         return false;
     res->appeared = res->appeared_items.total;
     res->resolved = res->resolved_items.total;
+    r = query(x, "reconcile: register (escalated)", SQL_RECON_REG_ESCALATED_EARLIER, 0, NULL);
+    if (!r)
+        return false;
+    res->escalated = (uint64_t)db_int(r, 0, 0);
+    db_result_free(&r);
     res->registered = true;
     return gather_carried(x, res, SQL_RECON_REG_CARRIED);
 }

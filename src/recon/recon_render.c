@@ -404,6 +404,7 @@ json_t *recon_json(const recon_result *r)
     json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
     json_object_set_new(o, "appeared", json_integer((json_int_t)r->appeared));
     json_object_set_new(o, "resolved", json_integer((json_int_t)r->resolved));
+    json_object_set_new(o, "escalated", json_integer((json_int_t)r->escalated));
     items_json(o, "appeared_items", &r->appeared_items);
     items_json(o, "resolved_items", &r->resolved_items);
     json_object_set_new(o, "repair",
@@ -549,6 +550,11 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         fprintf(fp, "  dry run: nothing written, not even the register\n");
     else
         fprintf(fp, "  the register was not written, nothing was (see the error above)\n");
+    if (r->escalated)
+        fprintf(fp, "  escalated: %llu %s of earlier days that no statement listed within the "
+                    "grace %s missing_in_statement now (carried over; not this run's verdict)\n",
+                (unsigned long long)r->escalated, r->escalated == 1 ? "row" : "rows",
+                r->escalated == 1 ? "is" : "are");
     if (r->repair != REPAIR_NONE)
         fprintf(fp, "  repair %s: %llu rows inserted\n",
                 r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);

@@ -160,6 +160,8 @@ typedef struct recon_result {
     int64_t carried_oldest;     /* the age of the oldest, in days */
     bool carried_unknown;       /* a dry run that may not read the register */
     uint64_t appeared, resolved;
+    uint64_t escalated;         /* of appeared: earlier days' pending items past
+                                   their grace (carried over, not this run's verdict) */
     recon_items appeared_items; /* the discrepancies this run opened or escalated */
     recon_items resolved_items; /* the items it resolved */
     repair_mode repair;

@@ -12,9 +12,15 @@ check "the wrapper is valid sh" sh -n "$NIGHTLY"
 
 cat >fake <<'SH'
 #!/bin/sh
-# Stand-in idemload: records its arguments per command, exits with the
+# Stand-in idemload: records its arguments per command, writes
+# ./report.COMMAND (when there is one) as its --report, exits with the
 # status in ./rc.COMMAND, else ./rc.
 printf '%s\n' "$@" >"$FAKE_DIR/args.$1"
+cmd=$1 prev=
+for a in "$@"; do
+    [ "$prev" = --report ] && [ -f "$FAKE_DIR/report.$cmd" ] && cp "$FAKE_DIR/report.$cmd" "$a"
+    prev=$a
+done
 [ -f "$FAKE_DIR/rc.$1" ] && exit "$(cat "$FAKE_DIR/rc.$1")"
 exit "$(cat "$FAKE_DIR/rc")"
 SH
@@ -164,6 +170,58 @@ exec 8>&-
 nightly 0
 eq "lock released: runs again" 0 $RC
 check "lock released: idemload ran" test -s args.import
+
+# Plain CSV and NDJSON files of the day are loaded too, not only *.gz.
+touch "inbox/$yesterday/plain.csv" "inbox/$yesterday/plain.ndjson"
+nightly 0
+check "a .csv file of the day is loaded" grep -qx "$WORK/inbox/$yesterday/plain.csv" args.import
+check "and a .ndjson file" grep -qx "$WORK/inbox/$yesterday/plain.ndjson" args.import
+check "not the notes" test "$(grep -c 'notes.txt' args.import)" = 0
+rm -f "inbox/$yesterday/plain.csv" "inbox/$yesterday/plain.ndjson"
+
+# A rerun of a day keeps the earlier run's outputs in run-TIME/ (the rerun
+# skips what the first run loaded: its report would say nothing of it).
+mkdir -p "out/$yesterday"
+echo '{"first": true}' >"out/$yesterday/report.json"
+echo '{"line": 1}' >"out/$yesterday/changes.ndjson"
+nightly 0
+eq "a rerun: exit 0" 0 $RC
+check "the earlier run's report is kept" grep -q first "out/$yesterday"/run-*/report.json
+check "and its changes" test -s "$(ls "out/$yesterday"/run-*/changes.ndjson)"
+
+# Rows of earlier days escalated by the reconcile: finance hears of them
+# although the day itself balances (exit 0).
+printf '{\n  "reconciliation": {\n    "escalated": 3,\n    "appeared": 3\n  }\n}\n' >report.reconcile
+nightly 0
+eq "escalated earlier days: exit 0" 0 $RC
+check "finance is told how many" grep -q "^finance: .*3 rows of earlier days .* missing_in_statement" <<<"$ALERTS"
+rm -f report.reconcile
+# A reconcile configuration error (a bad facts file) pages, as the load's.
+echo 2 >rc.reconcile
+nightly 0
+eq "reconcile exit 2: the job fails with 2" 2 $RC
+check "reconcile exit 2: paged" grep -q "^page: .*reconcile configuration error" <<<"$ALERTS"
+rm -f rc.reconcile
+
+# The default day is yesterday in IDEMLOAD_TIMEZONE: the day reconcile cuts.
+real_date=$(PATH=${PATH#"$WORK/.pin:"} command -v date)
+mkdir -p zbin
+cat >zbin/date <<SH
+#!/bin/sh
+if [ "\$*" = "-d yesterday +%F" ]; then echo "tz=\$TZ"; exit 0; fi
+exec $real_date "\$@"
+SH
+chmod +x zbin/date
+rm -f alerts
+IDEMLOAD_TIMEZONE=+08:00 PATH=$WORK/zbin:$PATH sh "$NIGHTLY" >/dev/null 2>nightly.err
+check "a fixed offset +08:00 is TZ=UTC-08:00 for date (POSIX counts west positive)" \
+    grep -q "inbox/tz=UTC-08:00" alerts
+rm -f alerts
+IDEMLOAD_TIMEZONE=Asia/Shanghai PATH=$WORK/zbin:$PATH sh "$NIGHTLY" >/dev/null 2>nightly.err
+check "an IANA zone is TZ as it is" grep -q "inbox/tz=Asia/Shanghai" alerts
+
+# The crontab sets a PATH that finds idemload where cmake --install puts it.
+check "crontab: PATH includes /usr/local/bin" grep -q '^PATH=/usr/local/bin:' "$SRC/doc/examples/crontab"
 
 # The systemd units, with systemd's own checker when it is installed.
 if command -v systemd-analyze >/dev/null; then

@@ -61,6 +61,9 @@ eq "and escalates nothing" "$before" "$(all_tables)"
 run reconcile -d "$DB" --grace 0m --report e1.json --discrepancies e1.ndjson e1.csv
 eq "a later run past the grace escalates it; carried over, not this run's verdict: exit 0" 0 "$RC"
 eq "escalated to missing_in_statement, open" "missing_in_statement/open" "$(item 5 Q1)"
+check "the run reports the escalation as a discrepancy that appeared (listed), though carried over" jtrue e1.json \
+    "(x := r['reconciliation'])['escalated'] == 1 and x['appeared'] == 1 and [i['out_trade_no'] for i in x['appeared_items']] == ['Q1'] and x['verdict'] == 'balanced'"
+check "and the summary says so" contains "$ERR" "escalated: 1 row of earlier days"
 check "carried over with its age" jtrue e1.json \
     "r['reconciliation']['carried_over'] == 1 and r['reconciliation']['carried_over_items'][0]['out_trade_no'] == 'Q1' and r['reconciliation']['carried_over_items'][0]['age_days'] == 1"
 check "carried-over items are not in this run's discrepancies file" test ! -s e1.ndjson
