@@ -108,5 +108,12 @@ imp alipay-trade real-alipay-badtotal.csv --set tenant_id=21 --chunk-rows 1
 eq "alipay total off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 imp paypal-stl real-paypal-badsf.csv --set tenant_id=21 --chunk-rows 1
 eq "paypal SF off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
+# reconcile of a bill its own totals refuse: exit 3, nothing compared, and
+# its figures say so (it said 'rows read 5, compared 5' beside exit 3)
+run reconcile -d "$DB" --dry-run --profile wechat-trade --set tenant_id=21 --rejects rj_rec.ndjson \
+    --report badrec.json "$WORK/real-wechat-badtotal-退款总金额.csv"
+eq "reconcile of a bill whose totals are off: exit 3" 3 "$RC"
+check "its figures are nothing read, nothing compared" jtrue badrec.json \
+    "(f := r['files'][0])['status'] == 'failed' and f['rows_read'] == 0 and f['would_merge'] == 0"
 
 finish
