@@ -552,7 +552,8 @@ void index_render(const index_outcome *o)
     case IX_DUPLICATES:
         log_error("cannot build a unique index on %s: %lld duplicate active keys (%lld surplus "
                   "rows) remain; 'idemload dedupe' lists them and 'idemload dedupe --apply' "
-                  "keeps the earliest row of each%s",
+                  "keeps the earliest row of each (a key whose later rows hold a final status "
+                  "is left whole unless --include-final)%s",
                   o->table, o->dup_keys, o->surplus,
                   o->leftover ? "; the INVALID index left by an earlier attempt stays until then"
                               : "");

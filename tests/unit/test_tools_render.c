@@ -427,7 +427,8 @@ static void test_index_verdicts(void **state)
         "not this one, so it stays: drop it with DROP INDEX CONCURRENTLY\n"
         "idemload: error: cannot build a unique index on public.race: 4 duplicate active keys "
         "(5 surplus rows) remain; 'idemload dedupe' lists them and 'idemload dedupe --apply' "
-        "keeps the earliest row of each; the INVALID index left by an earlier attempt stays "
+        "keeps the earliest row of each (a key whose later rows hold a final status is left "
+        "whole unless --include-final); the INVALID index left by an earlier attempt stays "
         "until then\n");
     assert_int_equal(index_exit_status(&o), EXIT_FINDINGS);
     index_outcome_free(&o);
