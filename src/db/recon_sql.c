@@ -45,7 +45,8 @@ const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
-    "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean);"
+    "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
+    "  amount_alt text[], currency_alt text[], fee_alt text[]);"
     "CREATE TEMP TABLE idemload_recon_tfacts (channel text, kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
@@ -126,10 +127,13 @@ const char SQL_RECON_SETTINGS[] =
 const char SQL_RECON_CCY[] =
     "INSERT INTO idemload_recon_ccy SELECT * FROM unnest($1::text[], $2::integer[])";
 
-/* One statement level: kind (NULL: the rest), amount, currency, fee. */
+/* One statement level: kind (NULL: the rest), amount, currency, fee, then
+ * the member each of the three is read from when the row lacks its own (a
+ * profile's [C, ALT]: an older layout's column). */
 const char SQL_RECON_SFACTS[] =
     "INSERT INTO idemload_recon_sfacts VALUES ($1, $2::text[], $3, $4::boolean, $5::boolean,"
-    " $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean)";
+    " $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean,"
+    " $12::text[], $13::text[], $14::text[])";
 
 /* One table level: channel, kind (NULL: the level above), ..., time. */
 const char SQL_RECON_TFACTS[] =
@@ -247,11 +251,14 @@ const char SQL_RECON_TABLE_VIEW[] =
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
     "        coalesce(f.a_decl, false) AS a_decl, coalesce(f.c_decl, false) AS c_decl," \
     "        coalesce(f.f_decl, false) AS f_decl," \
-    "        upper(nullif(btrim(coalesce(f.currency_const, r.payload #>> f.currency_path)), ''))" \
+    "        upper(nullif(btrim(coalesce(f.currency_const, r.payload #>> f.currency_path," \
+    "                                    r.payload #>> f.currency_alt)), ''))" \
     "          AS currency," \
-    "        coalesce(f.amount_const, r.payload #>> f.amount_path) AS a_text," \
+    "        coalesce(f.amount_const, r.payload #>> f.amount_path, r.payload #>> f.amount_alt)" \
+    "          AS a_text," \
     "        f.amount_minor, f.amount_abs," \
-    "        coalesce(f.fee_const, r.payload #>> f.fee_path) AS f_text, f.fee_minor, f.fee_abs" \
+    "        coalesce(f.fee_const, r.payload #>> f.fee_path, r.payload #>> f.fee_alt) AS f_text," \
+    "        f.fee_minor, f.fee_abs" \
     "      FROM idemload_recon_raw r" \
     "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
@@ -264,6 +271,7 @@ const char SQL_RECON_TABLE_VIEW[] =
     "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
     "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
     "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
+    "     sf.amount_alt, sf.currency_alt, sf.fee_alt," \
     "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl," \
     "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
     "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \

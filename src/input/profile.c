@@ -49,7 +49,8 @@ static const builtin builtins[] = {
      "\"unmapped\": \"reject\"}},"
      " \"merchant\": {\"from\": [\"特约商户号\", \"子商户号\", \"商户号\"], \"none\": [\"0\"]},"
      " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"应结订单金额\"}, \"currency\": {\"column\": "
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"应结订单金额\", \"总金额\"]}, "
+     "\"currency\": {\"column\": "
      "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
      "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}}]}"},
@@ -192,6 +193,7 @@ void profile_free(profile **pp)
         money_fact *f[] = {&m->amount, &m->currency, &m->fee};
         for (size_t k = 0; k < 3; k++) {
             free(f[k]->column);
+            free(f[k]->column_alt);
             free(f[k]->value);
         }
     }
@@ -771,8 +773,8 @@ static bool parse_merchant(parse_ctx *cx, json_t *root, profile *p)
     return true;
 }
 
-/* One money fact: {"column": C} or {"value": V}, with "unit" and
- * "magnitude". */
+/* One money fact: {"column": C} (or [C, ALT]: the column an older layout
+ * names instead) or {"value": V}, with "unit" and "magnitude". */
 static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const char *path,
                              money_fact *f)
 {
@@ -788,7 +790,20 @@ static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const c
     if (!only_members(cx, o, sub, allowed))
         return false;
     snprintf(s2, sizeof s2, "%s.column", sub);
-    if (!get_str(cx, o, "column", s2, false, false, &f->column))
+    char **cols = NULL;
+    size_t n_cols = 0;
+    bool got = get_strv(cx, o, "column", s2, &cols, &n_cols);
+    if (got && n_cols > 2)
+        got = bad(cx, s2, "names at most two columns: the bill's, and the one an older layout "
+                          "names instead");
+    if (n_cols > 0)
+        f->column = cols[0];
+    if (n_cols > 1)
+        f->column_alt = cols[1];
+    for (size_t i = 2; i < n_cols; i++)
+        free(cols[i]);
+    free(cols);
+    if (!got)
         return false;
     snprintf(s2, sizeof s2, "%s.value", sub);
     if (!get_str(cx, o, "value", s2, false, false, &f->value))
@@ -1225,7 +1240,11 @@ static json_t *money_json(const profile *p)
             if (!f[k]->column && !f[k]->value)
                 continue;
             json_t *fj = json_object();
-            set_str(fj, "column", f[k]->column);
+            if (f[k]->column_alt)
+                json_object_set_new(fj, "column", json_pack("[s, s]", f[k]->column,
+                                                            f[k]->column_alt));
+            else
+                set_str(fj, "column", f[k]->column);
             set_str(fj, "value", f[k]->value);
             if (f[k]->minor)
                 set_str(fj, "unit", "minor");

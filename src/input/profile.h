@@ -80,10 +80,14 @@ typedef struct column_rule {
  * is in the currency's minor unit (PayPal's cents), else major (yuan).
  * magnitude: the bill writes this kind's amount signed (a refund as
  * -30.00); the fact is its absolute value.  Neither column nor value: the
- * profile does not declare the fact.
+ * profile does not declare the fact.  column_alt: the column an older
+ * layout of the bill names instead ("column": [C, ALT]; WeChat's 24-column
+ * bills hold 总金额 where later ones hold 应结订单金额), read where the row
+ * has no column.
  */
 typedef struct money_fact {
     char *column;
+    char *column_alt;       /* NULL: none */
     char *value;
     bool minor;
     bool magnitude;

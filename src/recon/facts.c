@@ -55,6 +55,7 @@ bool currency_exponent_at(size_t i, const char **code, int *exponent)
 static void loc_free(fact_loc *l)
 {
     free(l->path);
+    free(l->path_alt);
     free(l->constant);
     memset(l, 0, sizeof *l);
 }
@@ -64,6 +65,8 @@ static bool loc_copy(fact_loc *dst, const fact_loc *src)
     *dst = (fact_loc){.minor = src->minor, .magnitude = src->magnitude,
                       .one_member = src->one_member};
     if (src->path && !(dst->path = strdup(src->path)))
+        return false;
+    if (src->path_alt && !(dst->path_alt = strdup(src->path_alt)))
         return false;
     if (src->constant && !(dst->constant = strdup(src->constant)))
         return false;
@@ -325,6 +328,8 @@ static bool money_loc(const money_fact *m, fact_loc *out)
 {
     *out = (fact_loc){.minor = m->minor, .magnitude = m->magnitude};
     if (m->column && !(out->path = strdup(m->column)))
+        return false;
+    if (m->column_alt && !(out->path_alt = strdup(m->column_alt)))
         return false;
     if (m->value && !(out->constant = strdup(m->value)))
         return false;

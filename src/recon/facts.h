@@ -33,6 +33,8 @@ const char *recon_fact_name(recon_fact f);
  * absolute value. */
 typedef struct fact_loc {
     char *path;
+    char *path_alt;     /* a statement's: the member an older layout holds
+                           instead (a profile's [C, ALT]); NULL: none */
     char *constant;
     bool minor;
     bool magnitude;

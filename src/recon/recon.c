@@ -156,6 +156,21 @@ static bool loc_params(const fact_loc *l, buf *path, const char **p_path, const 
     return true;
 }
 
+/* A fact's alternative member (path_alt) as a text[] literal, NULL when
+ * it has none; alt owns the literal. */
+static bool alt_param(const fact_loc *l, buf *alt, const char **p_alt)
+{
+    buf_clear(alt);
+    *p_alt = NULL;
+    if (!l->path_alt)
+        return true;
+    fact_loc a = {.path = l->path_alt, .one_member = l->one_member};
+    if (!fact_path_literal(&a, alt))
+        return false;
+    *p_alt = buf_cstr(alt);
+    return true;
+}
+
 /* The currency exponents, the statement's and the table's facts, the
  * session settings, and the view of the table's facts. */
 static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const facts_map *tf,
@@ -181,9 +196,10 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
     buf_free(&codes);
     buf_free(&exps);
     buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT;
+    buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
     for (size_t i = 0; ok && i < sf->n; i++) {
         const stmt_facts_entry *s = &sf->e[i];
-        const char *p[11];
+        const char *p[14];
         p[0] = s->kind;
         ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
              loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
@@ -192,8 +208,13 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         p[4] = bool_text(s->f[FACT_AMOUNT].magnitude);
         p[9] = bool_text(s->f[FACT_FEE].minor);
         p[10] = bool_text(s->f[FACT_FEE].magnitude);
-        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 11, p);
+        static const recon_fact with_alt[] = {FACT_AMOUNT, FACT_CURRENCY, FACT_FEE};
+        for (int k = 0; ok && k < 3; k++)
+            ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
+        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 14, p);
     }
+    for (int k = 0; k < 3; k++)
+        buf_free(&alt[k]);
     for (size_t i = 0; ok && i < tf->n; i++) {
         const facts_entry *t = &tf->e[i];
         const char *p[13];

@@ -126,9 +126,9 @@ sys.exit(0 if all(m[k][f] for k in ("pay", "refund") for f in ("amount", "curren
     run profiles "./$p.json"
     eq "profiles ./$p.json: a printed profile loads back and prints the same" "$(cat "$p.json")" "$(cat "$OUT")"
 done
-eq "wechat-trade money: the columns of the bill" \
-    "pay 应结订单金额 货币种类 手续费 | refund 退款金额 货币种类 手续费" \
-    "$(json wechat-trade.json '" | ".join(" ".join([k["kind"], k["amount"]["column"], k["currency"]["column"], k["fee"]["column"]]) for k in r["money"])')"
+eq "wechat-trade money: the columns of the bill (a payment's amount 总金额 in the older layout)" \
+    "pay 应结订单金额/总金额 货币种类 手续费 | refund 退款金额 货币种类 手续费" \
+    "$(json wechat-trade.json '" | ".join(" ".join([k["kind"]] + ["/".join(c) if isinstance(c, list) else c for c in (k["amount"]["column"], k["currency"]["column"], k["fee"]["column"])]) for k in r["money"])')"
 eq "alipay-trade money: CNY stated by the profile, refunds negative (magnitude)" \
     "CNY True 订单金额（元） 服务费（元）" \
     "$(json alipay-trade.json '" ".join([r["money"][1]["currency"]["value"], str(r["money"][1]["amount"]["magnitude"]), r["money"][1]["amount"]["column"], r["money"][1]["fee"]["column"]])')"

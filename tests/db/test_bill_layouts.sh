@@ -108,6 +108,30 @@ imp alipay-trade real-alipay-badtotal.csv --set tenant_id=21 --chunk-rows 1
 eq "alipay total off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 imp paypal-stl real-paypal-badsf.csv --set tenant_id=21 --chunk-rows 1
 eq "paypal SF off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
+# The older 24-column WeChat bill (总金额 where later bills have
+# 应结订单金额): its payments' amounts are compared, not left unverified
+# (a bill 991.99 off reconciled as balanced).
+imp wechat-trade wechat-old.csv --set tenant_id=22
+eq "wechat old layout loaded: exit 0" 0 "$RC"
+cat >old-facts.json <<'EOF'
+{"channels": {"wechat": {"amount": {"path": "总金额", "unit": "major"}, "currency": {"path": "货币种类"},
+  "kinds": {"refund": {"amount": {"path": "退款金额", "unit": "major"}}}}}}
+EOF
+run reconcile -d "$DB" --dry-run --profile wechat-trade --set tenant_id=22 --facts old-facts.json \
+    --report old0.json wechat-old.csv
+eq "the old layout reconciled against its own load: balanced, exit 0" 0 "$RC"
+check "every row matched, none unverified" jtrue old0.json \
+    "(x := r['reconciliation'])['matched'] == 2 and x['unverified'] == 0"
+q "UPDATE payment_callback SET payload = jsonb_set(payload, '{总金额}', '\"999.99\"')
+   WHERE tenant_id = 22 AND callback_type = 'pay'" >/dev/null
+run reconcile -d "$DB" --dry-run --profile wechat-trade --set tenant_id=22 --facts old-facts.json \
+    --report old1.json --discrepancies old1.ndjson wechat-old.csv
+eq "a payment the table holds at 999.99: exit 5" 5 "$RC"
+check "an amount_mismatch of -991.99 (the bill's 8.00 against 999.99)" python3 -c "
+import json, sys
+ls = [json.loads(l) for l in open('old1.ndjson')]
+sys.exit(0 if [(l['category'], l['difference']) for l in ls] == [('amount_mismatch', '-991.99')] else 1)"
+
 # reconcile of a bill its own totals refuse: exit 3, nothing compared, and
 # its figures say so (it said 'rows read 5, compared 5' beside exit 3)
 run reconcile -d "$DB" --dry-run --profile wechat-trade --set tenant_id=21 --rejects rj_rec.ndjson \
