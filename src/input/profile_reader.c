@@ -1546,6 +1546,12 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     pr->row_kind[0] = '\0';
     row_outcome ro = build_row(pr, out);
     add_to_totals(pr, line);
+    /* Rejected before its kind was known (a refund without its refund
+     * number): its money belongs to no kind's total, so the totals cannot
+     * be checked, as for an unreadable row; checked without it, a genuine
+     * bill was refused as "truncated or edited". */
+    if (ro == ROW_REJECT && !pr->row_kind[0])
+        pr->unsummed++;
     switch (ro) {
     case ROW_OK:
         break;

@@ -91,6 +91,13 @@ import base64, json, sys
 r = json.loads(open("rj.ndjson").readline())
 row = open("alipay-nokey.csv", "rb").read().split(b"\r\n")[8]
 sys.exit(0 if r["raw"] == row.decode("gbk") and "商品" in r["raw"] and base64.b64decode(r["raw_base64"]) == row else 1)'
+# A refund row without its refund number is rejected (its key), and the
+# bill is not refused: its money belongs to no kind's total (it was left
+# out of the refunds' sum, and the genuine bill called truncated, exit 3)
+sed 's/`5030002,`RF2,/`5030002,`,/' "$SRC/samples/bill-wechat-trade-2024-05-01.csv" >wx-blank-refund.csv
+v wechat-trade wx-blank-refund.csv
+eq "wechat refund without its number: exit 1, 1 rejected, the rest validated" "1 4 1 0 0" "$RC $(figs v.json)"
+check "its reject says why" grep -q '商户退款单号 is empty' rj.ndjson
 # --encoding utf-8 on the GBK bill: its header is not UTF-8
 v alipay-trade alipay-detail.csv --encoding utf-8
 eq "alipay bill read as UTF-8: exit 3" 3 $RC
