@@ -13,7 +13,6 @@
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/html.h"
-#include "input/source.h"
 #include "output/log.h"
 #include "pipeline/pipeline.h"
 #include "recon/recon.h"
@@ -94,8 +93,7 @@ int main(int argc, char **argv)
         cli_print_help(stdout, cfg.cmd);
         goto out;
     case CLI_VERSION:
-        printf("idemload %s\ngzip inflated by %s\n", IDEMLOAD_VERSION,
-               source_inflate_name(SOURCE_INFLATE_DEFAULT));
+        printf("idemload %s\n", IDEMLOAD_VERSION);
         goto out;
     case CLI_RUN:
         break;

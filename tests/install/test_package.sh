@@ -37,7 +37,7 @@ eq "cpack -G DEB exits 0" 0 $?
 deb=$(ls pkg/*.deb 2>/dev/null | head -n 1)
 check "a .deb was built" test -n "$deb"
 [ -n "$deb" ] || finish
-version=$("$IDEMLOAD" --version | head -n 1 | sed 's/^idemload //')
+version=$("$IDEMLOAD" --version | sed 's/^idemload //')
 eq "the package's version is idemload's, Debian revision 1" "$version-1" \
     "$(dpkg-deb -f "$deb" Version)"
 eq "Package" "idemload" "$(dpkg-deb -f "$deb" Package)"
@@ -84,7 +84,7 @@ check "nothing outside /usr" test "$(ls "$R")" = usr
 
 "$R/usr/bin/idemload" --version >v.txt 2>&1
 eq "installed idemload --version exits 0" 0 $?
-eq "installed idemload --version" "idemload $version" "$(head -n 1 v.txt)"
+eq "installed idemload --version" "idemload $version" "$(cat v.txt)"
 "$R/usr/bin/idemload" --help >h.txt 2>&1
 eq "installed idemload --help exits 0" 0 $?
 commands=$(sed -n 's/^  idemload \([a-z][a-z-]*\) .*/\1/p' h.txt)
