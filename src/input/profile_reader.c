@@ -1026,8 +1026,12 @@ static read_result check_totals(profile_reader *pr)
     const profile *pf = pr->pf;
     /* A row that could not be read is rejected, its amounts unknown: the
      * totals cannot be checked (the row count still is). */
-    if (pr->unsummed > 0)
+    if (pr->unsummed > 0) {
+        for (size_t i = 0; i < pf->n_totals; i++)
+            if (pr->tot[i].stated)
+                pr->base.money_unchecked = pr->unsummed;
         return READ_EOF;
+    }
     if (pr->totals_bad[0])
         return reader_fail(&pr->base, "%s: %s: the bill's money totals cannot be checked; "
                                       "nothing is loaded from it", pr->base.path, pr->totals_bad);

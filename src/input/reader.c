@@ -51,3 +51,8 @@ bool reader_header_names(const reader *r, column c)
     return r->header_names[c];
 }
 
+uint64_t reader_money_unchecked(const reader *r)
+{
+    return r->money_unchecked;
+}
+

@@ -69,6 +69,13 @@ bool reader_records_need_utf8_check(const reader *r);
  * header has it, the file's values are taken, and the caller says so. */
 bool reader_header_names(const reader *r, column c);
 
+/* At the end of a channel bill that states money totals: how many of its
+ * rows could not be counted in them (unreadable, or rejected before their
+ * kind was known), so that the totals were not checked; 0 when they were,
+ * or when the bill states none.  The caller says so: a bill edited beside
+ * such a row is not caught. */
+uint64_t reader_money_unchecked(const reader *r);
+
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

@@ -15,6 +15,8 @@ struct reader {
     buf err;
     bool checks_utf8;   /* the reader rejects invalid UTF-8 and NUL itself */
     bool header_names[COL_COUNT];   /* a CSV header's columns (else none) */
+    uint64_t money_unchecked;       /* a bill's rows that left its stated money
+                                       totals unchecked (reader_money_unchecked) */
 };
 
 /*

@@ -69,6 +69,21 @@ static int check_loadable(const config *cfg, bool loading, const char *path, inp
     return code;
 }
 
+void file_warn_money_unchecked(const reader *rdr, const char *path, file_report *rep)
+{
+    uint64_t n = reader_money_unchecked(rdr);
+    if (n == 0)
+        return;
+    buf msg = BUF_INIT;
+    buf_printf(&msg, "the bill's money totals were not checked: %llu %s could not be counted "
+                     "in them (unreadable, or rejected before their kind was known; see the "
+                     "rejects)", (unsigned long long)n, n == 1 ? "row" : "rows");
+    log_warn("%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, buf_cstr(&msg));
+    if (!rep->note)
+        file_report_set_note(rep, buf_cstr(&msg));
+    buf_free(&msg);
+}
+
 void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *path)
 {
     for (int c = 0; c < COL_COUNT; c++)
@@ -264,6 +279,8 @@ static int load_file(const run_ctx *x, const feed_input *in, const reader_option
         }
     }
     code = read_and_load(x, in, ropt, plan, rep);
+    if (rep->status == FILE_OK)
+        file_warn_money_unchecked(in->rdr, in->path, rep);
     if (rep->status == FILE_OK) {
         int synced = sinks_before_file_completed(x->sinks, rep, x->ld != NULL);
         if (synced != EXIT_OK) {

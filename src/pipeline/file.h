@@ -42,4 +42,9 @@ void file_not_started(const config *cfg, file_report *fr, const char *path, cons
  * file does not have): the user asked for a value the rows will not get. */
 void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *path);
 
+/* Warns (and notes on rep, unless it has a note) when a bill's stated money
+ * totals could not be checked (reader_money_unchecked): a user would take
+ * the file for checked. */
+void file_warn_money_unchecked(const reader *rdr, const char *path, file_report *rep);
+
 #endif

@@ -386,9 +386,10 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
             code = EXIT_INPUT;
         }
     }
-    if (code == EXIT_OK)
+    if (code == EXIT_OK) {
         fr->status = FILE_OK;
-    else
+        file_warn_money_unchecked(rdr, path, fr);
+    } else
         /* Nothing of it is compared (its rows are in a COPY that is
          * rolled back): its figures say so, as import's and validate's of
          * a file refused by its own totals. */

@@ -98,6 +98,9 @@ sed 's/`5030002,`RF2,/`5030002,`,/' "$SRC/samples/bill-wechat-trade-2024-05-01.c
 v wechat-trade wx-blank-refund.csv
 eq "wechat refund without its number: exit 1, 1 rejected, the rest validated" "1 4 1 0 0" "$RC $(figs v.json)"
 check "its reject says why" grep -q '商户退款单号 is empty' rj.ndjson
+check "the run says the bill's money totals were not checked" \
+    contains "$ERR" "wx-blank-refund.csv: the bill's money totals were not checked: 1 row"
+check "and the report's file says so" jtrue v.json "'money totals were not checked' in r['files'][0]['note']"
 # --encoding utf-8 on the GBK bill: its header is not UTF-8
 v alipay-trade alipay-detail.csv --encoding utf-8
 eq "alipay bill read as UTF-8: exit 3" 3 $RC
