@@ -44,6 +44,12 @@ static int file_error(file_report *rep, const char *msg, int code)
     return code;
 }
 
+/* A path as messages name it: "-" is standard input. */
+static const char *shown_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard input" : path;
+}
+
 /* What makes the file unloadable as given, before it is opened: standard
  * input with a profile whose row count is checked first, or a format the
  * name does not tell.  EXIT_OK or EXIT_USAGE (logged, set on rep). */
@@ -58,7 +64,7 @@ static int check_loadable(const config *cfg, bool loading, const char *path, inp
         buf_printf(&msg, "%s: profile %s checks the bill's own row count before loading "
                          "anything, which reads the file twice, and a stream (standard input, "
                          "a pipe) can be read only once; give the file's path (validate reads "
-                         "a stream)", strcmp(path, "-") == 0 ? "standard input" : path,
+                         "a stream)", shown_name(path),
                    cfg->profile->name);
         code = file_error(rep, buf_cstr(&msg), EXIT_USAGE);
     } else if (fmt == FORMAT_AUTO && !cfg->profile) {
@@ -78,7 +84,7 @@ void file_warn_money_unchecked(const reader *rdr, const char *path, file_report 
     buf_printf(&msg, "the bill's money totals were not checked: %llu %s could not be counted "
                      "in them (unreadable, or rejected before their kind was known; see the "
                      "rejects)", (unsigned long long)n, n == 1 ? "row" : "rows");
-    log_warn("%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, buf_cstr(&msg));
+    log_warn("%s: %s", shown_name(path), buf_cstr(&msg));
     if (!rep->note)
         file_report_set_note(rep, buf_cstr(&msg));
     buf_free(&msg);
@@ -90,7 +96,7 @@ void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *
         if (cfg->presets.value[c] && reader_header_names(rdr, (column)c))
             log_warn("%s: --set %s is not used: the file has a %s column, and --set supplies "
                      "a column a file lacks; its rows keep their own values",
-                     strcmp(path, "-") == 0 ? "standard input" : path, column_name((column)c),
+                     shown_name(path), column_name((column)c),
                      column_name((column)c));
 }
 
