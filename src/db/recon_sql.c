@@ -239,7 +239,7 @@ const char SQL_RECON_TABLE_VIEW[] =
  * facts' texts are taken out of the payload once, in a sub-select the
  * planner keeps (OFFSET 0): idemload_money, inlined, names its text four
  * times, and an expression in its place would be evaluated four times. */
-#define RECON_STATEMENT_ROWS \
+#define RECON_STATEMENT_ROWS(raw) \
     "SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
     "       pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
@@ -259,7 +259,7 @@ const char SQL_RECON_TABLE_VIEW[] =
     "        f.amount_minor, f.amount_abs," \
     "        coalesce(f.fee_const, r.payload #>> f.fee_path, r.payload #>> f.fee_alt) AS f_text," \
     "        f.fee_minor, f.fee_abs" \
-    "      FROM idemload_recon_raw r" \
+    "      FROM " raw " r" \
     "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
 
@@ -299,12 +299,37 @@ const char SQL_RECON_KEYS[] =
     "       OR " RECON_KEY_WINDOW("s.status") " OR " RECON_KEY_WINDOW("s.fee")
     "       OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
     "       OR " RECON_KEY_PARTIAL("s.fee") " AS conflicting "
-    "FROM (" RECON_STATEMENT_ROWS " OFFSET 0) s "
+    "FROM (" RECON_STATEMENT_ROWS("idemload_recon_raw") " OFFSET 0) s "
     "WINDOW w AS (PARTITION BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type"
     "             ORDER BY s.received_at DESC, s.file_no DESC, s.line DESC"
     "             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) "
     "ORDER BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
     "         s.received_at DESC, s.file_no DESC, s.line DESC) q";
+
+/* The rows of each key listed with facts that disagree
+ * (duplicate_in_statement), each with its facts, so that its line shows
+ * every listing, not only the version kept: at most RECON_LISTED_MAX per
+ * key ($1), in file and line order, as a JSON array (file as the
+ * file's number).  Only the rows of such keys get their facts worked out (a hash
+ * of those keys, empty on most days, beside one scan of the rows). */
+const char SQL_RECON_LISTED[] =
+    "CREATE TEMP TABLE idemload_recon_listed AS " RECON_KIND_FACTS
+    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
+    "       (jsonb_agg(jsonb_build_object("
+    "          'amount', pg_temp.idemload_render(s.amount, coalesce(x.exponent, 2)),"
+    "          'currency', s.currency,"
+    "          'fee', pg_temp.idemload_render(s.fee, coalesce(x.exponent, 2)),"
+    "          'status', s.status, 'time', pg_temp.idemload_ts_text(s.received_at),"
+    "          'file', s.file_no, 'line', s.line) ORDER BY s.file_no, s.line)"
+    "        FILTER (WHERE s.n <= $1::int))::text AS listed, count(*) AS n_listed "
+    "FROM (SELECT s.*, row_number() OVER (PARTITION BY s.tenant_id, s.channel, s.out_trade_no,"
+    "                                       s.callback_type ORDER BY s.file_no, s.line) AS n"
+    "        FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "                JOIN idemload_recon_sk k ON k.conflicting AND k.tenant_id = r.tenant_id"
+    "                 AND k.channel = r.channel AND k.out_trade_no = r.out_trade_no"
+    "                 AND k.callback_type = r.callback_type)") ") s) s "
+    "LEFT JOIN idemload_recon_ccy x ON x.code = s.currency "
+    "GROUP BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type";
 
 /* Per file: its rows staged minus the keys its rows represent (what the
  * deduplication took away), for the file's figures. */
@@ -440,12 +465,16 @@ const char SQL_RECON_LINES[] =
     "       pg_temp.idemload_render(o.difference,"
     "         coalesce(CASE WHEN o.s_currency IS NOT NULL THEN xs.exponent ELSE xt.exponent END, 2))"
     "         AS difference,"
-    "       o.file_no, o.line, coalesce(o.s_currency, o.t_currency) AS ccy, o.key_ord "
+    "       o.file_no, o.line, coalesce(o.s_currency, o.t_currency) AS ccy, o.key_ord,"
+    "       d.listed, d.n_listed "
     "FROM idemload_recon_out o"
     " LEFT JOIN idemload_recon_ccy xs ON xs.code = o.s_currency"
     " LEFT JOIN idemload_recon_ccy xt ON xt.code = o.t_currency"
     " CROSS JOIN LATERAL unnest(CASE WHEN o.outcome = 'pending' THEN ARRAY['pending']"
-    "                                ELSE o.categories END) cat "
+    "                                ELSE o.categories END) cat"
+    " LEFT JOIN idemload_recon_listed d ON cat = 'duplicate_in_statement'"
+    "  AND d.tenant_id = o.tenant_id AND d.channel = o.channel"
+    "  AND d.out_trade_no = o.out_trade_no AND d.callback_type = o.callback_type "
     "WHERE o.outcome IN ('discrepancy', 'pending') "
     "UNION ALL "
     "SELECT 'no_statement', o.tenant_id, o.channel, NULL, NULL, o.day,"
@@ -455,7 +484,7 @@ const char SQL_RECON_LINES[] =
     "       CASE WHEN count(DISTINCT o.t_currency) <= 1 THEN"
     "         pg_temp.idemload_money_text(-sum(o.t_amount), min(o.t_currency)) END,"
     "       NULL, NULL, CASE WHEN count(DISTINCT o.t_currency) = 1 THEN min(o.t_currency) END,"
-    "       NULL "
+    "       NULL, NULL, NULL "
     "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
     "GROUP BY o.tenant_id, o.channel, o.day";
 
@@ -490,7 +519,7 @@ const char SQL_RECON_LINES[] =
     "l.category, l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day::text," \
     " l.s_present, l.s_amount, l.s_currency, l.s_status, l.s_time, l.s_fee," \
     " l.t_present, l.t_amount, l.t_currency, l.t_status, l.t_time, l.t_fee, l.difference," \
-    " l.file_no, l.line, "
+    " l.file_no, l.line, l.listed, l.n_listed, "
 #define RECON_LINE_FROM \
     " FROM idemload_recon_lines l" \
     " JOIN (SELECT day, tenant_id, channel, category," \

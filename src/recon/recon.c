@@ -599,6 +599,46 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
     f->fee = db_is_null(r, i, col + 5) ? NULL : dup_or_null(db_value(r, i, col + 5), oom);
 }
 
+/* member of a listing as a copy of its text, NULL when absent or null. */
+static char *listing_text(json_t *o, const char *member, bool *oom)
+{
+    const char *v = json_string_value(json_object_get(o, member));
+    return v ? dup_or_null(v, oom) : NULL;
+}
+
+/* A duplicate_in_statement line's listings, the JSON array text
+ * SQL_RECON_LISTED made, into l->listed.  False: out of memory or a text
+ * that is not that array (a bug, logged). */
+static bool listings_of(const recon_ctx *x, const char *text, recon_line *l)
+{
+    json_error_t jerr;
+    json_t *a = json_loads(text, 0, &jerr);
+    if (!json_is_array(a)) {
+        log_error("reconcile: the listings of %s are not a JSON array: %s", l->out_trade_no,
+                  jerr.text);
+        json_decref(a);
+        return false;
+    }
+    size_t n = json_array_size(a);
+    bool oom = n > 0 && !(l->listed = calloc(n, sizeof *l->listed));
+    for (size_t k = 0; !oom && k < n; k++) {
+        json_t *o = json_array_get(a, k);
+        recon_listing *g = &l->listed[l->n_listed++];
+        g->facts.present = true;
+        g->facts.amount = listing_text(o, "amount", &oom);
+        g->facts.currency = listing_text(o, "currency", &oom);
+        g->facts.fee = listing_text(o, "fee", &oom);
+        g->facts.time = listing_text(o, "time", &oom);
+        g->facts.status = (int)json_integer_value(json_object_get(o, "status"));
+        json_int_t file_no = json_integer_value(json_object_get(o, "file"));
+        g->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1]
+                                                                    : NULL;
+        g->line = json_integer_value(json_object_get(o, "line"));
+    }
+    json_decref(a);
+    return !oom;
+}
+
 /* Row i of a FETCH of the lines cursor as a line (copies). */
 static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
 {
@@ -616,8 +656,9 @@ static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
     int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
     l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1] : NULL;
     l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
-    l->first_seen = db_is_null(r, i, 21) ? NULL : dup_or_null(db_value(r, i, 21), &oom);
-    return !oom;
+    l->listed_rows = db_is_null(r, i, 22) ? 0 : db_int(r, i, 22);
+    l->first_seen = db_is_null(r, i, 23) ? NULL : dup_or_null(db_value(r, i, 23), &oom);
+    return !oom && (db_is_null(r, i, 21) || listings_of(x, db_value(r, i, 21), l));
 }
 
 /* Every discrepancy line, fetched through a cursor: each written to the
@@ -737,6 +778,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     if (!exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 0, NULL) ||
         !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
+        !exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
+              1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||
         !gather_dedup(x, rep))
         return false;
     if (!x->cfg->period) {

@@ -43,6 +43,26 @@ static json_t *facts_json(const recon_facts *f)
     return o;
 }
 
+/* o's "file": a file name is any bytes; one that is not UTF-8 is escaped
+ * as in the report, its exact bytes in file_base64 (jansson refuses it as
+ * it is).  NULL: null. */
+static void file_json(json_t *o, const char *file)
+{
+    if (!file) {
+        json_object_set_new(o, "file", json_null());
+        return;
+    }
+    buf name = BUF_INIT, b64 = BUF_INIT;
+    bool exact = text_utf8_or_escaped(&name, file);
+    json_object_set_new(o, "file", json_stringn(buf_cstr(&name), name.len));
+    if (!exact) {
+        text_base64(&b64, file, strlen(file));
+        json_object_set_new(o, "file_base64", json_stringn(buf_cstr(&b64), b64.len));
+    }
+    buf_free(&name);
+    buf_free(&b64);
+}
+
 static json_t *line_json(const recon_line *l)
 {
     json_t *o = json_object();
@@ -55,24 +75,52 @@ static json_t *line_json(const recon_line *l)
     json_object_set_new(o, "statement", facts_json(&l->statement));
     json_object_set_new(o, "table", facts_json(&l->table));
     json_object_set_new(o, "difference", str_or_null(l->difference));
-    /* A file name is any bytes: one that is not UTF-8 is escaped as in the
-     * report, its exact bytes in file_base64 (jansson refuses it as it is). */
-    if (l->file) {
-        buf name = BUF_INIT, b64 = BUF_INIT;
-        bool exact = text_utf8_or_escaped(&name, l->file);
-        json_object_set_new(o, "file", json_stringn(buf_cstr(&name), name.len));
-        if (!exact) {
-            text_base64(&b64, l->file, strlen(l->file));
-            json_object_set_new(o, "file_base64", json_stringn(buf_cstr(&b64), b64.len));
-        }
-        buf_free(&name);
-        buf_free(&b64);
-    } else {
-        json_object_set_new(o, "file", json_null());
-    }
+    file_json(o, l->file);
     json_object_set_new(o, "line", l->file ? json_integer(l->line) : json_null());
     json_object_set_new(o, "first_seen", str_or_null(l->first_seen));
+    json_t *listed = l->listed_rows ? json_array() : json_null();
+    for (size_t i = 0; i < l->n_listed; i++) {
+        const recon_listing *g = &l->listed[i];
+        json_t *f = facts_json(&g->facts);
+        file_json(f, g->file);
+        json_object_set_new(f, "line", g->file ? json_integer(g->line) : json_null());
+        json_array_append_new(listed, f);
+    }
+    json_object_set_new(o, "listed", listed);
+    json_object_set_new(o, "listed_rows", l->listed_rows ? json_integer(l->listed_rows)
+                                                         : json_null());
     return o;
+}
+
+/* A listing as a reader sees it: "FILE:LINE CNY 21.00, fee 0.10, status 1,
+ * TIME" (a file name that is not UTF-8 escaped). */
+static bool listing_text(buf *out, const recon_listing *g)
+{
+    const recon_facts *f = &g->facts;
+    bool ok = true;
+    if (g->file) {
+        buf name = BUF_INIT;
+        text_utf8_or_escaped(&name, g->file);
+        ok = buf_append_str(out, buf_cstr(&name)) &&
+             buf_printf(out, ":%lld ", (long long)g->line);
+        buf_free(&name);
+    }
+    return ok && buf_printf(out, "%s%s%s", f->currency ? f->currency : "",
+                            f->currency ? " " : "", f->amount ? f->amount : "no amount") &&
+           (!f->fee || buf_printf(out, ", fee %s", f->fee)) &&
+           buf_printf(out, ", status %d", f->status) &&
+           (!f->time || buf_printf(out, ", %s", f->time));
+}
+
+/* Every listing of a line, "; " between them, and how many more there are. */
+static bool listings_text(buf *out, const recon_line *l)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < l->n_listed; i++)
+        ok = (i == 0 || buf_append_str(out, "; ")) && listing_text(out, &l->listed[i]);
+    if (ok && (uint64_t)l->listed_rows > l->n_listed)
+        ok = buf_printf(out, "; and %lld more rows", (long long)(l->listed_rows - (int64_t)l->n_listed));
+    return ok;
 }
 
 /* s as one CSV field's text: quoted when it holds a delimiter, a quote or a
@@ -116,12 +164,19 @@ static const char *const csv_columns[] = {
     "statement_fee",     "statement_status", "statement_time",   "table_amount",
     "table_currency",    "table_fee",       "table_status",      "table_time",
     "difference",        "file",            "line",              "first_seen",
+    "listed_rows",       "listed",
 };
 
 static bool csv_line(buf *out, const recon_line *l)
 {
-    char tenant[24], sst[16], tst[16], line[24];
+    char tenant[24], sst[16], tst[16], line[24], rows[24];
     snprintf(tenant, sizeof tenant, "%lld", (long long)l->tenant_id);
+    snprintf(rows, sizeof rows, "%lld", (long long)l->listed_rows);
+    buf listed = BUF_INIT;
+    if (l->listed_rows && !listings_text(&listed, l)) {
+        buf_free(&listed);
+        return false;
+    }
     snprintf(sst, sizeof sst, "%d", l->statement.status);
     snprintf(tst, sizeof tst, "%d", l->table.status);
     snprintf(line, sizeof line, "%lld", (long long)l->line);
@@ -134,10 +189,12 @@ static bool csv_line(buf *out, const recon_line *l)
                        t->present ? t->amount : NULL, t->present ? t->currency : NULL,
                        t->present ? t->fee : NULL, t->present ? tst : NULL,
                        t->present ? t->time : NULL,
-                       l->difference, l->file, l->file ? line : NULL, l->first_seen};
-    /* the data's texts: channel, key, currencies, file */
+                       l->difference, l->file, l->file ? line : NULL, l->first_seen,
+                       l->listed_rows ? rows : NULL, l->listed_rows ? buf_cstr(&listed) : NULL};
+    /* the data's texts: channel, key, currencies, file, the listings */
     static const bool text[] = {false, false, true, true, true, false, false, true, false, false,
-                                false, false, true, false, false, false, false, true, false, false};
+                                false, false, true, false, false, false, false, true, false, false,
+                                false, true};
     _Static_assert(sizeof text / sizeof text[0] == sizeof csv_columns / sizeof csv_columns[0],
                    "one flag per column");
     buf name = BUF_INIT;
@@ -147,6 +204,7 @@ static bool csv_line(buf *out, const recon_line *l)
     for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
         ok = csv_field(out, v[i], i == 0, text[i]);
     buf_free(&name);
+    buf_free(&listed);
     return ok && buf_append_str(out, "\r\n");
 }
 
@@ -691,6 +749,12 @@ static bool html_line(const recon_line *l, buf *out)
                  buf_printf(out, ", status %d", f[k]->status);
         else
             ok = buf_append_str(out, "&#8212;");
+        if (ok && k == 0 && l->listed_rows) {
+            buf listed = BUF_INIT;
+            ok = listings_text(&listed, l) && buf_append_str(out, "<br>listed: ") &&
+                 esc(out, buf_cstr(&listed));
+            buf_free(&listed);
+        }
         ok = ok && buf_append_str(out, "</td><td>");
     }
     return ok && esc(out, l->difference) && buf_append_str(out, "</td></tr>\n");

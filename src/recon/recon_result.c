@@ -71,6 +71,9 @@ void recon_line_free(recon_line *l)
     facts_text_free(&l->table);
     free(l->difference);
     free(l->first_seen);
+    for (size_t i = 0; i < l->n_listed; i++)
+        facts_text_free(&l->listed[i].facts);
+    free(l->listed);
     memset(l, 0, sizeof *l);
 }
 

@@ -77,6 +77,14 @@ typedef struct recon_facts {
     int status;
 } recon_facts;
 
+/* One row of the statement listing a key (a duplicate_in_statement
+ * line's listings). */
+typedef struct recon_listing {
+    recon_facts facts;
+    const char *file;       /* cfg->files[...] (argv) */
+    int64_t line;
+} recon_listing;
+
 typedef struct recon_line {
     recon_category category;
     int64_t tenant_id;
@@ -89,7 +97,14 @@ typedef struct recon_line {
     const char *file;       /* cfg->files[...] (argv); NULL: a table row */
     int64_t line;
     char *first_seen;       /* NULL: not registered (dry run) */
+    recon_listing *listed;  /* duplicate_in_statement: the rows listing the key, in
+                             * file and line order, the first RECON_LISTED_MAX_TEXT; else NULL */
+    size_t n_listed;
+    int64_t listed_rows;    /* how many rows list it (n_listed may be fewer) */
 } recon_line;
+
+/* How many of a duplicated key's rows a line lists (SQL_RECON_LISTED). */
+#define RECON_LISTED_MAX_TEXT "20"
 
 /* An item of the register: an open discrepancy of an earlier day (carried
  * over), or one this run opened or resolved. */

@@ -192,6 +192,15 @@ import json,sys
 ls=[json.loads(l) for l in open('d.ndjson', encoding='utf-8')]
 mt=[l for l in ls if l['out_trade_no']=='MT'][0]
 sys.exit(0 if mt['file']=='stmt.csv' and mt['line']==10 and mt['first_seen'] is None else 1)"
+check "a key listed with different facts: its duplicate line lists every row, with file and line; other lines list none" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson', encoding='utf-8')]
+src=open('stmt.csv', encoding='utf-8').read().split(chr(10))
+dup=[l for l in ls if l['category']=='duplicate_in_statement' and l['out_trade_no']=='DUP'][0]
+got=[(g['file'], g['amount'], g['currency'], g['status'], ',DUP,' in src[g['line']-1]) for g in dup['listed']]
+lines=[g['line'] for g in dup['listed']]
+others=all(l['listed'] is None and l['listed_rows'] is None for l in ls if l['category']!='duplicate_in_statement')
+sys.exit(0 if got==[('stmt.csv','5.00','CNY',1,True),('stmt.csv','6.00','CNY',1,True)] and lines[0] < lines[1] and dup['line']==lines[1] and dup['listed_rows']==2 and others else 1)"
 check "CNY minor 16890 matches 168.90, JPY 1200 matches 1200 (exponent 0)" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('d.ndjson')]
@@ -297,6 +306,12 @@ import csv,sys
 rows=list(csv.DictReader(open('d.csv', encoding='utf-8-sig')))
 r=[x for x in rows if x['out_trade_no']=='订单-1']
 sys.exit(0 if r and r[0]['category']=='missing_in_table' and r[0]['statement_amount']=='1.00' and r[0]['table_amount']=='' else 1)"
+check "the CSV lists a duplicated key's rows in its listed column" python3 -c "
+import csv,sys
+rows=list(csv.DictReader(open('d.csv', encoding='utf-8-sig')))
+r=[x for x in rows if x['out_trade_no']=='DUP' and x['category']=='duplicate_in_statement']
+v=r[0]['listed'] if r else ''
+sys.exit(0 if r and r[0]['listed_rows']=='2' and v.count('stmt.csv:')==2 and 'CNY 5.00, status 1' in v and 'CNY 6.00' in v else 1)"
 ndj=$(wc -l <d.ndjson)
 eq "the CSV has a line per discrepancy and a header" "$((ndj + 1))" "$(python3 -c "import csv;print(len(list(csv.reader(open('d.csv', encoding='utf-8-sig')))))")"
 
