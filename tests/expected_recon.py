@@ -18,7 +18,8 @@ statement: {amount, currency, status} | null, table: ... | null, difference}.
 
 The rules, as SPEC.md states them:
 - a statement key listed several times keeps the version with the latest
-  received_at (the later row on a tie); listed with different facts
+  received_at (the later row on a tie), with a final status (2) that any of
+  its rows holds, as import's deduplication does; listed with different facts
   (amount, currency, status, fee) it is also duplicate_in_statement;
 - the day of a row is the date of its time in the zone; the period is
   --period, else the statement's days;
@@ -160,6 +161,9 @@ def read_rows(path, file_no):
                    "payload": json.loads(r["payload"]), "received_at": instant(r["received_at"])}
 
 
+FINAL = {2}      # reconcile's final statuses (import's default, --final-status)
+
+
 def key(r):
     return (r["tenant_id"], r["channel"], r["out_trade_no"], r["callback_type"])
 
@@ -180,7 +184,13 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         by_key.setdefault(key(r), []).append(r)
     reps = {}
     for k, rows in by_key.items():
-        rep = max(rows, key=lambda r: (r["received_at"], r["file_no"], r["line"]))
+        rep = dict(max(rows, key=lambda r: (r["received_at"], r["file_no"], r["line"])))
+        # as import's deduplication: a final status (2) some row holds stays
+        # (the first in file order), whatever the time of the row kept
+        finals = [r["status"] for r in sorted(rows, key=lambda r: (r["file_no"], r["line"]))
+                  if r["status"] in FINAL]
+        if finals:
+            rep["status"] = finals[0]
         sig = {(r["f"]["amount"], r["f"]["currency"], r["status"], r["f"]["fee"]) for r in rows}
         rep["conflicting"] = len(sig) > 1
         reps[k] = rep

@@ -281,9 +281,12 @@ const char SQL_RECON_TABLE_VIEW[] =
     "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
 
 /* One row per key: the version import's deduplication would keep (the
- * latest received_at, then the later file and line), how many rows list
- * it, and whether they disagree on a fact (amount, currency, status, fee:
- * values that differ, or a value some rows have and others lack).  One
+ * latest received_at, then the later file and line, with a final status
+ * that any of its rows holds: $1, the final statuses; the least of them
+ * when its rows hold two, which makes the key a duplicate anyway), how
+ * many rows list it, whether they disagree on a fact (amount, currency,
+ * status, fee: values that differ, or a value some rows have and others
+ * lack), and its rank in key order (key_ord, for the lines' order).  One
  * sort serves both: the window's partition and order are the DISTINCT
  * ON's, and min <> max over the whole partition is "more than one
  * distinct value" (what a GROUP BY with count(DISTINCT) joined back to the
@@ -292,8 +295,12 @@ const char SQL_RECON_TABLE_VIEW[] =
 #define RECON_KEY_PARTIAL(f) "count(" f ") OVER w NOT IN (0, count(*) OVER w)"
 const char SQL_RECON_KEYS[] =
     "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS
-    "SELECT q.*, row_number() OVER () AS key_ord FROM ("
+    "SELECT q.file_no, q.line, q.tenant_id, q.channel, q.out_trade_no, q.callback_type,"
+    "       coalesce(q.final_status, q.status) AS status, q.received_at, q.day,"
+    "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows, q.conflicting,"
+    "       row_number() OVER () AS key_ord FROM ("
     "SELECT DISTINCT ON (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) s.*,"
+    "       min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) OVER w AS final_status,"
     "       count(*) OVER w AS n_rows,"
     "       " RECON_KEY_WINDOW("s.amount") " OR " RECON_KEY_WINDOW("s.currency")
     "       OR " RECON_KEY_WINDOW("s.status") " OR " RECON_KEY_WINDOW("s.fee")

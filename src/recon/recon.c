@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/final_status.h"
 #include "db/db.h"
 #include "db/recon_sql.h"
 #include "db/sql.h"
@@ -776,7 +777,15 @@ static bool preset_pair(const config *cfg, char tenant[24], buf *channel)
 
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
-    if (!exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 0, NULL) ||
+    buf finals = BUF_INIT;
+    if (!final_status_array(x->cfg->final_status, x->cfg->n_final_status, &finals)) {
+        log_error("reconcile: out of memory");
+        return false;
+    }
+    bool keyed = exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 1,
+                      (const char *const[]){buf_cstr(&finals)});
+    buf_free(&finals);
+    if (!keyed ||
         !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
         !exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
               1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||

@@ -93,6 +93,7 @@ q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type
  (1, 'wechat', 'SM', 'pay', 1, '{\"amount\": 8, \"currency\": \"CNY\"}', '$D 11:00:00Z'),
  (1, 'wechat', 'MS', 'pay', 1, '{\"amount\": 3.33, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
  (1, 'wechat', 'DUP', 'pay', 1, '{\"amount\": 5, \"currency\": \"CNY\"}', '$D 12:00:00Z'),
+ (1, 'wechat', 'FS', 'pay', 2, '{\"amount\": 6, \"currency\": \"CNY\"}', '$D 12:30:00Z'),
  (1, 'wechat', 'UV', 'pay', 1, '{\"currency\": \"CNY\"}', '$D 12:00:00Z'),
  (1, 'wechat', 'NS1', 'pay', 1, '{\"amount\": 1.10, \"currency\": \"CNY\"}', '2026-11-19 08:00:00Z'),
  (1, 'wechat', 'NS2', 'pay', 1, '{\"amount\": 2.20, \"currency\": \"CNY\"}', '2026-11-19 09:00:00Z'),
@@ -139,6 +140,11 @@ tenant_id,channel,out_trade_no,callback_type,status,payload,received_at
 EOF2
 # SAME is listed twice with the same facts: deduplicated, not a duplicate.
 printf '%s\n' '1,wechat,SAME,pay,1,"{""amount"": ""4.00"", ""currency"": ""CNY""}",'"${D}T12:00:05Z" >>stmt.csv
+# FS: settled (status 2, final), then listed again later as 1: import keeps
+# the final status, and so does the statement's side (a duplicate, not a
+# status_mismatch against the table's 2).
+printf '%s\n' '1,wechat,FS,pay,2,"{""amount"": 6, ""currency"": ""CNY""}",'"${D}T12:30:00Z" \
+    '1,wechat,FS,pay,1,"{""amount"": 6, ""currency"": ""CNY""}",'"${D}T12:40:00Z" >>stmt.csv
 q "UPDATE payment_callback SET payload = payload" >/dev/null
 q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
    VALUES (1, 'wechat', 'SAME', 'pay', 1, '{\"amount\": 4, \"currency\": \"CNY\"}', '$D 12:00:00Z')" >/dev/null
@@ -201,6 +207,11 @@ got=[(g['file'], g['amount'], g['currency'], g['status'], ',DUP,' in src[g['line
 lines=[g['line'] for g in dup['listed']]
 others=all(l['listed'] is None and l['listed_rows'] is None for l in ls if l['category']!='duplicate_in_statement')
 sys.exit(0 if got==[('stmt.csv','5.00','CNY',1,True),('stmt.csv','6.00','CNY',1,True)] and lines[0] < lines[1] and dup['line']==lines[1] and dup['listed_rows']==2 and others else 1)"
+check "a key settled (2) then listed again as 1 keeps the final status: a duplicate, no status_mismatch" python3 -c "
+import json,sys
+ls=[json.loads(l) for l in open('d.ndjson', encoding='utf-8')]
+fs=[(l['category'], l['statement']['status']) for l in ls if l['out_trade_no']=='FS']
+sys.exit(0 if fs==[('duplicate_in_statement', 2)] else 1)"
 check "CNY minor 16890 matches 168.90, JPY 1200 matches 1200 (exponent 0)" python3 -c "
 import json,sys
 ls=[json.loads(l) for l in open('d.ndjson')]
@@ -227,7 +238,7 @@ ns=[l for l in ls if l['day']=='2026-11-19']
 sys.exit(0 if len(ns)==1 and ns[0]['category']=='no_statement' and ns[0]['out_trade_no'] is None and ns[0]['difference']=='-3.30' else 1)"
 run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json stmt.csv
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
-    "r['reconciliation']['outside_period'] == 22 and r['reconciliation']['days'] == []"
+    "r['reconciliation']['outside_period'] == 24 and r['reconciliation']['days'] == []"
 eq "nothing compared is balanced" 0 "$RC"
 # A statement whose rows all fall outside an explicit period still stands
 # for its pairs: their table rows of the period are no_statement (a
