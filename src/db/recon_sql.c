@@ -624,7 +624,10 @@ const char SQL_RECON_PERIOD_AMOUNTS[] =
  * object, the text a reader sees ("CNY 149.00", or "JPY 100, USD 1.00"), and
  * the lines with no difference (a side without a readable amount, or two
  * currencies); the sum and the text are NULL when no line has one (not
- * "0.00": nothing is known of the money). */
+ * "0.00": nothing is known of the money).  A no_statement day is one line
+ * whatever its rows' currencies, without a single difference when they
+ * hold several; its sums per currency come from its table rows, so that
+ * each currency's money is still known (not "1 without an amount"). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
     "       CASE WHEN count(*) = 1 THEN min(amount) END,"
@@ -638,8 +641,17 @@ const char SQL_RECON_DAY_CATEGORIES[] =
     "FROM (SELECT tenant_id, channel, day, category, ccy, count(*) AS n,"
     "             count(*) - count(diff) AS n_unknown,"
     "             pg_temp.idemload_money_text(sum(diff), ccy) AS amount"
-    "        FROM idemload_recon_lines WHERE category <> 'pending'"
-    "       GROUP BY 1, 2, 3, 4, 5) g "
+    "        FROM idemload_recon_lines WHERE category NOT IN ('pending', 'no_statement')"
+    "       GROUP BY 1, 2, 3, 4, 5"
+    "      UNION ALL"
+    "      SELECT tenant_id, channel, day, 'no_statement', t_currency,"
+    "             (row_number() OVER w = 1)::int,"
+    "             (row_number() OVER w = 1 AND sum(count(t_amount)) OVER w = 0)::int,"
+    "             pg_temp.idemload_money_text(-sum(t_amount), t_currency)"
+    "        FROM idemload_recon_out WHERE outcome = 'no_statement'"
+    "       GROUP BY tenant_id, channel, day, t_currency"
+    "      WINDOW w AS (PARTITION BY tenant_id, channel, day ORDER BY t_currency"
+    "                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) g "
     "GROUP BY 1, 2, 3, 4 ORDER BY 3, 1, 2, 4";
 
 const char SQL_RECON_MISSING_KEYS[] =

@@ -579,4 +579,24 @@ r = rows[0]
 assert (r["out_trade_no"], r["statement_amount"], r["difference"], r["file"]) == ("\x27=1+2", "-1.00", "-1.00", "st-\\xB6\\xD4.csv"), r
 '
 
+# A day without a bill whose table rows hold two currencies: one
+# no_statement line (no single difference), each currency's money in the
+# day's category, nothing "without an amount".
+init_db recon_ns_mixed
+q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at) VALUES
+ (4, 'mx', 'A', 'pay', 1, '{\"amount\": \"10.00\", \"currency\": \"CNY\"}', '2026-11-19 10:00Z'),
+ (4, 'mx', 'B', 'pay', 1, '{\"amount\": \"5.00\", \"currency\": \"USD\"}', '2026-11-19 11:00Z'),
+ (4, 'mx', 'C', 'pay', 1, '{\"amount\": \"3.00\", \"currency\": \"CNY\"}', '2026-11-20 11:00Z')" >/dev/null
+printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
+    '4,mx,C,pay,1,"{""amount"": ""3.00"", ""currency"": ""CNY""}",2026-11-20T11:00:00Z' >mx.csv
+run reconcile -d "$DB" --dry-run --period 2026-11-19..2026-11-20 --report mx.json \
+    --discrepancies mx.ndjson mx.csv
+eq "a day without a bill: exit 5" 5 "$RC"
+check "its rows in two currencies: one no_statement line, each currency's money in the category" jtrue mx.json \
+    "[d['categories']['no_statement'] for d in r['reconciliation']['days'] if d['day'] == '2026-11-19'] == [{'count': 1, 'amount': None, 'amounts': {'CNY': '-10.00', 'USD': '-5.00'}, 'without_amount': 0}]"
+check "the summary says the money, not 'without an amount'" grep -q 'no_statement 1 (CNY -10.00, USD -5.00)' "$ERR"
+eq "the file has that one line" "no_statement 2026-11-19 None" "$(python3 -c "
+import json; ls=[json.loads(l) for l in open('mx.ndjson')]
+print(' '.join(' '.join(str(x) for x in (l['category'], l['day'], l['difference'])) for l in ls))")"
+
 finish
