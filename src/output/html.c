@@ -320,19 +320,39 @@ static void group_label(page *pg, const group_report *g, size_t cut_at)
         text(pg, g->kind);
 }
 
-/* Horizontal stacked bars, one per group, and the table of their figures. */
-static void render_groups(page *pg, const run_report *rep)
+/* One group's row of the chart at height y: its label (cut to the chart's
+ * width, the whole one as its tooltip), its stacked bar scaled to max, and
+ * its merged rows after it. */
+static void render_group_bar(page *pg, const group_report *g, int y, uint64_t max,
+                             int label_w, int bar_w)
 {
-    put(pg, "<section id=\"groups\"><h2>Figures per tenant, channel and kind</h2>\n");
-    if (rep->validate_only) {
-        put(pg, "<p class=\"note\">validate does not merge: the figures per group come from "
-                "an import or a dry run.</p></section>\n");
-        return;
+    put(pg, "<g><title>");
+    group_label(pg, g, 0);
+    putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
+         label_w - 8, y + 15);
+    group_label(pg, g, 18);
+    put(pg, "</text></g>\n");
+    uint64_t v[N_ACTIONS];
+    action_values(&g->counts, v);
+    double x = label_w;
+    for (size_t a = 0; a < N_ACTIONS; a++) {
+        if (!v[a])
+            continue;
+        double w = (double)bar_w * (double)v[a] / (double)max;
+        if (w < 1)
+            w = 1;
+        putf(pg, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\">"
+                 "<title>%s %llu</title></rect>\n",
+             x, y + 3, w, ACTIONS[a].color, ACTIONS[a].name, (unsigned long long)v[a]);
+        x += w;
     }
-    if (rep->n_groups == 0) {
-        put(pg, "<p class=\"note\">No row reached the merge.</p></section>\n");
-        return;
-    }
+    putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%llu</text>\n",
+         x + 6, y + 15, (unsigned long long)load_counts_merged(&g->counts));
+}
+
+/* Horizontal stacked bars, one per group (the first 60), with a legend. */
+static void render_group_chart(page *pg, const run_report *rep)
+{
     uint64_t max = 1;
     for (size_t i = 0; i < rep->n_groups; i++) {
         uint64_t m = load_counts_merged(&rep->groups[i].counts);
@@ -349,38 +369,17 @@ static void render_groups(page *pg, const run_report *rep)
                  "<text x=\"%d\" y=\"17\" font-size=\"12\">%s</text>\n",
              label_w + (int)a * 110, ACTIONS[a].color, label_w + (int)a * 110 + 16,
              ACTIONS[a].name);
-    for (size_t i = 0; i < shown; i++) {
-        const group_report *g = &rep->groups[i];
-        int y = top + (int)i * row_h;
-        /* the label cut to the chart's width; the whole one as the
-         * group's tooltip */
-        put(pg, "<g><title>");
-        group_label(pg, g, 0);
-        putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
-             label_w - 8, y + 15);
-        group_label(pg, g, 18);
-        put(pg, "</text></g>\n");
-        uint64_t v[N_ACTIONS];
-        action_values(&g->counts, v);
-        double x = label_w;
-        for (size_t a = 0; a < N_ACTIONS; a++) {
-            if (!v[a])
-                continue;
-            double w = (double)bar_w * (double)v[a] / (double)max;
-            if (w < 1)
-                w = 1;
-            putf(pg, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\">"
-                     "<title>%s %llu</title></rect>\n",
-                 x, y + 3, w, ACTIONS[a].color, ACTIONS[a].name, (unsigned long long)v[a]);
-            x += w;
-        }
-        putf(pg, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#5a6675\">%llu</text>\n",
-             x + 6, y + 15, (unsigned long long)load_counts_merged(&g->counts));
-    }
+    for (size_t i = 0; i < shown; i++)
+        render_group_bar(pg, &rep->groups[i], top + (int)i * row_h, max, label_w, bar_w);
     put(pg, "</svg>\n");
     if (shown < rep->n_groups)
         putf(pg, "<p class=\"note\">The chart shows the first %zu of %zu groups; the table has "
                  "them all.</p>\n", shown, rep->n_groups);
+}
+
+/* The table of every group's figures. */
+static void render_group_table(page *pg, const run_report *rep)
+{
     put(pg, "<table id=\"group-table\"><tr><th>tenant</th><th>channel</th><th>kind</th>"
             "<th class=\"num\">rows</th>");
     for (size_t a = 0; a < N_ACTIONS; a++)
@@ -400,7 +399,25 @@ static void render_groups(page *pg, const run_report *rep)
             putf(pg, "<td class=\"num\">%llu</td>", (unsigned long long)v[a]);
         put(pg, "</tr>\n");
     }
-    put(pg, "</table></section>\n");
+    put(pg, "</table>");
+}
+
+/* The figures per group: the chart and the table, or why there are none. */
+static void render_groups(page *pg, const run_report *rep)
+{
+    put(pg, "<section id=\"groups\"><h2>Figures per tenant, channel and kind</h2>\n");
+    if (rep->validate_only) {
+        put(pg, "<p class=\"note\">validate does not merge: the figures per group come from "
+                "an import or a dry run.</p></section>\n");
+        return;
+    }
+    if (rep->n_groups == 0) {
+        put(pg, "<p class=\"note\">No row reached the merge.</p></section>\n");
+        return;
+    }
+    render_group_chart(pg, rep);
+    render_group_table(pg, rep);
+    put(pg, "</section>\n");
 }
 
 /* The timeline's buckets: hours for up to a week, else days (or several
