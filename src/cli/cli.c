@@ -91,7 +91,7 @@ static const option_def options[] = {
     {'d', "dbname", "DB", ALL_DB,
      "database name, conninfo string or URI (else PGHOST, PGDATABASE, ... as psql)",
      .set = set_text, .field = FIELD(dbname)},
-    {0, "table", "[SCHEMA.]NAME", ALL_DB, "target table (default payment_callback)",
+    {0, "table", "[SCHEMA.]NAME", ALL_DB, "target table (default " DEFAULT_TABLE ")",
      .set = set_text, .field = FIELD(table), .need = "a name"},
     {0, "format", INPUT_FORMAT_CHOICES, READING,
      "input format (default: from the name's ending:" INPUT_FORMAT_ENDINGS ", optionally then .gz)",

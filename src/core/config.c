@@ -8,7 +8,7 @@
 void config_defaults(config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->table = "payment_callback";
+    cfg->table = DEFAULT_TABLE;
     cfg->format = FORMAT_AUTO;
     cfg->delimiter = ',';
     cfg->rejects_path = "idemload-rejects.ndjson";

@@ -31,6 +31,8 @@ typedef enum command {
 
 typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
 
+/* The table of every command without --table. */
+#define DEFAULT_TABLE "payment_callback"
 #define MAX_FINAL_STATUSES 32
 #define DEFAULT_CHUNK_ROWS 20000
 /* Connections of one import: each merges the keys whose hash falls in its

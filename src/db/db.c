@@ -360,6 +360,61 @@ void db_close(db **dp)
     *dp = NULL;
 }
 
+/* A conninfo value as libpq reads it back: as it is when it is not empty
+ * and holds no blank, quote or backslash; else in single quotes, with '
+ * and \ escaped by a backslash. */
+static bool append_conninfo_value(buf *out, const char *v)
+{
+    if (*v && !strpbrk(v, " \t\n\r\f\v'\\"))
+        return buf_append_str(out, v);
+    bool ok = buf_append_char(out, '\'');
+    for (; ok && *v; v++) {
+        if (*v == '\'' || *v == '\\')
+            ok = buf_append_char(out, '\\');
+        ok = ok && buf_append_char(out, *v);
+    }
+    return ok && buf_append_char(out, '\'');
+}
+
+static bool secret_option(const PQconninfoOption *o)
+{
+    return o->dispchar && strchr(o->dispchar, '*');
+}
+
+bool db_conninfo_shown(const char *dbname, buf *out)
+{
+    size_t was = out->len;
+    /* libpq reads a URI, or any text with an '=', as a connection string
+     * (recognized_connection_string); anything else is a database name. */
+    if (strncmp(dbname, "postgresql://", 13) != 0 && strncmp(dbname, "postgres://", 11) != 0 &&
+        !strchr(dbname, '='))
+        return buf_append_str(out, dbname);
+    char *perr = NULL;
+    PQconninfoOption *opts = PQconninfoParse(dbname, &perr);
+    PQfreemem(perr);
+    if (!opts)
+        return false;
+    bool secret = false;
+    for (const PQconninfoOption *o = opts; o->keyword; o++)
+        secret |= o->val && secret_option(o);
+    bool ok = true;
+    if (!secret) {
+        ok = buf_append_str(out, dbname);
+    } else {
+        /* The options it sets, in libpq's order, but the secret ones. */
+        for (const PQconninfoOption *o = opts; ok && o->keyword; o++)
+            if (o->val && !secret_option(o))
+                ok = buf_printf(out, "%s%s=", out->len > was ? " " : "", o->keyword) &&
+                     append_conninfo_value(out, o->val);
+    }
+    PQconninfoFree(opts);
+    if (!ok && out->data) {
+        out->len = was;
+        out->data[was] = '\0';
+    }
+    return ok;
+}
+
 const char *db_describe(const db *d)
 {
     return buf_cstr(&d->describe);

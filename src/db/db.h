@@ -44,6 +44,17 @@ typedef enum db_error_class {
 db *db_connect(const char *dbname, buf *err);
 void db_close(db **d);
 
+/*
+ * Appends dbname (-d as the user gave it: a name, conninfo or URI) as a
+ * message may show it for the user to give again: as written when it
+ * holds no password; when it does (or another secret libpq hides, such as
+ * sslpassword), rebuilt as "key=value ..." from the options it sets, the
+ * secrets left out.  False, appending nothing, when it is a connection
+ * string libpq cannot parse (it cannot have connected, and a password in
+ * it could not be told apart), or when out of memory.
+ */
+bool db_conninfo_shown(const char *dbname, buf *out);
+
 /* "user@host:port/dbname", never the password. */
 const char *db_describe(const db *d);
 

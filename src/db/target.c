@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/columns.h"
+#include "db/advice.h"
 #include "db/sql.h"
 
 
@@ -156,8 +157,9 @@ bool target_quote_arg(db *d, const char *arg, buf *out, buf *err)
 
 /* The table's names and kind (SQL_RESOLVE_TABLE); *missing when there is
  * no table of that name (nothing at all, or a view or the like). */
-static bool read_names(db *d, const char *table_arg, target *t, bool *missing, buf *err)
+static bool read_names(db *d, const config *cfg, target *t, bool *missing, buf *err)
 {
+    const char *table_arg = cfg->table;
     buf q = BUF_INIT;
     db_result *r = NULL;
     bool ok = false;
@@ -174,7 +176,11 @@ static bool read_names(db *d, const char *table_arg, target *t, bool *missing, b
     }
     if (db_nrows(r) == 0) {
         *missing = true;
-        buf_printf(err, "table %s does not exist (create it with 'idemload init')", table_arg);
+        buf init = BUF_INIT;
+        advice_target_args(&init, cfg, cfg->index_name);
+        buf_printf(err, "table %s does not exist (create it with 'idemload init%s')", table_arg,
+                   buf_cstr(&init));
+        buf_free(&init);
         goto out;
     }
     if (strcmp(db_value(r, 0, 6), "t") != 0) {
@@ -301,11 +307,11 @@ void target_pick_index(target *t)
         t->key_index = NULL;
 }
 
-bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err)
+bool target_resolve(db *d, const config *cfg, target *t, bool *missing, buf *err)
 {
     memset(t, 0, sizeof *t);
     *missing = false;
-    if (!read_names(d, table_arg, t, missing, err) || !read_columns(d, t, err) ||
+    if (!read_names(d, cfg, t, missing, err) || !read_columns(d, t, err) ||
         !read_indexes(d, t, err))
         return false;
     /* The conflict target and the active-row predicate the merge uses. */
@@ -366,14 +372,19 @@ void target_default_index_name(const target *t, buf *out)
     index_default_name(t->name, out);
 }
 
-void target_fix_hint(const target *t, buf *out)
+void target_fix_hint(const target *t, const config *cfg, buf *out)
 {
-    buf name = BUF_INIT;
+    buf name = BUF_INIT, args = BUF_INIT, index_args = BUF_INIT;
     target_default_index_name(t, &name);
+    advice_target_args(&args, cfg, NULL);
+    advice_target_args(&index_args, cfg, cfg->index_name);
     buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (" KEY_COLUMNS ")%s; "
-                    "or run 'idemload check' and 'idemload create-index'",
-               buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "");
+                    "or run 'idemload check%s' and 'idemload create-index%s'",
+               buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "",
+               buf_cstr(&args), buf_cstr(&index_args));
     buf_free(&name);
+    buf_free(&args);
+    buf_free(&index_args);
 }
 
 /* The columns idemload writes itself, in every row. */

@@ -61,12 +61,14 @@ typedef struct target {
 } target;
 
 /*
- * Looks the table up ([schema.]name as given to --table) and reads its
- * unique indexes.  Returns false when there is no table of that name (none
- * at all, or a view, materialized view, foreign table ...: message in *err,
- * *missing set) or on a database error (*missing false).
+ * Looks the table up (cfg->table: [schema.]name as given to --table) and
+ * reads its unique indexes.  Returns false when there is no table of that
+ * name (none at all, or a view, materialized view, foreign table ...:
+ * message in *err, *missing set; a missing table's message advises init
+ * with the user's -d and --table, advice.h) or on a database error
+ * (*missing false).
  */
-bool target_resolve(db *d, const char *table_arg, target *t, bool *missing, buf *err);
+bool target_resolve(db *d, const config *cfg, target *t, bool *missing, buf *err);
 
 /*
  * Has the table the columns idemload writes in every row (tenant_id,
@@ -106,8 +108,10 @@ bool target_check_columns(db *d, const target *t, const column_set *sets, size_t
  */
 void target_pick_index(target *t);
 
-/* The CREATE UNIQUE INDEX statement that would make the table usable. */
-void target_fix_hint(const target *t, buf *out);
+/* The CREATE UNIQUE INDEX statement that would make the table usable, and
+ * the check and create-index commands that would, on the user's -d and
+ * --table (and --index-name, for create-index: advice.h). */
+void target_fix_hint(const target *t, const config *cfg, buf *out);
 
 /* Default index name: uk_<table>_biz_active, cut as PostgreSQL would. */
 void target_default_index_name(const target *t, buf *out);

@@ -404,7 +404,7 @@ static int open_target(loader *ld, db *d)
     buf err = BUF_INIT;
     bool missing, db_failed;
     int code = EXIT_OK;
-    if (!target_resolve(d, cfg->table, &ld->t, &missing, &err)) {
+    if (!target_resolve(d, cfg, &ld->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
         code = missing ? EXIT_USAGE : EXIT_DATABASE;
     } else if (ld->t.blocked_by) {
@@ -415,7 +415,7 @@ static int open_target(loader *ld, db *d)
         code = EXIT_USAGE;
     } else if (!ld->t.key_index) {
         buf hint = BUF_INIT;
-        target_fix_hint(&ld->t, &hint);
+        target_fix_hint(&ld->t, cfg, &hint);
         log_error("table %s has no valid unique index on exactly (" KEY_COLUMNS
                   ")%s, so loads cannot be idempotent; fix: %s",
                   ld->t.display, ld->t.has_deleted_at ? " WHERE deleted_at IS NULL" : "",

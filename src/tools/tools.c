@@ -131,14 +131,14 @@ static int report_ready(db *d, const config *cfg)
     bool missing;
     buf err = BUF_INIT;
     int code = EXIT_OK;
-    if (target_resolve(d, cfg->table, &t, &missing, &err)) {
+    if (target_resolve(d, cfg, &t, &missing, &err)) {
         if (t.key_index) {
             log_info("table %s is ready (unique index %s on the business key, %s)", t.display,
                      t.key_index->name, t.key_index->predicate ? t.key_index->predicate
                                                                : "no predicate");
         } else {
             buf hint = BUF_INIT;
-            target_fix_hint(&t, &hint);
+            target_fix_hint(&t, cfg, &hint);
             log_error("table %s exists but has no usable unique index on the business key; %s",
                       t.display, buf_cstr(&hint));
             buf_free(&hint);

@@ -40,7 +40,8 @@ static bool touches_key(const char *cols)
 /* Why an index on the key counts or not, in plain words.  Mirrors the
  * rule of target.c: valid, not deferrable, exactly the key, "deleted_at IS NULL" as the
  * predicate when the table soft-deletes, none otherwise. */
-static void index_note(const target *t, const unique_index *ix, buf *out, bool *counts)
+static void index_note(const target *t, const unique_index *ix, const char *args, buf *out,
+                       bool *counts)
 {
     *counts = false;
     if (ix == t->key_index) {
@@ -49,9 +50,10 @@ static void index_note(const target *t, const unique_index *ix, buf *out, bool *
     } else if (!ix->valid) {
         buf_printf(out, "INVALID%s: left by a failed CREATE INDEX CONCURRENTLY, or one still "
                         "running; does not count%s; drop it with DROP INDEX CONCURRENTLY, or "
-                        "let 'idemload create-index' rebuild it",
+                        "let 'idemload create-index%s' rebuild it",
                    ix->ready ? "" : " and not ready",
-                   ix->ready ? ", yet writes still maintain it and it can reject them" : "");
+                   ix->ready ? ", yet writes still maintain it and it can reject them" : "",
+                   tool_args(args));
     } else if (ix->deferrable) {
         buf_append_str(out, "DEFERRABLE: INSERT ... ON CONFLICT refuses a table with a "
                             "deferrable unique constraint on its columns, so while it exists "
@@ -95,7 +97,7 @@ static bool gather_indexes(const target *t, check_facts *f)
             continue;
         check_index *ci = &f->indexes[f->n_indexes];
         buf_clear(&note);
-        index_note(t, ix, &note, &ci->counts);
+        index_note(t, ix, f->args, &note, &ci->counts);
         ci->name = ix->name;
         ci->columns = ix->columns;
         ci->predicate = ix->predicate;
@@ -159,6 +161,7 @@ static int check_gather(const config *cfg, tool_ctx *c, check_facts *f)
     const target *t = &c->t;
     memset(f, 0, sizeof *f);
     f->table = t->display;
+    f->args = buf_cstr(&c->args);
     f->has_deleted_at = t->has_deleted_at;
     f->null_rows = -1;
     f->blocked_by = t->blocked_by ? t->blocked_by->name : NULL;
@@ -326,14 +329,16 @@ void check_render_text(const check_facts *f, FILE *fp)
         for (size_t k = 0; k < problems.n; k++)
             fprintf(fp, "%s%s", k ? "; " : "", problems.v[k]);
         fputc('\n', fp);
+        const char *args = tool_args(f->args);
         if (f->dups.keys > 0)
-            fprintf(fp, "fix: 'idemload dedupe --apply' keeps the earliest active row of each "
-                        "key, then 'idemload create-index' builds the index\n");
+            fprintf(fp, "fix: 'idemload dedupe --apply%s' keeps the earliest active row of each "
+                        "key, then 'idemload create-index%s' builds the index\n", args, args);
         else if (f->blocked_by)
             fprintf(fp, "fix: drop the constraint %s and add it again NOT DEFERRABLE\n",
                     f->blocked_by);
         else if (!f->key_index)
-            fprintf(fp, "fix: 'idemload create-index' builds the index without blocking writes\n");
+            fprintf(fp, "fix: 'idemload create-index%s' builds the index without blocking "
+                        "writes\n", args);
     }
     strlist_free(&problems);
     strlist_free(&warnings);

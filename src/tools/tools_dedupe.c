@@ -105,8 +105,8 @@ void dedupe_listing_render_text(const dedupe_listing *l, FILE *fp)
         }
     }
     buf_free(&line);
-    fprintf(fp, "'idemload dedupe --apply' soft-deletes all but the earliest active row of each "
-                "key (by received_at, then id)\n");
+    fprintf(fp, "'idemload dedupe --apply%s' soft-deletes all but the earliest active row of each "
+                "key (by received_at, then id)\n", tool_args(l->args));
 }
 
 json_t *dedupe_listing_render_json(const dedupe_listing *l)
@@ -132,6 +132,7 @@ static int dedupe_list(const config *cfg, tool_ctx *c)
     memset(&l, 0, sizeof l);
     final_status_text(cfg->final_status, cfg->n_final_status, &finals);
     l.table = c->t.display;
+    l.args = buf_cstr(&c->args);
     l.finals = buf_cstr(&finals);
     l.limit = cfg->limit;
     int code = EXIT_OK;
@@ -324,8 +325,8 @@ void dedupe_outcome_render_text(const dedupe_outcome *o, FILE *fp)
                     "soft-delete those rows too\n",
                 o->n_refused, o->finals);
     else if (o->keys_fixed > 0)
-        fprintf(fp, "every active key is now unique; 'idemload create-index' can build the "
-                    "index\n");
+        fprintf(fp, "every active key is now unique; 'idemload create-index%s' can build the "
+                    "index\n", tool_args(o->args));
 }
 
 json_t *dedupe_outcome_render_json(const dedupe_outcome *o)
@@ -424,7 +425,8 @@ static int dedupe_apply(const config *cfg, tool_ctx *c)
     }
     buf sql = BUF_INIT, finals = BUF_INIT, finals_text = BUF_INIT;
     tool_key cursor = {{NULL}};
-    dedupe_outcome o = {.table = t->display, .include_final = cfg->include_final};
+    dedupe_outcome o = {.table = t->display, .args = buf_cstr(&c->args),
+                        .include_final = cfg->include_final};
     int code = EXIT_OK;
     if (!tool_dedupe_batch_sql(&sql, t) ||
         !final_status_array(cfg->final_status, cfg->n_final_status, &finals) ||

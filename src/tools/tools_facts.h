@@ -36,6 +36,8 @@ typedef struct check_index {
 
 typedef struct check_facts {
     const char *table;          /* borrowed: schema.name */
+    const char *args;           /* borrowed: the user's target on the commands advised
+                                 * (tool_ctx.args); NULL: none */
     bool has_deleted_at;
     const char *key_index;      /* borrowed: the usable index's name; NULL: none */
     const char *blocked_by;     /* borrowed: a DEFERRABLE unique constraint on the key
@@ -73,6 +75,7 @@ typedef struct blocked_key {
 /* What 'idemload dedupe' (without --apply) lists. */
 typedef struct dedupe_listing {
     const char *table;          /* borrowed */
+    const char *args;           /* borrowed: as in check_facts */
     const char *finals;         /* borrowed: the final statuses, "2, 3" */
     size_t limit;               /* lines of each list shown; 0: all */
     dup_list dups;
@@ -112,6 +115,7 @@ typedef struct batch_outcome {
 /* The whole --apply run. */
 typedef struct dedupe_outcome {
     const char *table;          /* borrowed */
+    const char *args;           /* borrowed: as in check_facts */
     const char *finals;         /* borrowed: the final statuses, "2, 3" */
     bool include_final;
     bool complete;              /* every batch ran (no failure, no interrupt) */
@@ -161,6 +165,9 @@ typedef struct index_outcome {
     index_verdict verdict;
     int code;                   /* IX_FAILED: the exit status of the failure */
     const char *table;          /* borrowed: schema.name */
+    const char *args;           /* borrowed: as in check_facts */
+    const char *index_args;     /* borrowed: the same with the user's --index-name, for
+                                 * create-index itself; NULL: none */
     const char *index;          /* borrowed: schema.name of the index */
     const char *schema;         /* borrowed: the table's (and index's) schema */
     const char *schema_sql;     /* borrowed: the schema quoted for SQL */

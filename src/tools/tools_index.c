@@ -38,6 +38,7 @@
 #include "output/progress.h"
 #include "util/clock.h"
 #include "util/signals.h"
+#include "db/advice.h"
 #include "db/sql.h"
 #include "tools/tools_distributed.h"
 #include "tools/tools_facts.h"
@@ -415,27 +416,33 @@ static int build_index(const config *cfg, tool_ctx *c, const index_names *in, in
 /* ---- render ------------------------------------------------------------ */
 
 /* SQLSTATEs of a failed build the operator can act on (exit 1), and
- * what each means. */
+ * what each means; duplicate: the failure is a duplicate key, which
+ * 'idemload dedupe' lists (the command is rendered with the user's
+ * target). */
 static const struct {
     const char *state;
     const char *why;
+    bool duplicate;
 } build_failures[] = {
     {"23505", "an active row with a duplicate key exists: another session wrote it while the "
-              "index was being built ('idemload dedupe' lists such keys)"},
+              "index was being built", true},
     {"55P03", "it gave up waiting for a lock (lock_timeout): another session holds a lock on the "
               "table, or a long transaction is open; find it in pg_stat_activity and run "
-              "create-index again once it ends"},
+              "create-index again once it ends", false},
     {"57014", "the build was canceled (statement_timeout, or pg_cancel_backend from another "
-              "session)"},
-    {"40P01", "it deadlocked with another session changing the table's schema; run it again"},
-    {"42P07", "a relation of that name appeared meanwhile (another create-index?)"},
+              "session)", false},
+    {"40P01", "it deadlocked with another session changing the table's schema; run it again", false},
+    {"42P07", "a relation of that name appeared meanwhile (another create-index?)", false},
 };
 
 /* Why the build failed, in plain words; *actionable: one of
- * build_failures (not an interrupt or a lost connection). */
-static const char *build_failure_why(const index_outcome *o, bool *actionable)
+ * build_failures (not an interrupt or a lost connection); *duplicate: a
+ * duplicate key (may be NULL). */
+static const char *build_failure_why(const index_outcome *o, bool *actionable, bool *duplicate)
 {
     *actionable = false;
+    if (duplicate)
+        *duplicate = false;
     if (o->failure.interrupted)
         return "interrupted";
     if (o->connection_lost)
@@ -443,6 +450,8 @@ static const char *build_failure_why(const index_outcome *o, bool *actionable)
     for (size_t i = 0; i < sizeof build_failures / sizeof build_failures[0]; i++)
         if (strcmp(o->failure.sqlstate, build_failures[i].state) == 0) {
             *actionable = true;
+            if (duplicate)
+                *duplicate = build_failures[i].duplicate;
             return build_failures[i].why;
         }
     return "the server refused it";
@@ -469,7 +478,7 @@ int index_exit_status(const index_outcome *o)
     case IX_BUILT_INVALID:
         return EXIT_DATABASE;
     case IX_BUILD_FAILED:
-        build_failure_why(o, &actionable);
+        build_failure_why(o, &actionable, NULL);
         return actionable ? EXIT_FINDINGS : o->failure_exit;
     }
     return EXIT_DATABASE;
@@ -487,37 +496,42 @@ void index_render_warnings(const index_outcome *o)
  * duplicates. */
 static void render_build_failure(const index_outcome *o)
 {
-    bool actionable;
-    const char *why = build_failure_why(o, &actionable);
-    buf waited = BUF_INIT;
+    bool actionable, duplicate;
+    const char *why = build_failure_why(o, &actionable, &duplicate);
+    const char *args = tool_args(o->args);
+    buf more = BUF_INIT;        /* what follows why */
+    if (duplicate)
+        buf_printf(&more, " ('idemload dedupe%s' lists such keys)", args);
     if (o->locker)
-        buf_printf(&waited, " (it was waiting for the transaction of pid %d)", o->locker);
+        buf_printf(&more, " (it was waiting for the transaction of pid %d)", o->locker);
     log_error("building index %s on %s failed: %s%s: %s (SQLSTATE %s)", o->index, o->table, why,
-              buf_cstr(&waited), o->failure.message ? o->failure.message : "",
+              buf_cstr(&more), o->failure.message ? o->failure.message : "",
               *o->failure.sqlstate ? o->failure.sqlstate : "none");
-    buf_free(&waited);
+    buf_free(&more);
     if (o->cleanup == CLEANUP_NO_CONNECTION)
         log_error("cannot reconnect to drop the INVALID index the build may have left: %s; "
-                  "run 'idemload check'", o->reconnect_error ? o->reconnect_error : "");
+                  "run 'idemload check%s'", o->reconnect_error ? o->reconnect_error : "", args);
     else if (o->cleanup == CLEANUP_LOOKUP_FAILED)
         tool_failure_log(&o->cleanup_failure, "cannot look up the index left by the build");
     else if (o->cleanup == CLEANUP_DROPPED)
         log_info("dropped the INVALID index %s left behind by the failed build", o->index);
     else if (o->cleanup == CLEANUP_DROP_FAILED)
         log_error("cannot drop the INVALID index %s: %s (SQLSTATE %s); drop it by hand "
-                  "(DROP INDEX CONCURRENTLY %s.%s) or run 'idemload create-index' again, which "
-                  "drops it first",
+                  "(DROP INDEX CONCURRENTLY %s.%s) or run 'idemload create-index%s' again, "
+                  "which drops it first",
                   o->index, o->cleanup_failure.message ? o->cleanup_failure.message : "",
-                  o->cleanup_failure.sqlstate, o->schema_sql, o->index_sql);
+                  o->cleanup_failure.sqlstate, o->schema_sql, o->index_sql,
+                  tool_args(o->index_args));
     if (o->dups_now >= 0)
-        log_error("%lld duplicate active keys now; run 'idemload dedupe --apply', then "
-                  "create-index again", o->dups_now);
+        log_error("%lld duplicate active keys now; run 'idemload dedupe --apply%s', then "
+                  "create-index again", o->dups_now, args);
     else if (o->count_failure.message)
         tool_failure_log(&o->count_failure, "cannot count duplicate keys");
 }
 
 void index_render(const index_outcome *o)
 {
+    const char *args = tool_args(o->args);
     switch (o->verdict) {
     case IX_FAILED:
     case IX_TO_BUILD:
@@ -542,19 +556,19 @@ void index_render(const index_outcome *o)
         break;
     case IX_VALID_OTHER:
         log_error("index %s exists and is valid but is not a unique index on exactly the business "
-                  "key WHERE deleted_at IS NULL ('idemload check' says why); drop it or choose "
-                  "another --index-name", o->index);
+                  "key WHERE deleted_at IS NULL ('idemload check%s' says why); drop it or choose "
+                  "another --index-name", o->index, args);
         break;
     case IX_BEING_BUILT:
         log_error("index %s is being built right now by another session (pid %d); wait for it to "
-                  "finish, then run 'idemload check'", o->index, o->building_pid);
+                  "finish, then run 'idemload check%s'", o->index, o->building_pid, args);
         break;
     case IX_DUPLICATES:
         log_error("cannot build a unique index on %s: %lld duplicate active keys (%lld surplus "
-                  "rows) remain; 'idemload dedupe' lists them and 'idemload dedupe --apply' "
+                  "rows) remain; 'idemload dedupe%s' lists them and 'idemload dedupe --apply%s' "
                   "keeps the earliest row of each (a key whose later rows hold a final status "
                   "is left whole unless --include-final)%s",
-                  o->table, o->dup_keys, o->surplus,
+                  o->table, o->dup_keys, o->surplus, args, args,
                   o->leftover ? "; the INVALID index left by an earlier attempt stays until then"
                               : "");
         break;
@@ -563,7 +577,7 @@ void index_render(const index_outcome *o)
                  o->seconds, o->table);
         break;
     case IX_BUILT_INVALID:
-        log_error("index %s was built but is not valid; run 'idemload check'", o->index);
+        log_error("index %s was built but is not valid; run 'idemload check%s'", o->index, args);
         break;
     case IX_BUILD_FAILED:
         render_build_failure(o);
@@ -577,10 +591,17 @@ int tools_create_index(const config *cfg)
 {
     tool_ctx c;
     index_names in = {BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT};
+    buf index_args = BUF_INIT;
     index_outcome o;
     db *spare = NULL;
     index_outcome_init(&o);
     int code = tool_open(cfg, &c);
+    if (code == EXIT_OK && !advice_target_args(&index_args, cfg, cfg->index_name)) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+    }
+    o.args = buf_cstr(&c.args);
+    o.index_args = buf_cstr(&index_args);
     if (code == EXIT_OK)
         code = survey(cfg, &c, &in, &o);
     index_render_warnings(&o);
@@ -597,6 +618,7 @@ int tools_create_index(const config *cfg)
     buf_free(&in.quoted);
     buf_free(&in.schema);
     buf_free(&in.display);
+    buf_free(&index_args);
     tool_close(&c); /* first: it takes the interrupt hook off spare too */
     db_close(&spare);
     return code;

@@ -12,6 +12,7 @@
 #include "output/log.h"
 #include "output/report.h"
 #include "util/signals.h"
+#include "db/advice.h"
 #include "db/sql.h"
 
 int tool_open(const config *cfg, tool_ctx *c)
@@ -20,6 +21,11 @@ int tool_open(const config *cfg, tool_ctx *c)
     c->human = cfg->report_path && strcmp(cfg->report_path, "-") == 0 ? stderr : stdout;
     buf err = BUF_INIT;
     int code = EXIT_OK;
+    if (!advice_target_args(&c->args, cfg, NULL)) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+        goto out;
+    }
     c->d = db_connect(cfg->dbname, &err);
     if (!c->d) {
         /* A server we cannot reach is a database error, as in every
@@ -30,7 +36,7 @@ int tool_open(const config *cfg, tool_ctx *c)
     }
     signals_set_hook(db_cancel, c->d);
     bool missing = false;
-    if (!target_resolve(c->d, cfg->table, &c->t, &missing, &err)) {
+    if (!target_resolve(c->d, cfg, &c->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
         code = missing ? EXIT_USAGE : db_failure_exit(c->d);
         target_free(&c->t);
@@ -49,6 +55,7 @@ void tool_close(tool_ctx *c)
         target_free(&c->t);
     c->resolved = false;
     db_close(&c->d);
+    buf_free(&c->args);
 }
 
 void tool_failure_capture(tool_failure *f, const db *d)

@@ -33,6 +33,9 @@ typedef struct tool_ctx {
     target t;
     bool resolved;      /* t holds a table to free */
     FILE *human;        /* listings: stdout, or stderr when --report - owns stdout */
+    buf args;           /* the user's -d and --table on the idemload commands the
+                         * reports advise, " -d pay --table billing.cb" (advice.h);
+                         * empty when the user gave neither */
 } tool_ctx;
 
 /*
@@ -50,6 +53,13 @@ void tool_close(tool_ctx *c);
  * "what: interrupted"), and returns its exit status, db_failure_exit(d).
  */
 int tool_db_failure(const db *d, const char *what);
+
+/* The target options a facts struct holds for the commands it advises
+ * (borrowed, tool_ctx.args): "" when NULL, as in a hand-built one. */
+static inline const char *tool_args(const char *args)
+{
+    return args ? args : "";
+}
 
 /* A failure kept as a fact, to be logged later in its place in a report:
  * what tool_db_failure would have said. */

@@ -325,4 +325,172 @@ run init -d "$DB" --table nosch.tbl
 eq "init in a schema that does not exist: exit 2" 2 $RC
 check "says to create the schema" contains "$ERR" "create the schema first"
 
+# --- the commands the tools advise name the user's target: -d and --table
+# as given (shell-quoted where a shell would read them otherwise), so that
+# pasted into a shell they act on that table in that database, never on
+# payment_callback of the database the environment names; a password in
+# -d never shown; without -d and --table the advice reads as it always
+# did.  tools_dflt is the environment's database, whose payment_callback
+# holds duplicates that a command without the target would soft-delete;
+# tools_adv holds the user's tables.
+for d in tools_dflt tools_adv; do
+    dropdb --if-exists --force "$d" >/dev/null 2>&1
+    createdb "$d" || fail "createdb $d"
+done
+export PGDATABASE=tools_dflt
+make_table payment_callback
+fill payment_callback
+dflt_before=$(snapshot payment_callback)
+adv() { PGDATABASE=tools_adv "$@"; }
+# two A1 rows (ids 1 and 2: dedupe keeps 1) and one A2 (id 3)
+fill_small() {
+    q "INSERT INTO $1 (tenant_id, channel, out_trade_no, callback_type, payload, received_at) VALUES
+        (1, 'w', 'A1', 'pay', '{}', '2026-01-01 09:00Z'), (1, 'w', 'A1', 'pay', '{}', '2026-01-01 10:00Z'),
+        (1, 'w', 'A2', 'pay', '{}', '2026-01-01 09:00Z')"
+}
+adv q "CREATE SCHEMA billing"
+adv make_table billing.callbacks
+adv fill_small billing.callbacks
+# The command a line advises, as printed: fix_dedupe and fix_index read
+# check's fix line, apply_cmd dedupe's listing (greedy: a quoted value may
+# hold a quote of its own).
+fix_dedupe() { sed -n "s/^fix: '\(.*\)' keeps the earliest active row of each key, then '.*' builds the index\$/\1/p" "$1"; }
+fix_index() { sed -n "s/^fix: '.*' keeps the earliest active row of each key, then '\(.*\)' builds the index\$/\1/p" "$1"; }
+apply_cmd() { sed -n "s/^'\(.*\)' soft-deletes all but the earliest active row of each key.*/\1/p" "$1"; }
+idemload() { "$IDEMLOAD" "$@"; }
+# run_advised WHAT COMMAND: runs an advised command as a shell reads it; sets RC,
+# OUT and ERR as run does.
+run_advised() {
+    OUT=$WORK/advised.out ERR=$WORK/advised.err
+    if [[ "$2" != "idemload "* ]]; then
+        fail "$1: no idemload command advised: [$2]"
+        RC=99
+        return
+    fi
+    eval "$2" >"$OUT" 2>"$ERR"
+    RC=$?
+    san_check "$ERR" "$2"
+}
+
+run check -d tools_adv --table billing.callbacks
+eq "check -d tools_adv --table billing.callbacks: exit 1" 1 $RC
+eq "check's fix names the user's database and table" \
+    "fix: 'idemload dedupe --apply -d tools_adv --table billing.callbacks' keeps the earliest active row of each key, then 'idemload create-index -d tools_adv --table billing.callbacks' builds the index" \
+    "$(grep '^fix:' "$OUT")"
+cp "$OUT" check_adv.txt
+run dedupe -d tools_adv --table billing.callbacks
+eq "dedupe's listing names them too" \
+    "'idemload dedupe --apply -d tools_adv --table billing.callbacks' soft-deletes all but the earliest active row of each key (by received_at, then id)" \
+    "$(tail -n 1 "$OUT")"
+run_advised "dedupe's advice" "$(apply_cmd "$OUT")"
+eq "dedupe's advice, pasted: exit 0" 0 $RC
+eq "it soft-deleted the surplus row of billing.callbacks in tools_adv" "1,3" "$(adv active billing.callbacks)"
+eq "and left payment_callback of the environment's database alone" "$dflt_before" "$(snapshot payment_callback)"
+check "its closing line advises create-index on the same target" contains "$OUT" \
+    "every active key is now unique; 'idemload create-index -d tools_adv --table billing.callbacks' can build the index"
+run_advised "check's create-index" "$(fix_index check_adv.txt)"
+eq "check's create-index, pasted: exit 0" 0 $RC
+eq "it built the index on billing.callbacks in tools_adv" "uk_callbacks_biz_active:true" "$(adv valid_index billing.callbacks)"
+eq "and none on payment_callback of the environment's database" "" "$(valid_index payment_callback)"
+
+# A conninfo and a table name a shell would split, and an INVALID index
+# whose note (text and JSON) advises create-index.
+adv make_table 'billing."Call backs"'
+adv fill_small 'billing."Call backs"'
+psql -X -q -d tools_adv -c 'CREATE UNIQUE INDEX CONCURRENTLY "uk_Call backs_biz_active" ON billing."Call backs" (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL' 2>/dev/null
+eq "an INVALID index on billing.\"Call backs\"" "uk_Call backs_biz_active:false" "$(adv valid_index 'billing."Call backs"')"
+CONN="host=$PGHOST port=$PGPORT user=$PGUSER dbname=tools_adv"
+run check -d "$CONN" --table 'billing."Call backs"' --report check_q.json
+eq "check of billing.\"Call backs\": exit 1" 1 $RC
+QARGS="-d '$CONN' --table 'billing.\"Call backs\"'"
+eq "the fix quotes -d and --table for the shell" \
+    "fix: 'idemload dedupe --apply $QARGS' keeps the earliest active row of each key, then 'idemload create-index $QARGS' builds the index" \
+    "$(grep '^fix:' "$OUT")"
+check "the INVALID index's note advises create-index on the same target" contains "$OUT" \
+    "let 'idemload create-index $QARGS' rebuild it"
+eq "its note in the JSON report is the same text" \
+    "$(sed -n 's/^    uk_Call backs_biz_active: //p' "$OUT")" "$(json check_q.json 'r["indexes"][0]["note"]')"
+cp "$OUT" check_q.txt
+run_advised "check's dedupe, quoted" "$(fix_dedupe check_q.txt)"
+eq "check's dedupe --apply, pasted: exit 0" 0 $RC
+eq "it soft-deleted the surplus row of billing.\"Call backs\"" "1,3" "$(adv active 'billing."Call backs"')"
+eq "billing.callbacks untouched by it" "1,3" "$(adv active billing.callbacks)"
+run_advised "check's create-index, quoted" "$(fix_index check_q.txt)"
+eq "check's create-index, pasted: exit 0" 0 $RC
+check "it rebuilt the INVALID index of billing.\"Call backs\"" contains "$ERR" 'dropping the INVALID index billing.uk_Call backs_biz_active'
+eq "now valid" "uk_Call backs_biz_active:true" "$(adv valid_index 'billing."Call backs"')"
+
+# A password in -d: never printed, in the advice or anywhere else; the
+# connection without it advised instead.
+adv make_table billing.pw
+adv fill_small billing.pw
+PWURI="postgresql://$PGUSER:s3cr3t-pw@/tools_adv?host=$PGHOST&port=$PGPORT"
+run check -d "$PWURI" --table billing.pw --report check_pw.json
+eq "check with a password in a URI: exit 1" 1 $RC
+check "check's output lacks the password" lacks "$OUT" "s3cr3t"
+check "its stderr too" lacks "$ERR" "s3cr3t"
+check "its report too" lacks check_pw.json "s3cr3t"
+PWARGS="-d 'user=$PGUSER dbname=tools_adv host=$PGHOST port=$PGPORT' --table billing.pw"
+eq "the fix names the connection without the password" \
+    "fix: 'idemload dedupe --apply $PWARGS' keeps the earliest active row of each key, then 'idemload create-index $PWARGS' builds the index" \
+    "$(grep '^fix:' "$OUT")"
+cp "$OUT" check_pw.txt
+run dedupe -d "password=s3cr3t-pw dbname=tools_adv" --table billing.pw
+eq "dedupe with password= in a conninfo: exit 1" 1 $RC
+eq "its advice keeps the rest of the conninfo" \
+    "'idemload dedupe --apply -d dbname=tools_adv --table billing.pw' soft-deletes all but the earliest active row of each key (by received_at, then id)" \
+    "$(tail -n 1 "$OUT")"
+check "and never the password" lacks "$OUT" "s3cr3t"
+run import -d "$PWURI" --table billing.pw /dev/null
+eq "import into a table without the index: exit 2" 2 $RC
+check "import's refusal advises check and create-index on the same target" contains "$ERR" \
+    "or run 'idemload check $PWARGS' and 'idemload create-index $PWARGS'"
+check "without the password" lacks "$ERR" "s3cr3t"
+run import -d "$PWURI" --table billing.nope /dev/null
+eq "import into a missing table: exit 2" 2 $RC
+check "import's refusal advises init on the same target" contains "$ERR" \
+    "table billing.nope does not exist (create it with 'idemload init -d 'user=$PGUSER dbname=tools_adv host=$PGHOST port=$PGPORT' --table billing.nope')"
+check "without the password" lacks "$ERR" "s3cr3t"
+run_advised "check's dedupe, the password left out" "$(fix_dedupe check_pw.txt)"
+eq "pasted (the server trusts the socket): exit 0" 0 $RC
+eq "it soft-deleted the surplus row of billing.pw" "1,3" "$(adv active billing.pw)"
+
+# create-index: its own advice carries the user's --index-name, the
+# commands that take none do not.
+adv make_table billing.ix
+adv fill_small billing.ix
+run create-index -d tools_adv --table billing.ix --index-name ix_key
+eq "create-index with duplicates left: exit 1" 1 $RC
+check "its dedupe advice names the target, without --index-name" contains "$ERR" \
+    "'idemload dedupe -d tools_adv --table billing.ix' lists them and 'idemload dedupe --apply -d tools_adv --table billing.ix' keeps"
+run create-index -d tools_adv --table billing.nope --index-name 'nope key'
+eq "create-index on a missing table: exit 2" 2 $RC
+check "advises init with the same target and --index-name" contains "$ERR" \
+    "(create it with 'idemload init -d tools_adv --table billing.nope --index-name 'nope key'')"
+
+# Neither -d nor --table (or the default table named): the advice as before.
+run check
+eq "check in the environment's database: exit 1" 1 $RC
+eq "its fix as it always read" \
+    "fix: 'idemload dedupe --apply' keeps the earliest active row of each key, then 'idemload create-index' builds the index" \
+    "$(grep '^fix:' "$OUT")"
+run check --table payment_callback
+eq "--table payment_callback, the default: the same fix" \
+    "fix: 'idemload dedupe --apply' keeps the earliest active row of each key, then 'idemload create-index' builds the index" \
+    "$(grep '^fix:' "$OUT")"
+run dedupe
+eq "dedupe's listing as it always read" \
+    "'idemload dedupe --apply' soft-deletes all but the earliest active row of each key (by received_at, then id)" \
+    "$(tail -n 1 "$OUT")"
+run create-index
+check "create-index's refusal as it always read" contains "$ERR" \
+    "'idemload dedupe' lists them and 'idemload dedupe --apply' keeps"
+run import --table no_such_table /dev/null
+check "import's refusal with --table alone adds --table alone" contains "$ERR" \
+    "(create it with 'idemload init --table no_such_table')"
+adv run import /dev/null
+check "and with neither, names init alone" contains "$ERR" "(create it with 'idemload init')"
+eq "the environment's payment_callback untouched throughout" "$dflt_before" "$(snapshot payment_callback)"
+export PGDATABASE=tools
+
 finish

@@ -504,6 +504,95 @@ static void test_index_build_failures(void **state)
     index_outcome_free(&o);
 }
 
+/* ---- the commands advised name the user's target ----------------------------- */
+
+/* What tool_open renders for -d pay --table billing.callbacks (the quoting
+ * and the password are test_advice.c's). */
+#define ARGS " -d pay --table billing.callbacks"
+
+static void test_advice_carries_target(void **state)
+{
+    (void)state;
+    capture c;
+    check_facts f;
+    check_unsafe(&f);
+    f.args = ARGS;
+    capture_open(&c);
+    check_render_text(&f, c.fp);
+    assert_non_null(strstr(capture_close(&c),
+                           "\nfix: 'idemload dedupe --apply" ARGS "' keeps the earliest active row "
+                           "of each key, then 'idemload create-index" ARGS "' builds the index\n"));
+    free(c.text);
+    dup_list_free(&f.dups);
+    capture_open(&c);
+    check_render_text(&f, c.fp);
+    assert_non_null(strstr(capture_close(&c), "\nfix: 'idemload create-index" ARGS "' builds the "
+                                              "index without blocking writes\n"));
+    free(c.text);
+    check_facts_free(&f);
+
+    dedupe_listing l;
+    memset(&l, 0, sizeof l);
+    l.table = "billing.callbacks";
+    l.args = ARGS;
+    add_dup(&l.dups, "1", "wechat", "K1", "pay", 2, 1, 2);
+    l.dups.keys = 1;
+    l.dups.surplus = 1;
+    capture_open(&c);
+    dedupe_listing_render_text(&l, c.fp);
+    assert_non_null(strstr(capture_close(&c), "\n'idemload dedupe --apply" ARGS "' soft-deletes "
+                                              "all but the earliest active row of each key"));
+    free(c.text);
+    dedupe_listing_free(&l);
+
+    dedupe_outcome o = {.table = "billing.callbacks", .args = ARGS, .complete = true,
+                        .batches = 1, .keys_fixed = 1, .rows = 1};
+    capture_open(&c);
+    dedupe_outcome_render_text(&o, c.fp);
+    assert_non_null(strstr(capture_close(&c), "every active key is now unique; 'idemload "
+                                              "create-index" ARGS "' can build the index\n"));
+    free(c.text);
+
+    stderr_capture e;
+    index_outcome x;
+    index_base(&x, IX_DUPLICATES);
+    x.args = ARGS;
+    x.index_args = ARGS " --index-name cb_key";
+    x.dup_keys = 1;
+    x.surplus = 1;
+    assert_non_null(strstr(render_index(&x, &e), "remain; 'idemload dedupe" ARGS "' lists them "
+                                                 "and 'idemload dedupe --apply" ARGS "' keeps"));
+    x.verdict = IX_BEING_BUILT;
+    assert_non_null(strstr(render_index(&x, &e), "then run 'idemload check" ARGS "'\n"));
+    x.verdict = IX_VALID_OTHER;
+    assert_non_null(strstr(render_index(&x, &e), "('idemload check" ARGS "' says why)"));
+    x.verdict = IX_BUILT_INVALID;
+    assert_non_null(strstr(render_index(&x, &e), "run 'idemload check" ARGS "'\n"));
+    x.verdict = IX_BUILD_FAILED;
+    strcpy(x.failure.sqlstate, "23505");
+    x.failure.message = strdup("could not create unique index");
+    x.cleanup = CLEANUP_DROP_FAILED;
+    strcpy(x.cleanup_failure.sqlstate, "55P03");
+    x.cleanup_failure.message = strdup("lock timeout");
+    x.dups_now = 1;
+    const char *text = render_index(&x, &e);
+    assert_non_null(strstr(text, "('idemload dedupe" ARGS "' lists such keys)"));
+    /* create-index itself again with the user's --index-name; no other
+     * command takes it */
+    assert_non_null(strstr(text, "or run 'idemload create-index" ARGS " --index-name cb_key' "
+                                 "again, which drops it first\n"));
+    assert_non_null(strstr(text, "run 'idemload dedupe --apply" ARGS "', then create-index "
+                                 "again\n"));
+    assert_int_equal(index_exit_status(&x), EXIT_FINDINGS);
+    x.failure.sqlstate[0] = '\0';
+    x.connection_lost = true;
+    x.cleanup = CLEANUP_NO_CONNECTION;
+    x.reconnect_error = strdup("refused");
+    x.dups_now = -1;
+    assert_non_null(strstr(render_index(&x, &e), "refused; run 'idemload check" ARGS "'\n"));
+    index_outcome_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_dedupe_batch_and_run),
         cmocka_unit_test(test_index_verdicts),
         cmocka_unit_test(test_index_build_failures),
+        cmocka_unit_test(test_advice_carries_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
