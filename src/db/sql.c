@@ -614,8 +614,11 @@ const char SQL_CITUS_MISSED_STALE[] =
  * The ledger: files by content digest, and their committed chunks.  An
  * import loads each chunk over `lanes` connections, lane k taking the keys
  * whose hash is k modulo lanes, each lane in its own transaction; so the
- * ledger has one row per chunk and lane.  The reading figures of a chunk
- * (rows read, rejected while reading, deduplicated) are on its lane 0 row.
+ * ledger has one row per chunk and lane, except for a lane the chunk gave
+ * no rows (it commits nothing).  The reading figures of a chunk (rows read,
+ * rejected while reading, deduplicated) are on the row of its first lane
+ * with rows (lane 0 when none has; earlier versions put them on lane 0
+ * always, and wrote a row for every lane).
  * {lane} and {lanes} are the column names, or 0 and 1 when a dry run reads
  * a ledger written before lanes existed (which it must not alter).
  *
@@ -828,12 +831,13 @@ const char SQL_LEDGER_CLAIM[] =
  * lane's --changes lines (NULL without --changes), $14 the lane's
  * subtransactions that wrote rows (an int8[] literal): with the
  * transaction's own xid they name every row version the lane wrote (the
- * versions' xmin), for --supersede.  Lane 0
- * also moves the file's progress (the other lanes leave the file row alone,
- * so lanes never wait for each other's locks). */
+ * versions' xmin), for --supersede.  The lane
+ * that carries the chunk's rows read ($5 > 0: one lane per chunk, the first
+ * with rows) also moves the file's progress (the other lanes leave the file
+ * row alone, so lanes never wait for each other's locks). */
 const char SQL_LEDGER_CHUNK[] =
     "WITH f AS (UPDATE {ledger} SET chunks = greatest(chunks, $3), updated_at = now() "
-    "            WHERE target = $1 AND digest = $2 AND $4::int = 0) "
+    "            WHERE target = $1 AND digest = $2 AND $5::bigint > 0) "
     "INSERT INTO {ledger_chunk} (target, digest, chunk_no, lane, rows_read, rows_rejected, "
     "  rows_deduplicated, inserted, updated, unchanged, stale, existing, changes, xids) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"

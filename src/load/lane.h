@@ -111,7 +111,8 @@ typedef struct lane_job {
     int lane, lanes;            /* this lane of how many */
     const char *path;           /* the file, for messages */
     chunk_outcome *out;         /* each row's outcome: the lane writes its rows' */
-    load_counts base;           /* figures the lane's row starts with (lane 0: reading) */
+    load_counts base;           /* figures the lane's row starts with: the chunk's reading
+                                 * figures in one lane of it (loader.c), zero in the others */
     uint64_t last_committed;    /* for messages */
     ledger *ledger;             /* the file's ledger, or NULL (a stream) */
     const uint8_t *fresh;       /* by chunk row index: 1 when no earlier chunk of the

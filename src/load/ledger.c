@@ -533,13 +533,22 @@ static int plan_resume(ledger *lg, db *d, const entry *e, int connections, file_
     *resumed = false;
     if (!read_lanes(lg, d, (int)e->lanes))
         return ledger_failed(lg, d, "cannot read the ledger");
-    uint64_t all = UINT64_MAX, any = 0;
-    for (int i = 0; i < e->lanes; i++) {
-        all = lg->lane_done[i] < all ? lg->lane_done[i] : all;
+    /* A lane the split left without rows writes no row (loader.c,
+     * partition), so a lane's last row may be chunks behind.  The chunks
+     * before the last one any lane committed are whole (a chunk's lanes
+     * all end before the next chunk starts, and a lane that fails ends the
+     * file); the last one is whole when every lane committed it, else it
+     * is loaded again, its committed lanes taken from the ledger and its
+     * empty ones found empty again. */
+    uint64_t any = 0;
+    for (int i = 0; i < e->lanes; i++)
         any = lg->lane_done[i] > any ? lg->lane_done[i] : any;
-    }
     if (any == 0)
         return EXIT_OK;
+    uint64_t all = any;
+    for (int i = 0; i < e->lanes; i++)
+        if (lg->lane_done[i] < any)
+            all = any - 1;
     /* Resume with the earlier run's lanes: a lane it committed must not be
      * loaded again under another split. */
     *resumed = true;

@@ -125,8 +125,9 @@ uint64_t ledger_last_committed(const ledger *lg);
  * The chunk row of lane `lane` of chunk chunk_no with its figures and its
  * --changes lines (changes: NULL without --changes; output/changes.h),
  * written on the lane's connection inside the lane's transaction, so it
- * commits with the lane's rows or not at all.  Lane 0 also moves the
- * file's progress.  xids: the lane's subtransactions that wrote rows, an
+ * commits with the lane's rows or not at all.  The lane whose figures
+ * hold the chunk's rows read (one lane per chunk) also moves the file's
+ * progress.  xids: the lane's subtransactions that wrote rows, an
  * int8[] literal ("" or NULL: none); the statement adds the transaction's
  * own.
  */

@@ -66,6 +66,7 @@ typedef struct part {
     lane_job job;
     lane_result res;
     bool done;              /* committed by an earlier run (resume) */
+    bool empty;             /* no rows and no figures: not run, nothing committed (partition) */
 } part;
 
 struct loader {
@@ -228,7 +229,7 @@ static void run_parts(worker *w)
     bool failed = false;
     for (int lane = w->no; lane < ld->lanes; lane += ld->n_workers) {
         part *pt = &ld->parts[lane];
-        if (pt->done)
+        if (pt->done || pt->empty)
             continue;
         if (failed) {
             pt->res.code = PART_NOT_RUN;
@@ -718,7 +719,14 @@ uint64_t loader_last_committed(const loader *ld)
 }
 
 /* Splits the chunk's rows (in key order) into the lanes, keeping the order
- * within each lane, and describes each lane's job. */
+ * within each lane, and describes each lane's job.  The chunk's reading
+ * figures (rows read, rejected, deduplicated) go with its first lane that
+ * has rows (lane 0 when none has); every other lane without rows is empty:
+ * it opens no transaction and writes no ledger row, so a chunk that failed
+ * in its only lane leaves nothing committed (README: a file that failed at
+ * its first chunk leaves no ledger entry).  The split depends only on the
+ * chunk and the number of lanes, so a resumed run finds the same lanes
+ * empty. */
 static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char *file,
                       rejects *rj, const load_counts *reading, chunk_outcome *out)
 {
@@ -741,6 +749,10 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
     unsigned lanes = (unsigned)ld->lanes;
     for (size_t i = 0; i < n; i++)
         count[chunk_key_hash(ch, i) % lanes]++;
+    unsigned first = 0;
+    for (unsigned l = lanes; l-- > 0;)
+        if (count[l] > 0)
+            first = l;
     size_t start = 0;
     for (unsigned l = 0; l < lanes; l++) {
         part *pt = &ld->parts[l];
@@ -752,11 +764,12 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
                              .ledger = ledger_in_use(&ld->lg) ? &ld->lg : NULL,
                              .fresh = ld->seen ? ld->fresh : NULL,
                              .rj = rj};
-        if (l == 0) {
+        if (l == first) {
             pt->job.base = *reading;
             pt->job.base.chunks = 0;
         }
         pt->done = false;
+        pt->empty = count[l] == 0 && l != first;
         lane_result_clear(&pt->res);
         pt->res.code = EXIT_OK;
         pt->res.counts = (load_counts){0};
@@ -768,9 +781,12 @@ static bool partition(loader *ld, const chunk *ch, uint64_t chunk_no, const char
     return true;
 }
 
-/* Lanes an earlier run committed (resume): their figures, not a reload. */
-static int take_resumed(loader *ld, uint64_t chunk_no, const char *file)
+/* Lanes an earlier run committed (resume): their figures, not a reload.
+ * reading: the chunk's reading figures, as read again now. */
+static int take_resumed(loader *ld, uint64_t chunk_no, const char *file,
+                        const load_counts *reading)
 {
+    bool carried = false;       /* the chunk's reading figures are in a lane taken */
     for (int lane = 0; lane < ld->lanes; lane++) {
         part *pt = &ld->parts[lane];
         if (ledger_lane_done(&ld->lg, lane) < chunk_no)
@@ -783,18 +799,33 @@ static int take_resumed(loader *ld, uint64_t chunk_no, const char *file)
             return EXIT_DATABASE;
         }
         pt->done = true;
+        if (pt->res.counts.rows_read > 0) {
+            /* The lane that holds the chunk's reading figures: the ledger
+             * keeps no rows_skipped, the reading gives it. */
+            carried = true;
+            pt->res.counts.rows_skipped = reading->rows_skipped;
+        }
     }
+    /* The reading figures are recorded once per chunk: when a lane taken
+     * holds them, the lanes run now do not (an earlier version put them in
+     * lane 0 even without rows, where partition now gives them to the
+     * first lane with rows). */
+    for (int lane = 0; carried && lane < ld->lanes; lane++)
+        if (!ld->parts[lane].done)
+            ld->parts[lane].job.base = (load_counts){0};
     return EXIT_OK;
 }
 
-/* Runs the chunk's lanes on every connection and waits for them all.
- * The barrier applies when every lane has a connection of its own (not in
- * a dry run, not when resuming more lanes than there are connections). */
+/* Runs the chunk's lanes on every connection (not those an earlier run
+ * committed, nor the empty ones) and waits for them all.  The barrier
+ * applies when every lane has a connection of its own (not in a dry run,
+ * not when resuming more lanes than there are connections); an empty lane
+ * never arrives at it, so it is not expected. */
 static void run_lanes(loader *ld)
 {
     int expected = 0;
     for (int lane = 0; lane < ld->lanes; lane++)
-        expected += !ld->parts[lane].done;
+        expected += !ld->parts[lane].done && !ld->parts[lane].empty;
     gate_barrier_reset(&ld->gate, expected, ld->n_workers > 1 && ld->lanes <= ld->n_workers);
     if (ld->n_workers > 1) {
         pthread_mutex_lock(&ld->mu);
@@ -830,7 +861,7 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
         log_error("%s: chunk %llu: out of memory", file, (unsigned long long)chunk_no);
         return EXIT_INPUT;
     }
-    int code = take_resumed(ld, chunk_no, file);
+    int code = take_resumed(ld, chunk_no, file, counts);
     if (code != EXIT_OK)
         return code;
     run_lanes(ld);
@@ -843,7 +874,8 @@ int loader_load_chunk(loader *ld, chunk *ch, uint64_t chunk_no, const char *file
             code = exit_worst(code, pt->res.code);
         /* A lane that gave up has no figures (partition cleared them). */
         load_counts_add(&total, &pt->res.counts);
-        *lanes_committed = *lanes_committed || pt->done || pt->res.code == EXIT_OK;
+        *lanes_committed = *lanes_committed || pt->done ||
+                           (pt->res.code == EXIT_OK && !pt->empty);
     }
     if (code != EXIT_OK) {
         /* Some lanes may have committed: the report counts them, and the

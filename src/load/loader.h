@@ -51,6 +51,8 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
  * chunk_outcome_reserve) receives what the merge did with each row, indexed
  * like the sorted chunk, and with out->details their versions before and
  * after; rows of lanes an earlier run committed stay MERGE_NONE.
+ * A lane the split leaves without rows is not run: no transaction, no
+ * ledger row, nothing committed.
  * *lanes_committed: some lane of the chunk committed (by this run or an
  * earlier one); when the chunk failed, *counts then holds the figures of
  * those lanes (chunks 0; their rows read being the rows they merged or

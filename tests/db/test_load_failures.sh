@@ -237,4 +237,95 @@ eq "the same command once the cause is gone: exit 0" 0 "$RC"
 eq "every row in the table" 40 "$(q "SELECT count(*) FROM payment_callback")"
 eq "its changes file holds the whole file's 40 lines" 40 "$(wc -l <lanes2.changes | tr -d ' ')"
 
+# A file whose rows all fall in one lane, and that lane fails for good
+# (-j 2: the other lane has no rows).  The empty lane commits nothing (it
+# committed an empty transaction with its ledger row once, and the file
+# ended `partial` with every figure 0, `interrupted` in status): the file
+# failed at its first chunk, so it is `failed` and leaves no ledger entry
+# (README, "no ledger entry"); once the cause is gone the same command
+# loads it once, with its figures.  Two one-row files, so that the row is
+# in lane 1 in one and in lane 2 in the other (T1, T4 as the hash is now).
+row() { printf '{"tenant_id":1,"channel":"c","out_trade_no":"%s","callback_type":"pay","status":1,"payload":{},"received_at":"2026-11-01T00:00:00Z"}\n' "$@"; }
+ledger_rows() { q "SELECT (SELECT count(*) FROM idemload_ledger) || '|' || (SELECT count(*) FROM idemload_ledger_chunk)"; }
+block() {  # block KEY: a trigger fails the load (0A000: not a row's fault) on KEY
+    q "CREATE OR REPLACE FUNCTION lf_block() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+         IF NEW.out_trade_no = '$1' THEN RAISE EXCEPTION 'blocked (simulated)' USING ERRCODE = '0A000'; END IF;
+         RETURN NEW; END \$\$;
+       CREATE TRIGGER lf_block BEFORE INSERT OR UPDATE ON payment_callback
+         FOR EACH ROW EXECUTE FUNCTION lf_block()" >/dev/null
+}
+for key in T1 T4; do
+    n="one row $key"
+    init_db lf_one_$key
+    row "$key" >one_$key.ndjson
+    block "$key"
+    for attempt in 1 2; do
+        run import -d "$DB" -j 2 --rejects rj.ndjson --report one.json one_$key.ndjson
+        eq "$n ($attempt): exit 4 (the load's failure)" 4 "$RC"
+        check "$n ($attempt): the report says failed, every figure 0" jtrue one.json \
+            "(f := r['files'][0])['status'] == 'failed' and f['rows_read'] == 0 and f['inserted'] == 0 and f['chunks'] == 0"
+        check "$n ($attempt): the summary says failed" contains "$ERR" "one_$key.ndjson \[ndjson\] failed"
+        eq "$n ($attempt): no ledger entry, no chunk row" "0|0" "$(ledger_rows)"
+        run status -d "$DB" --report st.json
+        eq "$n ($attempt): status exit 0" 0 "$RC"
+        check "$n ($attempt): status lists no file (not interrupted)" jtrue st.json "r['files'] == []"
+        check "$n ($attempt): status text: nothing interrupted" contains "$OUT" "0 files in the ledger"
+    done
+    q "DROP TRIGGER lf_block ON payment_callback" >/dev/null
+    run import -d "$DB" -j 2 --rejects rj.ndjson --report one.json one_$key.ndjson
+    eq "$n, fixed: exit 0" 0 "$RC"
+    check "$n, fixed: the report says ok, read 1, inserted 1, 1 chunk, not resumed" jtrue one.json \
+        "(f := r['files'][0])['status'] == 'ok' and f['rows_read'] == 1 and f['inserted'] == 1 and f['chunks'] == 1"
+    check "$n, fixed: not resumed" bash -c "! grep -q resumed '$ERR'"
+    eq "$n, fixed: the row is in the table once" 1 "$(q "SELECT count(*) FROM payment_callback WHERE out_trade_no = '$key'")"
+    eq "$n, fixed: completed in the ledger, one chunk row" "completed|1|1" \
+        "$(q "SELECT status || '|' || chunks || '|' || (SELECT count(*) FROM idemload_ledger_chunk) FROM idemload_ledger")"
+    run status -d "$DB" --report st.json
+    check "$n, fixed: status says completed, 1 chunk, rows read 1, inserted 1" jtrue st.json \
+        "len(r['files']) == 1 and (f := r['files'][0])['state'] == 'completed' and f['chunks'] == 1 and f['rows_read'] == 1 and f['inserted'] == 1"
+    run import -d "$DB" -j 2 --rejects rj.ndjson --report one.json one_$key.ndjson
+    check "$n, again: skipped, exit 0" jtrue one.json "r['files'][0]['status'] == 'skipped' and $RC == 0"
+done
+
+# The same over several chunks (--chunk-rows 1): the first chunk's only row
+# fails, its other lane empty: failed, no ledger entry; the fix loads the
+# three rows once.
+init_db lf_one_multi
+row T4 T1 T2 >multi.ndjson
+block T4
+run import -d "$DB" -j 2 --chunk-rows 1 --rejects rj.ndjson --report m.json multi.ndjson
+eq "first chunk fails over several: exit 4" 4 "$RC"
+check "first chunk fails over several: failed, figures 0" jtrue m.json \
+    "(f := r['files'][0])['status'] == 'failed' and f['rows_read'] == 0 and f['chunks'] == 0"
+eq "first chunk fails over several: no ledger entry" "0|0" "$(ledger_rows)"
+q "DROP TRIGGER lf_block ON payment_callback" >/dev/null
+run import -d "$DB" -j 2 --chunk-rows 1 --rejects rj.ndjson --report m.json multi.ndjson
+check "first chunk fails over several, fixed: ok, 3 read, 3 inserted, 3 chunks" jtrue m.json \
+    "(f := r['files'][0])['status'] == 'ok' and f['rows_read'] == 3 and f['inserted'] == 3 and f['chunks'] == 3 and $RC == 0"
+eq "first chunk fails over several, fixed: 3 rows" 3 "$(q "SELECT count(*) FROM payment_callback")"
+
+# A later chunk fails after chunks whose second lane had no rows: partial,
+# and the resume, whose lanes' last ledger rows are chunks apart, completes
+# exactly the rest, with the whole file's figures and --changes lines.
+init_db lf_one_resume
+row T1 T2 T3 T4 >resume.ndjson
+block T4
+run import -d "$DB" -j 2 --chunk-rows 1 --rejects rj.ndjson --report r1.json --changes r1.changes resume.ndjson
+eq "a later chunk fails: exit 4" 4 "$RC"
+check "a later chunk fails: partial, the chunks committed counted" jtrue r1.json \
+    "(f := r['files'][0])['status'] == 'partial' and f['rows_read'] == 3 and f['inserted'] == 3 and f['chunks'] == 3"
+run status -d "$DB" --report st.json
+check "a later chunk fails: status says interrupted after 3 chunks, 3 rows read" jtrue st.json \
+    "(f := r['files'][0])['state'] == 'interrupted' and f['chunks'] == 3 and f['rows_read'] == 3 and f['inserted'] == 3"
+q "DROP TRIGGER lf_block ON payment_callback" >/dev/null
+run import -d "$DB" -j 2 --chunk-rows 1 --rejects rj.ndjson --report r2.json --changes r2.changes resume.ndjson
+eq "a later chunk fails, fixed: exit 0" 0 "$RC"
+check "a later chunk fails, fixed: ok, the whole file's figures" jtrue r2.json \
+    "(f := r['files'][0])['status'] == 'ok' and f['rows_read'] == 4 and f['inserted'] == 4 and f['chunks'] == 4"
+eq "a later chunk fails, fixed: each row once" "4|4" "$(q "SELECT count(*) || '|' || count(DISTINCT out_trade_no) FROM payment_callback")"
+eq "a later chunk fails, fixed: a --changes line per row" 4 "$(wc -l <r2.changes | tr -d ' ')"
+run status -d "$DB" --report st.json
+check "a later chunk fails, fixed: status says completed, 4 chunks, 4 read, 4 inserted" jtrue st.json \
+    "(f := r['files'][0])['state'] == 'completed' and f['chunks'] == 4 and f['rows_read'] == 4 and f['inserted'] == 4"
+
 finish
