@@ -226,5 +226,7 @@ void tz_format_offset(int32_t off, char out[8])
     if (off < 0)
         off = -off;
     off /= 60; /* ts_parse takes minutes; pre-1900 local mean times lose their seconds */
-    snprintf(out, 8, "%c%02d:%02d", sign, (int)(off / 60 % 100), (int)(off % 60));
+    /* unsigned, each below 100: the compiler sees that seven bytes hold it */
+    unsigned hours = (unsigned)(off / 60) % 100u, minutes = (unsigned)(off % 60);
+    snprintf(out, 8, "%c%02u:%02u", sign, hours, minutes % 100u);
 }
