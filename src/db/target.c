@@ -198,15 +198,19 @@ static bool read_names(db *d, const config *cfg, target *t, bool *missing, buf *
     t->partitioned = strcmp(db_value(r, 0, 3), "t") == 0;
     t->has_rules = strcmp(db_value(r, 0, 4), "t") == 0;
     t->row_security = strcmp(db_value(r, 0, 5), "t") == 0;
-    buf quoted = BUF_INIT, display = BUF_INIT;
+    buf quoted = BUF_INIT, display = BUF_INIT, sql_name = BUF_INIT;
     ok = t->schema && t->name && t->oid && db_append_ident(d, &quoted, t->schema) &&
          buf_append_char(&quoted, '.') && db_append_ident(d, &quoted, t->name) &&
-         buf_printf(&display, "%s.%s", t->schema, t->name);
+         buf_printf(&display, "%s.%s", t->schema, t->name) &&
+         target_append_sql_ident(&sql_name, t->schema) && buf_append_char(&sql_name, '.') &&
+         target_append_sql_ident(&sql_name, t->name);
     t->quoted = ok ? strdup(buf_cstr(&quoted)) : NULL;
     t->display = ok ? strdup(buf_cstr(&display)) : NULL;
+    t->sql_name = ok ? strdup(buf_cstr(&sql_name)) : NULL;
     buf_free(&quoted);
     buf_free(&display);
-    ok = t->quoted && t->display;
+    buf_free(&sql_name);
+    ok = t->quoted && t->display && t->sql_name;
     if (!ok)
         buf_printf(err, "out of memory");
 out:
@@ -372,15 +376,30 @@ void target_default_index_name(const target *t, buf *out)
     index_default_name(t->name, out);
 }
 
+bool target_append_sql_ident(buf *out, const char *ident)
+{
+    bool plain = (*ident >= 'a' && *ident <= 'z') || *ident == '_';
+    for (const char *p = ident; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (plain)
+        return buf_append_str(out, ident);
+    bool ok = buf_append_char(out, '"');
+    for (const char *p = ident; ok && *p; p++)
+        ok = *p == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *p);
+    return ok && buf_append_char(out, '"');
+}
+
 void target_fix_hint(const target *t, const config *cfg, buf *out)
 {
-    buf name = BUF_INIT, args = BUF_INIT, index_args = BUF_INIT;
-    target_default_index_name(t, &name);
+    buf name = BUF_INIT, default_name = BUF_INIT, args = BUF_INIT, index_args = BUF_INIT;
+    target_default_index_name(t, &default_name);
+    target_append_sql_ident(&name, buf_cstr(&default_name));
+    buf_free(&default_name);
     advice_target_args(&args, cfg, NULL);
     advice_target_args(&index_args, cfg, cfg->index_name);
     buf_printf(out, "CREATE UNIQUE INDEX CONCURRENTLY %s ON %s (" KEY_COLUMNS ")%s; "
                     "or run 'idemload check%s' and 'idemload create-index%s'",
-               buf_cstr(&name), t->display, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "",
+               buf_cstr(&name), t->sql_name, t->has_deleted_at ? " WHERE deleted_at IS NULL" : "",
                buf_cstr(&args), buf_cstr(&index_args));
     buf_free(&name);
     buf_free(&args);
@@ -666,6 +685,7 @@ void target_free(target *t)
     free(t->oid);
     free(t->quoted);
     free(t->display);
+    free(t->sql_name);
     free(t->conflict);
     free(t->active);
     memset(t, 0, sizeof *t);

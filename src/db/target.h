@@ -41,6 +41,8 @@ typedef struct target {
     char *oid;
     char *quoted;           /* "schema"."name", ready for SQL */
     char *display;          /* schema.name for messages */
+    char *sql_name;         /* schema.name for a hint a user pastes into SQL: each part
+                             * quoted where it must be ("Sch.ema"."Ta""b le") */
     bool has_deleted_at;
     bool has_id;
     bool distributed;       /* a Citus distributed or reference table */
@@ -115,6 +117,10 @@ void target_fix_hint(const target *t, const config *cfg, buf *out);
 
 /* Default index name: uk_<table>_biz_active, cut as PostgreSQL would. */
 void target_default_index_name(const target *t, buf *out);
+
+/* ident as SQL reads it: as it is when it is a plain lower-case name
+ * ([a-z_][a-z0-9_]*), else in double quotes with " doubled. */
+bool target_append_sql_ident(buf *out, const char *ident);
 /* The same for a bare table name (before the table exists); replaces
  * the content of *out. */
 void index_default_name(const char *table_name, buf *out);

@@ -161,6 +161,7 @@ static int check_gather(const config *cfg, tool_ctx *c, check_facts *f)
     const target *t = &c->t;
     memset(f, 0, sizeof *f);
     f->table = t->display;
+    f->table_sql = t->sql_name;
     f->args = buf_cstr(&c->args);
     f->has_deleted_at = t->has_deleted_at;
     f->null_rows = -1;
@@ -242,7 +243,7 @@ static void check_judge(const check_facts *f, strlist *problems, strlist *warnin
         buf_clear(&line);
         buf_printf(&line, "key columns %s allow NULL and no NULLS NOT DISTINCT index covers "
                           "them (fix: ALTER TABLE %s ALTER COLUMN ... SET NOT NULL)",
-                   buf_cstr(&cols), f->table);
+                   buf_cstr(&cols), f->table_sql ? f->table_sql : f->table);
         strlist_add(warnings, buf_cstr(&line));
     }
     if (f->nullable.n > 0 && f->null_rows > 0) {

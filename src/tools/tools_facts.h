@@ -36,6 +36,8 @@ typedef struct check_index {
 
 typedef struct check_facts {
     const char *table;          /* borrowed: schema.name */
+    const char *table_sql;      /* borrowed: the same as SQL reads it (target.sql_name);
+                                 * NULL: table */
     const char *args;           /* borrowed: the user's target on the commands advised
                                  * (tool_ctx.args); NULL: none */
     bool has_deleted_at;

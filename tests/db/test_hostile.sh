@@ -30,6 +30,17 @@ printf 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\
 run import -d "$DB" --table 's."T"' one.csv
 eq 'import --table s."T": exit 0' 0 $RC
 eq 'the row is in s."T"' 1 "$(q 'SELECT count(*) FROM s."T"')"
+# A table of that name without its index: the SQL the refusal advises is
+# SQL (each name quoted where it must be), and pasted into psql it mends it.
+q 'CREATE TABLE "we""ird.na me2" (LIKE "we""ird.na me" INCLUDING DEFAULTS)' >/dev/null
+run import -d "$DB" --table '"we""ird.na me2"' one.csv
+check 'import into it without the index: refused' [ "$RC" -ne 0 ]
+hint=$(grep -o 'CREATE UNIQUE INDEX CONCURRENTLY [^;]*' "$ERR" | head -n 1)
+eq 'the advised SQL names the index and the table quoted' \
+    'CREATE UNIQUE INDEX CONCURRENTLY "uk_we""ird.na me2_biz_active" ON public."we""ird.na me2" (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL' "$hint"
+check 'pasted into psql, the advised SQL builds the index' psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -c "$hint"
+run import -d "$DB" --table '"we""ird.na me2"' one.csv
+eq 'then the import loads: exit 0' 0 $RC
 for bad in '"unclosed' '"a"b' 'a"b' 's.' '.t' 'a.b.c' ''; do
     run init -d "$DB" --table "$bad"
     eq "init --table '$bad': usage error" 2 $RC
