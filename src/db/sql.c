@@ -889,11 +889,18 @@ const char SQL_INIT_LOCK[] = "SELECT pg_advisory_xact_lock(" LOCK_INIT ")";
  * the backend pid of the session holding its advisory lock (the key of
  * SQL_FILE_LOCK: a bigint lock shows in pg_locks as classid = high 32 bits,
  * objid = low 32 bits, objsubid 1), NULL when none holds it.
- * {loader_host}/{loader_pid}: the columns, or NULL for an older ledger.
+ * The chunks are those a rerun takes as whole (ledger.c, plan_resume): up
+ * to the last one any lane committed, less that one when fewer lanes than
+ * the file's committed it (a lane the chunk gave no rows writes no row: it
+ * is read again, and its committed lanes taken from the ledger); the
+ * figures are those whole chunks'.  Then how many lanes of the next chunk
+ * committed (NULL: none is partly committed) and the file's lanes.
+ * {loader_host}/{loader_pid}: the columns, or NULL for an older ledger;
+ * {lanes}: the column, or 1 for a ledger written before lanes.
  */
 const char SQL_STATUS[] =
     "SELECT l.file_name, l.digest, l.size_bytes, l.status, {loader_host}, {loader_pid}::text,"
-    "       l.chunks, coalesce(c.rows_read, 0), coalesce(c.rows_rejected, 0),"
+    "       w.whole, coalesce(c.rows_read, 0), coalesce(c.rows_rejected, 0),"
     "       coalesce(c.rows_deduplicated, 0), coalesce(c.inserted, 0), coalesce(c.updated, 0),"
     "       coalesce(c.unchanged, 0), coalesce(c.stale, 0), coalesce(c.existing, 0),"
     "       to_char(l.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
@@ -907,14 +914,24 @@ const char SQL_STATUS[] =
     "           AND k.objid = (hashtextextended(l.target || ':' || l.digest, 0)"
     "                          & 4294967295)::oid"
     "         LIMIT 1),"
-    "       extract(epoch FROM now() - l.updated_at)::bigint "
+    "       extract(epoch FROM now() - l.updated_at)::bigint,"
+    "       CASE WHEN t.top > w.whole THEN t.top_lanes END, {lanes} "
     "FROM {ledger} l "
+    "LEFT JOIN LATERAL ("
+    "  SELECT max(chunk_no) AS top,"
+    "         count(*) FILTER (WHERE chunk_no = (SELECT max(chunk_no) FROM {ledger_chunk} x"
+    "                           WHERE x.target = l.target AND x.digest = l.digest)) AS top_lanes"
+    "    FROM {ledger_chunk} ch WHERE ch.target = l.target AND ch.digest = l.digest) t ON true "
+    "CROSS JOIN LATERAL ("
+    "  SELECT CASE WHEN l.status = 'completed' OR t.top IS NULL THEN l.chunks"
+    "              WHEN t.top_lanes >= {lanes} THEN t.top ELSE t.top - 1 END AS whole) w "
     "LEFT JOIN LATERAL ("
     "  SELECT sum(rows_read) AS rows_read, sum(rows_rejected) AS rows_rejected,"
     "         sum(rows_deduplicated) AS rows_deduplicated, sum(inserted) AS inserted,"
     "         sum(updated) AS updated, sum(unchanged) AS unchanged, sum(stale) AS stale,"
     "         sum(existing) AS existing"
-    "    FROM {ledger_chunk} ch WHERE ch.target = l.target AND ch.digest = l.digest) c ON true "
+    "    FROM {ledger_chunk} ch WHERE ch.target = l.target AND ch.digest = l.digest"
+    "     AND ch.chunk_no <= w.whole) c ON true "
     "WHERE l.target = $1 "
     "ORDER BY l.started_at, l.file_name";
 

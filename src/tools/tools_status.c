@@ -41,6 +41,8 @@ typedef struct status_file {
     long long inserted, updated, unchanged, stale, existing;
     char *started_at, *updated_at, *completed_at;   /* ISO 8601 UTC; NULL: none */
     long long idle_s;       /* seconds since updated_at */
+    long long partial_lanes;    /* lanes of chunk chunks + 1 committed; -1: none */
+    long long lanes;
 } status_file;
 
 typedef struct status_facts {
@@ -94,6 +96,8 @@ static void status_file_read(const db_result *r, int i, status_file *s)
     s->completed_at = dup_or_null(r, i, 17);
     s->lock_pid = db_is_null(r, i, 18) ? -1 : (long long)db_int(r, i, 18);
     s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
+    s->partial_lanes = db_is_null(r, i, 20) ? -1 : (long long)db_int(r, i, 20);
+    s->lanes = (long long)db_int(r, i, 21);
     if (strcmp(db_value(r, i, 3), "completed") == 0)
         s->state = STATE_COMPLETED;
     else
@@ -123,11 +127,12 @@ static int status_gather(tool_ctx *c, status_facts *f)
     bool has_loader = version.has[LEDGER_LOADER];
     if (!f->ledger_exists)
         goto out;
-    const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid"};
+    const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid", "lanes"};
     const char *vals[] = {buf_cstr(&ledger.file), buf_cstr(&ledger.chunk),
                           has_loader ? "l.loader_host" : "NULL::text",
-                          has_loader ? "l.loader_pid" : "NULL::integer"};
-    if (!sql_render(&sql, SQL_STATUS, 4, names, vals)) {
+                          has_loader ? "l.loader_pid" : "NULL::integer",
+                          version.has[LEDGER_LANES] ? "l.lanes" : "1"};
+    if (!sql_render(&sql, SQL_STATUS, 5, names, vals)) {
         log_error("out of memory");
         code = EXIT_INPUT;
         goto out;
@@ -191,8 +196,13 @@ static void status_render_text(const status_facts *f, FILE *fp)
             break;
         case STATE_INTERRUPTED:
             fprintf(fp, "            interrupted: its loader (%s, process %lld) is gone; the "
-                        "same import command resumes it after chunk %lld\n",
+                        "same import command resumes it after chunk %lld",
                     host, s->pid, s->chunks);
+            if (s->partial_lanes >= 0)
+                fprintf(fp, " (chunk %lld: %lld of its %lld lanes have a committed row, in no "
+                            "figure below; the rerun reads it again and loads the lanes that "
+                            "have none)", s->chunks + 1, s->partial_lanes, s->lanes);
+            fputc('\n', fp);
             break;
         default:
             fprintf(fp, "            loaded by %s, process %lld\n", host, s->pid);
