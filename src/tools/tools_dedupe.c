@@ -125,14 +125,29 @@ json_t *dedupe_listing_render_json(const dedupe_listing *l)
                      "final_blocked_keys", (json_int_t)l->n_blocked);
 }
 
+/* The listing's advised --apply keeps what it listed: the user's target,
+ * and the final statuses when they are not the default (2), which decide
+ * what --apply leaves whole. */
+static bool apply_args(const config *cfg, const tool_ctx *c, buf *out)
+{
+    bool ok = buf_append_str(out, buf_cstr(&c->args));
+    if (ok && !(cfg->n_final_status == 1 && cfg->final_status[0] == 2)) {
+        ok = buf_append_str(out, " --final-status ");
+        for (size_t i = 0; ok && i < cfg->n_final_status; i++)
+            ok = buf_printf(out, "%s%d", i ? "," : "", (int)cfg->final_status[i]);
+    }
+    return ok;
+}
+
 static int dedupe_list(const config *cfg, tool_ctx *c)
 {
     dedupe_listing l;
-    buf finals = BUF_INIT;
+    buf finals = BUF_INIT, args = BUF_INIT;
     memset(&l, 0, sizeof l);
     final_status_text(cfg->final_status, cfg->n_final_status, &finals);
     l.table = c->t.display;
-    l.args = buf_cstr(&c->args);
+    apply_args(cfg, c, &args);
+    l.args = buf_cstr(&args);
     l.finals = buf_cstr(&finals);
     l.limit = cfg->limit;
     int code = EXIT_OK;
@@ -152,6 +167,7 @@ static int dedupe_list(const config *cfg, tool_ctx *c)
     }
     dedupe_listing_free(&l);
     buf_free(&finals);
+    buf_free(&args);
     return code;
 }
 

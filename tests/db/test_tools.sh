@@ -82,6 +82,12 @@ eq "dedupe JSON: 4 keys, 1 blocked by a final status" "4 1" "$(json list.json '"
 eq "dedupe listing changed nothing" "$before" "$(snapshot payment_callback)"
 run dedupe -d "$DB" --limit 2
 check "dedupe --limit 2 shows 2 of 4" contains "$OUT" "2 of 4 shown"
+run dedupe -d "$DB" --final-status 2,3
+check "a listing under other final statuses advises the --apply that keeps them" \
+    grep -q "^'idemload dedupe --apply .*--final-status 2,3' soft-deletes" "$OUT"
+run dedupe -d "$DB"
+check "under the default, the advice names none" \
+    test "$(grep -c -- "--final-status" "$OUT")" = 0 -a "$(grep -c "^'idemload dedupe --apply.*' soft-deletes" "$OUT")" = 1
 
 # --- create-index refuses while duplicates remain
 run create-index -d "$DB"
