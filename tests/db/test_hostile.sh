@@ -163,4 +163,19 @@ done
 check "the generated files' names are in the ledger, escaped" \
     [ "$(q "SELECT count(*) FROM idemload_ledger WHERE file_name LIKE 'bill-%' AND file_name !~ '[\x01-\x1f\x7f]'")" -ge 9 ]
 
+# --- deep nesting: what jsonb takes by default (12,000 levels) is loaded up
+# to 10,000 levels; deeper is a rejected row with its reason, nothing lost
+init_db hostile_deep
+python3 -c "
+print('tenant_id,channel,out_trade_no,callback_type,status,payload,received_at')
+for n in (9999, 10001):
+    p = '{\"a\":' * n + '1' + '}' * n
+    print('1,wx,D%d,pay,1,\"%s\",2026-11-20T10:00:00Z' % (n, p.replace('\"', '\"\"')))
+" >deep.csv
+run import -d "$DB" --rejects deep_rj.ndjson deep.csv
+eq "a payload 9,999 levels deep loads, one 10,001 deep is rejected: exit 1" 1 "$RC"
+eq "the deep payload is in the table, whole" "D9999|9999" \
+    "$(q "SELECT out_trade_no, length(payload::text) - length(replace(payload::text, '{', '')) FROM payment_callback")"
+check "the deeper one's reject says why" grep -q 'nesting too deep' deep_rj.ndjson
+
 finish
