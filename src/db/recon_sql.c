@@ -732,7 +732,9 @@ const char SQL_RECON_REG_SUPERSEDE[] =
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
 
-/* $1 the run, $2 $3 the period.  Pending items of earlier days, of the
+/* $1 the run, $2 the period's first day.  Pending items of earlier days (before the
+ * period: a backfill of an old day leaves the later days' items to their
+ * own runs, as it carries none of them over), of the
  * run's pairs, whose grace has passed: missing_in_statement, open, and
  * noted as escalated by this run (SQL_RECON_REG_ESCALATING made the table):
  * a discrepancy found now, which the report lists as appeared although
@@ -740,7 +742,7 @@ const char SQL_RECON_REG_SUPERSEDE[] =
 const char SQL_RECON_REG_ESCALATE[] =
     "WITH e AS (UPDATE {item} i SET category = 'missing_in_statement', state = 'open',"
     "       last_run = $1, last_seen = now() "
-    "WHERE i.state = 'pending' AND i.day NOT BETWEEN $2::date AND $3::date"
+    "WHERE i.state = 'pending' AND i.day < $2::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
     "  AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"

@@ -1034,7 +1034,7 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
          exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
          exec(x, "reconcile: register (escalated in the period)", SQL_RECON_REG_ESCALATING, 0,
               NULL) &&
-         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 3, rp) &&
+         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 2, rp) &&
          seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)",
               res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&

@@ -267,4 +267,19 @@ check "it says which table it may not write" contains "$ERR" "permission denied 
 eq "and still nothing changed" "$before" "$(all_tables)"
 q "DROP OWNED BY idem_recon_ro; DROP ROLE idem_recon_ro" >/dev/null
 
+# A backfill of an older day leaves a later day's pending item to its own
+# runs: not escalated, however its grace stands ("of earlier days").
+init_db recon_reg_backfill
+ins 6 wechat L0 1.00 "${OLD}T09:00:00Z"
+ins 6 wechat L1 4.00 "${D0}T09:00:00Z"
+ins 6 wechat L2 5.00 "${D0}T10:00:00Z"
+{ echo "$header"; row 6 wechat L2 5.00 "${D0}T10:00:00Z"; } >l0.csv
+run reconcile -d "$DB" l0.csv
+eq "tenant 6's later day: L1 pending, exit 0" "0 pending/pending" "$RC $(item 6 L1)"
+{ echo "$header"; row 6 wechat L0 1.00 "${OLD}T09:00:00Z"; } >lold.csv
+run reconcile -d "$DB" --grace 0m --report lold.json lold.csv
+eq "a backfill of an older day, past every grace: exit 0" 0 "$RC"
+eq "the later day's pending item stays pending" "pending/pending" "$(item 6 L1)"
+check "and nothing is escalated" jtrue lold.json "r['reconciliation']['escalated'] == 0"
+
 finish
