@@ -263,11 +263,11 @@ const char SQL_RECON_TABLE_VIEW[] =
     "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
 
-/* The statement's facts of each kind it holds (the part of callback_type
- * before ':'): its own level, else the default level; then hash-joined
- * with the rows, where a sub-select per row (a sort and a limit) cost
- * more than the rest of the facts. */
-#define RECON_KIND_FACTS \
+/* The statement's facts of each kind the rows of `kinds` hold (the part
+ * of callback_type before ':'): its own level, else the default level;
+ * then hash-joined with the rows, where a sub-select per row (a sort and a
+ * limit) cost more than the rest of the facts. */
+#define RECON_KIND_FACTS(kinds) \
     "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
     "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
     "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
@@ -276,7 +276,7 @@ const char SQL_RECON_TABLE_VIEW[] =
     "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
     "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \
     "   FROM (SELECT DISTINCT split_part(callback_type, ':', 1) AS kind" \
-    "           FROM idemload_recon_raw) k" \
+    "           FROM " kinds ") k" \
     "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
     "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
 
@@ -294,7 +294,7 @@ const char SQL_RECON_TABLE_VIEW[] =
 #define RECON_KEY_WINDOW(f) "min(" f ") OVER w <> max(" f ") OVER w"
 #define RECON_KEY_PARTIAL(f) "count(" f ") OVER w NOT IN (0, count(*) OVER w)"
 const char SQL_RECON_KEYS[] =
-    "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS
+    "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
     "SELECT q.file_no, q.line, q.tenant_id, q.channel, q.out_trade_no, q.callback_type,"
     "       coalesce(q.final_status, q.status) AS status, q.received_at, q.day,"
     "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows, q.conflicting,"
@@ -318,9 +318,12 @@ const char SQL_RECON_KEYS[] =
  * every listing, not only the version kept: at most RECON_LISTED_MAX per
  * key ($1), in file and line order, as a JSON array (file as the
  * file's number).  Only the rows of such keys get their facts worked out (a hash
- * of those keys, empty on most days, beside one scan of the rows). */
+ * of those keys, empty on most days, beside one scan of the rows), and the
+ * kinds' facts are those of such keys (a key's rows share its
+ * callback_type), not a second pass over every row. */
 const char SQL_RECON_LISTED[] =
-    "CREATE TEMP TABLE idemload_recon_listed AS " RECON_KIND_FACTS
+    "CREATE TEMP TABLE idemload_recon_listed AS "
+    RECON_KIND_FACTS("idemload_recon_sk WHERE conflicting")
     "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
     "       (jsonb_agg(jsonb_build_object("
     "          'amount', pg_temp.idemload_render(s.amount, coalesce(x.exponent, 2)),"

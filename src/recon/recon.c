@@ -601,7 +601,7 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
 }
 
 /* member of a listing as a copy of its text, NULL when absent or null. */
-static char *listing_text(json_t *o, const char *member, bool *oom)
+static char *listing_member(json_t *o, const char *member, bool *oom)
 {
     const char *v = json_string_value(json_object_get(o, member));
     return v ? dup_or_null(v, oom) : NULL;
@@ -626,10 +626,10 @@ static bool listings_of(const recon_ctx *x, const char *text, recon_line *l)
         json_t *o = json_array_get(a, k);
         recon_listing *g = &l->listed[l->n_listed++];
         g->facts.present = true;
-        g->facts.amount = listing_text(o, "amount", &oom);
-        g->facts.currency = listing_text(o, "currency", &oom);
-        g->facts.fee = listing_text(o, "fee", &oom);
-        g->facts.time = listing_text(o, "time", &oom);
+        g->facts.amount = listing_member(o, "amount", &oom);
+        g->facts.currency = listing_member(o, "currency", &oom);
+        g->facts.fee = listing_member(o, "fee", &oom);
+        g->facts.time = listing_member(o, "time", &oom);
         g->facts.status = (int)json_integer_value(json_object_get(o, "status"));
         json_int_t file_no = json_integer_value(json_object_get(o, "file"));
         g->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1]
