@@ -15,7 +15,7 @@ void config_defaults(config *cfg)
     cfg->max_rejects = -1;
     cfg->chunk_rows = DEFAULT_CHUNK_ROWS;
     cfg->conflict = CONFLICT_UPDATE;
-    cfg->final_status[0] = 2;
+    cfg->final_status[0] = DEFAULT_FINAL_STATUS;
     cfg->n_final_status = 1;
     cfg->retries = 5;
     cfg->jobs = DEFAULT_JOBS;

@@ -16,6 +16,11 @@ bool final_status_array(const int16_t *statuses, size_t n, buf *out)
     return buf_append_char(out, '{') && join(statuses, n, ",", out) && buf_append_char(out, '}');
 }
 
+bool final_status_option(const int16_t *statuses, size_t n, buf *out)
+{
+    return join(statuses, n, ",", out);
+}
+
 bool final_status_text(const int16_t *statuses, size_t n, buf *out)
 {
     /* An empty buf still reads as "" through buf_cstr. */

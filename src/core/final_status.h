@@ -21,6 +21,9 @@
 /* As a smallint[] literal for a $n parameter: "{2,3}"; "{}" when n is 0. */
 bool final_status_array(const int16_t *statuses, size_t n, buf *out);
 
+/* As --final-status takes it, for a command line: "2,3"; "" when n is 0. */
+bool final_status_option(const int16_t *statuses, size_t n, buf *out);
+
 /* For people: "2, 3"; "" when n is 0. */
 bool final_status_text(const int16_t *statuses, size_t n, buf *out);
 

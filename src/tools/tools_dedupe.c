@@ -126,16 +126,14 @@ json_t *dedupe_listing_render_json(const dedupe_listing *l)
 }
 
 /* The listing's advised --apply keeps what it listed: the user's target,
- * and the final statuses when they are not the default (2), which decide
+ * and the final statuses when they are not the default, which decide
  * what --apply leaves whole. */
 static bool apply_args(const config *cfg, const tool_ctx *c, buf *out)
 {
     bool ok = buf_append_str(out, buf_cstr(&c->args));
-    if (ok && !(cfg->n_final_status == 1 && cfg->final_status[0] == 2)) {
-        ok = buf_append_str(out, " --final-status ");
-        for (size_t i = 0; ok && i < cfg->n_final_status; i++)
-            ok = buf_printf(out, "%s%d", i ? "," : "", (int)cfg->final_status[i]);
-    }
+    if (ok && !(cfg->n_final_status == 1 && cfg->final_status[0] == DEFAULT_FINAL_STATUS))
+        ok = buf_append_str(out, " --final-status ") &&
+             final_status_option(cfg->final_status, cfg->n_final_status, out);
     return ok;
 }
 

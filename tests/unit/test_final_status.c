@@ -18,21 +18,25 @@ static void test_forms(void **state)
     static const struct {
         int16_t st[4];
         size_t n;
-        const char *array, *text;
+        const char *array, *text, *option;
     } cases[] = {
-        {{0}, 0, "{}", ""},
-        {{2}, 1, "{2}", "2"},
-        {{2, 3}, 2, "{2,3}", "2, 3"},
-        {{-1, 0, 32767, -32768}, 4, "{-1,0,32767,-32768}", "-1, 0, 32767, -32768"},
+        {{0}, 0, "{}", "", ""},
+        {{2}, 1, "{2}", "2", "2"},
+        {{2, 3}, 2, "{2,3}", "2, 3", "2,3"},
+        {{-1, 0, 32767, -32768}, 4, "{-1,0,32767,-32768}", "-1, 0, 32767, -32768",
+         "-1,0,32767,-32768"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        buf a = BUF_INIT, t = BUF_INIT;
+        buf a = BUF_INIT, t = BUF_INIT, o = BUF_INIT;
         assert_true(final_status_array(cases[i].st, cases[i].n, &a));
         assert_true(final_status_text(cases[i].st, cases[i].n, &t));
+        assert_true(final_status_option(cases[i].st, cases[i].n, &o));
         assert_string_equal(buf_cstr(&a), cases[i].array);
         assert_string_equal(buf_cstr(&t), cases[i].text);
+        assert_string_equal(buf_cstr(&o), cases[i].option);
         buf_free(&a);
         buf_free(&t);
+        buf_free(&o);
     }
 }
 
