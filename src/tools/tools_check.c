@@ -19,6 +19,7 @@
 
 #include "util/exitcodes.h"
 #include "output/log.h"
+#include "db/advice.h"
 #include "db/sql.h"
 #include "tools/tools_facts.h"
 
@@ -40,8 +41,8 @@ static bool touches_key(const char *cols)
 /* Why an index on the key counts or not, in plain words.  Mirrors the
  * rule of target.c: valid, not deferrable, exactly the key, "deleted_at IS NULL" as the
  * predicate when the table soft-deletes, none otherwise. */
-static void index_note(const target *t, const unique_index *ix, const char *args, buf *out,
-                       bool *counts)
+static void index_note(const target *t, const unique_index *ix, const char *rebuild_args,
+                       buf *out, bool *counts)
 {
     *counts = false;
     if (ix == t->key_index) {
@@ -53,7 +54,7 @@ static void index_note(const target *t, const unique_index *ix, const char *args
                         "let 'idemload create-index%s' rebuild it",
                    ix->ready ? "" : " and not ready",
                    ix->ready ? ", yet writes still maintain it and it can reject them" : "",
-                   tool_args(args));
+                   tool_args(rebuild_args));
     } else if (ix->deferrable) {
         buf_append_str(out, "DEFERRABLE: INSERT ... ON CONFLICT refuses a table with a "
                             "deferrable unique constraint on its columns, so while it exists "
@@ -82,14 +83,27 @@ static void index_note(const target *t, const unique_index *ix, const char *args
 
 /* ---- gather ------------------------------------------------------------ */
 
+/* The command that rebuilds an INVALID index: create-index drops an
+ * INVALID index of the name it builds, so an index of another name than
+ * the default needs that name as --index-name, or create-index would
+ * build a second index and leave this one.  False: out of memory. */
+static bool rebuild_args(const config *cfg, const target *t, const unique_index *ix, buf *out)
+{
+    buf default_name = BUF_INIT;
+    target_default_index_name(t, &default_name);
+    bool other = strcmp(ix->name, buf_cstr(&default_name)) != 0;
+    buf_free(&default_name);
+    return advice_target_args(out, cfg, other ? ix->name : NULL);
+}
+
 /* The unique indexes that touch the key (not the primary key and the
  * like), each with its note.  False: out of memory. */
-static bool gather_indexes(const target *t, check_facts *f)
+static bool gather_indexes(const config *cfg, const target *t, check_facts *f)
 {
     f->indexes = calloc((size_t)t->n_indexes + 1, sizeof *f->indexes);
     if (!f->indexes)
         return false;
-    buf note = BUF_INIT;
+    buf note = BUF_INIT, rebuild = BUF_INIT;
     bool ok = true;
     for (int i = 0; ok && i < t->n_indexes; i++) {
         const unique_index *ix = &t->indexes[i];
@@ -97,7 +111,12 @@ static bool gather_indexes(const target *t, check_facts *f)
             continue;
         check_index *ci = &f->indexes[f->n_indexes];
         buf_clear(&note);
-        index_note(t, ix, f->args, &note, &ci->counts);
+        buf_clear(&rebuild);
+        if (!ix->valid && !rebuild_args(cfg, t, ix, &rebuild)) {
+            ok = false;
+            break;
+        }
+        index_note(t, ix, buf_cstr(&rebuild), &note, &ci->counts);
         ci->name = ix->name;
         ci->columns = ix->columns;
         ci->predicate = ix->predicate;
@@ -110,6 +129,7 @@ static bool gather_indexes(const target *t, check_facts *f)
         f->n_indexes += ok;
     }
     buf_free(&note);
+    buf_free(&rebuild);
     return ok;
 }
 
@@ -175,7 +195,7 @@ static int check_gather(const config *cfg, tool_ctx *c, check_facts *f)
         f->key_predicate = t->key_index->predicate;
         f->key_nulls_not_distinct = t->key_index->nulls_not_distinct;
     }
-    if (!gather_indexes(t, f)) {
+    if (!gather_indexes(cfg, t, f)) {
         db_set_out_of_memory(c->d);
         return tool_db_failure(c->d, "cannot list the indexes");
     }

@@ -426,6 +426,22 @@ eq "check's create-index, pasted: exit 0" 0 $RC
 check "it rebuilt the INVALID index of billing.\"Call backs\"" contains "$ERR" 'dropping the INVALID index billing.uk_Call backs_biz_active'
 eq "now valid" "uk_Call backs_biz_active:true" "$(adv valid_index 'billing."Call backs"')"
 
+# An INVALID index of a name of the user's own: create-index rebuilds it
+# only under that name (with the default one it would build a second
+# index and leave this one), so the note advises --index-name.
+adv make_table billing.own
+adv q "INSERT INTO billing.own (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'O1', 'pay', '{}'), (1, 'w', 'O1', 'pay', '{}')"
+psql -X -q -d tools_adv -c 'CREATE UNIQUE INDEX CONCURRENTLY own_key ON billing.own (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL' 2>/dev/null
+adv q "DELETE FROM billing.own WHERE id = 2"
+eq "an INVALID index own_key, no duplicate left" "own_key:false" "$(adv valid_index billing.own)"
+run check -d tools_adv --table billing.own
+check "its note advises create-index with its name" contains "$OUT" \
+    "let 'idemload create-index -d tools_adv --table billing.own --index-name own_key' rebuild it"
+run_advised "the INVALID note's create-index" \
+    "$(sed -n "s/.*let '\(idemload create-index[^']*\)' rebuild it.*/\1/p" "$OUT")"
+eq "the note's create-index, pasted: exit 0" 0 $RC
+eq "it rebuilt own_key, and made no second index" "own_key:true" "$(adv valid_index billing.own)"
+
 # A password in -d: never printed, in the advice or anywhere else; the
 # connection without it advised instead.
 adv make_table billing.pw
