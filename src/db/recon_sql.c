@@ -407,11 +407,41 @@ const char SQL_RECON_PAIRS[] =
     "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
     "      BETWEEN $1::date AND $2::date"
 
+/* The resolution of a missing_in_statement or pending item whose key a
+ * statement of another day listed (SQL_RECON_REG_RESOLVE_LISTED). */
+#define RECON_LISTED_LATER "'listed by a later statement'"
+
+/* $1, $2: the period.  The keys of the period's days, of the run's pairs,
+ * whose register item a statement of another day resolved by listing the
+ * key: when the day is reconciled again (a corrected or re-sent statement
+ * that still lacks the key), the table's row is not missing from the
+ * channel's statements, and SQL_RECON_CLASSIFY counts it as matched rather
+ * than opening it again.  Read from the register when the role may read it;
+ * otherwise (no register yet, a dry run's role that may not read it) the
+ * same table, empty (SQL_RECON_RELISTED_NONE).  One row per key and day.
+ * The last EXISTS is uncorrelated: a one-time filter, so that a day no
+ * run has reconciled yet (every night's new day) does not scan the items,
+ * which have no index on their resolved ones. */
+#define RECON_RELISTED_TABLE "CREATE TEMP TABLE idemload_recon_relisted "
+const char SQL_RECON_RELISTED[] =
+    RECON_RELISTED_TABLE "AS SELECT DISTINCT i.tenant_id, i.channel, i.out_trade_no,"
+    "       i.callback_type, i.day "
+    "FROM {item} i WHERE i.state = 'resolved' AND i.resolution = " RECON_LISTED_LATER
+    "  AND i.day BETWEEN $1::date AND $2::date AND i.out_trade_no IS NOT NULL"
+    "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "  AND EXISTS (SELECT 1 FROM {run} r WHERE r.day BETWEEN $1::date AND $2::date)";
+const char SQL_RECON_RELISTED_NONE[] =
+    RECON_RELISTED_TABLE "(tenant_id bigint, channel text, out_trade_no text,"
+    " callback_type text, day date)";
+const char SQL_RECON_ANALYZE_RELISTED[] = "ANALYZE idemload_recon_relisted";
+
 /* Each compared unit's outcome: a table row of a day without any
  * statement row of its pair is covered by that day's no_statement; one the
- * statement lacks is pending until the grace after the end of its day;
- * otherwise its categories (a fact compared only where both sides declare
- * it and both rows hold it; amounts in two currencies are not compared:
+ * statement lacks is matched when a statement of another day listed its
+ * key (SQL_RECON_RELISTED), else pending until the grace after the end of
+ * its day; otherwise its categories (a fact compared only where both sides
+ * declare it and both rows hold it; amounts in two currencies are not compared:
  * the row is a currency_mismatch, not also an amount_mismatch); with none, unverified when a declared fact is
  * missing on a side, else matched.  difference: statement minus table, in
  * the major unit, when the currencies agree.  Whether a day of a pair is
@@ -424,6 +454,7 @@ const char SQL_RECON_CLASSIFY[] =
     "CREATE TEMP TABLE idemload_recon_out AS "
     "SELECT c.*, cat.categories,"
     "  CASE WHEN NOT c.s_present AND NOT c.day_listed THEN 'no_statement'"
+    "       WHEN c.relisted THEN 'matched'"
     "       WHEN NOT c.s_present AND now() < ((c.day + 1)::timestamp AT TIME ZONE"
     "            current_setting('idemload.recon_zone'))"
     "            + current_setting('idemload.recon_grace')::interval THEN 'pending'"
@@ -436,13 +467,19 @@ const char SQL_RECON_CLASSIFY[] =
     "         CASE WHEN c.s_currency IS NOT DISTINCT FROM c.t_currency OR NOT c.c_cmp"
     "              THEN c.s_amount - c.t_amount END"
     "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
-    "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed"
+    "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed,"
+    "             rl.tenant_id IS NOT NULL AS relisted"
     "        FROM (" RECON_COMPARE_ROWS ") x"
     "        LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld"
-    "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day) c "
+    "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day"
+    "        LEFT JOIN idemload_recon_relisted rl ON NOT x.s_present"
+    "         AND rl.tenant_id = x.tenant_id AND rl.channel = x.channel"
+    "         AND rl.out_trade_no = x.out_trade_no AND rl.callback_type = x.callback_type"
+    "         AND rl.day = x.day) c "
     "CROSS JOIN LATERAL (SELECT array_remove(ARRAY["
     "    CASE WHEN c.s_present AND NOT c.t_present THEN 'missing_in_table' END,"
-    "    CASE WHEN NOT c.s_present AND c.day_listed THEN 'missing_in_statement' END,"
+    "    CASE WHEN NOT c.s_present AND c.day_listed AND NOT c.relisted"
+    "         THEN 'missing_in_statement' END,"
     "    CASE WHEN c.s_present AND c.t_present"
     "          AND ((c.a_cmp AND c.s_amount <> c.t_amount) OR (c.f_cmp AND c.s_fee <> c.t_fee))"
     "          AND NOT coalesce(c.c_cmp AND c.s_currency <> c.t_currency, false)"
@@ -627,9 +664,10 @@ const char SQL_RECON_PERIOD_AMOUNTS[] =
  * object, the text a reader sees ("CNY 149.00", or "JPY 100, USD 1.00"), and
  * the lines with no difference (a side without a readable amount, or two
  * currencies); the sum and the text are NULL when no line has one (not
- * "0.00": nothing is known of the money).  A no_statement day is one line
- * whatever its rows' currencies, without a single difference when they
- * hold several; its sums per currency come from its table rows, so that
+ * "0.00": nothing is known of the money), and the text leaves out a
+ * currency whose lines have none (they are in the last column, not "? ?").
+ * A no_statement day is one line whatever its rows' currencies, without a
+ * single difference when they hold several; its sums per currency come from its table rows, so that
  * each currency's money is still known (not "1 without an amount"). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
@@ -638,8 +676,7 @@ const char SQL_RECON_DAY_CATEGORIES[] =
     "                                                   AND amount IS NOT NULL),"
     "                jsonb_build_object())::text,"
     "       CASE WHEN count(*) = 1 THEN coalesce(min(ccy) || ' ', '') || min(amount)"
-    "            ELSE string_agg(coalesce(ccy, '?') || ' ' || coalesce(amount, '?'), ', '"
-    "                            ORDER BY ccy) END,"
+    "            ELSE string_agg(coalesce(ccy, '?') || ' ' || amount, ', ' ORDER BY ccy) END,"
     "       sum(n_unknown) "
     "FROM (SELECT tenant_id, channel, day, category, ccy, count(*) AS n,"
     "             count(*) - count(diff) AS n_unknown,"
@@ -715,10 +752,11 @@ const char SQL_RECON_RUN_ID[] =
     "       (SELECT coalesce(max(run), 0) + 1 FROM {run})";
 
 /* $1 the run, $2 $3 the period.  Open or pending items of other days whose
- * key this statement lists: resolved by a later statement. */
+ * key this statement lists: resolved by a later statement (RECON_LISTED_LATER,
+ * which SQL_RECON_RELISTED reads back when their day is reconciled again). */
 const char SQL_RECON_REG_RESOLVE_LISTED[] =
     "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
-    "       resolution = 'listed by a later statement' "
+    "       resolution = " RECON_LISTED_LATER " "
     "WHERE i.state <> 'resolved' AND i.category IN ('missing_in_statement', 'pending')"
     "  AND i.day NOT BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_sk k WHERE k.tenant_id = i.tenant_id"

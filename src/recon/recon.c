@@ -775,6 +775,44 @@ static bool preset_pair(const config *cfg, char tenant[24], buf *channel)
     return n > 0 && buf_append(channel, c, n);
 }
 
+/* The register's state, as SQL_RECON_REGISTER_READABLE gives it: "absent",
+ * "readable" or "denied"; NULL (logged) when the query failed.  The
+ * caller frees the text. */
+static char *register_state(recon_ctx *x)
+{
+    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
+                         (const char *const[]){buf_cstr(&x->item_name)});
+    if (!r)
+        return NULL;
+    char *state = strdup(db_value(r, 0, 0));
+    db_result_free(&r);
+    if (!state) {
+        log_error("reconcile: out of memory");
+        db_set_out_of_memory(x->tool.d);
+        x->failed_logged = true;
+    }
+    return state;
+}
+
+/* The keys of the period a statement of another day listed, by the
+ * register (SQL_RECON_RELISTED), for the classification: read when the
+ * role may read the register, none when there is no register yet or a dry
+ * run's role may not read it (read_register says so). */
+static bool stage_relisted(recon_ctx *x, const char *const *period)
+{
+    char *state = register_state(x);
+    if (!state)
+        return false;
+    bool readable = strcmp(state, "readable") == 0;
+    free(state);
+    return (readable ? exec(x, "reconcile: the keys later statements listed (the register)",
+                            SQL_RECON_RELISTED, 2, period)
+                     : exec(x, "reconcile: the keys later statements listed",
+                            SQL_RECON_RELISTED_NONE, 0, NULL)) &&
+           exec(x, "reconcile: analyzing the keys later statements listed",
+                SQL_RECON_ANALYZE_RELISTED, 0, NULL);
+}
+
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     buf finals = BUF_INIT;
@@ -824,6 +862,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
               rows) ||
         !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
+        !stage_relisted(x, period) ||
         !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
         !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
@@ -1067,16 +1106,17 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
  * and the count stays 0 (res->carried_unknown). */
 static bool read_register(recon_ctx *x, recon_result *res)
 {
-    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
-                         (const char *const[]){buf_cstr(&x->item_name)});
-    if (!r)
+    char *state = register_state(x);
+    if (!state)
         return false;
-    bool readable = strcmp(db_value(r, 0, 0), "readable") == 0;
-    bool denied = strcmp(db_value(r, 0, 0), "denied") == 0;
-    db_result_free(&r);
+    bool readable = strcmp(state, "readable") == 0;
+    bool denied = strcmp(state, "denied") == 0;
+    free(state);
     if (denied) {
         log_warn("reconcile --dry-run: this role may not read the register (%s): what earlier "
-                 "runs left open is not known, and carried over is given as 0",
+                 "runs left open is not known, and carried over is given as 0; nor which of the "
+                 "table's rows statements of other days listed, so such a row the statement "
+                 "lacks is counted as a run without the register would count it",
                  buf_cstr(&x->item_name));
         res->carried_unknown = true;
     }

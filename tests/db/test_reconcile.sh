@@ -599,4 +599,17 @@ eq "the file has that one line" "no_statement 2026-11-19 None" "$(python3 -c "
 import json; ls=[json.loads(l) for l in open('mx.ndjson')]
 print(' '.join(' '.join(str(x) for x in (l['category'], l['day'], l['difference'])) for l in ls))")"
 
+# A WeChat bill against a tenant without a row: its REVOKED row has no
+# amount (nor currency), so missing_in_table's money is the other rows' CNY
+# and the one without an amount is counted, never shown as "? ?".
+run reconcile -d "$DB" --dry-run --rejects rjw2.ndjson --profile wechat-trade --set tenant_id=79 \
+    --report wr.json --html wr.html "$SRC/samples/bill-wechat-trade-2024-05-01.csv"
+eq "the bill's four rows are missing in the table: exit 5" 5 "$RC"
+check "the summary shows the CNY and the row without an amount" \
+    grep -qF 'missing_in_table 4 (CNY 149.00; 1 without an amount)' "$ERR"
+check "and no '? ?' in the summary" test "$(grep -cF '? ?' "$ERR")" = 0
+check "nor on the page" test "$(grep -cF '? ?' wr.html)" = 0
+check "the report: the CNY sum, one without an amount" jtrue wr.json \
+    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days']] == [{'count': 4, 'amount': None, 'amounts': {'CNY': '149.00'}, 'without_amount': 1}]"
+
 finish
