@@ -13,6 +13,7 @@
 
 #include "input/profile.h"
 #include "input/tenant_map.h"
+#include "output/outfile.h"
 #include "rules/validate.h"
 
 #define CMDBIT(c) (1u << (c))
@@ -665,7 +666,9 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
     }
     /* Standard output takes one stream a reader can parse: the changes,
      * the discrepancies and the page each want it alone (the report and
-     * the rejects may share it, as before). */
+     * the rejects may share it, as before).  A path naming the file
+     * standard output is redirected to (/dev/stdout > f) is written through
+     * it (outfile_std_stream), so it counts as "-". */
     const struct {
         const char *opt;
         const char *path;
@@ -677,13 +680,13 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
                 {"--rejects", cfg->rejects_path, false}};
     size_t n_outs = sizeof outs / sizeof outs[0];
     for (size_t a = 0; a < n_outs; a++) {
-        if (!outs[a].alone || !outs[a].path || strcmp(outs[a].path, "-") != 0)
+        if (!outs[a].alone || !outs[a].path || outfile_std_stream(outs[a].path) != stdout)
             continue;
         for (size_t b = 0; b < n_outs; b++) {
-            if (b != a && outs[b].path && strcmp(outs[b].path, "-") == 0) {
-                buf_printf(err, "%s - cannot share standard output with %s -: a reader could "
+            if (b != a && outs[b].path && outfile_std_stream(outs[b].path) == stdout) {
+                buf_printf(err, "%s %s cannot share standard output with %s %s: a reader could "
                                 "parse neither (give one of them a file)",
-                           outs[a].opt, outs[b].opt);
+                           outs[a].opt, outs[a].path, outs[b].opt, outs[b].path);
                 return CLI_ERROR;
             }
         }

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "input/profile.h"
+#include "output/outfile.h"
 
 typedef struct named_path {
     const char *what;       /* "--rejects", "input" ... */
@@ -23,23 +25,62 @@ static bool file_of(const char *path, struct stat *st)
     return path && strcmp(path, "-") != 0 && stat(path, st) == 0;
 }
 
+/* Where a dangling symbolic link leads (the name writing through it would
+ * create), relative to the link's own directory; NULL when path is no
+ * symbolic link (or out of memory). */
+static char *link_target(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return NULL;
+    char target[PATH_MAX];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return NULL;
+    target[n] = '\0';
+    const char *slash = strrchr(path, '/');
+    if (target[0] == '/' || !slash)
+        return strdup(target);
+    size_t dir_len = (size_t)(slash - path) + 1, len = dir_len + (size_t)n + 1;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s%s", (int)dir_len, path, target);
+    return out;
+}
+
 /* The file a path that does not exist yet would create, spelled one way:
  * its directory resolved (realpath), then its last name; the path as given
- * when its directory does not resolve either.  NULL when out of memory. */
-static char *new_file_name(const char *path)
+ * when its directory does not resolve either.  A dangling symbolic link is
+ * followed to the name it would create first (`--report link.json --html
+ * new.json`, the link naming new.json, are one file).  NULL when out of
+ * memory. */
+static char *new_file_name(const char *given)
 {
+    char *followed = NULL;
+    for (int hops = 0; hops < 16; hops++) {
+        char *next = link_target(followed ? followed : given);
+        if (!next)
+            break;
+        free(followed);
+        followed = next;
+    }
+    const char *path = followed ? followed : given;
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     char *real = dir ? realpath(dir, NULL) : NULL;
     free(dir);
-    if (!real)
-        return strdup(path);
+    if (!real) {
+        char *out = strdup(path);
+        free(followed);
+        return out;
+    }
     size_t n = strlen(real) + 1 + strlen(name) + 1;
     char *out = malloc(n);
     if (out)
         snprintf(out, n, "%s/%s", real, name);
     free(real);
+    free(followed);
     return out;
 }
 
@@ -78,10 +119,13 @@ bool outputs_check(const config *cfg, buf *err)
     for (size_t a = 0; a < n_out; a++) {
         struct stat sa, sb;
         bool a_file = file_of(outs[a].path, &sa);
-        if (!outs[a].path || strcmp(outs[a].path, "-") == 0 || (a_file && !S_ISREG(sa.st_mode)))
+        /* Standard output, or the file it is redirected to (/dev/stdout >
+         * f), is written through the stream: cli.c says which outputs may
+         * share it. */
+        if (!outs[a].path || outfile_std_stream(outs[a].path) == stdout || (a_file && !S_ISREG(sa.st_mode)))
             continue;
         for (size_t b = a + 1; b < n_out; b++) {
-            if (!outs[b].path)
+            if (!outs[b].path || outfile_std_stream(outs[b].path) == stdout)
                 continue;
             bool same = a_file ? file_of(outs[b].path, &sb) && sb.st_dev == sa.st_dev &&
                                      sb.st_ino == sa.st_ino

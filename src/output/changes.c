@@ -4,6 +4,7 @@
 #include "output/changes.h"
 
 #include "core/columns.h"
+#include "output/outfile.h"
 #include "output/text_escape.h"
 
 #include <errno.h>
@@ -16,7 +17,7 @@
 struct changes {
     char *path;
     FILE *fp;
-    bool is_stdout;
+    bool is_std;            /* fp is stdout or stderr (outfile_std_stream) */
     uint64_t count;
     buf line;               /* scratch: the line being written */
 };
@@ -29,9 +30,11 @@ changes *changes_open(const char *path, buf *err)
         buf_printf(err, "out of memory");
         return NULL;
     }
-    if (strcmp(path, "-") == 0) {
-        c->fp = stdout;
-        c->is_stdout = true;
+    /* "-", or the file standard output or error is redirected to
+     * (/dev/stdout after `>> log`): through that stream, never truncating
+     * what the shell's redirection keeps there. */
+    if ((c->fp = outfile_std_stream(path))) {
+        c->is_std = true;
     } else if (!(c->fp = fopen(path, "w"))) {
         buf_printf(err, "cannot create the changes file %s: %s", path, strerror(errno));
         free(c->path);
@@ -112,13 +115,86 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
     return true;
 }
 
-bool changes_write_lines(changes *c, const char *text, size_t len, buf *err)
+/* The members naming file, as changes_render writes them: "file" and, for a
+ * name that is not UTF-8, "file_base64".  NULL when out of memory. */
+static json_t *file_members(const char *file)
 {
-    if (!put_text(c, text, len, err))
+    buf esc = BUF_INIT, b64 = BUF_INIT;
+    bool exact = text_utf8_or_escaped(&esc, file);
+    if (!exact)
+        text_base64(&b64, file, strlen(file));
+    json_t *o = json_object();
+    bool ok = o && json_object_set_new(o, "file", json_stringn(buf_cstr(&esc), esc.len)) == 0 &&
+              (exact || json_object_set_new(o, "file_base64",
+                                            json_stringn(buf_cstr(&b64), b64.len)) == 0);
+    buf_free(&esc);
+    buf_free(&b64);
+    if (!ok)
+        json_decref(o);
+    return ok ? o : NULL;
+}
+
+/* One rendered line (without its newline) with its file members replaced by
+ * names' (which it copies), in changes_render's order, into *out with its
+ * newline.  False when the line is not an object or memory runs out. */
+static bool rename_line(const json_t *names, const char *line, size_t len, buf *out)
+{
+    json_t *old = json_loadb(line, len, 0, NULL);
+    json_t *o = old && json_is_object(old) ? json_deep_copy(names) : NULL;
+    bool ok = o != NULL;
+    const char *key;
+    json_t *value;
+    json_object_foreach(old, key, value) {
+        if (ok && strcmp(key, "file") != 0 && strcmp(key, "file_base64") != 0)
+            ok = json_object_set(o, key, value) == 0;
+    }
+    char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    ok = text && buf_append_str(out, text) && buf_append(out, "\n", 1);
+    free(text);
+    json_decref(o);
+    json_decref(old);
+    return ok;
+}
+
+bool changes_write_lines(changes *c, const char *file, const char *text, size_t len, buf *err)
+{
+    /* A line whose start names file as this run does is written as it is
+     * (the common case: the same command run again, in the same
+     * directory); another is rewritten with this run's name. */
+    json_t *names = file_members(file);
+    char *head = names ? json_dumps(names, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (!head) {
+        json_decref(names);
+        buf_printf(err, "out of memory writing the changes file");
         return false;
-    for (size_t i = 0; i < len; i++)
-        c->count += text[i] == '\n';
-    return true;
+    }
+    size_t head_len = strlen(head);
+    head[head_len - 1] = ',';           /* {"file":...} -> {"file":..., */
+    static const char next[] = "\"line\":";
+    bool ok = true;
+    for (size_t at = 0; ok && at < len;) {
+        const char *line = text + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - line) : len - at;
+        at += n + 1;
+        if (n > head_len + sizeof next - 1 && memcmp(line, head, head_len) == 0 &&
+            memcmp(line + head_len, next, sizeof next - 1) == 0) {
+            ok = put_text(c, line, n, err) && put_text(c, "\n", 1, err);
+        } else {
+            buf_clear(&c->line);
+            if (!rename_line(names, line, n, &c->line)) {
+                buf_printf(err, "the changes file %s: a line kept in the ledger is not a JSON "
+                                "object (or memory ran out)", c->path);
+                ok = false;
+            } else {
+                ok = put_text(c, c->line.data, c->line.len, err);
+            }
+        }
+        c->count += ok;
+    }
+    free(head);
+    json_decref(names);
+    return ok;
 }
 
 bool changes_sync(changes *c, buf *err)
@@ -127,7 +203,9 @@ bool changes_sync(changes *c, buf *err)
         buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
         return false;
     }
-    if (!c->is_stdout && fsync(fileno(c->fp)) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    /* A pipe or a terminal cannot be synced (EINVAL, ENOTSUP); standard
+     * output redirected to a file can. */
+    if (fsync(fileno(c->fp)) != 0 && errno != EINVAL && errno != ENOTSUP) {
         buf_printf(err, "cannot sync the changes file %s to disk: %s", c->path, strerror(errno));
         return false;
     }
@@ -144,7 +222,7 @@ bool changes_close(changes **cp, buf *err)
     changes *c = *cp;
     if (!c)
         return true;
-    bool ok = c->is_stdout ? fflush(c->fp) == 0 : fclose(c->fp) == 0;
+    bool ok = c->is_std ? fflush(c->fp) == 0 : fclose(c->fp) == 0;
     if (!ok)
         buf_printf(err, "cannot write the changes file %s: %s", c->path, strerror(errno));
     buf_free(&c->line);

@@ -40,7 +40,9 @@ typedef struct row_version {
 
 typedef struct changes changes;
 
-/* Creates (truncates) path, "-" for standard output.  NULL with *err. */
+/* Creates (truncates) path, "-" for standard output; a path naming the file
+ * standard output or error is redirected to is written through that stream,
+ * after what it holds (outfile_std_stream).  NULL with *err. */
 changes *changes_open(const char *path, buf *err);
 
 /* Does action a make a line (inserted, updated, stale)? */
@@ -57,8 +59,11 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
                    const row_version *before, const row_version *after, buf *err);
 
 /* Writes len bytes of whole lines rendered earlier (changes_render: the
- * lines a ledger kept, see below), counting them. */
-bool changes_write_lines(changes *c, const char *text, size_t len, buf *err);
+ * lines a ledger kept, see below) for file, counting them.  Each line names
+ * file as this run does: the run that rendered it may have spelled the same
+ * file another way (a relative path from another directory), and the file
+ * must read as an uninterrupted run of this command would write it. */
+bool changes_write_lines(changes *c, const char *file, const char *text, size_t len, buf *err);
 
 /* Flushes the file and syncs it to disk (fsync), before the ledger marks a
  * file completed; false with *err when the lines cannot be written. */

@@ -27,7 +27,7 @@ struct outfile {
     char *real;         /* where a symbolic link led (owned); NULL: none */
     char *dir;          /* path's directory, fsynced after the rename (owned) */
     char *tmp;      /* the new file, renamed onto path by commit; NULL: in place */
-    bool is_stdout, synced;
+    bool is_std, synced;    /* is_std: fp is stdout or stderr (outfile_std_stream) */
 };
 
 /* path's directory ("." for a bare name) and the temporary files' prefix
@@ -145,15 +145,29 @@ static FILE *open_beside(const char *dir, const char *prefix, const struct stat 
     return NULL;
 }
 
+FILE *outfile_std_stream(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    struct stat st, fd_st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    if (fstat(STDOUT_FILENO, &fd_st) == 0 && fd_st.st_dev == st.st_dev && fd_st.st_ino == st.st_ino)
+        return stdout;
+    if (fstat(STDERR_FILENO, &fd_st) == 0 && fd_st.st_dev == st.st_dev && fd_st.st_ino == st.st_ino)
+        return stderr;
+    return NULL;
+}
+
 outfile *outfile_open(const char *path)
 {
     outfile *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
     f->path = path;
-    f->is_stdout = strcmp(path, "-") == 0;
-    if (f->is_stdout) {
-        f->fp = stdout;
+    f->fp = outfile_std_stream(path);
+    if (f->fp) {
+        f->is_std = true;
         return f;
     }
     struct stat st;
@@ -208,8 +222,9 @@ bool outfile_sync(outfile *f)
     if (fflush(f->fp) != 0)
         return false;
     /* A pipe or a device cannot be fsynced (EINVAL, ENOTSUP): nothing to make
-     * durable there, as for the rejects and changes files. */
-    if (!f->is_stdout && fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != ENOTSUP)
+     * durable there, as for the rejects and changes files.  A standard
+     * stream redirected to a file is synced like any file. */
+    if (fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != ENOTSUP)
         return false;
     f->synced = true;
     return true;
@@ -219,7 +234,7 @@ static void outfile_free(outfile **fp)
 {
     outfile *f = *fp;
     *fp = NULL;
-    if (f->fp && !f->is_stdout)
+    if (f->fp && !f->is_std)
         fclose(f->fp);
     if (f->tmp)
         unlink(f->tmp);
@@ -251,7 +266,7 @@ bool outfile_commit(outfile **fp)
             }
         }
     }
-    if (!f->is_stdout) {
+    if (!f->is_std) {
         if (fclose(f->fp) != 0 && ok) {
             ok = false;
             e = errno;

@@ -11,7 +11,11 @@
  * links, one in a directory this user cannot write to, or one of another
  * owner that this user cannot give back to it, is rewritten in place (every
  * name sees the new content, the owner stays).  Anything else is written as it
- * goes: "-" (standard output), a pipe, a device (/dev/null).
+ * goes: "-" (standard output), a pipe, a device (/dev/null).  So is a path
+ * that names the very file this process's standard output or error is
+ * redirected to (/dev/stdout, /dev/fd/2, or the file's own name after
+ * `>> run.log`): written through that stream, after what it holds, never
+ * replaced or truncated (outfile_std_stream).
  *
  * A writer holds an exclusive flock on its temporary file while it lives;
  * outfile_open() removes the temporary files of the same PATH that no
@@ -30,6 +34,14 @@
 #include <stdio.h>
 
 typedef struct outfile outfile;
+
+/* The standard stream path writes through: stdout for "-", and stdout or
+ * stderr for a path naming the regular file that stream is (the same device
+ * and inode: /dev/stdout, /proc/self/fd/1, or its name), as the shell's `>`
+ * or `>>` opened it.  Writing such a path by its name would truncate the
+ * file or rename another over it, losing what the stream wrote there (the
+ * log a cron line appends to).  NULL for any other path. */
+FILE *outfile_std_stream(const char *path);
 
 /* Opens path ("-": standard output) for its new content.  NULL with errno
  * (ENOMEM included) when it cannot be created. */

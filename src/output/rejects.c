@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "output/log.h"
+#include "output/outfile.h"
 #include "output/text_escape.h"
 
 #include "rules/json_scan.h"
@@ -27,7 +28,7 @@
 struct rejects {
     char *path;
     int fd;                 /* -1 until the first reject */
-    bool is_stdout;
+    FILE *std;              /* stdout or stderr (outfile_std_stream): written through it */
     buf pending;            /* whole lines not yet written */
     uint64_t count;
     reject_summary summary;
@@ -141,8 +142,8 @@ static bool write_pending(rejects *rj, buf *err)
 {
     size_t done = 0;
     errno = 0;
-    if (rj->is_stdout) {
-        done = rj->pending.len ? fwrite(rj->pending.data, 1, rj->pending.len, stdout) : 0;
+    if (rj->std) {
+        done = rj->pending.len ? fwrite(rj->pending.data, 1, rj->pending.len, rj->std) : 0;
     } else {
         /* Shared with other writers, exclusive of a starting run's
          * mend_torn_tail: see there.  Without locks (ENOLCK, a file system
@@ -181,7 +182,10 @@ rejects *rejects_open(const char *path)
     }
     rj->fd = -1;
     pthread_mutex_init(&rj->lock, NULL);
-    if (strcmp(path, "-") != 0)
+    /* Standard output or error, or the file one of them is redirected to
+     * (`--rejects /dev/stdout >> run.log`): the shell's file, not one whose
+     * last line is a reject to mend. */
+    if (!outfile_std_stream(path))
         mend_torn_tail(path);
     return rj;
 }
@@ -383,9 +387,8 @@ bool rejects_write_converted(rejects *rj, const char *file, uint64_t line, const
         goto out;
     pthread_mutex_lock(&rj->lock);
     if (rj->fd < 0) {
-        if (strcmp(rj->path, "-") == 0) {
-            rj->fd = STDOUT_FILENO;
-            rj->is_stdout = true;
+        if ((rj->std = outfile_std_stream(rj->path))) {
+            rj->fd = fileno(rj->std);
         } else {
             rj->fd = open(rj->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
         }
@@ -418,12 +421,12 @@ bool rejects_sync(rejects *rj, buf *err)
     pthread_mutex_lock(&rj->lock);
     if (rj->fd >= 0) {
         ok = write_pending(rj, err);
-        if (ok && rj->is_stdout && fflush(stdout) != 0) {
+        if (ok && rj->std && fflush(rj->std) != 0) {
             buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
             ok = false;
-        } else if (ok && !rj->is_stdout && fsync(rj->fd) != 0 && errno != EINVAL &&
-                   errno != ENOTSUP) {
-            /* EINVAL, ENOTSUP: a pipe or device that keeps nothing to sync. */
+        } else if (ok && fsync(rj->fd) != 0 && errno != EINVAL && errno != ENOTSUP) {
+            /* EINVAL, ENOTSUP: a pipe or device that keeps nothing to sync
+             * (standard output redirected to a file is synced as a file). */
             buf_printf(err, "cannot sync rejects file %s to disk: %s", rj->path,
                        strerror(errno));
             ok = false;
@@ -446,8 +449,8 @@ bool rejects_close(rejects **rjp, buf *err)
     bool ok = true;
     if (rj->fd >= 0) {
         ok = write_pending(rj, err);
-        if (rj->is_stdout) {
-            if (ok && fflush(stdout) != 0) {
+        if (rj->std) {
+            if (ok && fflush(rj->std) != 0) {
                 buf_printf(err, "cannot write rejects file %s: %s", rj->path, strerror(errno));
                 ok = false;
             }

@@ -24,8 +24,10 @@
 
 typedef struct rejects rejects;
 
-/* Prepares to write to path ("-" is stdout); nothing is created yet, but a
- * torn last line of an existing file is mended now. */
+/* Prepares to write to path ("-" is stdout; a path naming the file standard
+ * output or error is redirected to is written through that stream, never
+ * mended: outfile_std_stream); nothing is created yet, but a torn last line
+ * of an existing file is mended now. */
 rejects *rejects_open(const char *path);
 
 /*

@@ -126,7 +126,7 @@ static int changes_resumed(void *st, loader *ld, const char *path, const file_pl
     for (uint64_t no = 1; no <= last && code == EXIT_OK; no++) {
         int without = 0;
         code = loader_committed_changes(ld, no, &lines, &without);
-        if (code == EXIT_OK && !changes_write_lines(st, lines.data, lines.len, &err)) {
+        if (code == EXIT_OK && !changes_write_lines(st, path, lines.data, lines.len, &err)) {
             log_error("%s", buf_cstr(&err));
             code = EXIT_INPUT;
         }
