@@ -66,3 +66,8 @@ uint64_t load_counts_merged(const load_counts *c)
 {
     return c->inserted + c->updated + c->unchanged + c->stale + c->existing;
 }
+
+uint64_t load_counts_kept(const load_counts *c)
+{
+    return c->rows_read - c->rows_rejected - c->rows_skipped - c->rows_deduplicated;
+}

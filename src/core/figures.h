@@ -41,5 +41,8 @@ const char *merge_action_name(merge_action a);
 void load_counts_count(load_counts *c, merge_action a);
 /* Rows that reached the merge. */
 uint64_t load_counts_merged(const load_counts *c);
+/* Rows a run that merges nothing (validate, reconcile) kept: those read
+ * less the rejected, skipped and deduplicated ("would_merge"). */
+uint64_t load_counts_kept(const load_counts *c);
 
 #endif

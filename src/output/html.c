@@ -113,22 +113,114 @@ static void textn(page *pg, const char *s, size_t n)
     pg->ok = html_escape(pg->out, s, n) && pg->ok;
 }
 
-/* s, escaped, cut to its first max code points with an ellipsis after
- * when longer: a chart's label has a fixed width (the full text is in the
- * element's <title> and in the tables). */
-static void text_cut(page *pg, const char *s, size_t max)
+/* How wide a chart's label shows, in em of the page's sans-serif (DejaVu
+ * Sans, the widest of the usual ones, measured and rounded up; bold a
+ * tenth wider): a label is drawn leftwards from the bars, and what does not
+ * fit runs off the chart's edge, hidden.  Counted as the page shows it: a
+ * control as its code (\u202E, six characters), a byte that is not UTF-8
+ * as \xHH, CJK and emoji a whole em, a combining mark nothing. */
+#define LABEL_ELLIPSIS_EM 1.0
+
+static double glyph_em(unsigned cp)
+{
+    if (cp == ' ')
+        return 0.32;
+    if (cp >= '0' && cp <= '9')
+        return 0.64;
+    if (cp >= 'a' && cp <= 'z')
+        return cp == 'm' || cp == 'w' ? 1.0 : 0.6;
+    if (cp >= 'A' && cp <= 'Z')
+        return cp == 'M' || cp == 'W' ? 1.0 : 0.72;
+    if (cp < 0x80)
+        return cp == '<' || cp == '>' || cp == '=' || cp == '+' || cp == '~' || cp == '@' ||
+                       cp == '%' || cp == '&' || cp == '#'
+                   ? 0.9
+                   : 0.5;
+    if ((cp >= 0x300 && cp <= 0x36F) || (cp >= 0x200B && cp <= 0x200F) ||
+        (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
+        (cp >= 0xE0000 && cp <= 0xE007F))
+        return 0; /* combining marks, zero-width and joiners, variation
+                   * selectors, skin tones, tags */
+    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+        (cp >= 0xFFE0 && cp <= 0xFFE6) || cp >= 0x1F000)
+        return 1.0; /* East Asian wide and fullwidth, emoji */
+    return 0.8;
+}
+
+/* The first character of s[0..n) (n > 0): its length in bytes and its
+ * width as the page shows it (escaped as html_one and the walk do). */
+static size_t char_em(const char *s, size_t n, double *em, unsigned *prev)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xC2 && u[0] <= 0xDF ? 2
+                 : u[0] >= 0xE0 && u[0] <= 0xEF                   ? 3
+                 : u[0] >= 0xF0 && u[0] <= 0xF4                   ? 4
+                                                                  : 0;
+    if (len == 0 || len > n || !utf8_check(s, len, NULL, NULL)) {
+        *em = 4 * 0.7; /* \xHH */
+        *prev = 0;
+        return 1;
+    }
+    if (text_control_width(s, len) > 0) {
+        *em = 6 * 0.7; /* \u202E */
+        *prev = 0;
+        return len;
+    }
+    unsigned cp = len == 1 ? u[0]
+                  : len == 2 ? ((u[0] & 0x1Fu) << 6) | (u[1] & 0x3Fu)
+                  : len == 3 ? ((u[0] & 0x0Fu) << 12) | ((u[1] & 0x3Fu) << 6) | (u[2] & 0x3Fu)
+                             : ((u[0] & 0x07u) << 18) | ((u[1] & 0x3Fu) << 12) |
+                                   ((u[2] & 0x3Fu) << 6) | (u[3] & 0x3Fu);
+    *em = *prev == 0x200D ? 0 : glyph_em(cp); /* joined into the emoji before */
+    *prev = cp;
+    return len;
+}
+
+/* The bytes of s that fit in budget em (all of it when it fits), and the
+ * width of the whole of s in *whole. */
+static size_t text_fit(const char *s, double budget, double bold, double *whole)
+{
+    size_t n = strlen(s), i = 0, fit = 0;
+    double used = 0;
+    unsigned prev = 0;
+    bool fits = true;
+    while (i < n) {
+        double em;
+        i += char_em(s + i, n - i, &em, &prev);
+        used += em * bold;
+        if (fits && used <= budget)
+            fit = i;
+        else
+            fits = false;
+    }
+    *whole = used;
+    return fit;
+}
+
+static double text_em(const char *s, double bold)
+{
+    double whole;
+    text_fit(s, 0, bold, &whole);
+    return whole;
+}
+
+/* s, escaped, cut with an ellipsis after it to what shows in budget em:
+ * a chart's label has a fixed width (the full text is in the element's
+ * <title> and in the tables). */
+static void text_cut(page *pg, const char *s, double budget, double bold)
 {
     s = s ? s : "";
-    size_t n = 0, points = 0;
-    while (s[n] && points < max) {
-        n++;
-        while (((unsigned char)s[n] & 0xC0) == 0x80)
-            n++;
-        points++;
+    double whole;
+    size_t n = text_fit(s, budget, bold, &whole);
+    if (whole <= budget) {
+        text(pg, s);
+        return;
     }
+    n = text_fit(s, budget - LABEL_ELLIPSIS_EM * bold, bold, &whole);
     textn(pg, s, n);
-    if (s[n])
-        put(pg, "\xE2\x80\xA6");
+    put(pg, "\xE2\x80\xA6");
 }
 
 /* The UTC time of unix_s as "2026-11-28 10:00:00" (what: TIME_SECONDS),
@@ -190,7 +282,13 @@ static const char STYLE[] =
     /* a phone's width: charts scale down, a wide table scrolls inside its
      * card, a long key without spaces wraps instead of pushing columns out */
     "svg{max-width:100%;height:auto}section{overflow-x:auto}"
-    "td{overflow-wrap:anywhere}td.num,th.num{white-space:nowrap}";
+    "td{overflow-wrap:anywhere}td.num,th.num{white-space:nowrap}"
+    /* ... but only a key breaks anywhere: a tenant, a day, an amount or a
+     * category squeezed by a long key beside it would break inside itself
+     * and read as two figures ("12345678901234568" over "1.90") */
+    "td.whole{white-space:nowrap}.gaps{overflow-wrap:anywhere}"
+    "#reconciliation td{overflow-wrap:normal}#reconciliation td.key{overflow-wrap:anywhere}"
+    "#reconciliation th,#reconciliation td{padding:4px 5px}";
 
 typedef struct figure {
     const char *name;
@@ -304,20 +402,41 @@ static void action_values(const load_counts *c, uint64_t v[N_ACTIONS])
     v[4] = c->existing;
 }
 
-/* A group as a chart's label (cut, cut_at code points per name: 0 leaves
- * them whole), or in full. */
-static void group_label(page *pg, const group_report *g, size_t cut_at)
+/* A group in full, as its tooltip and the table name it. */
+static void group_label(page *pg, const group_report *g)
 {
     putf(pg, "tenant %lld \xC2\xB7 ", (long long)g->tenant_id);
-    if (cut_at)
-        text_cut(pg, g->channel, cut_at);
-    else
-        text(pg, g->channel);
+    text(pg, g->channel);
     put(pg, " \xC2\xB7 ");
-    if (cut_at)
-        text_cut(pg, g->kind, cut_at);
-    else
-        text(pg, g->kind);
+    text(pg, g->kind);
+}
+
+/* The chart's labels: 12px text ending 8px left of the bars, label_w from
+ * the chart's left edge. */
+#define GROUP_LABEL_W 330
+#define GROUP_LABEL_EM ((GROUP_LABEL_W - 8 - 4) / 12.0)
+
+/* A group as the chart's label, its names cut so that the whole label
+ * shows: the kind keeps up to a third of the room the tenant leaves, or
+ * what the channel does not need. */
+static void group_label_cut(page *pg, const group_report *g)
+{
+    char tenant[64];
+    snprintf(tenant, sizeof tenant, "tenant %lld \xC2\xB7 ", (long long)g->tenant_id);
+    const char *channel = g->channel ? g->channel : "", *kind = g->kind ? g->kind : "";
+    double room = GROUP_LABEL_EM - text_em(tenant, 1) - text_em(" \xC2\xB7 ", 1);
+    double wc = text_em(channel, 1), wk = text_em(kind, 1);
+    double for_kind = wk, for_channel = wc;
+    if (wc + wk > room) {
+        for_kind = wk < room / 3 ? wk : room / 3;
+        if (room - wc > for_kind)
+            for_kind = room - wc;
+        for_channel = room - for_kind;
+    }
+    put(pg, tenant);
+    text_cut(pg, channel, for_channel, 1);
+    put(pg, " \xC2\xB7 ");
+    text_cut(pg, kind, for_kind, 1);
 }
 
 /* One group's row of the chart at height y: its label (cut to the chart's
@@ -327,10 +446,10 @@ static void render_group_bar(page *pg, const group_report *g, int y, uint64_t ma
                              int label_w, int bar_w)
 {
     put(pg, "<g><title>");
-    group_label(pg, g, 0);
+    group_label(pg, g);
     putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">",
          label_w - 8, y + 15);
-    group_label(pg, g, 18);
+    group_label_cut(pg, g);
     put(pg, "</text></g>\n");
     uint64_t v[N_ACTIONS];
     action_values(&g->counts, v);
@@ -360,7 +479,7 @@ static void render_group_chart(page *pg, const run_report *rep)
             max = m;
     }
     const size_t shown = rep->n_groups < 60 ? rep->n_groups : 60;
-    const int label_w = 330, bar_w = 640, row_h = 22, top = 28;
+    const int label_w = GROUP_LABEL_W, bar_w = 640, row_h = 22, top = 28;
     int height = top + (int)shown * row_h + 8;
     putf(pg, "<svg width=\"1100\" height=\"%d\" viewBox=\"0 0 1100 %d\" role=\"img\" "
              "aria-label=\"figures per group\">\n", height, height);
@@ -389,7 +508,7 @@ static void render_group_table(page *pg, const run_report *rep)
         const group_report *g = &rep->groups[i];
         uint64_t v[N_ACTIONS];
         action_values(&g->counts, v);
-        putf(pg, "<tr><td>%lld</td><td>", (long long)g->tenant_id);
+        putf(pg, "<tr><td class=\"whole\">%lld</td><td>", (long long)g->tenant_id);
         text(pg, g->channel);
         put(pg, "</td><td>");
         text(pg, g->kind);
@@ -440,6 +559,7 @@ typedef struct tl_axis {
 } tl_axis;
 
 enum { TL_LABEL_W = 150, TL_PLOT_W = 920, TL_BAND_H = 64, TL_GAP = 14, TL_TOP = 8 };
+#define TL_LABEL_BOLD 1.12 /* a band's label is bold (font-weight 600) */
 
 /* The spans of consecutive empty periods of one channel, as a list item. */
 static void list_holes(page *gp, const tl_axis *ax, const char *channel, const uint64_t *counts,
@@ -492,7 +612,7 @@ static void render_band(page *pg, page *gp, const tl_axis *ax, const char *chann
     text(pg, channel);
     putf(pg, "</title><text x=\"%d\" y=\"%d\" font-size=\"13\" text-anchor=\"end\" "
              "font-weight=\"600\">", TL_LABEL_W - 10, y0 + TL_BAND_H / 2);
-    text_cut(pg, channel, 15);
+    text_cut(pg, channel, (TL_LABEL_W - 10 - 4) / 13.0, TL_LABEL_BOLD);
     putf(pg, "</text><text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" "
              "fill=\"#5a6675\">%llu %s</text></g>\n", TL_LABEL_W - 10, y0 + TL_BAND_H / 2 + 15,
          (unsigned long long)total, total == 1 ? "row" : "rows");
@@ -646,9 +766,17 @@ static void render_files(page *pg, const run_report *rep)
             "<th>status</th><th>SHA-256</th><th class=\"num\">time</th>"
             "<th class=\"num\">read</th><th class=\"num\">rejected</th>"
             "<th class=\"num\">dedup.</th>");
+    /* the files' figures add up as the report's do (README "The files"):
+     * read = rejected + skipped + dedup. + what was kept */
+    bool skipped = rep->totals.rows_skipped > 0;
+    if (skipped)
+        put(pg, "<th class=\"num\">skipped</th>");
     if (!rep->validate_only)
         for (size_t a = 0; a < N_ACTIONS; a++)
             putf(pg, "<th class=\"num\">%s</th>", ACTIONS[a].name);
+    else
+        put(pg, rep->reconcile ? "<th class=\"num\">compared</th>"
+                               : "<th class=\"num\">would merge</th>");
     put(pg, "</tr>\n");
     for (size_t i = 0; i < rep->n_files; i++) {
         const file_report *f = &rep->files[i];
@@ -687,11 +815,16 @@ static void render_files(page *pg, const run_report *rep)
                  "</td>",
              (unsigned long long)f->counts.rows_read, (unsigned long long)f->counts.rows_rejected,
              (unsigned long long)f->counts.rows_deduplicated);
+        if (skipped)
+            putf(pg, "<td class=\"num\">%llu</td>", (unsigned long long)f->counts.rows_skipped);
         if (!rep->validate_only) {
             uint64_t v[N_ACTIONS];
             action_values(&f->counts, v);
             for (size_t a = 0; a < N_ACTIONS; a++)
                 putf(pg, "<td class=\"num\">%llu</td>", (unsigned long long)v[a]);
+        } else {
+            putf(pg, "<td class=\"num\">%llu</td>",
+                 (unsigned long long)load_counts_kept(&f->counts));
         }
         put(pg, "</tr>\n");
     }

@@ -275,8 +275,7 @@ static json_t *counts_json(const load_counts *c, bool merges_nothing)
     json_t *o = counts_json_of(c);
     if (o && merges_nothing)
         json_object_set_new(o, "would_merge",
-                            json_integer((json_int_t)(c->rows_read - c->rows_rejected -
-                                                      c->rows_skipped - c->rows_deduplicated)));
+                            json_integer((json_int_t)load_counts_kept(c)));
     return o;
 }
 

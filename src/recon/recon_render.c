@@ -713,9 +713,11 @@ static bool html_days(const recon_result *r, buf *out)
     for (size_t i = 0; ok && i < r->n_days; i++) {
         const recon_day *d = &r->days[i];
         bool b = recon_day_balanced(d);
-        ok = buf_printf(out, "<tr class=\"%s\"><td>%lld</td><td>", b ? "balanced" : "discrepancies",
+        ok = buf_printf(out, "<tr class=\"%s\"><td>%lld</td><td class=\"key\">",
+                        b ? "balanced" : "discrepancies",
                         (long long)d->tenant_id) &&
-             esc(out, d->channel) && buf_append_str(out, "</td><td>") && esc(out, d->day) &&
+             esc(out, d->channel) && buf_append_str(out, "</td><td class=\"whole\">") &&
+             esc(out, d->day) &&
              buf_printf(out, "</td><td class=\"verdict\">%s</td>", b ? "balanced" : "discrepancies") &&
              figures_html(out, &d->statement, &d->table, d->matched, d->unverified, d->pending);
         for (int c = 0; ok && c < CAT_COUNT; c++)
@@ -735,10 +737,10 @@ static bool html_days(const recon_result *r, buf *out)
 /* One example line of a category's table. */
 static bool html_line(const recon_line *l, buf *out)
 {
-    bool ok = buf_printf(out, "<tr><td>%lld</td><td>", (long long)l->tenant_id) &&
-              esc(out, l->channel) && buf_append_str(out, "</td><td>") &&
-              esc(out, l->out_trade_no) && buf_append_str(out, "</td><td>") &&
-              esc(out, l->callback_type) && buf_append_str(out, "</td><td>") &&
+    bool ok = buf_printf(out, "<tr><td>%lld</td><td class=\"key\">", (long long)l->tenant_id) &&
+              esc(out, l->channel) && buf_append_str(out, "</td><td class=\"key\">") &&
+              esc(out, l->out_trade_no) && buf_append_str(out, "</td><td class=\"key\">") &&
+              esc(out, l->callback_type) && buf_append_str(out, "</td><td class=\"whole\">") &&
               esc(out, l->day) && buf_append_str(out, "</td><td>");
     const recon_facts *f[2] = {&l->statement, &l->table};
     for (int k = 0; ok && k < 2; k++) {
@@ -802,14 +804,14 @@ static bool html_items(const char *title, const char *id, const char *member,
     for (size_t i = 0; ok && i < l->n && i < RECON_CARRIED_SHOWN; i++) {
         const recon_carried *cv = &l->items[i];
         ok = buf_append_str(out, "<tr><td>") && esc(out, cv->category) &&
-             buf_printf(out, "</td><td>%lld</td><td>", (long long)cv->tenant_id) &&
-             esc(out, cv->channel) && buf_append_str(out, "</td><td>") &&
-             esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td>") &&
-             esc(out, cv->callback_type) && buf_append_str(out, "</td><td>") &&
+             buf_printf(out, "</td><td>%lld</td><td class=\"key\">", (long long)cv->tenant_id) &&
+             esc(out, cv->channel) && buf_append_str(out, "</td><td class=\"key\">") &&
+             esc(out, cv->out_trade_no) && buf_append_str(out, "</td><td class=\"key\">") &&
+             esc(out, cv->callback_type) && buf_append_str(out, "</td><td class=\"whole\">") &&
              esc(out, cv->day) &&
              (!with_age || buf_printf(out, "</td><td>%lld", (long long)cv->age_days)) &&
              buf_append_str(out, "</td><td>") && esc(out, cv->difference) &&
-             buf_append_str(out, "</td><td>") && esc(out, cv->first_seen) &&
+             buf_append_str(out, "</td><td class=\"whole\">") && esc(out, cv->first_seen) &&
              (!with_resolution ||
               (buf_append_str(out, "</td><td>") && esc(out, cv->resolution))) &&
              buf_append_str(out, "</td></tr>\n");

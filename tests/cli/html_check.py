@@ -5,9 +5,13 @@ modules: the PNG is decoded with zlib, the DOM parsed with html.parser).
   html_check.py render HTML PNG DOM   headless Chromium: screenshot and DOM
   html_check.py png FILE        exit 0 when the screenshot is not blank
   html_check.py dom FILE        prints the facts of a dumped DOM as JSON
+  html_check.py layout HTML WIDTH   prints, as JSON, what the page's layout
+                                hides or garbles at that window width
 """
+import html as html_text
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -173,9 +177,105 @@ def render(html, png, dom):
         and os.path.exists(png)
 
 
+# Measured in the page as Chromium lays it out (a copy of it, its
+# Content-Security-Policy taken out so that this one script runs):
+# - split: a figure (a number of 4 characters or more: an amount, a count)
+#   of a table cell that is not a key (channel, out_trade_no,
+#   callback_type, kind, file, reason: data text, which may break
+#   anywhere), or a tenant, a day, a time or a verdict, drawn over two
+#   lines, so that it reads as two;
+# - clipped: a chart's label drawn past the chart's edge, hidden;
+# - overflow: a section whose content runs past its width at a width
+#   where nothing should (its text hidden behind a scroll bar).
+LAYOUT_SCRIPT = r"""<script>
+(function () {
+  var facts = {split: [], clipped: [], overflow: []};
+  var keys = ['channel', 'out_trade_no', 'callback_type', 'kind', 'file', 'reason',
+              'first examples (file:line, the raw text)', 'SHA-256'];
+  document.querySelectorAll('table').forEach(function (t) {
+    var head = Array.prototype.map.call(t.rows[0].cells, function (c) { return c.textContent.trim(); });
+    Array.prototype.slice.call(t.rows, 1).forEach(function (row) {
+      Array.prototype.forEach.call(row.cells, function (td, i) {
+        if (keys.indexOf(head[i]) >= 0) return;
+        var lines = function (r) {
+          var tops = {};
+          Array.prototype.forEach.call(r.getClientRects(), function (b) {
+            if (b.width > 0) tops[Math.round(b.top)] = 1;
+          });
+          return Object.keys(tops).length;
+        };
+        if (['tenant', 'day', 'first seen', 'verdict'].indexOf(head[i]) >= 0) {
+          var whole = document.createRange();
+          whole.selectNodeContents(td);
+          if (lines(whole) > 1)
+            facts.split.push((t.id || 'table') + ': ' + head[i] + ': ' + td.textContent);
+          return;
+        }
+        var w = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), n;
+        while ((n = w.nextNode())) {
+          var re = /(^|[^0-9A-Za-z_.])([-+]?[0-9][0-9,.]{2,}[0-9])/g, m;
+          while ((m = re.exec(n.data))) {
+            var r = document.createRange(), at = m.index + m[1].length;
+            r.setStart(n, at);
+            r.setEnd(n, at + m[2].length);
+            if (lines(r) > 1)
+              facts.split.push((t.id || 'table') + ': ' + head[i] + ': ' + m[2]);
+          }
+        }
+      });
+    });
+  });
+  document.querySelectorAll('svg').forEach(function (svg) {
+    var vb = svg.viewBox.baseVal;
+    svg.querySelectorAll('text').forEach(function (t) {
+      var b = t.getBBox();
+      if (b.x < -0.5 || b.x + b.width > vb.width + 0.5)
+        facts.clipped.push(t.textContent + ' [' + Math.round(b.x) + ', ' +
+                           Math.round(b.x + b.width) + ']');
+    });
+  });
+  document.querySelectorAll('section').forEach(function (s) {
+    if (s.scrollWidth > s.clientWidth + 1)
+      facts.overflow.push((s.id || 'section') + ' ' + s.scrollWidth + ' > ' + s.clientWidth);
+  });
+  var out = document.createElement('pre');
+  out.id = 'layout-facts';
+  out.textContent = JSON.stringify(facts);
+  document.body.appendChild(out);
+})();
+</script>"""
+
+
+def layout(path, width):
+    exe = shutil.which('chromium') or shutil.which('chromium-browser')
+    if not exe:
+        print('chromium is not installed (scripts/setup.sh installs it)', file=sys.stderr)
+        return None
+    page = open(path, encoding='utf-8').read()
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', '', page, count=1)
+    page = page.replace('</body>', LAYOUT_SCRIPT + '</body>', 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, 'page.html')
+        open(copy, 'w', encoding='utf-8').write(page)
+        got = subprocess.run([exe, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
+                              '--no-first-run', '--disable-background-networking',
+                              '--disable-component-update', '--disable-sync', '--hide-scrollbars',
+                              '--user-data-dir=' + os.path.join(tmp, 'profile'),
+                              '--window-size=%d,2000' % width, '--dump-dom', 'file://' + copy],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    m = re.search(r'<pre id="layout-facts">(.*?)</pre>', got.stdout.decode('utf-8'), re.S)
+    return json.loads(html_text.unescape(m.group(1))) if m else None
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'render':
         sys.exit(0 if render(*sys.argv[2:5]) else 1)
+    if sys.argv[1] == 'layout':
+        facts = layout(sys.argv[2], int(sys.argv[3]))
+        if facts is None:
+            sys.exit(1)
+        print(json.dumps(facts, ensure_ascii=False))
+        sys.exit(0)
     if sys.argv[1] == 'png':
         sys.exit(0 if png_not_blank(sys.argv[2]) else 1)
     print(json.dumps(dom_facts(sys.argv[2]), ensure_ascii=False))
