@@ -34,7 +34,19 @@ static int run_pipeline(const config *cfg)
         rep.target = strdup(cfg->table);
     int code = EXIT_OK;
     loader *ld = NULL;
-    if (cfg->cmd == CMD_IMPORT) {
+    /* An output that cannot be written is found before anything is read:
+     * found at the end, the load would have committed, and a rerun would
+     * skip the completed file, so no report would ever carry its figures. */
+    buf unwritable = BUF_INIT;
+    if (!outputs_writable(cfg, &unwritable)) {
+        log_error("%s", buf_cstr(&unwritable));
+        code = EXIT_INPUT;
+        buf why = BUF_INIT;
+        buf_printf(&why, "not started: %s", buf_cstr(&unwritable));
+        for (size_t i = 0; i < cfg->n_files; i++)
+            pipeline_not_started(cfg, &rep.files[i], cfg->files[i], buf_cstr(&why));
+        buf_free(&why);
+    } else if (cfg->cmd == CMD_IMPORT) {
         ld = loader_open(cfg, &code);
         if (ld)
             rep.database = strdup(loader_database(ld));
@@ -51,8 +63,9 @@ static int run_pipeline(const config *cfg)
             free(why);
         }
     }
-    if (ld || cfg->cmd == CMD_VALIDATE)
+    if (ld || (cfg->cmd == CMD_VALIDATE && !unwritable.len))
         code = pipeline_run(cfg, ld, &rep);
+    buf_free(&unwritable);
     report_print_summary(&rep, stderr);
     if (cfg->report_path) {
         buf err = BUF_INIT;
@@ -104,6 +117,13 @@ int main(int argc, char **argv)
     if (!outputs_check(&cfg, &err)) {
         log_error("%s", buf_cstr(&err));
         code = EXIT_USAGE;
+        goto out;
+    }
+    /* import and validate check it in run_pipeline, so that their report
+     * still says, file by file, that nothing was read. */
+    if (cfg.cmd != CMD_IMPORT && cfg.cmd != CMD_VALIDATE && !outputs_writable(&cfg, &err)) {
+        log_error("%s", buf_cstr(&err));
+        code = EXIT_INPUT;
         goto out;
     }
     signals_install();

@@ -3,6 +3,7 @@
  */
 #include "cli/outputs.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,74 @@ bool outputs_check(const config *cfg, buf *err)
                        outs[o].what, outs[o].path, in.what, in.path);
             return false;
         }
+    }
+    return true;
+}
+
+/* Why a new file named path cannot be made in its directory ("" when it
+ * can). */
+static const char *no_new_file(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    struct stat st;
+    const char *why = "";
+    if (!dir)
+        why = "out of memory";
+    else if (stat(dir, &st) != 0)
+        why = errno == ENOENT ? "its directory does not exist" : strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        why = "its directory is not a directory";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = errno == EACCES ? "its directory is not writable" : strerror(errno);
+    free(dir);
+    return why;
+}
+
+/* Why path cannot be written ("" when it can): an existing file this user
+ * may write, or one its directory lets it replace (outfile.h), or a new
+ * name (a dangling symbolic link followed to the one it would create) in
+ * a directory that takes a file. */
+static const char *unwritable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return "it is a directory";
+        if (access(path, W_OK) == 0)
+            return "";
+        int e = errno;
+        char *real = realpath(path, NULL);
+        const char *why = real ? no_new_file(real) : "out of memory";
+        free(real);
+        return *why ? strerror(e) : "";
+    }
+    if (errno != ENOENT)
+        return strerror(errno);
+    char *target = new_file_name(path);
+    const char *why = target ? no_new_file(target) : "out of memory";
+    free(target);
+    return why;
+}
+
+bool outputs_writable(const config *cfg, buf *err)
+{
+    const named_path outs[] = {
+        {"--rejects", strcmp(cfg->rejects_path, DEFAULT_REJECTS) != 0 ? cfg->rejects_path : NULL},
+        {"--report", cfg->report_path},
+        {"--changes", cfg->changes_path},
+        {"--html", cfg->html_path},
+        {"--discrepancies", cfg->discrepancies_path},
+    };
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+        if (!outs[o].path || outfile_std_stream(outs[o].path))
+            continue;
+        const char *why = unwritable(outs[o].path);
+        if (!*why)
+            continue;
+        buf_printf(err, "cannot write %s %s: %s; nothing was read or loaded", outs[o].what,
+                   outs[o].path, why);
+        return false;
     }
     return true;
 }

@@ -26,4 +26,18 @@
  */
 bool outputs_check(const config *cfg, buf *err);
 
+/*
+ * True when every output path the user gave can be written: a file there
+ * that this user may write, or a directory that exists and takes a new
+ * file (a dangling symbolic link followed to the name it would create).
+ * Otherwise false with a message naming the output and why in *err (the
+ * caller exits 3 before reading or loading anything): a report whose
+ * directory does not exist is found now, not after the load has committed
+ * and the ledger holds the file as completed, when a rerun would skip it
+ * and no report would ever carry its figures.  "-", a standard stream's
+ * file and the default rejects file (created only when a row is rejected)
+ * are not checked.  Opens nothing (access, stat).
+ */
+bool outputs_writable(const config *cfg, buf *err);
+
 #endif

@@ -11,7 +11,7 @@ void config_defaults(config *cfg)
     cfg->table = DEFAULT_TABLE;
     cfg->format = FORMAT_AUTO;
     cfg->delimiter = ',';
-    cfg->rejects_path = "idemload-rejects.ndjson";
+    cfg->rejects_path = DEFAULT_REJECTS;
     cfg->max_rejects = -1;
     cfg->chunk_rows = DEFAULT_CHUNK_ROWS;
     cfg->conflict = CONFLICT_UPDATE;

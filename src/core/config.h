@@ -33,6 +33,7 @@ typedef enum on_conflict { CONFLICT_UPDATE, CONFLICT_NOTHING } on_conflict;
 
 /* The table of every command without --table. */
 #define DEFAULT_TABLE "payment_callback"
+#define DEFAULT_REJECTS "idemload-rejects.ndjson" /* --rejects when not given */
 #define DEFAULT_FINAL_STATUS 2      /* --final-status when not given */
 #define MAX_FINAL_STATUSES 32
 #define DEFAULT_CHUNK_ROWS 20000

@@ -121,11 +121,13 @@ if page allbad; then
         'r["tiles"]["rejected"] == 3 and r["tiles"]["merge"] == 0 and "No valid row" in r["text"] and sum(int(row[1]) for row in r["tables"]["reject-table"][1:]) == 3'
 fi
 
-# --- a page that cannot be written: exit 3, the summary still there
+# --- a page that cannot be written: exit 3 before anything is read (not
+# after the run, when an import would have committed), the summary still there
 run validate --rejects rj7.ndjson --html /nonexistent/dir/p.html hole.ndjson
 eq "unwritable --html: exit 3" 3 $RC
-check "unwritable --html: says so" contains "$ERR" "cannot write the HTML report to /nonexistent/dir/p.html"
-check "unwritable --html: summary printed" contains "$ERR" "rows read 3"
+check "unwritable --html: says so, and why" contains "$ERR" \
+    "cannot write --html /nonexistent/dir/p.html: its directory does not exist; nothing was read or loaded"
+check "unwritable --html: summary printed, the file not started" contains "$ERR" "failed: not started: cannot write --html"
 run validate --help
 check "validate --help lists --html" contains "$OUT" "--html PATH"
 

@@ -32,6 +32,31 @@ eq "unwritable --changes: each file with its own format" "a.csv:csv:failed b.ndj
 check "unwritable --changes: the entries say not started" jtrue sinks.json 'all("not started" in f["error"] for f in r["files"])'
 eq "unwritable --changes: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
 
+# A page (or a rejects file, a report) that cannot be written is found
+# before anything is read: found after the load, the file would be in the
+# ledger as completed, a rerun would skip it, and no page would ever show
+# its figures.  The report still says, file by file, that nothing started.
+init_db not_started_out
+run import -q -d "$DB" --report out.json --html "$WORK/no/such/dir/p.html" a.csv b.ndjson
+eq "unwritable --html: exit 3" 3 "$RC"
+check "unwritable --html: says which output and why" contains "$ERR" \
+    "cannot write --html $WORK/no/such/dir/p.html: its directory does not exist; nothing was read or loaded"
+check "unwritable --html: the report's entries say not started, and why" jtrue out.json \
+    'all("not started: cannot write --html" in f["error"] for f in r["files"])'
+eq "unwritable --html: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
+eq "unwritable --html: no ledger entry (not even its table)" t "$(q "SELECT to_regclass('idemload_ledger') IS NULL")"
+run import -q -d "$DB" --rejects "$WORK/no/such/dir/rj.ndjson" a.csv
+eq "unwritable --rejects (given): exit 3 before reading" 3 "$RC"
+eq "unwritable --rejects: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"
+run import -q -d "$DB" --report "$WORK" a.csv
+eq "--report naming a directory: exit 3" 3 "$RC"
+check "--report naming a directory: says so" contains "$ERR" "it is a directory"
+mkdir -p pages
+run import -q -d "$DB" --report out.json --html pages/p.html a.csv b.ndjson
+eq "the same command with a directory that exists: exit 0" 0 "$RC"
+eq "both files loaded then" 2 "$(q "SELECT count(*) FROM payment_callback")"
+check "and the page written" test -s pages/p.html
+
 # --format names the format of every entry, whatever the names say.
 run import -q -d "host=/nonexistent" --format ndjson --report forced.json a.csv
 eq "--format ndjson: the entry names ndjson" "a.csv:ndjson:failed" "$(formats forced.json)"
