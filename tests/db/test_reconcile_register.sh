@@ -8,22 +8,14 @@
 # balanced; --dry-run by a role that may only read writes nothing at all.
 . "$(dirname "$0")/../lib.sh"
 pg_use
+. "$(dirname "$0")/recon_lib.sh"
 export PGTZ=UTC
 MODEL="python3 $SRC/tests/expected_recon.py"
 D0=$(date -u -d yesterday +%F)
 D1=$(date -u +%F)
 OLD=2026-11-10
-header='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
-row() { printf '%s,%s,%s,pay,1,"{""amount"": ""%s"", ""currency"": ""CNY""}",%s\n' "$@"; }
-ins() { q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
-          VALUES ($1, '$2', '$3', 'pay', 1, '{\"amount\": \"$4\", \"currency\": \"CNY\"}', '$5')" >/dev/null; }
 item() { q "SELECT category || '/' || state || coalesce('/' || resolution, '') FROM idemload_recon_item
             WHERE tenant_id = $1 AND out_trade_no = '$2' ORDER BY id DESC LIMIT 1"; }
-all_tables() {
-    q "SELECT string_agg(relname || ':' || md5(query_to_xml('SELECT * FROM public.' || quote_ident(relname)
-              || ' ORDER BY 1', false, false, '')::text), ',' ORDER BY relname)
-       FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace"
-}
 
 init_db recon_reg
 

@@ -9,21 +9,13 @@
 # the real run where the role may read the register.
 . "$(dirname "$0")/../lib.sh"
 pg_use
+. "$(dirname "$0")/recon_lib.sh"
 export PGTZ=UTC
 D20=2026-11-20
 D22=2026-11-22
-header='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
-row() { printf '%s,%s,%s,pay,1,"{""amount"": ""%s"", ""currency"": ""CNY""}",%s\n' "$@"; }
-ins() { q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
-          VALUES ($1, '$2', '$3', 'pay', 1, '{\"amount\": \"$4\", \"currency\": \"CNY\"}', '$5')" >/dev/null; }
 # open: the key's items not resolved (category/state), one per line.
 open_items() { q "SELECT coalesce(string_agg(category || '/' || state, ' ' ORDER BY id), '-') FROM idemload_recon_item
                   WHERE tenant_id = $1 AND out_trade_no = '$2' AND state <> 'resolved'"; }
-all_tables() {
-    q "SELECT string_agg(relname || ':' || md5(query_to_xml('SELECT * FROM public.' || quote_ident(relname)
-              || ' ORDER BY 1', false, false, '')::text), ',' ORDER BY relname)
-       FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace"
-}
 
 init_db recon_relisted
 
