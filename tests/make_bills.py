@@ -384,20 +384,25 @@ def real_layouts(d):
     sec1 = [sb("T1", "INV1", "T0006", "CR", "1000"), sb("T2", "", "T0000", "DR", "15000", "S"),
             sb("T3", "INV1", "T1107", "DR", "300")]
     sec2 = [sb("T4", "INV2", "T0006", "CR", "500", date="2024/08/21 09:00:00 -0700")]
+    # SF and RF state the money per currency (not checked); SC, RC and FF
+    # the record counts (published() has the layout as found)
+    def money(rt):
+        return q(rt, "USD", "1500", "15300", "0", "120", "CR", "0", "CR", "0")
     def stl(sf1=3, sf2=1, rf=4, ff=4):
         return ("\ufeff" + "\r\n".join(
             [q("SH", "2024/08/20 00:00:00 -0700", "2024/08/20 23:59:59 -0700", "", ""), ch_mixed]
-            + sec1 + [q("SF", str(sf1)), q("SC", str(sf1)),
+            + sec1 + [money("SF"), q("SC", str(sf1)),
                       q("SH", "2024/08/21 00:00:00 -0700", "2024/08/21 23:59:59 -0700", "", ""),
                       ch_mixed] + sec2
-            + [q("SF", str(sf2)), q("SC", str(sf2)), q("RF", str(rf)), q("RC", str(rf)),
+            + [money("SF"), q("SC", str(sf2)), money("RF"), q("RC", str(rf)),
                q("FF", str(ff))]) + "\r\n").encode()
     w("real-paypal-sh.csv", stl())
     w("real-paypal-badsf.csv", stl(sf1=2))
     w("real-paypal-badff.csv", stl(ff=5))
     # a later file of a split report: FH 02, its section begun in file 01
     w("real-paypal-split-02.csv", ("\r\n".join(
-        [q("FH", "02"), ch_mixed] + sec2 + [q("SF", "9"), q("RF", "9"), q("FF", "1")]) + "\r\n")
+        [q("FH", "02"), ch_mixed] + sec2 + [money("SF"), q("SC", "9"), money("RF"), q("RC", "9"),
+                                           q("FF", "1")]) + "\r\n")
         .encode())
     # the older 57-column CH, unquoted, with "Transaction  Debit or Credit" and
     # Transactional Status
@@ -435,6 +440,77 @@ def real_layouts(d):
          q("SF", "3"), q("SC", "3"), q("RF", "3"), q("RC", "3"), q("FF", "3")]) + "\r\n").encode())
 
 
+# --- Bills as published: reproduced from public files, each with its source
+# (find them with the search tool's read_file by the id given).  Their
+# expected rows are in tests/db/test_bill_layouts.sh.
+
+def published(d):
+    w = lambda name, data: open(os.path.join(d, name), "wb").write(data)
+    # A WeChat SUCCESS bill (v2 downloadbill, bill_type SUCCESS, 2019-11-04),
+    # the API's answer as a merchant logged it (code search id 36922938523,
+    # gka.thread.dzxc.DzxcThread): 20 columns, and the 7-column summary of
+    # the ALL bill, stating 退款总金额 `0.00 though the rows have no 退款金额
+    # column; CRLF, no break after the last line; the '?' that source shows
+    # before 交易时间 is its BOM as printed.
+    rows = [("2019-11-04 18:52:59", "4200000422201911044383886395", "1572864513058gxaivpd",
+             "o1gswuOe-4_AZqm1gipKyZGU2iZ8", "CFT"),
+            ("2019-11-04 19:57:05", "4200000423201911046892119860", "1572868323023nkfdudu",
+             "o1gswuJ_mUWc0bQ8eLkBYPBtHpR8", "GDB_CREDIT"),
+            ("2019-11-04 19:10:42", "4200000428201911047831786620", "1572865579667loevqgw",
+             "o1gswuOe-4_AZqm1gipKyZGU2iZ8", "CFT"),
+            ("2019-11-04 19:15:51", "4200000438201911041032765762", "1572865890364jryczgn",
+             "o1gswuOe-4_AZqm1gipKyZGU2iZ8", "CFT"),
+            ("2019-11-04 19:24:03", "4200000447201911041288502636", "1572866378743unbkuor",
+             "o1gswuOe-4_AZqm1gipKyZGU2iZ8", "CFT")]
+    lines = [",".join(WX_SUCCESS)] + [
+        "`%s,`wxdf9968af00e458e0,`1393091302,`0,`,`%s,`%s,`%s,`NATIVE,`SUCCESS,`%s,`CNY,`0.01,"
+        "`0.00,`长春工业大学收费,`,`0.00000,`0.60%%,`0.01,`" % r for r in rows] + [
+        ",".join(WX_SUMMARY), "`5,`0.05,`0.00,`0.00,`0.00000,`0.05,`0.00"]
+    bill = "\ufeff" + "\r\n".join(lines)
+    w("pub-wechat-success.csv", bill.encode())
+    # the same stating a refund total its rows cannot hold
+    w("pub-wechat-success-refundtotal.csv",
+      bill.replace("`0.05,`0.00,`0.00,`0.00000", "`0.05,`0.01,`0.00,`0.00000").encode())
+    # An older SUCCESS bill (2018-04-18), as a merchant's javadoc quotes it
+    # (code search id 4918993170): 18 columns (子商户号, 总金额, 企业红包金额),
+    # the older 5-column summary stating 总退款金额 `0.00 without a 退款金额
+    # column.
+    w("pub-wechat-old-success.csv", (
+        "交易时间,公众账号ID,商户号,子商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,"
+        "付款银行,货币种类,总金额,企业红包金额,商品名称,商户数据包,手续费,费率\n"
+        "`2018-04-18 17:08:23,`wx8ce94c34d4ec8d1d,`1498143142,`0,`WEB,"
+        "`4200000077201804180423198134,`BV1R180418170252DS,`oa15W04fxj6H8WrwGsUmFysb7Sv0,`NATIVE,"
+        "`SUCCESS,`BOC_DEBIT,`CNY,`0.01,`0.00,`BlueMC-购买点数1点,`,`0.00000,`0.60%\n"
+        "总交易单数,总交易额,总退款金额,总企业红包退款金额,手续费总金额\n"
+        "`1,`0.01,`0.00,`0.00,`0.00000\n").encode())
+    # A PayPal STL as PayPal writes it: the header rows of a 2024 report
+    # (code search id 66003323722; its redacted IDs replaced), dates and
+    # amounts unquoted, RH ending in a comma, empty fields unquoted; the
+    # footers as in a bank's STL fixtures (code search id 29278948321): SF
+    # and RF state per currency the money totals and balances, SC and RC
+    # the section's and the report's record counts.
+    stl = [
+        '"RH",2024/08/21 02:44:19 -0700,"A","ACCT1234",009,',
+        '"FH",01',
+        '"SH",2024/08/20 00:00:00 -0700,2024/08/20 23:59:59 -0700,"","ACCT1234",""',
+        '"CH",' + ",".join('"%s"' % c for c in PP_CH),
+        '"SB","1AB23456CD789012E","","","","T0000",2024/08/20 00:01:17 -0700,'
+        '2024/08/20 00:01:17 -0700,"DR",3000,"USD","",,"","","","","","",,,',
+        '"SB","2AB23456CD789012F","INV-77","","","T0006",2024/08/20 01:02:03 -0700,'
+        '2024/08/20 01:02:05 -0700,"CR",1999,"USD","DR",88,"USD","","","","","",,,',
+        '"SF","USD",1999,3000,0,88,"CR",0,"CR",0,"CR",0,"CR",0,"CR",0,"CR",0,2',
+        '"SC",2',
+        '"RF","USD",1999,3000,0,88,"CR",0,"CR",0,"CR",0,"CR",0,"CR",0,"CR",0,2',
+        '"RC",2',
+        '"FF",2']
+    w("pub-paypal-stl.csv", ("\ufeff" + "\r\n".join(stl) + "\r\n").encode())
+    w("pub-paypal-stl-badsc.csv", ("\ufeff" + "\r\n".join(stl) + "\r\n")
+      .replace('"SC",2', '"SC",3').encode())
+    # older STL files were UTF-16 (Magento's Paypal Report\Settlement,
+    # FILES_IN_CHARSET, code search id 27035332040): the same report so
+    w("pub-paypal-stl-utf16.csv", ("\r\n".join(stl) + "\r\n").encode("utf-16"))
+
+
 # samples/: one bill per channel, under names no statements-* glob takes
 SAMPLES = {"wechat-all.csv": "bill-wechat-trade-2024-05-01.csv",
            "alipay-bill.zip": "bill-alipay-trade-2024-05-01.zip",
@@ -452,6 +528,7 @@ if __name__ == "__main__":
     paypal(d)
     if not samples:
         real_layouts(d)
+        published(d)
     if samples:
         for name in os.listdir(d):
             if name in SAMPLES:

@@ -109,7 +109,7 @@ static const builtin builtins[] = {
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
      "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}}]}"},
     {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
-     "payments received (CR) only; SF/RF/FF counts checked",
+     "payments received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold one)",
      "{\"name\": \"paypal-stl\","
      " \"description\": \"PayPal settlement report (STL): row types in the first column, CH "
      "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
@@ -117,9 +117,11 @@ static const builtin builtins[] = {
      " \"encoding\": \"utf-8\", \"delimiter\": \",\","
      " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"]}},"
      " \"cleanup\": {\"trim\": true},"
-     " \"trailer\": {\"footers\": [{\"row_type\": \"SF\", \"counts\": \"section\"}, "
-     "{\"row_type\": \"RF\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
-     "\"file\"}], \"section_start\": \"SH\", \"report_start\": \"RH\", \"file_start\": \"FH\"},"
+     " \"trailer\": {\"footers\": [{\"row_type\": \"SC\", \"counts\": \"section\"}, "
+     "{\"row_type\": \"RC\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
+     "\"file\"}, {\"row_type\": \"SF\", \"counts\": \"section\", \"optional\": true}, "
+     "{\"row_type\": \"RF\", \"counts\": \"report\", \"optional\": true}],"
+     " \"section_start\": \"SH\", \"report_start\": \"RH\", \"file_start\": \"FH\"},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"paypal\"},"
      "  \"out_trade_no\": {\"from\": [\"Invoice ID\", \"Custom Field\"]},"
@@ -620,7 +622,8 @@ static bool parse_totals(parse_ctx *cx, json_t *tr, profile *p)
     return true;
 }
 
-/* trailer.footers: [{"row_type": "SF", "counts": "section|report|file"}],
+/* trailer.footers: [{"row_type": "SC", "counts": "section|report|file",
+ * "optional": true|false}],
  * with trailer.section_start and trailer.file_start. */
 static bool parse_footers(parse_ctx *cx, json_t *tr, profile *p)
 {
@@ -649,7 +652,7 @@ static bool parse_footers(parse_ctx *cx, json_t *tr, profile *p)
         buf_printf(cx->err, "out of memory");
         return false;
     }
-    static const char *const allowed[] = {"row_type", "counts", NULL};
+    static const char *const allowed[] = {"row_type", "counts", "optional", NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *f = json_array_get(a, i);
         char path[64], sub[96];
@@ -677,6 +680,11 @@ static bool parse_footers(parse_ctx *cx, json_t *tr, profile *p)
         free(counts);
         if (!known)
             return bad(cx, sub, "must be \"section\", \"report\" or \"file\"");
+        json_t *opt = json_object_get(f, "optional");
+        snprintf(sub, sizeof sub, "%s.optional", path);
+        if (opt && !json_is_boolean(opt))
+            return bad(cx, sub, "must be true or false");
+        fc->optional = opt && json_is_true(opt);
         if (fc->scope == FOOTER_SECTION && !p->section_start)
             return bad(cx, sub, "\"section\" needs trailer.section_start (the row type "
                                 "that starts a section)");

@@ -119,9 +119,10 @@ typedef struct money_total {
     char *kind;
 } money_total;
 
-/* Footer records that state a record count (PayPal's SF/RF/FF): the row
- * type, and what it counts: the data rows of its section (since the last
- * section_start row), of the report, or of the file.  A report split over
+/* Footer records that state a record count (PayPal's SC/RC/FF; its SF/RF
+ * hold money totals per currency): the row type, and what it counts: the
+ * data rows of its section (since the last section_start row), of the
+ * report, or of the file.  A report split over
  * several files: a section footer is checked only when its section starts
  * in the file, a report footer only when the report does (report_start
  * seen, or the file starts at a section: neither report_start nor
@@ -131,6 +132,9 @@ typedef enum footer_scope { FOOTER_SECTION, FOOTER_REPORT, FOOTER_FILE } footer_
 typedef struct footer_count {
     char *row_type;
     footer_scope scope;
+    bool optional;          /* checked only when its first value is a count:
+                             * a footer some files state counts in (SPEC.md's
+                             * SF "4") and others money (PayPal's SF "USD",...) */
 } footer_count;
 
 /* A --kind FROM=TO (copied). */

@@ -1041,12 +1041,14 @@ static read_result check_totals(profile_reader *pr)
         if (!tr->stated)
             continue;
         const char *where = t->summary ? t->summary : t->label;
+        /* Rows without the column add up to zero: a SUCCESS bill (no
+         * 退款金额 column) states 退款总金额 0.00 in its summary. */
+        if (dect_equal(&tr->stated_v, &tr->sum))
+            continue;
         if (tr->row_idx < 0)
             return reader_fail(&pr->base, "%s: the bill states %s %s but its rows have no %s "
                                           "column; nothing is loaded from it", pr->base.path,
                                where, tr->stated_text, t->sum);
-        if (dect_equal(&tr->stated_v, &tr->sum))
-            continue;
         char got[DECT_TEXT_MAX];
         int scale = tr->stated_v.scale > tr->sum.scale ? tr->stated_v.scale : tr->sum.scale;
         dect_format(&tr->sum, scale, got);
@@ -1143,6 +1145,17 @@ static void keep_original(profile_reader *pr, raw_record *out)
 static read_result not_in_encoding(profile_reader *pr, uint64_t line)
 {
     const profile *pf = pr->pf;
+    const unsigned char *b = (const unsigned char *)pr->raw.data;
+    if (line == 1 && pr->raw.len >= 2 &&
+        ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff)))
+        /* PayPal's older reports were written in UTF-16: say so, rather
+         * than suggest the other encoding read. */
+        return reader_fail(&pr->base, "%s: a UTF-16 file (its byte-order mark is %s): "
+                                      "profile %s reads %s; convert it first (iconv -f "
+                                      "UTF-16 -t UTF-8)", pr->base.path,
+                           b[0] == 0xff ? "FF FE" : "FE FF", pf->name,
+                           pf->encoding == PROFILE_GBK ? "GBK (or --encoding utf-8)"
+                                                       : "UTF-8 (or --encoding gbk)");
     buf exp = BUF_INIT;
     expected_list(pf, pr->preset, &exp);
     buf_clear(&pr->base.err);
@@ -1447,7 +1460,6 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
             held = pr->data_rows;
             what = "the file";
         }
-        pr->saw_footer = true;
         int64_t c;
         const char *v = "";
         size_t vn = 0;
@@ -1456,7 +1468,11 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
             v = pr->vals.data + pr->voff[1];
             vn = pr->vlen[1];
         }
-        if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c)) {
+        bool count = parse_int_in_range(v, vn, 0, INT64_MAX, &c);
+        if (!count && fc->optional)
+            continue; /* this file states money there, not a count */
+        pr->saw_footer = true;
+        if (!count) {
             *rr = reader_fail(&pr->base, "%s: line %llu: the %s footer holds no record count: "
                                          "\"%.*s\"", pr->base.path,
                               (unsigned long long)pr->rec_line, fc->row_type,

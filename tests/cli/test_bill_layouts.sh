@@ -68,9 +68,19 @@ check "paypal: a bad time is quoted with its slashes, as written" \
 
 # --- 6. PayPal footer counts
 v paypal-stl real-paypal-badsf.csv --set tenant_id=7
-eq "paypal SF stating 2 for a section of 3: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
-check "paypal bad SF: the message names both counts" \
-    grep -q "the SF footer states 2 records but its section holds 3" "$ERR"
+eq "paypal SC stating 2 for a section of 3: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+check "paypal bad SC: the message names both counts" \
+    grep -q "the SC footer states 2 records but its section holds 3" "$ERR"
+# SPEC.md's layout of the same footers: SF and RF stating the section's
+# and the report's counts, with no SC or RC (the sample's, less them).
+grep -v '^"[SR]C"' "$SRC/samples/bill-paypal-stl-2024-08-20.csv" >spec-stl.csv
+v paypal-stl spec-stl.csv --set tenant_id=7
+eq "paypal SF and RF holding counts (SPEC's layout), no SC or RC: exit 0" 0 $RC
+sed 's/^"SF","4"/"SF","5"/' spec-stl.csv >spec-stl-badsf.csv
+v paypal-stl spec-stl-badsf.csv --set tenant_id=7
+eq "paypal SF stating 5 for a section of 4 (SPEC's layout): exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+check "paypal bad SF count: the message names both counts" \
+    grep -q "the SF footer states 5 records but its section holds 4" "$ERR"
 v paypal-stl real-paypal-badff.csv --set tenant_id=7
 eq "paypal FF stating 5 for 4: exit 3" 3 $RC
 check "paypal bad FF: the message names both counts" grep -q "the FF footer states 5 records but the file holds 4" "$ERR"

@@ -107,7 +107,7 @@ check "wechat 退款总金额 off: names both figures" grep -q "states 退款总
 imp alipay-trade real-alipay-badtotal.csv --set tenant_id=21 --chunk-rows 1
 eq "alipay total off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 imp paypal-stl real-paypal-badsf.csv --set tenant_id=21 --chunk-rows 1
-eq "paypal SF off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
+eq "paypal SC off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 # The older 24-column WeChat bill (总金额 where later bills have
 # 应结订单金额): its payments' amounts are compared, not left unverified
 # (a bill 991.99 off reconciled as balanced).
@@ -139,5 +139,51 @@ run reconcile -d "$DB" --dry-run --profile wechat-trade --set tenant_id=21 --rej
 eq "reconcile of a bill whose totals are off: exit 3" 3 "$RC"
 check "its figures are nothing read, nothing compared" jtrue badrec.json \
     "(f := r['files'][0])['status'] == 'failed' and f['rows_read'] == 0 and f['would_merge'] == 0"
+
+# --- bills as published (make_bills.py published(): each reproduced from a
+# public file, its source named there)
+# A WeChat SUCCESS bill: 20 columns under the ALL bill's 7-column summary,
+# 退款总金额 `0.00 and no 退款金额 column; it was refused (exit 3, "the bill
+# states 退款总金额 0.00 but its rows have no 退款金额 column").
+imp wechat-trade pub-wechat-success.csv --set tenant_id=30
+eq "published WeChat SUCCESS bill: exit 0, 5 read, 5 inserted" "0 5 5" \
+    "$RC $(json i.json '" ".join(str(r["totals"][k]) for k in ("rows_read","inserted"))')"
+eq "its 5 payments, 交易时间 in +08:00" \
+"30 1572864513058gxaivpd pay 2019-11-04T10:52:59 2
+30 1572865579667loevqgw pay 2019-11-04T11:10:42 2
+30 1572865890364jryczgn pay 2019-11-04T11:15:51 2
+30 1572866378743unbkuor pay 2019-11-04T11:24:03 2
+30 1572868323023nkfdudu pay 2019-11-04T11:57:05 2" "$(rows wechat | grep '^30 ')"
+n=$(q "SELECT count(*) FROM payment_callback")
+imp wechat-trade pub-wechat-success-refundtotal.csv --set tenant_id=31
+eq "a SUCCESS bill stating refunds it cannot hold: exit 3, nothing committed" "3 $n" \
+    "$RC $(q "SELECT count(*) FROM payment_callback")"
+check "...saying so" grep -q "states 退款总金额 0.01 but its rows have no 退款金额 column" "$ERR"
+# The older 18-column SUCCESS bill, its 5-column summary stating 总退款金额 `0.00
+imp wechat-trade pub-wechat-old-success.csv --set tenant_id=32
+eq "published older SUCCESS bill: exit 0, its payment" "0
+32 BV1R180418170252DS pay 2018-04-18T09:08:23 2" "$RC
+$(rows wechat | grep '^32 ')"
+# A PayPal STL whose SF and RF hold the money per currency ("SF","USD",...):
+# refused as "the SF footer holds no record count: "USD"".  The counts are
+# SC's (the section's) and RC's (the report's).
+imp paypal-stl pub-paypal-stl.csv --set tenant_id=30
+eq "published PayPal STL: exit 0, 2 read, 1 skipped (T0000 DR), 1 inserted" "0 2 1 1" \
+    "$RC $(json i.json '" ".join(str(r["totals"][k]) for k in ("rows_read","rows_skipped","inserted"))')"
+eq "its payment: Invoice ID, completion time with its own offset" \
+    "30 INV-77 pay 2024-08-20T08:02:05 2" "$(rows paypal | grep '^30 ')"
+eq "its money as written: gross 1999, fee 88 (minor units)" "1999 88" \
+    "$(q "SELECT payload->>'Gross Transaction Amount' || ' ' || (payload->>'Fee Amount') FROM payment_callback WHERE tenant_id = 30 AND channel = 'paypal'")"
+n=$(q "SELECT count(*) FROM payment_callback")
+imp paypal-stl pub-paypal-stl-badsc.csv --set tenant_id=31
+eq "its SC stating 3 for a section of 2: exit 3, nothing committed" "3 $n" \
+    "$RC $(q "SELECT count(*) FROM payment_callback")"
+check "...naming both counts" grep -q "the SC footer states 3 records but its section holds 2" "$ERR"
+# The same report in UTF-16, as PayPal wrote older ones: it was refused
+# advising --encoding gbk; it is refused naming UTF-16 and the conversion.
+imp paypal-stl pub-paypal-stl-utf16.csv --set tenant_id=31
+eq "the STL in UTF-16: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
+check "...saying it is UTF-16 and how to convert it" \
+    grep -q "a UTF-16 file (its byte-order mark is FF FE): .*iconv -f UTF-16 -t UTF-8" "$ERR"
 
 finish
