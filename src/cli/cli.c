@@ -84,6 +84,9 @@ static cli_result set_final_status(const option_def *, const char *, config *, b
 static cli_result set_kind(const option_def *, const char *, config *, buf *);
 
 #define FIELD(f) offsetof(config, f)
+/* A numeric default written into a help text. */
+#define DEFAULT_TEXT_(n) #n
+#define DEFAULT_TEXT(n) DEFAULT_TEXT_(n)
 
 /* Every option: what --help, the man page and the completion show, which
  * commands take it, and how its value is checked and stored (ranges here,
@@ -126,7 +129,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(rejects_path), .need = "a path"},
     {0, "max-rejects", "N", READING, "stop a file once more than N rows are rejected",
      .set = set_count_i64, .field = FIELD(max_rejects), .min = 0, .max = INT64_MAX},
-    {0, "chunk-rows", "N", READING, "rows per chunk and transaction",
+    {0, "chunk-rows", "N", READING,
+     "rows per chunk and transaction (default " DEFAULT_TEXT(DEFAULT_CHUNK_ROWS) ")",
      .set = set_count_size, .field = FIELD(chunk_rows), .min = 1, .max = 10000000},
     {0, "on-conflict", "update|nothing", CMDBIT(CMD_IMPORT),
      "update: the newest version wins (default); nothing: the first write wins",

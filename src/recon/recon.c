@@ -123,18 +123,22 @@ static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
 }
 
 /* The zone's name as PostgreSQL's AT TIME ZONE reads it: an IANA name as
- * it is; a fixed offset "+08:00" as the POSIX "UTC-08:00" (POSIX counts
- * west positive); "Z" as UTC. */
+ * it is; a fixed offset in any spelling timezone.c takes ("+08:00",
+ * "+0800", "+08") as the POSIX "UTC-08:00" (POSIX counts west positive, and
+ * PostgreSQL refuses "UTC-0800"); "Z" or none as UTC. */
 static char *zone_for_sql(const char *zone)
 {
-    if (!zone || !*zone || strcmp(zone, "Z") == 0 || strcmp(zone, "z") == 0)
+    int32_t east;
+    if (!zone || !*zone)
         return strdup("UTC");
-    if ((zone[0] == '+' || zone[0] == '-') && strlen(zone) < 16) {
-        char out[32];
-        snprintf(out, sizeof out, "UTC%c%s", zone[0] == '+' ? '-' : '+', zone + 1);
-        return strdup(out);
-    }
-    return strdup(zone);
+    if (!tz_fixed_offset(zone, &east))
+        return strdup(zone);
+    if (east == 0)
+        return strdup("UTC");
+    char west[8], out[16];
+    tz_format_offset(-east, west);
+    snprintf(out, sizeof out, "UTC%s", west);
+    return strdup(out);
 }
 
 static const char *bool_text(bool b)

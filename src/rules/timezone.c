@@ -11,7 +11,7 @@
 #include <time.h>
 
 /* "+HH:MM", "+HHMM", "+HH" (or '-'), "Z", "UTC": false when not one. */
-static bool parse_fixed(const char *s, int32_t *out)
+bool tz_fixed_offset(const char *s, int32_t *out)
 {
     if (strcmp(s, "Z") == 0 || strcmp(s, "z") == 0 || strcmp(s, "UTC") == 0) {
         *out = 0;
@@ -113,7 +113,7 @@ bool tz_resolve(const char *name, tz_zone *z, buf *err)
 {
     memset(z, 0, sizeof *z);
     snprintf(z->name, sizeof z->name, "%s", name);
-    if (parse_fixed(name, &z->offset_s)) {
+    if (tz_fixed_offset(name, &z->offset_s)) {
         z->fixed = true;
         return true;
     }

@@ -33,6 +33,10 @@ typedef struct tz_zone {
     size_t n;
 } tz_zone;
 
+/* A fixed offset ("+08:00", "+0800", "+08", "Z", "UTC") as seconds east
+ * of UTC in *offset_s; false for anything else (an IANA name).  Pure: safe
+ * at any time, unlike tz_resolve. */
+bool tz_fixed_offset(const char *name, int32_t *offset_s);
 /* Resolves name into *z; false with the reason in *err (unknown name,
  * malformed offset). */
 bool tz_resolve(const char *name, tz_zone *z, buf *err);

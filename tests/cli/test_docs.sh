@@ -87,6 +87,19 @@ for cmd in $(cat commands.txt); do
     grep -q "^   idemload $cmd " man.txt || fail "no section for $cmd in COMMANDS"
 done
 
+# Every file README.md names by its path is in the tree (a program the build
+# makes, doc/gendoc, by its source).
+missing=$(grep -oE '`(src|tests|doc|scripts|fuzz|samples|packaging)/[^`* ]*`' "$SRC/README.md" |
+    tr -d '`' | sort -u | while read -r p; do
+        [ -e "$SRC/$p" ] || [ -e "$SRC/$p.c" ] || echo "$p"
+    done)
+eq "every path README.md names exists" "" "$missing"
+
+# A default the help states is the one the program takes.
+eq "--chunk-rows states its default, config.h's DEFAULT_CHUNK_ROWS" \
+    "$(sed -n 's/^#define DEFAULT_CHUNK_ROWS \([0-9]*\).*/\1/p' "$SRC/src/core/config.h")" \
+    "$(grep -- '--chunk-rows' help-import.txt | sed -n 's/.*(default \([0-9]*\)).*/\1/p')"
+
 # EXIT STATUS: every status of exitcodes.h, with its meaning.
 sed -n '/^EXIT STATUS/,/^[A-Z]/p' man.txt >exit.txt
 for code in $(sed -n 's/^ *EXIT_[A-Z_]* = \([0-9]*\).*/\1/p' "$SRC/src/util/exitcodes.h"); do
@@ -110,6 +123,8 @@ done
 sed -n '/^EXAMPLES/,/^[A-Z]/p' man.txt >examples.txt
 check "EXAMPLES: the nightly reconciliation, with flock and a dated report" \
     grep -q -- "flock -n .*idemload import\|--report /var/lib/idemload/\$day/report.json" examples.txt
+check "EXAMPLES: the nightly reconciliation reconciles the day it loaded" \
+    grep -q -- "idemload reconcile .*--period \$day" examples.txt
 check "EXAMPLES: a backfill" grep -qi "backfill" examples.txt
 check "EXAMPLES: a dry run" grep -q -- "idemload import --dry-run" examples.txt
 # Every option an example uses exists for its command.

@@ -53,6 +53,31 @@ check "the rerun's report: every file skipped" jtrue "$D/report.json" \
 san_file "$D/idemload.log" "the rerun's idemload.log"
 eq "the rerun: the table unchanged" "$rows" "$(q "SELECT count(*) FROM payment_callback WHERE deleted_at IS NULL")"
 
+# IDEMLOAD_TIMEZONE as --timezone takes it: +0800 is +08:00, whose
+# midnight cuts the day (it reached PostgreSQL as "UTC-0800", which it
+# refuses: the reconcile failed with exit 4 and paged a database error).
+mkdir -p inbox/2026-11-28
+cp "$SRC/samples/statements-wechat-2026-11-28.csv.gz" inbox/2026-11-28/
+# 04:00 on the 28th at +08:00, the 27th in UTC.
+echo '{"tenant_id":10001,"channel":"wechat","out_trade_no":"TZ1","callback_type":"pay","status":2,"payload":{"amount":1.00,"currency":"CNY"},"received_at":"2026-11-27T20:00:00Z"}' \
+    >inbox/2026-11-28/early.ndjson
+days() {
+    json "$WORK/out/2026-11-28/reconcile.json" \
+        "[(d['tenant_id'], d['day'], d['verdict'], d['statement']['rows'], d['table']['rows']) for d in r['reconciliation']['days']], r['reconciliation']['outside_period']"
+}
+IDEMLOAD_TIMEZONE=+08:00 nightly 2026-11-28
+eq "IDEMLOAD_TIMEZONE=+08:00: exit 0" 0 $RC
+check "IDEMLOAD_TIMEZONE=+08:00: reconciled in that zone" jtrue "$WORK/out/2026-11-28/reconcile.json" \
+    "r['reconciliation']['zone'] == '+08:00' and r['reconciliation']['registered']"
+with_colon=$(days)
+IDEMLOAD_TIMEZONE=+0800 nightly 2026-11-28
+eq "IDEMLOAD_TIMEZONE=+0800: exit 0" 0 $RC
+check "IDEMLOAD_TIMEZONE=+0800: nobody paged" test -z "$(grep '^page' <<<"$ALERTS")"
+check "IDEMLOAD_TIMEZONE=+0800: reconciled in that zone" jtrue "$WORK/out/2026-11-28/reconcile.json" \
+    "r['reconciliation']['zone'] == '+0800' and r['reconciliation']['registered']"
+eq "IDEMLOAD_TIMEZONE=+0800: the same days, verdicts and rows as +08:00" "$with_colon" "$(days)"
+check "and not those of UTC's day" test "$with_colon" != "$(IDEMLOAD_TIMEZONE=UTC nightly 2026-11-28; days)"
+
 IDEMLOAD_DB="host=$WORK/no-server dbname=nightly" nightly
 eq "database unreachable: exit 4" 4 $RC
 check "database unreachable: paged, pointing at the log" grep -q "^page: .*database error.*$D/idemload.log" <<<"$ALERTS"
