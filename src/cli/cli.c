@@ -125,8 +125,8 @@ static const option_def options[] = {
      "supply a column the file does not have, or a constant for another column of the "
      "table, set on the rows it inserts (repeatable)",
      .set = set_column},
-    {0, "rejects", "PATH", READING, "append rejected rows here (default idemload-rejects.ndjson)",
-     .set = set_text, .field = FIELD(rejects_path), .need = "a path"},
+    {0, "rejects", "PATH|-", READING, "append rejected rows here (default " DEFAULT_REJECTS ")",
+     .set = set_text, .field = FIELD(rejects_path), .need = "a path or -"},
     {0, "max-rejects", "N", READING, "stop a file once more than N rows are rejected",
      .set = set_count_i64, .field = FIELD(max_rejects), .min = 0, .max = INT64_MAX},
     {0, "chunk-rows", "N", READING,
