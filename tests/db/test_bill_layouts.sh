@@ -17,6 +17,15 @@ imp() {
     rm -f rj.ndjson i.json
     run import -d "$DB" --profile "$p" --rejects rj.ndjson --report i.json "$@" "$f"
 }
+# refused WHAT MESSAGE PROFILE FILE [ARGS]: the import of a bill it must
+# refuse: exit 3, the table as it was, the reason on stderr
+refused() {
+    local what=$1 msg=$2 before; shift 2
+    before=$(q "SELECT count(*) FROM payment_callback")
+    imp "$@"
+    eq "$what: exit 3, nothing committed" "3 $before" "$RC $(q "SELECT count(*) FROM payment_callback")"
+    check "$what: says why" grep -q "$msg" "$ERR"
+}
 # rows CHANNEL: "tenant out_trade_no callback_type received_at(UTC) status"
 rows() {
     q "SET timezone = 'UTC'; SELECT string_agg(format('%s %s %s %s %s', tenant_id, out_trade_no, callback_type,
@@ -154,11 +163,8 @@ eq "its 5 payments, 交易时间 in +08:00" \
 30 1572865890364jryczgn pay 2019-11-04T11:15:51 2
 30 1572866378743unbkuor pay 2019-11-04T11:24:03 2
 30 1572868323023nkfdudu pay 2019-11-04T11:57:05 2" "$(rows wechat | grep '^30 ')"
-n=$(q "SELECT count(*) FROM payment_callback")
-imp wechat-trade pub-wechat-success-refundtotal.csv --set tenant_id=31
-eq "a SUCCESS bill stating refunds it cannot hold: exit 3, nothing committed" "3 $n" \
-    "$RC $(q "SELECT count(*) FROM payment_callback")"
-check "...saying so" grep -q "states 退款总金额 0.01 but its rows have no 退款金额 column" "$ERR"
+refused "a SUCCESS bill stating refunds it cannot hold" "states 退款总金额 0.01 but its rows have no 退款金额 column" \
+    wechat-trade pub-wechat-success-refundtotal.csv --set tenant_id=31
 # The older 18-column SUCCESS bill, its 5-column summary stating 总退款金额 `0.00
 imp wechat-trade pub-wechat-old-success.csv --set tenant_id=32
 eq "published older SUCCESS bill: exit 0, its payment" "0
@@ -174,16 +180,11 @@ eq "its payment: Invoice ID, completion time with its own offset" \
     "30 INV-77 pay 2024-08-20T08:02:05 2" "$(rows paypal | grep '^30 ')"
 eq "its money as written: gross 1999, fee 88 (minor units)" "1999 88" \
     "$(q "SELECT payload->>'Gross Transaction Amount' || ' ' || (payload->>'Fee Amount') FROM payment_callback WHERE tenant_id = 30 AND channel = 'paypal'")"
-n=$(q "SELECT count(*) FROM payment_callback")
-imp paypal-stl pub-paypal-stl-badsc.csv --set tenant_id=31
-eq "its SC stating 3 for a section of 2: exit 3, nothing committed" "3 $n" \
-    "$RC $(q "SELECT count(*) FROM payment_callback")"
-check "...naming both counts" grep -q "the SC footer states 3 records but its section holds 2" "$ERR"
+refused "its SC stating 3 for a section of 2" "the SC footer states 3 records but its section holds 2" \
+    paypal-stl pub-paypal-stl-badsc.csv --set tenant_id=31
 # The same report in UTF-16, as PayPal wrote older ones: it was refused
 # advising --encoding gbk; it is refused naming UTF-16 and the conversion.
-imp paypal-stl pub-paypal-stl-utf16.csv --set tenant_id=31
-eq "the STL in UTF-16: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
-check "...saying it is UTF-16 and how to convert it" \
-    grep -q "a UTF-16 file (its byte-order mark is FF FE): .*iconv -f UTF-16 -t UTF-8" "$ERR"
+refused "the STL in UTF-16" "a UTF-16 file (its byte-order mark is FF FE): .*iconv -f UTF-16 -t UTF-8" \
+    paypal-stl pub-paypal-stl-utf16.csv --set tenant_id=31
 
 finish
