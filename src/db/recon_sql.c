@@ -190,6 +190,20 @@ const char SQL_RECON_TABLE_ROWS[] =
     "      WHERE k.tenant_id = t.tenant_id AND k.channel = t.channel"
     "        AND k.out_trade_no = t.out_trade_no AND k.callback_type = t.callback_type)";
 
+/* Around SQL_RECON_TABLE_ROWS on one server: no nested loop but the
+ * LATERAL probe's (which has no other plan).  A target never analyzed (a
+ * fresh import read before autovacuum came by: the nightly job) is taken
+ * for a few rows, and the planner, joining them with the statement's keys
+ * in a nested loop, compared every row of the period with every key:
+ * 80,000 rows against 100,000 keys took 13 minutes instead of a second,
+ * a million of each would take days.  The server's own setting comes back
+ * afterwards. */
+const char SQL_RECON_NESTLOOP_OFF[] =
+    "SELECT set_config('idemload.recon_nestloop', current_setting('enable_nestloop'), true),"
+    "       set_config('enable_nestloop', 'off', true)";
+const char SQL_RECON_NESTLOOP_BACK[] =
+    "SELECT set_config('enable_nestloop', current_setting('idemload.recon_nestloop'), true)";
+
 /* The same on a Citus target: only joins on the business key, whose first
  * column is tenant_id, and plain columns, so that it runs on the workers,
  * shard by shard (Citus pushes down no LATERAL with a LIMIT); the facts are
@@ -410,6 +424,7 @@ const char SQL_RECON_PAIRS[] =
 /* The resolution of a missing_in_statement or pending item whose key a
  * statement of another day listed (SQL_RECON_REG_RESOLVE_LISTED). */
 #define RECON_LISTED_LATER "'listed by a later statement'"
+#define RECON_REPAIRED "'inserted by --repair'"
 
 /* $1, $2: the period.  The keys of the period's days, of the run's pairs,
  * whose register item a statement of another day resolved by listing the
@@ -744,12 +759,16 @@ const char SQL_RECON_REGISTER_CREATE[] =
     "CREATE INDEX IF NOT EXISTS {item_index} ON {item} (tenant_id, channel, day)"
     " WHERE state <> 'resolved'";
 
-/* This run's number: one above every run the register holds (the lock of
- * SQL_RECON_REGISTER_CREATE's key, for the transaction, so two runs never
- * share one). */
+/* This run's number: one above every run the register holds, read once
+ * SQL_RECON_RUN_LOCK holds the lock of SQL_RECON_REGISTER_CREATE's key
+ * for the transaction, so two runs never share one.  Two statements: one
+ * that waited for the lock still read the register as its snapshot, taken
+ * before the wait, showed it, and two runs of the same day at once were
+ * both run 2 (the second superseding run 2 by run 2 and reporting the
+ * first's items as its own). */
+const char SQL_RECON_RUN_LOCK[] = "SELECT pg_advisory_xact_lock(7350323339418284034)";
 const char SQL_RECON_RUN_ID[] =
-    "SELECT pg_advisory_xact_lock(7350323339418284034),"
-    "       (SELECT coalesce(max(run), 0) + 1 FROM {run})";
+    "SELECT coalesce(max(run), 0) + 1 FROM {run}";
 
 /* $1 the run, $2 $3 the period.  Open or pending items of other days whose
  * key this statement lists: resolved by a later statement (RECON_LISTED_LATER,
@@ -925,3 +944,17 @@ const char SQL_RECON_REG_APPEARED[] =
     RECON_CHANGED_ORDER;
 const char SQL_RECON_REG_RESOLVED[] =
     RECON_CHANGED_ITEMS "WHERE i.resolved_by = $1" RECON_CHANGED_ORDER;
+
+/* $1 the run.  After --repair, on one server: the missing_in_table items
+ * this run opened or found again whose key the table now holds (the
+ * repair inserted it): resolved, so that they are not carried over as
+ * open into every later run of the pair.  A repair cut short leaves the
+ * rest open; the day reconciled again resolves what it no longer finds. */
+const char SQL_RECON_REG_REPAIRED[] =
+    "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "       resolution = " RECON_REPAIRED " "
+    "WHERE i.state = 'open' AND i.category = 'missing_in_table' AND i.last_run = $1"
+    "  AND EXISTS (SELECT 1 FROM {table} t WHERE t.tenant_id = i.tenant_id"
+    "      AND t.channel = i.channel AND t.out_trade_no = i.out_trade_no"
+    "      AND t.callback_type = i.callback_type AND {active}) RETURNING 1) "
+    "SELECT count(*) FROM r";

@@ -77,6 +77,21 @@ static bool render(recon_ctx *x, buf *out, const char *tmpl)
     return sql_render(out, tmpl, 6, names, values);
 }
 
+/* SIGINT or SIGTERM came (logged once): no statement is sent after it.
+ * Its cancel request stops only a statement the server is running; one
+ * that came while the client worked (writing the lines, between two
+ * statements) would otherwise be lost, and the run commit as if never
+ * interrupted.  The exit status then is db_failure_exit's 130. */
+static bool interrupted(recon_ctx *x, const char *what)
+{
+    if (!signals_interrupted())
+        return false;
+    if (!x->failed_logged)
+        log_error("%s: interrupted", what);
+    x->failed_logged = true;
+    return true;
+}
+
 /* Runs a statement of recon_sql.h; NULL after logging "what: ..." (the
  * exit status then is db_failure_exit). */
 static db_result *query(recon_ctx *x, const char *what, const char *tmpl, int n,
@@ -84,6 +99,8 @@ static db_result *query(recon_ctx *x, const char *what, const char *tmpl, int n,
 {
     buf sql = BUF_INIT;
     db_result *res = NULL;
+    if (interrupted(x, what))
+        return NULL;
     if (!render(x, &sql, tmpl)) {
         log_error("%s: out of memory", what);
         db_set_out_of_memory(x->tool.d);
@@ -102,6 +119,8 @@ static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
                  const char *const *params)
 {
     if (n == 0) {
+        if (interrupted(x, what))
+            return false;
         buf sql = BUF_INIT;
         bool rendered = render(x, &sql, tmpl);
         bool ok = rendered && db_exec(x->tool.d, buf_cstr(&sql));
@@ -817,6 +836,19 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
                 SQL_RECON_ANALYZE_RELISTED, 0, NULL);
 }
 
+/* The table's rows of the statement's keys and of its pairs' period into
+ * a temporary table (SQL_RECON_TABLE_ROWS: on one server, with no nested
+ * loop but the probe's, whatever statistics the target has or lacks). */
+static bool read_table_rows(recon_ctx *x, const char *const *rows)
+{
+    const char *what = "reconcile: reading the table's rows of the statement";
+    if (x->tool.t.distributed)
+        return exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
+    return exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
+           exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
+           exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
+}
+
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     buf finals = BUF_INIT;
@@ -861,9 +893,7 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     buf_free(&channel);
     if (!paired ||
         !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
-        !exec(x, "reconcile: reading the table's rows of the statement",
-              x->tool.t.distributed ? SQL_RECON_TABLE_ROWS_DISTRIBUTED : SQL_RECON_TABLE_ROWS, 3,
-              rows) ||
+        !read_table_rows(x, rows) ||
         !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !stage_relisted(x, period) ||
@@ -1058,10 +1088,13 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
                             "needed once, or a --dry-run)",
                          SQL_RECON_REGISTER_CREATE, 0, NULL))
         return false;
+    if (!exec(x, "reconcile: the register's run number (waiting for another run)",
+              SQL_RECON_RUN_LOCK, 0, NULL))
+        return false;
     r = query(x, "reconcile: the register's run number", SQL_RECON_RUN_ID, 0, NULL);
     if (!r)
         return false;
-    res->run_id = db_int(r, 0, 1);
+    res->run_id = db_int(r, 0, 0);
     db_result_free(&r);
     char run_id[32];
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
@@ -1227,6 +1260,30 @@ static int repair(const config *cfg, run_report *rep, recon_result *res)
     return code;
 }
 
+/* After a repair: the register's missing_in_table items of this run whose
+ * rows the table now holds, resolved (SQL_RECON_REG_REPAIRED), and counted
+ * in the run's resolved.  The reconcile's own connection, its transaction
+ * committed; on a Citus target they stay open (the day reconciled again
+ * resolves them).  EXIT_OK or the database's status. */
+static int resolve_repaired(recon_ctx *x, recon_result *res)
+{
+    if (!res->registered || x->tool.t.distributed || !x->tool.d)
+        return EXIT_OK;
+    signals_set_hook(db_cancel, x->tool.d);
+    char run_id[32];
+    snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
+    db_result *r = query(x, "--repair: resolving the register's items of the inserted rows",
+                         SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
+    if (!r)
+        return db_failure_exit(x->tool.d);
+    uint64_t n = (uint64_t)db_int(r, 0, 0);
+    db_result_free(&r);
+    res->resolved += n;
+    res->resolved_items.total += n;
+    res->repair_resolved = n;
+    return EXIT_OK;
+}
+
 /* Reads the configuration the command needs beyond the CLI's checks. */
 static int prepare(const config *cfg, recon_result *res, facts_map *tf, stmt_facts *sf,
                    int64_t *grace_s)
@@ -1315,6 +1372,10 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         if (!ok && io_failed)
             code = EXIT_INPUT;
     }
+    /* The last moment an interrupt can stop the run: after it, the
+     * register is committed and the run whole. */
+    if (ok && interrupted(x, "reconcile"))
+        ok = false;
     if (!ok && code == EXIT_OK)
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;
     if (ok && !cfg->dry_run) {
@@ -1327,6 +1388,10 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     }
     if (code == EXIT_OK && !ok)
         code = EXIT_DATABASE;
+    /* Rolled back: the register holds nothing of this run, and the summary
+     * and report must not name a run number or items it opened. */
+    if (!ok)
+        recon_result_unregister(res);
     /* The file takes its place only beside a committed register (or after a
      * dry run that compared everything); a failure leaves what was there. */
     if (ok && disc) {
@@ -1397,7 +1462,6 @@ int recon_run(const config *cfg)
     }
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
-    tool_close(&x.tool);
     if (code != EXIT_OK)
         explain_unread(&rep, code);
     for (size_t i = 0; i < cfg->n_files; i++)
@@ -1405,9 +1469,12 @@ int recon_run(const config *cfg)
             code = exit_worst(code, EXIT_REJECTS);
     bool found = res.compared && recon_has_discrepancies(&res);
     if (code == EXIT_OK || code == EXIT_REJECTS) {
-        if (cfg->repair != REPAIR_NONE && res.compared)
+        if (cfg->repair != REPAIR_NONE && res.compared) {
             code = exit_worst(code, repair(cfg, &rep, &res));
+            code = exit_worst(code, resolve_repaired(&x, &res));
+        }
     }
+    tool_close(&x.tool);
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);
     if (rj) {

@@ -125,3 +125,14 @@ void recon_result_free(recon_result *r)
     free(r->zone);
     memset(r, 0, sizeof *r);
 }
+
+void recon_result_unregister(recon_result *r)
+{
+    items_free(r->appeared_items.items, r->appeared_items.n);
+    items_free(r->resolved_items.items, r->resolved_items.n);
+    memset(&r->appeared_items, 0, sizeof r->appeared_items);
+    memset(&r->resolved_items, 0, sizeof r->resolved_items);
+    r->registered = false;
+    r->run_id = 0;
+    r->appeared = r->resolved = r->escalated = 0;
+}

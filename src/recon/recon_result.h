@@ -181,6 +181,8 @@ typedef struct recon_result {
     recon_items resolved_items; /* the items it resolved */
     repair_mode repair;
     uint64_t repaired;          /* --repair: rows inserted */
+    uint64_t repair_resolved;   /* of resolved: missing_in_table items whose
+                                   rows the repair inserted */
     recon_key *repaired_keys;   /* --repair missing: the first RECON_REPAIR_LISTED
                                    inserted, in the files' order */
     size_t n_repaired_keys;
@@ -193,5 +195,8 @@ bool recon_day_balanced(const recon_day *d);
 /* Frees a line's strings and zeroes it (a line not kept in a result). */
 void recon_line_free(recon_line *l);
 void recon_result_free(recon_result *r);
+/* The register's part of r dropped (its transaction rolled back): not
+ * registered, no run number, nothing appeared, resolved or escalated. */
+void recon_result_unregister(recon_result *r);
 
 #endif

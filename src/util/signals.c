@@ -45,6 +45,9 @@ void signals_install(void)
     sigaction(SIGTERM, &sa, NULL);
     /* A closed stdout pipe (report to `| head`) must be an error, not death. */
     signal(SIGPIPE, SIG_IGN);
+    /* So must a file grown past the file-size limit (`ulimit -f`): the
+     * write fails with EFBIG, the output is not writable (exit 3). */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 bool signals_interrupted(void)
