@@ -25,7 +25,12 @@ page_ok() { grep -q '</html>' "$1" && grep -q 'idemload validate report' "$1"; }
 echo OLD-REPORT >r.json
 echo OLD-PAGE >p.html
 (ulimit -f 0; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv) >out.txt 2>err.txt
-eq "the file-size limit writing the report: exit 3, not death by SIGXFSZ" 3 "$?"
+rc=$?
+# A sanitizer's runtime may write (and be killed by SIGXFSZ) before
+# idemload starts: the status is checked on the plain build only.
+if [ -z "${IDEMLOAD_INSTRUMENTED:-}" ]; then
+    eq "the file-size limit writing the report: exit 3, not death by SIGXFSZ" 3 "$rc"
+fi
 eq "the file-size limit writing the report: the old report stays whole" OLD-REPORT "$(cat r.json)"
 eq "the file-size limit writing the report: nothing left beside it" 0 "$(temps r.json)"
 (ulimit -f 2; exec "$IDEMLOAD" validate -q --report r.json --html p.html in.csv) >out.txt 2>err.txt
