@@ -13,3 +13,34 @@ all_tables() {
               || ' ORDER BY 1', false, false, '')::text), ',' ORDER BY relname)
        FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace"
 }
+# gen FROM TO PREFIX: statement lines FROM..TO of day 2026-11-20 (tenant 1,
+# wechat, keys PREFIX%07d, CNY amounts)
+gen() {
+    awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { for (i = a; i <= b; i++)
+        printf "1,wechat,%s%07d,pay,1,\"{\"\"amount\"\": \"\"%d.%02d\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T%02d:%02d:00Z\n",
+               p, i, i % 1000, i % 100, (i / 60) % 24, i % 60 }'
+}
+# register: its items and runs ("none" while reconcile has not created it)
+register() {
+    if [ "$(q "SELECT to_regclass('idemload_recon_item') IS NULL")" = t ]; then echo none; return; fi
+    q "SELECT (SELECT count(*) FROM idemload_recon_item) || ' ' || (SELECT count(*) FROM idemload_recon_run)"
+}
+# leftovers: temporary files beside the discrepancies files d.*
+leftovers() { find . -maxdepth 1 -name '.d.*.idemload-*' | wc -l; }
+# held_while_writing ERR ARGS...: starts `idemload ARGS` in the background
+# (its stderr to ERR) and stops it (SIGSTOP) once its temporary file beside
+# d.ndjson holds lines; sets pid, and caught to 1 when it was stopped so.
+held_while_writing() {
+    local err=$1 f; shift
+    "$IDEMLOAD" "$@" >/dev/null 2>"$err" &
+    pid=$! caught=0
+    for _ in $(seq 1 6000); do
+        f=$(find . -maxdepth 1 -name '.d.ndjson.idemload-*' -size +0 | head -n 1)
+        if [ -n "$f" ]; then
+            kill -STOP $pid && caught=1
+            break
+        fi
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.01
+    done
+}

@@ -18,22 +18,11 @@
 #   carried over into later runs as open discrepancies.
 . "$(dirname "$0")/../lib.sh"
 pg_use
+. "$(dirname "$0")/recon_lib.sh"
 export PGTZ=UTC
 N=200000
 [ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && N=60000
-header='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
-# gen FROM TO PREFIX: rows FROM..TO of day 2026-11-20, keys PREFIX%07d.
-gen() {
-    awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { for (i = a; i <= b; i++)
-        printf "1,wechat,%s%07d,pay,1,\"{\"\"amount\"\": \"\"%d.%02d\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T%02d:%02d:00Z\n",
-               p, i, i % 1000, i % 100, (i / 60) % 24, i % 60 }'
-}
 { echo "$header"; gen 1 $N M; } >s.csv
-register() {
-    if [ "$(q "SELECT to_regclass('idemload_recon_item') IS NULL")" = t ]; then echo none; return; fi
-    q "SELECT (SELECT count(*) FROM idemload_recon_item) || ' ' || (SELECT count(*) FROM idemload_recon_run)"
-}
-leftovers() { find . -maxdepth 1 -name '.d.*.idemload-*' | wc -l; }
 
 init_db recon_crash
 # A register to keep: an earlier statement of the day, reconciled whole.
@@ -47,19 +36,7 @@ before_reg=$(register)
 # SIGINT while the lines are being written: the process held still once its
 # temporary file holds lines (the server idle, its answers read), the
 # signal sent, then let go on.
-"$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson s.csv \
-    >/dev/null 2>r1.err &
-pid=$!
-caught=0
-for _ in $(seq 1 6000); do
-    f=$(find . -maxdepth 1 -name '.d.ndjson.idemload-*' -size +0 | head -n 1)
-    if [ -n "$f" ]; then
-        kill -STOP $pid && caught=1
-        break
-    fi
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.01
-done
+held_while_writing r1.err reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson s.csv
 check "the run was caught while writing its discrepancies" test $caught = 1
 kill -INT $pid
 kill -CONT $pid

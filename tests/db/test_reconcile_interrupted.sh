@@ -8,26 +8,15 @@
 # written as it is, never replaced.
 . "$(dirname "$0")/../lib.sh"
 pg_use
+. "$(dirname "$0")/recon_lib.sh"
 export PGTZ=UTC
 N=200000
 # Under a sanitizer the client is several times slower: 60,000 lines still
 # leave the kill its window, and a rescan per item (the bug the corrected
 # statement checks) would still take minutes, not seconds.
 [ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && N=60000
-header='tenant_id,channel,out_trade_no,callback_type,status,payload,received_at'
 # N statement rows, none in the table: N missing_in_table lines.
-{
-    echo "$header"
-    awk -v n=$N 'BEGIN { for (i = 1; i <= n; i++)
-        printf "1,wechat,M%07d,pay,1,\"{\"\"amount\"\": \"\"%d.%02d\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T%02d:%02d:00Z\n",
-               i, i % 1000, i % 100, (i / 60) % 24, i % 60 }'
-} >s.csv
-# register: its items and runs ("none" while reconcile has not created it).
-register() {
-    if [ "$(q "SELECT to_regclass('idemload_recon_item') IS NULL")" = t ]; then echo none; return; fi
-    q "SELECT (SELECT count(*) FROM idemload_recon_item) || ' ' || (SELECT count(*) FROM idemload_recon_run)"
-}
-leftovers() { find . -maxdepth 1 -name '.d.*.idemload-*' | wc -l; }
+{ echo "$header"; gen 1 $N M; } >s.csv
 lines_ok() {   # lines_ok FILE N: N lines, each one JSON object, all missing_in_table
     python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -47,19 +36,7 @@ before_reg=$(register)
 
 # The run killed mid-stream: stopped once the temporary file holds lines,
 # its backend terminated, then let go on.
-"$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson --report r1.json s.csv \
-    >/dev/null 2>r1.err &
-pid=$!
-caught=0
-for _ in $(seq 1 6000); do
-    f=$(find . -maxdepth 1 -name '.d.ndjson.idemload-*' -size +0 | head -n 1)
-    if [ -n "$f" ]; then
-        kill -STOP $pid && caught=1
-        break
-    fi
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.01
-done
+held_while_writing r1.err reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson --report r1.json s.csv
 check "the run was caught while writing its discrepancies (a temporary file beside PATH)" test $caught = 1
 q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
    WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
