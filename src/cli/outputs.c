@@ -26,6 +26,14 @@ static bool file_of(const char *path, struct stat *st)
     return path && strcmp(path, "-") != 0 && stat(path, st) == 0;
 }
 
+/* path's directory ("." for a bare name, "/" for a name in the root),
+ * allocated; NULL when out of memory. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
 /* Where a dangling symbolic link leads (the name writing through it would
  * create), relative to the link's own directory; NULL when path is no
  * symbolic link (or out of memory). */
@@ -68,7 +76,7 @@ static char *new_file_name(const char *given)
     const char *path = followed ? followed : given;
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = dir_of(path);
     char *real = dir ? realpath(dir, NULL) : NULL;
     free(dir);
     if (!real) {
@@ -96,15 +104,22 @@ static bool same_new_file(const char *a, const char *b)
     return same;
 }
 
+/* Every output path of cfg (NULL where the command writes none), the
+ * rejects file first. */
+#define N_OUTPUTS 5
+static void outputs_of(const config *cfg, named_path outs[N_OUTPUTS])
+{
+    outs[0] = (named_path){"the rejects file (--rejects)", cfg->rejects_path};
+    outs[1] = (named_path){"--report", cfg->report_path};
+    outs[2] = (named_path){"--changes", cfg->changes_path};
+    outs[3] = (named_path){"--html", cfg->html_path};
+    outs[4] = (named_path){"--discrepancies", cfg->discrepancies_path};
+}
+
 bool outputs_check(const config *cfg, buf *err)
 {
-    const named_path outs[] = {
-        {"the rejects file (--rejects)", cfg->rejects_path},
-        {"--report", cfg->report_path},
-        {"--changes", cfg->changes_path},
-        {"--html", cfg->html_path},
-        {"--discrepancies", cfg->discrepancies_path},
-    };
+    named_path outs[N_OUTPUTS];
+    outputs_of(cfg, outs);
     const named_path others[] = {
         {"--tenant-map", cfg->tenant_map_path},
         {"--facts", cfg->facts_path},
@@ -113,7 +128,7 @@ bool outputs_check(const config *cfg, buf *err)
                           : NULL},
     };
     size_t n_in = cfg->n_files + sizeof others / sizeof others[0];
-    size_t n_out = sizeof outs / sizeof outs[0];
+    size_t n_out = N_OUTPUTS;
     /* Two outputs in one file: the one written last would replace the other
      * (the report renamed over the changes file).  Standard output, a pipe
      * or /dev/null may take several. */
@@ -164,8 +179,7 @@ bool outputs_check(const config *cfg, buf *err)
  * can). */
 static const char *no_new_file(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = dir_of(path);
     struct stat st;
     const char *why = "";
     if (!dir)
@@ -208,14 +222,12 @@ static const char *unwritable(const char *path)
 
 bool outputs_writable(const config *cfg, buf *err)
 {
-    const named_path outs[] = {
-        {"--rejects", strcmp(cfg->rejects_path, DEFAULT_REJECTS) != 0 ? cfg->rejects_path : NULL},
-        {"--report", cfg->report_path},
-        {"--changes", cfg->changes_path},
-        {"--html", cfg->html_path},
-        {"--discrepancies", cfg->discrepancies_path},
-    };
-    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+    named_path outs[N_OUTPUTS];
+    outputs_of(cfg, outs);
+    /* The default rejects file is created only when a row is rejected. */
+    if (strcmp(cfg->rejects_path, DEFAULT_REJECTS) == 0)
+        outs[0].path = NULL;
+    for (size_t o = 0; o < N_OUTPUTS; o++) {
         if (!outs[o].path || outfile_std_stream(outs[o].path))
             continue;
         const char *why = unwritable(outs[o].path);
