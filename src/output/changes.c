@@ -63,29 +63,38 @@ static json_t *version_json(const row_version *v)
 #define KEY_JSON_1(ID, name, member, kind, key, pos, dflt, O, R) \
     COLUMN_IF_##key(&&json_object_set_new(O, #name, KEY_JSON_##kind(R, member)) == 0)
 
+/* A new line's object with the members naming file: "file" and, for a
+ * name that is not UTF-8 (escaped there), its bytes in "file_base64".
+ * NULL when out of memory. */
+static json_t *file_members(const char *file)
+{
+    buf esc = BUF_INIT, b64 = BUF_INIT;
+    bool exact = text_utf8_or_escaped(&esc, file);
+    if (!exact)
+        text_base64(&b64, file, strlen(file));
+    json_t *o = json_object();
+    bool ok = o && json_object_set_new(o, "file", json_stringn(buf_cstr(&esc), esc.len)) == 0 &&
+              (exact || json_object_set_new(o, "file_base64",
+                                            json_stringn(buf_cstr(&b64), b64.len)) == 0);
+    buf_free(&esc);
+    buf_free(&b64);
+    if (!ok)
+        json_decref(o);
+    return ok ? o : NULL;
+}
+
 bool changes_render(buf *out, const char *file, const row *r, merge_action a,
                     const row_version *before, const row_version *after)
 {
-    json_t *o = json_object();
-    /* A file name that is not UTF-8: escaped, its bytes in file_base64. */
-    buf esc = BUF_INIT, b64 = BUF_INIT;
-    bool exact = text_utf8_or_escaped(&esc, file);
-    json_t *name = json_stringn(buf_cstr(&esc), esc.len);
-    if (!exact)
-        text_base64(&b64, file, strlen(file));
-    buf_free(&esc);
+    json_t *o = file_members(file);
     /* Key texts are valid UTF-8 without NUL: validation saw to it. */
-    bool ok = o && json_object_set_new(o, "file", name) == 0 &&
-              (exact || json_object_set_new(o, "file_base64",
-                                            json_stringn(buf_cstr(&b64), b64.len)) == 0) &&
-              json_object_set_new(o, "line", json_integer((json_int_t)r->line)) == 0 &&
+    bool ok = o && json_object_set_new(o, "line", json_integer((json_int_t)r->line)) == 0 &&
               json_object_set_new(o, "action", json_string(merge_action_name(a))) == 0
               IDEMLOAD_COLUMNS(KEY_JSON_1, o, r) &&
               json_object_set_new(o, "before", version_json(before)) == 0 &&
               json_object_set_new(o, "after", version_json(after)) == 0;
     char *text = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
-    buf_free(&b64);
     ok = text && buf_append_str(out, text) && buf_append(out, "\n", 1);
     free(text);
     return ok;
@@ -113,25 +122,6 @@ bool changes_write(changes *c, const char *file, const row *r, merge_action a,
         return false;
     c->count++;
     return true;
-}
-
-/* The members naming file, as changes_render writes them: "file" and, for a
- * name that is not UTF-8, "file_base64".  NULL when out of memory. */
-static json_t *file_members(const char *file)
-{
-    buf esc = BUF_INIT, b64 = BUF_INIT;
-    bool exact = text_utf8_or_escaped(&esc, file);
-    if (!exact)
-        text_base64(&b64, file, strlen(file));
-    json_t *o = json_object();
-    bool ok = o && json_object_set_new(o, "file", json_stringn(buf_cstr(&esc), esc.len)) == 0 &&
-              (exact || json_object_set_new(o, "file_base64",
-                                            json_stringn(buf_cstr(&b64), b64.len)) == 0);
-    buf_free(&esc);
-    buf_free(&b64);
-    if (!ok)
-        json_decref(o);
-    return ok ? o : NULL;
 }
 
 /* One rendered line (without its newline) with its file members replaced by
