@@ -53,6 +53,7 @@ typedef struct recon_ctx {
     buf item, run, item_index, run_index;   /* the register's names, quoted */
     buf item_name, run_name;                /* ... as text, for to_regclass */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    char reg_state[16];                     /* register_state's answer; "" until asked */
     bool failed_logged;
 } recon_ctx;
 
@@ -799,22 +800,20 @@ static bool preset_pair(const config *cfg, char tenant[24], buf *channel)
 }
 
 /* The register's state, as SQL_RECON_REGISTER_READABLE gives it: "absent",
- * "readable" or "denied"; NULL (logged) when the query failed.  The
- * caller frees the text. */
-static char *register_state(recon_ctx *x)
+ * "readable" or "denied", asked once per run (the comparison and a dry
+ * run's carried-over items both need it, in one transaction); NULL
+ * (logged) when the query failed.  Owned by x. */
+static const char *register_state(recon_ctx *x)
 {
+    if (x->reg_state[0])
+        return x->reg_state;
     db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
                          (const char *const[]){buf_cstr(&x->item_name)});
     if (!r)
         return NULL;
-    char *state = strdup(db_value(r, 0, 0));
+    snprintf(x->reg_state, sizeof x->reg_state, "%s", db_value(r, 0, 0));
     db_result_free(&r);
-    if (!state) {
-        log_error("reconcile: out of memory");
-        db_set_out_of_memory(x->tool.d);
-        x->failed_logged = true;
-    }
-    return state;
+    return x->reg_state;
 }
 
 /* The keys of the period a statement of another day listed, by the
@@ -823,12 +822,10 @@ static char *register_state(recon_ctx *x)
  * run's role may not read it (read_register says so). */
 static bool stage_relisted(recon_ctx *x, const char *const *period)
 {
-    char *state = register_state(x);
+    const char *state = register_state(x);
     if (!state)
         return false;
-    bool readable = strcmp(state, "readable") == 0;
-    free(state);
-    return (readable ? exec(x, "reconcile: the keys later statements listed (the register)",
+    return (strcmp(state, "readable") == 0 ? exec(x, "reconcile: the keys later statements listed (the register)",
                             SQL_RECON_RELISTED, 2, period)
                      : exec(x, "reconcile: the keys later statements listed",
                             SQL_RECON_RELISTED_NONE, 0, NULL)) &&
@@ -1143,13 +1140,11 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
  * and the count stays 0 (res->carried_unknown). */
 static bool read_register(recon_ctx *x, recon_result *res)
 {
-    char *state = register_state(x);
+    const char *state = register_state(x);
     if (!state)
         return false;
     bool readable = strcmp(state, "readable") == 0;
-    bool denied = strcmp(state, "denied") == 0;
-    free(state);
-    if (denied) {
+    if (strcmp(state, "denied") == 0) {
         log_warn("reconcile --dry-run: this role may not read the register (%s): what earlier "
                  "runs left open is not known, and carried over is given as 0; nor which of the "
                  "table's rows statements of other days listed, so such a row the statement "
