@@ -225,14 +225,6 @@ static const option_def options[] = {
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
-const char *cli_command_name(command cmd)
-{
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (commands[i].cmd == cmd)
-            return commands[i].name;
-    return "";
-}
-
 bool cli_command_at(size_t i, cli_command_info *out)
 {
     if (i >= N_COMMANDS)
