@@ -192,14 +192,16 @@ void profile_free(profile **pp)
     for (size_t i = 0; i < p->n_money; i++) {
         money_kind *m = &p->money[i];
         free(m->kind);
-        money_fact *f[] = {&m->amount, &m->currency, &m->fee};
-        for (size_t k = 0; k < 3; k++) {
+        money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->settlement.amount,
+                           &m->settlement.fee};
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
             free(f[k]->column);
             free(f[k]->column_alt);
             free(f[k]->value);
         }
     }
     free(p->money);
+
     for (size_t i = 0; i < p->n_totals; i++) {
         money_total *t = &p->totals[i];
         free(t->summary);
@@ -837,7 +839,25 @@ static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const c
     return true;
 }
 
-/* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT}]. */
+/* A money kind's "settlement": {"amount": FACT, "fee": FACT}, the money the
+ * channel settles (not compared by reconcile). */
+static bool parse_settlement(parse_ctx *cx, json_t *k, const char *path, money_kind *m)
+{
+    json_t *o = json_object_get(k, "settlement");
+    if (!o || json_is_null(o))
+        return true;
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.settlement", path);
+    if (!json_is_object(o))
+        return bad(cx, sub, "must be an object (amount, fee)");
+    static const char *const allowed[] = {"amount", "fee", NULL};
+    return only_members(cx, o, sub, allowed) &&
+           parse_money_fact(cx, o, "amount", sub, &m->settlement.amount) &&
+           parse_money_fact(cx, o, "fee", sub, &m->settlement.fee);
+}
+
+/* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT,
+ * "settlement": {"amount": FACT, "fee": FACT}}]. */
 static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
 {
     json_t *a = json_object_get(root, "money");
@@ -851,20 +871,22 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
         buf_printf(cx->err, "out of memory");
         return false;
     }
-    static const char *const allowed[] = {"kind", "amount", "currency", "fee", NULL};
+    static const char *const allowed[] = {"kind", "amount", "currency", "fee", "settlement",
+                                          NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *k = json_array_get(a, i);
         char path[64], sub[96];
         snprintf(path, sizeof path, "money[%zu]", i);
         if (!json_is_object(k))
-            return bad(cx, path, "must be an object (kind, amount, currency, fee)");
+            return bad(cx, path, "must be an object (kind, amount, currency, fee, settlement)");
         money_kind *m = &p->money[p->n_money++];
         snprintf(sub, sizeof sub, "%s.kind", path);
         if (!only_members(cx, k, path, allowed) ||
             !get_str(cx, k, "kind", sub, false, false, &m->kind) ||
             !parse_money_fact(cx, k, "amount", path, &m->amount) ||
             !parse_money_fact(cx, k, "currency", path, &m->currency) ||
-            !parse_money_fact(cx, k, "fee", path, &m->fee))
+            !parse_money_fact(cx, k, "fee", path, &m->fee) ||
+            !parse_settlement(cx, k, path, m))
             return false;
         if (m->kind && strchr(m->kind, ':'))
             return bad(cx, sub, "is a kind without ':' (\"refund\", not \"refund:{...}\")");
@@ -1234,6 +1256,24 @@ static json_t *merchant_json(const profile *p)
     return m;
 }
 
+/* One money fact as member name of o, when the profile declares it. */
+static void money_fact_json(json_t *o, const char *name, const money_fact *f)
+{
+    if (!f->column && !f->value)
+        return;
+    json_t *fj = json_object();
+    if (f->column_alt)
+        json_object_set_new(fj, "column", json_pack("[s, s]", f->column, f->column_alt));
+    else
+        set_str(fj, "column", f->column);
+    set_str(fj, "value", f->value);
+    if (f->minor)
+        set_str(fj, "unit", "minor");
+    if (f->magnitude)
+        json_object_set_new(fj, "magnitude", json_true());
+    json_object_set_new(o, name, fj);
+}
+
 /* The profile's "money" facts, one object per kind (the caller knows it has some). */
 static json_t *money_json(const profile *p)
 {
@@ -1242,24 +1282,16 @@ static json_t *money_json(const profile *p)
         const money_kind *m = &p->money[i];
         json_t *kj = json_object();
         set_str(kj, "kind", m->kind);
-        const money_fact *f[] = {&m->amount, &m->currency, &m->fee};
-        static const char *const names[] = {"amount", "currency", "fee"};
-        for (size_t k = 0; k < 3; k++) {
-            if (!f[k]->column && !f[k]->value)
-                continue;
-            json_t *fj = json_object();
-            if (f[k]->column_alt)
-                json_object_set_new(fj, "column", json_pack("[s, s]", f[k]->column,
-                                                            f[k]->column_alt));
-            else
-                set_str(fj, "column", f[k]->column);
-            set_str(fj, "value", f[k]->value);
-            if (f[k]->minor)
-                set_str(fj, "unit", "minor");
-            if (f[k]->magnitude)
-                json_object_set_new(fj, "magnitude", json_true());
-            json_object_set_new(kj, names[k], fj);
-        }
+        money_fact_json(kj, "amount", &m->amount);
+        money_fact_json(kj, "currency", &m->currency);
+        money_fact_json(kj, "fee", &m->fee);
+        json_t *sj = json_object();
+        money_fact_json(sj, "amount", &m->settlement.amount);
+        money_fact_json(sj, "fee", &m->settlement.fee);
+        if (json_object_size(sj))
+            json_object_set_new(kj, "settlement", sj);
+        else
+            json_decref(sj);
         json_array_append_new(a, kj);
     }
     return a;

@@ -95,12 +95,21 @@ typedef struct money_fact {
 
 /* The money facts of one kind of row (the profile's own kind names, before
  * any --kind rename: "pay", "refund", "revoked"; NULL: every kind the
- * profile does not list). */
+ * profile does not list).  amount, currency and fee are what reconcile
+ * compares with the callbacks (the money a callback carries: WeChat's
+ * 订单金额, not what is settled after a coupon); settlement holds the
+ * amount and fee the channel settles (WeChat's 应结订单金额 / 退款金额 and
+ * 手续费), in the same currency, for the settlement side (SPEC.md,
+ * "Settle"); reconcile does not compare them. */
 typedef struct money_kind {
     char *kind;
     money_fact amount;
     money_fact currency;
     money_fact fee;
+    struct {
+        money_fact amount;
+        money_fact fee;
+    } settlement;
 } money_kind;
 
 /*
