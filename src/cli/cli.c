@@ -103,7 +103,8 @@ static const option_def options[] = {
     {0, "delimiter", "C", READING, "CSV field delimiter (default ,)", .set = set_delimiter},
     {0, "profile", "NAME|PATH.json", READING,
      "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
-     "a profile file ('idemload profiles' lists them)",
+     "a profile file ('idemload profiles' lists them); reconcile compares only the kinds the "
+     "bill lists (a WeChat SUCCESS bill: payments)",
      .set = set_text, .field = FIELD(profile_name)},
     {0, "encoding", "utf-8|gbk", READING,
      "with --profile: the bill's encoding (default: the profile's)",

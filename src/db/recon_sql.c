@@ -42,6 +42,7 @@ const char SQL_RECON_SETUP[] =
     "  callback_type text NOT NULL, status smallint NOT NULL, payload jsonb NOT NULL,"
     "  received_at timestamptz NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
+    "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
@@ -140,6 +141,12 @@ const char SQL_RECON_TFACTS[] =
     "INSERT INTO idemload_recon_tfacts VALUES ($1, $2, $3::text[], $4, $5::boolean, $6::boolean,"
     " $7::text[], $8, $9::text[], $10, $11::boolean, $12::boolean, $13::text[])";
 
+/* $1 a file's number, $2 the kinds it lists (a text[] literal; NULL:
+ * every kind): one row per kind, a NULL kind for every kind. */
+const char SQL_RECON_COVER[] =
+    "INSERT INTO idemload_recon_cover"
+    " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
+
 const char SQL_RECON_COPY[] =
     "COPY idemload_recon_raw (file_no, line, tenant_id, channel, out_trade_no, callback_type,"
     " status, payload, received_at) FROM STDIN (FORMAT binary)";
@@ -169,6 +176,11 @@ const char SQL_RECON_COPY[] =
 #define RECON_TIME_TO(p) \
     "($2::date + CASE WHEN " p " THEN 32 ELSE 1 END)::timestamp AT TIME ZONE $3"
 #define RECON_ANY_TIMED "(SELECT bool_or(timed) FROM idemload_recon_pairs)"
+/* Does the statement list the kind of row r for its pair p (the kinds its
+ * files cover, SQL_RECON_PAIRS: a WeChat SUCCESS bill no refunds)?  A row
+ * of a kind it cannot list is neither missing from it nor pending. */
+#define RECON_PAIR_COVERS(p, r) \
+    "(" p ".kinds IS NULL OR split_part(" r ".callback_type, ':', 1) = ANY (" p ".kinds))"
 #define RECON_TABLE_COLUMNS \
     "t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload, t.received_at"
 const char SQL_RECON_TABLE_ROWS[] =
@@ -186,6 +198,7 @@ const char SQL_RECON_TABLE_ROWS[] =
     "JOIN idemload_recon_pairs p ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
     "WHERE t.received_at >= " RECON_TIME_FROM("p.timed")
     "  AND t.received_at < " RECON_TIME_TO("p.timed")
+    "  AND " RECON_PAIR_COVERS("p", "t")
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_sk k"
     "      WHERE k.tenant_id = t.tenant_id AND k.channel = t.channel"
     "        AND k.out_trade_no = t.out_trade_no AND k.callback_type = t.callback_type)";
@@ -220,7 +233,8 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "  ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
     "WHERE {active} AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
     "   AND t.received_at >= " RECON_TIME_FROM("p.timed")
-    "   AND t.received_at < " RECON_TIME_TO("p.timed") "))";
+    "   AND t.received_at < " RECON_TIME_TO("p.timed")
+    "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
 /* The table's rows with their facts, the most specific level of --facts
  * first (channel and kind, channel, default). */
@@ -384,15 +398,23 @@ const char SQL_RECON_OUTSIDE[] =
  * still stands for its pairs: their table rows of the period are
  * no_statement, not balanced), and the pair --set names, $1 and $2, when
  * it names both (a bill without a row still stands for its merchant and
- * channel); with whether --facts names a time fact for the channel (at
- * any level that applies to it: then its rows' time is not received_at). */
+ * channel), for every file; with whether --facts names a time fact for the
+ * channel (at any level that applies to it: then its rows' time is not
+ * received_at), and the kinds the pair's files list (idemload_recon_cover:
+ * NULL when one of them lists every kind; a WeChat SUCCESS bill and a
+ * REFUND bill of one pair list pay and refund together). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
+    " WITH pf AS (SELECT DISTINCT tenant_id, channel, file_no FROM idemload_recon_raw"
+    "             UNION SELECT $1::bigint, $2::text, c.file_no FROM idemload_recon_cover c"
+    "              WHERE $1 IS NOT NULL AND $2 IS NOT NULL)"
     " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
     "          WHERE (f.channel IS NULL OR f.channel = k.channel) AND f.time_path IS NOT NULL)"
-    "        AS timed"
-    " FROM (SELECT tenant_id, channel FROM idemload_recon_sk"
-    "       UNION SELECT $1::bigint, $2::text WHERE $1 IS NOT NULL AND $2 IS NOT NULL) k";
+    "        AS timed,"
+    "        CASE WHEN bool_or(c.kind IS NULL) THEN NULL"
+    "             ELSE array_agg(DISTINCT c.kind) END AS kinds"
+    " FROM pf k LEFT JOIN idemload_recon_cover c ON c.file_no = k.file_no"
+    " GROUP BY k.tenant_id, k.channel";
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
@@ -783,13 +805,15 @@ const char SQL_RECON_REG_RESOLVE_LISTED[] =
     "      AND k.callback_type = i.callback_type)";
 
 /* $1 the run, $2 $3 the period.  Items of the days reconciled again that
- * this run no longer finds: resolved, superseded. */
+ * this run no longer finds: resolved, superseded (not those of a kind the
+ * statement cannot list: a SUCCESS bill says nothing of a refund). */
 const char SQL_RECON_REG_SUPERSEDE[] =
     "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
     "       resolution = 'not found again when the day was reconciled again' "
     "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
-    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel"
+    "        AND (i.callback_type IS NULL OR " RECON_PAIR_COVERS("p", "i") "))"
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
 
 /* $1 the run, $2 the period's first day.  Pending items of earlier days (before the

@@ -29,6 +29,7 @@ extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_DAYS_SPAN[];
 extern const char SQL_RECON_OUTSIDE[];
 extern const char SQL_RECON_PAIRS[];
+extern const char SQL_RECON_COVER[];
 extern const char SQL_RECON_RELISTED[];
 extern const char SQL_RECON_RELISTED_NONE[];
 extern const char SQL_RECON_ANALYZE_RELISTED[];

@@ -48,6 +48,9 @@ static const builtin builtins[] = {
      "\"REVOKED\": \"2\", \"PROCESSING\": \"1\", \"CHANGE\": \"1\", \"REFUNDCLOSE\": \"3\"}, "
      "\"unmapped\": \"reject\"}},"
      " \"merchant\": {\"from\": [\"特约商户号\", \"子商户号\", \"商户号\"], \"none\": [\"0\"]},"
+     " \"covers\": [{\"header_has\": [\"退款申请时间\"], \"kinds\": [\"refund\"]},"
+     "  {\"header_has\": [\"微信退款单号\"], \"kinds\": [\"pay\", \"refund\", \"revoked\"]},"
+     "  {\"kinds\": [\"pay\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"应结订单金额\", \"总金额\"]}, "
      "\"currency\": {\"column\": "
@@ -78,6 +81,7 @@ static const builtin builtins[] = {
      "\"退款\": \"refund:{退款批次号/请求号}\"}, \"unmapped\": \"reject\"},"
      "  \"received_at\": {\"from\": [\"完成时间\"]},"
      "  \"status\": {\"value\": \"2\"}},"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
      "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}},"
@@ -103,6 +107,7 @@ static const builtin builtins[] = {
      "  \"received_at\": {\"from\": [\"created_utc\", \"created\"]},"
      "  \"status\": {\"value\": \"2\"}},"
      " \"utc_columns\": [\"created_utc\"],"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
      "\"currency\"}, \"fee\": {\"column\": \"fee\"}},"
@@ -131,6 +136,7 @@ static const builtin builtins[] = {
      "  \"received_at\": {\"from\": [\"Transaction Completion Date\"]},"
      "  \"status\": {\"from\": [\"Transactional Status\"], \"map\": {\"S\": \"2\", \"F\": \"2\", "
      "\"P\": \"1\", \"D\": \"3\", \"V\": \"3\"}, \"unmapped\": \"reject\", \"default\": \"2\"}},"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
@@ -201,7 +207,11 @@ void profile_free(profile **pp)
         }
     }
     free(p->money);
-
+    for (size_t i = 0; i < p->n_covers; i++) {
+        free_strv(p->covers[i].header_has, p->covers[i].n_header_has);
+        free_strv(p->covers[i].kinds, p->covers[i].n_kinds);
+    }
+    free(p->covers);
     for (size_t i = 0; i < p->n_totals; i++) {
         money_total *t = &p->totals[i];
         free(t->summary);
@@ -856,6 +866,57 @@ static bool parse_settlement(parse_ctx *cx, json_t *k, const char *path, money_k
            parse_money_fact(cx, o, "fee", sub, &m->settlement.fee);
 }
 
+/* covers: [{"header_has": [COLUMN...], "kinds": [KIND...]}]: the kinds a
+ * file lists, by the first rule whose columns its header has; a rule
+ * without header_has matches every header and must be the last. */
+static bool parse_covers(parse_ctx *cx, json_t *root, profile *p)
+{
+    json_t *a = json_object_get(root, "covers");
+    if (!a || json_is_null(a))
+        return true;
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return bad(cx, "covers", "must be a non-empty array of rules ({\"header_has\": "
+                                 "[COLUMN...], \"kinds\": [KIND...]})");
+    if (json_array_size(a) > PROFILE_MAX_COVERS) {
+        char m[64];
+        snprintf(m, sizeof m, "holds at most %d rules", PROFILE_MAX_COVERS);
+        return bad(cx, "covers", m);
+    }
+    p->covers = calloc(json_array_size(a), sizeof *p->covers);
+    if (!p->covers) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    static const char *const allowed[] = {"header_has", "kinds", NULL};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *r = json_array_get(a, i);
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "covers[%zu]", i);
+        if (!json_is_object(r))
+            return bad(cx, path, "must be an object (header_has, kinds)");
+        cover_rule *c = &p->covers[p->n_covers++];
+        if (!only_members(cx, r, path, allowed))
+            return false;
+        snprintf(sub, sizeof sub, "%s.header_has", path);
+        if (!get_strv(cx, r, "header_has", sub, &c->header_has, &c->n_header_has))
+            return false;
+        if (!c->n_header_has && i + 1 < json_array_size(a))
+            return bad(cx, path, "matches every header (no header_has), so the rules after it "
+                                 "are never used: it must be the last");
+        snprintf(sub, sizeof sub, "%s.kinds", path);
+        if (!json_object_get(r, "kinds") || json_is_null(json_object_get(r, "kinds")))
+            return bad(cx, sub, "is required: the kinds a file with that header lists");
+        if (!get_strv(cx, r, "kinds", sub, &c->kinds, &c->n_kinds))
+            return false;
+        for (size_t k = 0; k < c->n_kinds; k++)
+            if (strchr(c->kinds[k], ':'))
+                return bad(cx, sub, "holds kinds without ':' (\"refund\", not "
+                                    "\"refund:{...}\")");
+    }
+    return true;
+}
+
 /* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT,
  * "settlement": {"amount": FACT, "fee": FACT}}]. */
 static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
@@ -920,6 +981,7 @@ static const struct root_member {
     {"columns", parse_columns},
     {"utc_columns", parse_utc_columns},
     {"merchant", parse_merchant},
+    {"covers", parse_covers},
     {"money", parse_money},
 };
 
@@ -1141,6 +1203,51 @@ const money_kind *profile_money_for(const profile *p, const char *ct, size_t len
     return any;
 }
 
+bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
+                           bool *oom)
+{
+    *kinds = NULL;
+    *n_kinds = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < p->n_covers; i++)
+        if (matched & ((uint32_t)1 << i))
+            cap += p->covers[i].n_kinds;
+    if (cap == 0)
+        return false;
+    char **out = calloc(cap, sizeof *out);
+    if (!out) {
+        *oom = true;
+        return false;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_covers; i++) {
+        if (!(matched & ((uint32_t)1 << i)))
+            continue;
+        for (size_t k = 0; k < p->covers[i].n_kinds; k++) {
+            const char *kind = p->covers[i].kinds[k];
+            for (size_t r = 0; r < p->n_renames; r++)
+                if (strcmp(p->renames[r].from, kind) == 0) {
+                    kind = p->renames[r].to;
+                    break;
+                }
+            bool seen = false;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = strcmp(out[j], kind) == 0;
+            if (seen)
+                continue;
+            if (!(out[n] = strdup(kind))) {
+                free_strv(out, n);
+                *oom = true;
+                return false;
+            }
+            n++;
+        }
+    }
+    *kinds = out;
+    *n_kinds = n;
+    return true;
+}
+
 /* --- printing ----------------------------------------------------------- */
 
 static json_t *strv_json(char **v, size_t n)
@@ -1297,6 +1404,21 @@ static json_t *money_json(const profile *p)
     return a;
 }
 
+/* The profile's "covers" rules (the caller knows it has some). */
+static json_t *covers_json(const profile *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_covers; i++) {
+        json_t *r = json_object();
+        if (p->covers[i].n_header_has)
+            json_object_set_new(r, "header_has",
+                                strv_json(p->covers[i].header_has, p->covers[i].n_header_has));
+        json_object_set_new(r, "kinds", strv_json(p->covers[i].kinds, p->covers[i].n_kinds));
+        json_array_append_new(a, r);
+    }
+    return a;
+}
+
 bool profile_to_json(const profile *p, buf *out)
 {
     json_t *o = json_object();
@@ -1323,6 +1445,8 @@ bool profile_to_json(const profile *p, buf *out)
         json_object_set_new(o, "utc_columns", strv_json(p->utc_columns, p->n_utc_columns));
     if (p->n_merchant_from)
         json_object_set_new(o, "merchant", merchant_json(p));
+    if (p->n_covers)
+        json_object_set_new(o, "covers", covers_json(p));
     if (p->n_money)
         json_object_set_new(o, "money", money_json(p));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

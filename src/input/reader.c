@@ -56,3 +56,7 @@ uint64_t reader_money_unchecked(const reader *r)
     return r->money_unchecked;
 }
 
+uint32_t reader_covers_matched(const reader *r)
+{
+    return r->covers_matched;
+}
