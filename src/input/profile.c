@@ -52,11 +52,12 @@ static const builtin builtins[] = {
      "  {\"header_has\": [\"微信退款单号\"], \"kinds\": [\"pay\", \"refund\", \"revoked\"]},"
      "  {\"kinds\": [\"pay\"]}],"
      " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"应结订单金额\", \"总金额\"]}, "
-     "\"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}}]}"},
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"订单金额\", \"总金额\"]}, "
+     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
+     "[\"应结订单金额\", \"总金额\"]}, \"fee\": {\"column\": \"手续费\"}}},"
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": [\"申请退款金额\", \"退款金额\"]}, "
+     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
+     "\"退款金额\"}, \"fee\": {\"column\": \"手续费\"}}}]}"},
     {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
      "#交易合计/#退款合计 counts and amounts checked",
      "{\"name\": \"alipay-trade\","
