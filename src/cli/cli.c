@@ -153,7 +153,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(grace), .need = "a duration"},
     {0, "facts", "FILE", CMDBIT(CMD_RECONCILE),
      "JSON: where each channel's (and kind's) payload holds amount, currency, fee and time, "
-     "and in which unit (default: amount in major units, currency)",
+     "and in which unit (default: amount in major units, currency); a row whose payload is "
+     "a bill's row (--repair missing) is read by the profile's columns",
      .set = set_text, .field = FIELD(facts_path), .need = "a path"},
     {0, "discrepancies", "PATH|-", CMDBIT(CMD_RECONCILE),
      "write one line per discrepancy: NDJSON, or CSV with a byte-order mark when PATH ends "

@@ -236,32 +236,6 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "   AND t.received_at < " RECON_TIME_TO("p.timed")
     "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
-/* The table's rows with their facts, the most specific level of --facts
- * first (channel and kind, channel, default). */
-const char SQL_RECON_TABLE_VIEW[] =
-    "CREATE TEMP VIEW idemload_recon_t AS "
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
-    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
-    "       pg_temp.idemload_money(coalesce(f.amount_const, t.payload #>> f.amount_path),"
-    "                              f.amount_minor, f.amount_abs, coalesce(x.exponent, 2)) AS amount,"
-    "       pg_temp.idemload_money(coalesce(f.fee_const, t.payload #>> f.fee_path),"
-    "                              f.fee_minor, f.fee_abs, coalesce(x.exponent, 2)) AS fee,"
-    "       coalesce(CASE WHEN f.time_path IS NOT NULL"
-    "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
-    "                t.received_at) AS time "
-    "FROM idemload_recon_traw t "
-    "CROSS JOIN LATERAL (SELECT tf.*,"
-    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
-    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
-    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl"
-    "   FROM idemload_recon_tfacts tf"
-    "  WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
-    "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
-    "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
-    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
-    "     t.payload #>> f.currency_path)), '')) AS currency) c "
-    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
-
 /* The statement's rows with their facts and their day in the zone, as a
  * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
  * facts' texts are taken out of the payload once, in a sub-select the
@@ -307,6 +281,54 @@ const char SQL_RECON_TABLE_VIEW[] =
     "           FROM " kinds ") k" \
     "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
     "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
+
+/* The table's rows with their facts, the most specific level of --facts
+ * first (channel and kind, channel, default).  A row whose payload lacks
+ * the amount --facts names but holds the statement's (a row loaded from a
+ * bill: inserted by --repair missing, or by an import of the bill, whose
+ * payload is the bill's row, kept as it was) is read as the statement's
+ * rows are, its amount, currency and fee from the bill's own columns
+ * (bill): reading it at the callback's path found nothing, and it stayed
+ * unverified each night after.  The statement's facts of each kind come
+ * once per kind (RECON_KIND_FACTS), not per row. */
+const char SQL_RECON_TABLE_VIEW[] =
+    "CREATE TEMP VIEW idemload_recon_t AS " RECON_KIND_FACTS("idemload_recon_traw")
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
+    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
+    "       pg_temp.idemload_money(CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END,"
+    "                              CASE WHEN b.bill THEN s.amount_minor ELSE f.amount_minor END,"
+    "                              CASE WHEN b.bill THEN s.amount_abs ELSE f.amount_abs END,"
+    "                              coalesce(x.exponent, 2)) AS amount,"
+    "       pg_temp.idemload_money(CASE WHEN b.bill THEN coalesce(s.fee_const,"
+    "                                t.payload #>> s.fee_path, t.payload #>> s.fee_alt)"
+    "                              ELSE coalesce(f.fee_const, t.payload #>> f.fee_path) END,"
+    "                              CASE WHEN b.bill THEN s.fee_minor ELSE f.fee_minor END,"
+    "                              CASE WHEN b.bill THEN s.fee_abs ELSE f.fee_abs END,"
+    "                              coalesce(x.exponent, 2)) AS fee,"
+    "       coalesce(CASE WHEN f.time_path IS NOT NULL"
+    "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
+    "                t.received_at) AS time "
+    "FROM idemload_recon_traw t "
+    "CROSS JOIN LATERAL (SELECT tf.*,"
+    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
+    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
+    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl"
+    "   FROM idemload_recon_tfacts tf"
+    "  WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
+    "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
+    "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
+    "LEFT JOIN kf s ON s.kind = split_part(t.callback_type, ':', 1) "
+    "CROSS JOIN LATERAL (SELECT a.t_amount, a.s_amount,"
+    "     a.t_amount IS NULL AND a.s_amount IS NOT NULL AS bill"
+    "   FROM (SELECT coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount,"
+    "                coalesce(t.payload #>> s.amount_path, t.payload #>> s.amount_alt)"
+    "                  AS s_amount) a) b "
+    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(CASE WHEN b.bill"
+    "       THEN coalesce(s.currency_const, t.payload #>> s.currency_path,"
+    "                     t.payload #>> s.currency_alt)"
+    "       ELSE coalesce(f.currency_const, t.payload #>> f.currency_path) END), ''))"
+    "     AS currency) c "
+    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
 
 /* One row per key: the version import's deduplication would keep (the
  * latest received_at, then the later file and line, with a final status
