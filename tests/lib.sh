@@ -14,6 +14,29 @@ rm -rf "$WORK" && mkdir -p "$WORK" && chmod 777 "$WORK"
 cd "$WORK" || exit 1
 PASSED=0
 FAILED=0
+# Every call of idemload goes through tests/idem_wrap.c (built beside it):
+# a sanitizer's exit status (86, 87, 88) or a report in its stderr file,
+# whatever the test does with them, is recorded in .run_failures, which
+# `finish` fails on.  IDEMLOAD_REAL is the binary itself (its directory
+# holds the generated docs); real_pid PID gives the idemload process of a
+# wrapper started in the background (SIGSTOP cannot be passed on).
+IDEMLOAD_REAL=$IDEMLOAD
+if [ -n "${IDEMLOAD_WRAP:-}" ]; then
+    [ -x "$IDEMLOAD_WRAP" ] || { echo "IDEMLOAD_WRAP: $IDEMLOAD_WRAP is not an executable"; exit 1; }
+    export IDEMLOAD_WRAP_REAL=$IDEMLOAD IDEMLOAD_WRAP_LOG=$WORK/.run_failures
+    IDEMLOAD=$IDEMLOAD_WRAP
+fi
+real_pid() {
+    local c
+    if [ "$IDEMLOAD" != "${IDEMLOAD_WRAP:-}" ]; then echo "$1"; return; fi
+    for _ in $(seq 1 200); do
+        c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+        [ -n "$c" ] && { echo "${c%% *}"; return; }
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.01
+    done
+    echo "$1"
+}
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
@@ -94,7 +117,7 @@ finish() {
         [ -f "$f" ] && san_check "$f" "a background run (${f##*/})"
     done
     if [ -s "$WORK/.run_failures" ]; then
-        fail "idemload failed inside \$(...) (idem_out):"
+        fail "idemload failed inside \$(...) (idem_out), or a sanitizer's exit or report (idem_wrap):"
         sed 's/^/#   /' "$WORK/.run_failures"
     fi
     if [ -s "$WORK/.q_failures" ]; then

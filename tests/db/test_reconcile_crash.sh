@@ -39,7 +39,7 @@ before_reg=$(register)
 held_while_writing r1.err reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson s.csv
 check "the run was caught while writing its discrepancies" test $caught = 1
 kill -INT $pid
-kill -CONT $pid
+kill -CONT $held
 wait $pid; rc=$?
 eq "SIGINT while the lines are written: exit 130" 130 $rc
 check "the error says it was interrupted" grep -qi "interrupted" r1.err

@@ -40,7 +40,7 @@ held_while_writing r1.err reconcile -d "$DB" --period 2026-11-20 --discrepancies
 check "the run was caught while writing its discrepancies (a temporary file beside PATH)" test $caught = 1
 q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
    WHERE datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
-kill -CONT $pid
+kill -CONT $held
 wait $pid; rc=$?
 eq "the connection lost mid-stream: exit 4" 4 $rc
 check "the error says the database failed" grep -qi "server\|connection\|terminat" r1.err
