@@ -302,12 +302,17 @@ chunk_hold() {
     done
     fail "chunk_hold $key: the test could not take its lock"
 }
-# chunk_hold_locks KEY CONDITION: advisory locks KEY of this database with
-# CONDITION ("granted": the test's; "NOT granted": the loads waiting).
-chunk_hold_locks() {
-    q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND $2
+# advisory_locks CONDITION [KEY]: how many advisory locks (of KEY, when
+# given) of this database hold CONDITION ("granted": the test's; "NOT
+# granted": the sessions waiting).  pg_locks shows the whole server's, where
+# the suite's tests run side by side: never count them unscoped.
+advisory_locks() {
+    q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND ${2:+objid = $2 AND} $1
           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 }
+# chunk_hold_locks KEY CONDITION: advisory locks KEY of this database with
+# CONDITION.
+chunk_hold_locks() { advisory_locks "$2" "$1"; }
 # chunk_wait KEY PID [N]: waits (up to 2 minutes) until N sessions (default
 # 1) wait at the hold, or PID ended; succeeds when they wait.
 chunk_wait() {

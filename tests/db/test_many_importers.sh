@@ -36,25 +36,25 @@ q "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS \$\$
 psql -X -q -c "SELECT pg_advisory_lock(4242), 'held'" -c "SELECT pg_sleep(600)" >hold.out 2>&1 &
 HOLD=$!
 for _ in $(seq 1 600); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted")" = 1 ] && break
+    [ "$(advisory_locks granted 4242)" = 1 ] && break
     sleep 0.1
 done
-eq "the test holds lock 4242" 1 "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND mode = 'ExclusiveLock' AND granted")"
+eq "the test holds lock 4242" 1 "$(advisory_locks "mode = 'ExclusiveLock' AND granted" 4242)"
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 1 a.ndjson >p1.out 2>p1.err &
 W1=$! P1=$(real_pid $!)
 # Process 1 is in the middle of A once the trigger waits on the lock.
 for _ in $(seq 1 1200); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted")" = 1 ] && break
+    [ "$(advisory_locks "NOT granted" 4242)" = 1 ] && break
     sleep 0.1
 done
-eq "process 1 waits in the middle of A" 1 "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted")"
+eq "process 1 waits in the middle of A" 1 "$(advisory_locks "NOT granted" 4242)"
 eq "A has committed chunks, not all" "4 loading" "$(q "SELECT chunks || ' ' || status FROM idemload_ledger WHERE file_name = 'a.ndjson'")"
 kill -STOP $P1
 # Let the trigger go: process 1's statement ends on the server, but the
 # process itself stays stopped, holding A.
 kill $HOLD 2>/dev/null
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 wait $HOLD 2>/dev/null
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 2 a.ndjson b.ndjson --report p2.json >p2.out 2>p2.err &

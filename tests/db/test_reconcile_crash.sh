@@ -97,12 +97,12 @@ c1=$!
 "$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 s0.csv >/dev/null 2>c2.err &
 c2=$!
 for _ in $(seq 1 600); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")" = 2 ] && break
+    [ "$(advisory_locks "NOT granted")" = 2 ] && break
     sleep 0.1
 done
 eq "both runs wait for the register's lock" 2 \
-    "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")"
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'" >/dev/null
+    "$(advisory_locks "NOT granted")"
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder' AND datname = current_database()" >/dev/null
 wait $holder
 wait $c1; rc1=$?
 wait $c2; rc2=$?
