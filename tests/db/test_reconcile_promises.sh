@@ -6,9 +6,11 @@
 # resolved_by, the run's files and digests, amounts per kind and
 # currency); the statement's and the table's time in a discrepancy line;
 # --discrepancies -; --grace Nh; rejected rows take no part; the input
-# options --delimiter, --format, --chunk-rows with reconcile; a password in
-# none of its outputs; two --repair missing at once insert each row once;
-# 18-digit and KWD amounts end to end.  "Now" is pinned (IDEMLOAD_NOW).
+# options --delimiter, --format, --chunk-rows, --max-rejects, --kind,
+# --tenant-map and --encoding with reconcile; the days cut in a profile's
+# zone; a password in none of its outputs; two --repair missing at once
+# insert each row once; 18-digit and KWD amounts end to end; reconcile's
+# peak RSS.  "Now" is pinned (IDEMLOAD_NOW).
 . "$(dirname "$0")/../lib.sh"
 pg_use
 . "$(dirname "$0")/recon_lib.sh"
@@ -234,5 +236,98 @@ check "the report's day: statement amounts exact (CNY 246913578024691357.81, KWD
     "[d['statement']['amounts'] for d in r['reconciliation']['days']] == [{'CNY': '246913578024691357.81', 'KWD': '2.469'}]"
 check "the table's amounts exact (CNY 246913578024691357.82, KWD 2.468)" jtrue m.json \
     "[d['table']['amounts'] for d in r['reconciliation']['days']] == [{'CNY': '246913578024691357.82', 'KWD': '2.468'}]"
+
+# ---- 12. a profile's bill: days cut in the profile's zone; --kind,
+# --tenant-map, --encoding with reconcile.  The bill: samples/
+# bill-wechat-trade-2024-05-01.csv (its layout from WeChat Pay's published
+# trade bill, see channel-formats.md), its first payment moved to 07:30
+# Beijing time, 23:30 UTC of the day before.
+sed 's/^`2024-05-01 10:15:02,/`2024-05-01 07:30:00,/' "$SRC/samples/bill-wechat-trade-2024-05-01.csv" >wb.csv
+check "the bill's first payment is at 07:30" grep -q '^`2024-05-01 07:30:00,' wb.csv
+cat >wfacts.json <<'JSON'
+{"channels": {"wechat": {"amount": {"path": "应结订单金额", "unit": "major"}, "currency": {"path": "货币种类"},
+                         "kinds": {"refund": {"amount": {"path": "退款金额", "unit": "major"}}}}}}
+JSON
+init_db recon_promises_profile
+run import -q -d "$DB" --rejects wrj.ndjson --profile wechat-trade --set tenant_id=77 wb.csv
+eq "the bill loads by its profile" 0 "$RC"
+eq "its payment at 07:30 Beijing time is 23:30 UTC the day before" "2024-04-30 23:30:00+00" \
+    "$(q "SELECT received_at FROM payment_callback WHERE out_trade_no = 'ORD1' AND callback_type = 'pay'")"
+run reconcile -d "$DB" --dry-run --rejects wrj.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts.json --report wz.json wb.csv
+eq "reconciled by the profile: balanced, exit 0" 0 "$RC"
+check "one day, 2024-05-01, cut in the profile's zone (UTC would make the payment's 04-30)" jtrue wz.json \
+    "r['reconciliation']['zone'] in ('+08:00', 'Asia/Shanghai') and [d['day'] for d in r['reconciliation']['days']] == ['2024-05-01'] and r['reconciliation']['period'] == {'from': '2024-05-01', 'to': '2024-05-01'}"
+# --kind: loaded as pay_success, reconciled with the same mapping: balanced;
+# without it, the statement's kind is pay, which the table does not hold.
+init_db recon_promises_kind
+run import -q -d "$DB" --rejects wrj.ndjson --profile wechat-trade --set tenant_id=77 --kind pay=pay_success wb.csv
+eq "loaded with --kind pay=pay_success" 0 "$RC"
+run reconcile -d "$DB" --dry-run --rejects wrj.ndjson --profile wechat-trade --set tenant_id=77 \
+    --kind pay=pay_success --facts wfacts.json --report wk.json wb.csv
+eq "reconcile --kind pay=pay_success: balanced, exit 0" 0 "$RC"
+check "4 rows matched" jtrue wk.json 'sum(d["matched"] for d in r["reconciliation"]["days"]) == 4'
+run reconcile -d "$DB" --dry-run --grace 0m --rejects wrj.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts.json --discrepancies wk2.ndjson wb.csv
+eq "the same without --kind: the payment is missing on both sides, exit 5" 5 "$RC"
+eq "missing_in_table pay, missing_in_statement pay_success" "missing_in_statement pay_success
+missing_in_table pay" \
+    "$(python3 -c 'import json,sys; [print(l["category"], l["callback_type"]) for l in sorted(map(json.loads, open(sys.argv[1])), key=lambda l: l["category"])]' wk2.ndjson)"
+# --tenant-map: the tenant from the bill's merchant (商户号 1900000109).
+init_db recon_promises_tmap
+printf 'merchant,tenant_id\n1900000109,88\n' >tmap.csv
+run import -q -d "$DB" --rejects wrj.ndjson --profile wechat-trade --tenant-map tmap.csv wb.csv
+eq "loaded with --tenant-map" 0 "$RC"
+run reconcile -d "$DB" --dry-run --rejects wrj.ndjson --profile wechat-trade --tenant-map tmap.csv \
+    --facts wfacts.json --report wt.json wb.csv
+eq "reconcile --tenant-map: balanced, exit 0" 0 "$RC"
+check "the day is tenant 88's, 4 rows matched" jtrue wt.json \
+    '[(d["tenant_id"], d["matched"]) for d in r["reconciliation"]["days"]] == [(88, 4)]'
+# --encoding: the same bill in GBK.
+iconv -f utf-8 -t gbk wb.csv >wb-gbk.csv
+run reconcile -d "$DB" --dry-run --rejects wrj.ndjson --profile wechat-trade --tenant-map tmap.csv \
+    --encoding gbk --facts wfacts.json --report wg.json wb-gbk.csv
+eq "reconcile --encoding gbk of the GBK bill: balanced, exit 0" 0 "$RC"
+check "the same figures as the UTF-8 bill's" jtrue wg.json \
+    "r['reconciliation']['days'] == __import__('json').load(open('wt.json'))['reconciliation']['days']"
+
+# ---- 13. --max-rejects exceeded: exit 3, nothing compared, no register -
+init_db recon_promises_maxrej
+ins 7 wechat X1 1.00 "${D}T10:00:00Z"
+{ echo "$header"; row 7 wechat X1 1.00 "${D}T10:00:00Z"; row 7 wechat X2 2.00 "bad-time"
+  row 7 wechat X3 3.00 "bad-time"; } >mr.csv
+run reconcile -d "$DB" --max-rejects 1 --rejects mrj.ndjson --discrepancies mr.ndjson --report mr.json mr.csv
+eq "--max-rejects 1, two rows rejected: exit 3" 3 "$RC"
+eq "no register written" none "$(register)"
+check "no discrepancy listed" test ! -s mr.ndjson
+
+# ---- 14. reconcile's peak RSS (README: under 256 MiB with the default
+# options; a sanitizer's own memory allowed on top, as test_hostile does)
+init_db recon_promises_rss
+N=100000
+[ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && N=30000
+{ echo "$header"; awk -v n=$N 'BEGIN { for (i = 1; i <= n; i++)
+    printf "8,wechat,R%07d,pay,1,\"{\"\"amount\"\": \"\"%d.%02d\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T%02d:%02d:00Z\n",
+           i, i % 1000, i % 100, (i / 60) % 24, i % 60 }'; } >big.csv
+run import -q -d "$DB" big.csv
+eq "the big table: exit 0" 0 "$RC"
+{ head -n $((N / 2 + 1)) big.csv; awk -v n=$N 'BEGIN { for (i = 1; i <= n / 2; i++)
+    printf "8,wechat,S%07d,pay,1,\"{\"\"amount\"\": \"\"1.00\"\", \"\"currency\"\": \"\"CNY\"\"}\",2026-11-20T12:00:00Z\n", i }'; } >bigs.csv
+rss=$(python3 - "$IDEMLOAD" reconcile -d "$DB" --grace 0m --discrepancies big.ndjson --report big.json bigs.csv <<'PY'
+import os, resource, subprocess, sys
+env = dict(os.environ)
+if env.get("ASAN_OPTIONS"):
+    env["ASAN_OPTIONS"] += ":quarantine_size_mb=8:thread_local_quarantine_size_kb=256"
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open("big.err", "wb"), env=env)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+PY
+)
+bound=256
+[ -n "${ASAN_OPTIONS:-}" ] && bound=512
+[ -n "${TSAN_OPTIONS:-}" ] && bound=1024
+eq "a reconcile of $N table rows and $N statement rows: exit 5" 5 "${rss%% *}"
+check "its peak RSS ${rss#* } MiB < $bound" test "${rss#* }" -lt $bound
+check "its figures: half matched, half missing each way" jtrue big.json \
+    "(x := r['reconciliation'])['matched'] == $N // 2 and x['categories']['missing_in_table'] == $N // 2 and x['categories']['missing_in_statement'] == $N // 2"
 
 finish
