@@ -94,11 +94,15 @@ const char SQL_RECON_SETUP[] =
     "  RETURN t::timestamp AT TIME ZONE current_setting('idemload.recon_zone');"
     " EXCEPTION WHEN others THEN RETURN NULL;"
     " END $f$;"
+    "CREATE FUNCTION pg_temp.idemload_now() RETURNS timestamptz LANGUAGE sql STABLE"
+    " AS $f$ SELECT coalesce(nullif(current_setting('idemload.now', true), '')::timestamptz,"
+    "                        now()) $f$;"
     "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz) RETURNS text LANGUAGE sql STABLE"
     " AS $f$ SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') $f$";
 
-/* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds: for this
- * transaction.  On a Citus target the session's temporary tables (the
+/* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds, $3 the
+ * time tests pin "now" to (IDEMLOAD_NOW, util/clock.h), NULL for the
+ * server's now(): for this transaction (pg_temp.idemload_now() reads it).  On a Citus target the session's temporary tables (the
  * statement) are sent to the workers and joined there, shard by shard,
  * rather than the distributed table pulled here (on one server the
  * setting is an inert placeholder).  No JIT: every statement here runs
@@ -116,6 +120,7 @@ const char SQL_RECON_SETUP[] =
 const char SQL_RECON_SETTINGS[] =
     "SELECT set_config('idemload.recon_zone', $1, true),"
     "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
+    "       set_config('idemload.now', coalesce($3::timestamptz::text, ''), true),"
     "       set_config('citus.local_table_join_policy', 'prefer-local', true),"
     "       set_config('jit', 'off', true),"
     "       set_config('work_mem', CASE WHEN pg_size_bytes(current_setting('work_mem'))"
@@ -514,7 +519,7 @@ const char SQL_RECON_CLASSIFY[] =
     "SELECT c.*, cat.categories,"
     "  CASE WHEN NOT c.s_present AND NOT c.day_listed THEN 'no_statement'"
     "       WHEN c.relisted THEN 'matched'"
-    "       WHEN NOT c.s_present AND now() < ((c.day + 1)::timestamp AT TIME ZONE"
+    "       WHEN NOT c.s_present AND pg_temp.idemload_now() < ((c.day + 1)::timestamp AT TIME ZONE"
     "            current_setting('idemload.recon_zone'))"
     "            + current_setting('idemload.recon_grace')::interval THEN 'pending'"
     "       WHEN cardinality(cat.categories) > 0 THEN 'discrepancy'"
@@ -647,7 +652,7 @@ const char SQL_RECON_LINE_CURSOR[] =
  * once, in a sub-select, not once per line. */
 const char SQL_RECON_LINE_CURSOR_NEW[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
-    " (SELECT pg_temp.idemload_ts_text(now()))" RECON_LINE_FROM RECON_LINE_ORDER;
+    " (SELECT pg_temp.idemload_ts_text(pg_temp.idemload_now()))" RECON_LINE_FROM RECON_LINE_ORDER;
 /* The same with when the register first saw each line. */
 const char SQL_RECON_LINE_CURSOR_REG[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
@@ -818,7 +823,7 @@ const char SQL_RECON_RUN_ID[] =
  * key this statement lists: resolved by a later statement (RECON_LISTED_LATER,
  * which SQL_RECON_RELISTED reads back when their day is reconciled again). */
 const char SQL_RECON_REG_RESOLVE_LISTED[] =
-    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = " RECON_LISTED_LATER " "
     "WHERE i.state <> 'resolved' AND i.category IN ('missing_in_statement', 'pending')"
     "  AND i.day NOT BETWEEN $2::date AND $3::date"
@@ -830,7 +835,7 @@ const char SQL_RECON_REG_RESOLVE_LISTED[] =
  * this run no longer finds: resolved, superseded (not those of a kind the
  * statement cannot list: a SUCCESS bill says nothing of a refund). */
 const char SQL_RECON_REG_SUPERSEDE[] =
-    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = 'not found again when the day was reconciled again' "
     "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
@@ -847,18 +852,18 @@ const char SQL_RECON_REG_SUPERSEDE[] =
  * it is carried over (an earlier day's: not this run's verdict). */
 const char SQL_RECON_REG_ESCALATE[] =
     "WITH e AS (UPDATE {item} i SET category = 'missing_in_statement', state = 'open',"
-    "       last_run = $1, last_seen = now() "
+    "       last_run = $1, last_seen = pg_temp.idemload_now() "
     "WHERE i.state = 'pending' AND i.day < $2::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
-    "  AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "  AND pg_temp.idemload_now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
     "             + current_setting('idemload.recon_grace')::interval RETURNING i.id) "
     "INSERT INTO idemload_recon_escalated SELECT id, true FROM e";
 
 /* $1 the run, $2 the files (a JSON array of paths).  This run's lines
  * found again: last seen now, facts as now; how many. */
 const char SQL_RECON_REG_UPSERT[] =
-    "WITH u AS (UPDATE {item} i SET last_seen = now(), last_run = $1, category = l.category,"
+    "WITH u AS (UPDATE {item} i SET last_seen = pg_temp.idemload_now(), last_run = $1, category = l.category,"
     "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
     "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
     "         'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
@@ -881,7 +886,7 @@ const char SQL_RECON_REG_UPSERT[] =
     "    'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END," \
     "  CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount," \
     "    'currency', l.t_currency, 'fee', l.t_fee, 'status', l.t_status, 'time', l.t_time) END," \
-    "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, now(), now(), $1, $1 " \
+    "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, pg_temp.idemload_now(), pg_temp.idemload_now(), $1, $1 " \
     "FROM idemload_recon_lines l"
 const char SQL_RECON_REG_INSERT_NEW[] =
     RECON_REG_INSERT_LINES
@@ -920,9 +925,9 @@ const char SQL_RECON_REG_RUNS[] =
 #define RECON_CARRIED_COLUMNS(category) \
     "SELECT " category ", i.tenant_id, i.channel, i.out_trade_no, i.callback_type," \
     "       i.day::text," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
     "       i.difference, pg_temp.idemload_ts_text(i.first_seen), count(*) OVER ()," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
     "         - min(i.day) OVER ()) "
 const char SQL_RECON_REG_CARRIED[] =
     RECON_CARRIED_COLUMNS("i.category")
@@ -942,7 +947,7 @@ const char SQL_RECON_DRY_CARRIED[] =
                           " ELSE i.category END")
     "FROM {item} i WHERE i.day < least($1::date, $2::date)"
     "  AND (i.state = 'open' OR (i.state = 'pending'"
-    "    AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "    AND pg_temp.idemload_now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
     "                 + current_setting('idemload.recon_grace')::interval))"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
@@ -978,7 +983,7 @@ const char SQL_RECON_REG_ESCALATED_EARLIER[] =
  * the last column is how many there are in all. */
 #define RECON_CHANGED_ITEMS \
     "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
     "       i.difference, pg_temp.idemload_ts_text(i.first_seen), i.resolution," \
     "       count(*) OVER () FROM {item} i "
 #define RECON_CHANGED_ORDER \
@@ -997,7 +1002,7 @@ const char SQL_RECON_REG_RESOLVED[] =
  * open into every later run of the pair.  A repair cut short leaves the
  * rest open; the day reconciled again resolves what it no longer finds. */
 const char SQL_RECON_REG_REPAIRED[] =
-    "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = " RECON_REPAIRED " "
     "WHERE i.state = 'open' AND i.category = 'missing_in_table' AND i.last_run = $1"
     "  AND EXISTS (SELECT 1 FROM {table} t WHERE t.tenant_id = i.tenant_id"

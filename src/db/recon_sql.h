@@ -8,7 +8,8 @@
  * active-row predicate) and {item}, {run} (the register's tables, quoted)
  * through sql_render(); data travels only as $n parameters or COPY.  The
  * session setting idemload.recon_zone holds the statement's zone and
- * idemload.recon_grace the grace (an interval), set by SQL_RECON_SETTINGS.
+ * idemload.recon_grace the grace (an interval), idemload.now the time tests
+ * pin "now" to (empty: now()), set by SQL_RECON_SETTINGS.
  */
 #ifndef IDEMLOAD_RECON_SQL_H
 #define IDEMLOAD_RECON_SQL_H

@@ -205,8 +205,8 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         return false;
     char grace[32];
     snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
-    const char *set[] = {zone, grace};
-    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 2, set))
+    const char *set[] = {zone, grace, clock_test_now()};
+    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 3, set))
         return false;
     buf codes = BUF_INIT, exps = BUF_INIT;
     bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");

@@ -8,7 +8,7 @@
 # jobs' examples; groff finds nothing to warn about.
 . "$(dirname "$0")/../lib.sh"
 
-MAN=$(dirname "$IDEMLOAD")/doc/idemload.1
+MAN=$(dirname "$IDEMLOAD_REAL")/doc/idemload.1
 check "the build generated the man page" test -s "$MAN"
 check "and its gzipped copy" test -s "$MAN.gz"
 command -v man >/dev/null || { fail "man is missing (scripts/setup.sh installs man-db)"; finish; }
