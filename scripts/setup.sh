@@ -15,6 +15,9 @@ packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev z
           strace                 # kills a run at each fsync and rename (tests/cli/test_outputs_whole.sh)
           tzdata                 # IANA zones for --timezone (and their tests)
           chromium)              # renders the --html report in tests/cli/test_html.sh
+# The object storage tests run s3rver (npm) on Node.js; a machine with a
+# Node.js of its own (and its npm) keeps it.
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
