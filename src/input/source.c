@@ -820,6 +820,11 @@ const char *source_error(const source *s)
     return s->interrupted ? buf_cstr(&s->interrupted_msg) : buf_cstr(&s->err);
 }
 
+const char *source_object_sha256(const source *s)
+{
+    return s->obj ? s3_object_sha256(s->obj) : "";
+}
+
 bool source_is_gzip(const source *s)
 {
     return s->gzip;

@@ -91,6 +91,9 @@ ssize_t source_read(source *src, char *dst, size_t cap);
 const char *source_error(const source *src);
 
 bool source_is_gzip(const source *src);
+/* An object read to its end: the SHA-256 hex of its bytes; "" otherwise
+ * (a file, or an object not read through). */
+const char *source_object_sha256(const source *src);
 /* Bytes consumed from the underlying file so far (compressed bytes). */
 uint64_t source_raw_offset(const source *src);
 /* Size of the underlying file, or -1 when unknown (a pipe). */

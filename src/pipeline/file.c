@@ -351,6 +351,8 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
         code = open_input(cfg, &sid, fmt, &in, &ropt, rep);
     if (code == EXIT_OK && !lp.plan.busy && !lp.plan.skip)
         code = load_file(x, &in, &ropt, &lp.plan, rep);
+    if (x->ld && in.src && rep->status == FILE_OK)
+        loader_set_content_digest(x->ld, source_object_sha256(in.src));
     code = ledger_end(x->ld, &lp, rep, code);
     reader_close(&in.rdr);
     source_close(&in.src);

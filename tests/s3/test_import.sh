@@ -57,6 +57,12 @@ eq "status: the three objects, completed, with their sizes" \
     "[('s3://$B/day/a.csv.gz', 'completed', $(stat -c %s a.csv.gz)), ('s3://$B/day/b.ndjson', 'completed', $(stat -c %s b.ndjson)), ('s3://$B/day/c.ndjson.gz', 'completed', $(stat -c %s c.ndjson.gz))]" \
     "$(json st.json "sorted((f['file_name'], f['state'], f['size_bytes']) for f in r['files'])")"
 
+# The ledger keeps the SHA-256 of each object's bytes, hashed as they
+# streamed.
+eq "the ledger: each object's bytes' SHA-256" \
+    "$(for f in a.csv.gz b.ndjson c.ndjson.gz; do sha256sum $f | cut -c1-64; done | paste -sd' ')" \
+    "$(q "SELECT string_agg(content_sha256, ' ' ORDER BY file_name) FROM idemload_ledger")"
+
 # Another version of an object (another ETag) is another file.
 $GEN --rows 500 --seed 484 --format ndjson --out b2.ndjson --quiet
 s3_put $B day/b.ndjson b2.ndjson
