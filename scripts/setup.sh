@@ -8,12 +8,16 @@ build=${1:-build}
 shift || true
 
 packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev zlib1g-dev libssl-dev
+          libcurl4-openssl-dev   # objects in S3-compatible storage (src/input/s3.c)
           libisal-dev            # ISA-L's igzip: the faster gzip inflater (CMake IDEMLOAD_ISAL)
           libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev
           lintian man-db file    # the package and man page tests
           strace                 # kills a run at each fsync and rename (tests/cli/test_outputs_whole.sh)
           tzdata                 # IANA zones for --timezone (and their tests)
           chromium)              # renders the --html report in tests/cli/test_html.sh
+# The object storage tests run s3rver (npm) on Node.js; a machine with a
+# Node.js of its own (and its npm) keeps it.
+command -v npm >/dev/null || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

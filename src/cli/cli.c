@@ -189,8 +189,9 @@ static const option_def options[] = {
      "stage and merge every row, also the keys met for the first time (by default those "
      "are COPYed straight into the table, which the unique index keeps safe)",
      .set = set_flag, .field = FIELD(no_append)},
-    {0, "retries", "N", CMDBIT(CMD_IMPORT),
-     "retries of a chunk after a lost connection or deadlock (default 5)",
+    {0, "retries", "N", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE) | CMDBIT(CMD_RECONCILE),
+     "retries of a chunk after a lost connection or deadlock, and of an object's request "
+     "after a dropped connection or a 5xx (default 5)",
      .set = set_count_int, .field = FIELD(retries), .min = 0, .max = 1000},
     {0, "cancel-wait", "SECONDS", CMDBIT(CMD_IMPORT),
      "after SIGINT/SIGTERM, how long to wait for the server to end the cancelled "

@@ -10,6 +10,7 @@
 #include "cli/cli_profiles.h"
 #include "cli/outputs.h"
 #include "input/profile.h"
+#include "input/s3.h"
 #include "util/exitcodes.h"
 #include "load/loader.h"
 #include "output/html.h"
@@ -91,9 +92,50 @@ static int run_pipeline(const config *cfg)
     return code;
 }
 
+/*
+ * Objects among the files: reads the object storage settings and replaces
+ * each prefix or glob by the objects it lists (s3.h), in *expanded, which
+ * cfg->files then points into.  EXIT_OK; EXIT_USAGE when the settings are
+ * missing or wrong; EXIT_INPUT when a pattern could not be listed or
+ * matched nothing (logged, the others still run) or out of memory.
+ */
+static int expand_objects(config *cfg, s3_paths *expanded)
+{
+    if (!s3_any_url(cfg->files, cfg->n_files))
+        return EXIT_OK;
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    size_t failed = 0;
+    if (!s3_setup(cfg->retries, &err)) {
+        log_error("object storage: %s", buf_cstr(&err));
+        code = EXIT_USAGE;
+    } else if (!s3_expand(cfg->files, cfg->n_files, expanded, &failed, &err)) {
+        log_error("out of memory listing the objects");
+        code = EXIT_INPUT;
+    } else {
+        /* One line per pattern that failed, each logged once. */
+        for (char *line = err.data; failed && line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            log_error("%s", line);
+            line = nl ? nl + 1 : NULL;
+        }
+        if (failed)
+            code = EXIT_INPUT;
+        cfg->files = expanded->v;
+        cfg->n_files = expanded->n;
+    }
+    buf_free(&err);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     config cfg;
+    s3_paths expanded = {0};
+    char **given = NULL;    /* cfg.files as parsed, before the expansion */
+    int listed = EXIT_OK;
     buf err = BUF_INIT;
     int code = EXIT_OK;
     cli_result r = cli_parse(argc, argv, &cfg, &err);
@@ -112,6 +154,14 @@ int main(int argc, char **argv)
         break;
     }
     log_set_quiet(cfg.quiet);
+    given = cfg.files;
+    if (cfg.cmd == CMD_IMPORT || cfg.cmd == CMD_VALIDATE || cfg.cmd == CMD_RECONCILE) {
+        listed = expand_objects(&cfg, &expanded);
+        if (listed == EXIT_USAGE || (listed != EXIT_OK && cfg.n_files == 0)) {
+            code = listed;
+            goto out;
+        }
+    }
     /* Before anything is read or opened for writing, whatever the command
      * (import, validate, reconcile: each output of the config). */
     if (!outputs_check(&cfg, &err)) {
@@ -157,12 +207,17 @@ int main(int argc, char **argv)
         code = EXIT_USAGE;
         break;
     }
+    code = exit_worst(code, listed);
 out:
     if (fflush(stdout) != 0 || ferror(stdout)) {
         log_error("cannot write to standard output");
         code = exit_worst(code, EXIT_INPUT);
     }
+    if (given)
+        cfg.files = given;
     free(cfg.files);
+    s3_paths_free(&expanded);
+    s3_teardown();
     profile_free(&cfg.profile);
     buf_free(&err);
     return code;

@@ -685,6 +685,7 @@ const char SQL_LEDGER_CREATE[] =
     "  loader_pid   integer,"
     "  params       text,"
     "  prior_xids   bigint[],"
+    "  content_sha256 text,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -754,6 +755,13 @@ const char SQL_LEDGER_ADD_PARAMS[] =
 const char SQL_LEDGER_ADD_XIDS[] =
     "ALTER TABLE {ledger_chunk} ADD COLUMN IF NOT EXISTS xids bigint[];"
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS prior_xids bigint[]";
+
+/* A ledger written before it kept the SHA-256 of an object's bytes (an
+ * object's digest names its bucket, key, size and ETag; its bytes are
+ * hashed while they stream): NULL for every entry it holds, and for files,
+ * whose digest is already that of their bytes. */
+const char SQL_LEDGER_ADD_CONTENT[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS content_sha256 text";
 
 /* $1 target, $2 digest: before an entry is restarted with other
  * parameters, the transactions of its chunks join the entry's prior_xids:
@@ -849,13 +857,14 @@ const char SQL_LEDGER_LANE_FIGURES[] =
     "       existing FROM {ledger_chunk}"
     " WHERE target = $1 AND digest = $2 AND chunk_no = $3 AND {lane} = $4";
 
-/* $1 target, $2 digest, $3 the number of chunks.  The --changes lines the
+/* $1 target, $2 digest, $3 the number of chunks, $4 the SHA-256 of an
+ * object's bytes (NULL for a file).  The --changes lines the
  * chunk rows kept are dropped: the file holds them now (changes_sync). */
 const char SQL_LEDGER_COMPLETE[] =
     "WITH lines AS (UPDATE {ledger_chunk} SET changes = NULL"
     "               WHERE target = $1 AND digest = $2 AND changes IS NOT NULL) "
     "UPDATE {ledger} SET status = 'completed', chunks = $3, completed_at = now(), "
-    "updated_at = now() WHERE target = $1 AND digest = $2";
+    "updated_at = now(), content_sha256 = $4 WHERE target = $1 AND digest = $2";
 
 /* $1 target, $2 digest: a file that ended before any lane of it committed
  * (refused by its own count or header check, or failed at its first

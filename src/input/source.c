@@ -15,6 +15,7 @@
 #include "input/source.h"
 
 #include "input/zip_source.h"
+#include "util/digest.h"
 #include "util/signals.h"
 
 #include <errno.h>
@@ -52,6 +53,7 @@ typedef struct ra_block {
 
 struct source {
     int fd;
+    s3_object *obj;         /* an object: its bytes instead of fd's */
     bool owns_fd;
     char *name;             /* for messages: the path or "standard input" */
     bool gzip;
@@ -107,9 +109,21 @@ static bool fill_raw(source *s)
     while (s->raw_len < RAW_CHUNK && !s->eof) {
         /* The only place the read-ahead thread may be cancelled (see
          * source_close): a read from a pipe can block for ever. */
-        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-        ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
-        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        ssize_t n;
+        if (s->obj) {
+            /* Not cancellable: source_close stops it (s3_object_stop). */
+            n = s3_object_read(s->obj, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+            if (n < 0) {
+                buf_clear(&s->err);
+                buf_append_str(&s->err, s3_object_error(s->obj));
+                s->failed = true;
+                return false;
+            }
+        } else {
+            pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+            n = read(s->fd, s->raw + s->raw_len, RAW_CHUNK - s->raw_len);
+            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+        }
         if (n < 0) {
             if (errno == EINTR && !signals_interrupted())
                 continue;
@@ -318,6 +332,8 @@ bool source_path_is_stream(const char *path)
     struct stat st;
     if (strcmp(path, "-") == 0)
         return true;
+    if (s3_is_url(path))
+        return false;   /* an object can be read again */
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
@@ -351,10 +367,43 @@ static bool open_fd(source *s, const char *path, buf *err)
     return true;
 }
 
+/* Starts reading the object id names into s->obj (instead of a fd). */
+static bool open_object(source *s, const char *path, const source_identity *id, buf *err)
+{
+    s->fd = -1;
+    s->name = strdup(path);
+    s->raw = malloc(RAW_CHUNK);
+    if (!s->name || !s->raw) {
+        buf_printf(err, "%s: out of memory", path);
+        return false;
+    }
+    s->obj = s3_object_open(path, &id->head, err);
+    s->raw_size = id->head.size;
+    return s->obj != NULL;
+}
+
+bool source_identify(const char *path, source_identity *id, buf *err)
+{
+    memset(id, 0, sizeof *id);
+    if (!s3_is_url(path))
+        return digest_file(path, id->digest, &id->size, err);
+    id->object = true;
+    if (!s3_head_object(path, &id->head, err))
+        return false;
+    id->size = id->head.size;
+    if (!s3_identity_digest(path, &id->head, id->digest)) {
+        buf_printf(err, "%s: out of memory", path);
+        return false;
+    }
+    return true;
+}
+
 /* Refuses a directory; notes a regular file's size for progress. */
 static bool check_file_type(source *s, const char *path, buf *err)
 {
     struct stat st;
+    if (s->obj)
+        return true;
     if (fstat(s->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             buf_printf(err, "%s: is a directory", path);
@@ -418,7 +467,30 @@ source *source_open(const char *path, buf *err)
     return source_open_with(path, SOURCE_INFLATE_DEFAULT, err);
 }
 
+/* Opens path (id: what source_identify said of an object, else NULL). */
+static source *open_source(const char *path, const source_identity *id, source_inflate which,
+                           buf *err);
+
 source *source_open_with(const char *path, source_inflate which, buf *err)
+{
+    if (s3_is_url(path)) {
+        source_identity id;
+        if (!source_identify(path, &id, err))
+            return NULL;
+        return open_source(path, &id, which, err);
+    }
+    return open_source(path, NULL, which, err);
+}
+
+source *source_open_identified(const char *path, const source_identity *id, buf *err)
+{
+    if (!id || !id->object)
+        return source_open_with(path, SOURCE_INFLATE_DEFAULT, err);
+    return open_source(path, id, SOURCE_INFLATE_DEFAULT, err);
+}
+
+static source *open_source(const char *path, const source_identity *id, source_inflate which,
+                           buf *err)
 {
     if (!source_inflate_built(which)) {
         buf_printf(err, "%s: this build has no %s inflater", path, source_inflate_name(which));
@@ -433,7 +505,8 @@ source *source_open_with(const char *path, source_inflate which, buf *err)
     s->raw_size = -1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
-    if (!open_fd(s, path, err) || !check_file_type(s, path, err) ||
+    if (!(id ? open_object(s, path, id, err) : open_fd(s, path, err)) ||
+        !check_file_type(s, path, err) ||
         !start_decoder(s, path, err) || !start_read_ahead(s, path, err)) {
         source_close(&s);
         return NULL;
@@ -747,6 +820,11 @@ const char *source_error(const source *s)
     return s->interrupted ? buf_cstr(&s->interrupted_msg) : buf_cstr(&s->err);
 }
 
+const char *source_object_sha256(const source *s)
+{
+    return s->obj ? s3_object_sha256(s->obj) : "";
+}
+
 bool source_is_gzip(const source *s)
 {
     return s->gzip;
@@ -773,6 +851,8 @@ void source_close(source **sp)
     if (!s)
         return;
     if (s->ra_live) {
+        if (s->obj)
+            s3_object_stop(s->obj);
         pthread_mutex_lock(&s->mu);
         s->ra_stop = true;
         bool running = !s->ra_done;
@@ -791,6 +871,7 @@ void source_close(source **sp)
     pthread_cond_destroy(&s->cv);
     inflater_end(s);
     zip_stream_free(&s->zip);
+    s3_object_close(&s->obj);
     if (s->owns_fd)
         close(s->fd);
     free(s->raw);

@@ -20,12 +20,37 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "input/s3.h"
 #include "util/buf.h"
 
 typedef struct source source;
 
 /*
- * Opens path ("-" is standard input).  Returns NULL and writes a message
+ * What names an input before it is read, for the ledger and the report.
+ * A file: the SHA-256 of its bytes (read once, whole) and its size.  An
+ * object: one HEAD request, its size and ETag; its digest is then the
+ * SHA-256 of its bucket, key, size and ETag (s3_identity_digest), so a
+ * rerun knows it without downloading it, and a new version is a new file.
+ */
+typedef struct source_identity {
+    char digest[65];
+    int64_t size;
+    bool object;            /* an object: head holds what the HEAD said */
+    s3_head head;
+} source_identity;
+
+/* Identifies path (a file or an object; not a stream).  False with a
+ * message naming it in *err. */
+bool source_identify(const char *path, source_identity *id, buf *err);
+
+/* source_open() of what source_identify() named: an object is read pinned
+ * to the version identified (another version fails the read), a file as
+ * source_open() reads it. */
+source *source_open_identified(const char *path, const source_identity *id, buf *err);
+
+/*
+ * Opens path ("-" is standard input; an object URL is identified with a
+ * HEAD first).  Returns NULL and writes a message
  * naming the path into *err when it cannot be opened or read at all.
  */
 source *source_open(const char *path, buf *err);
@@ -66,6 +91,9 @@ ssize_t source_read(source *src, char *dst, size_t cap);
 const char *source_error(const source *src);
 
 bool source_is_gzip(const source *src);
+/* An object read to its end: the SHA-256 hex of its bytes; "" otherwise
+ * (a file, or an object not read through). */
+const char *source_object_sha256(const source *src);
 /* Bytes consumed from the underlying file so far (compressed bytes). */
 uint64_t source_raw_offset(const source *src);
 /* Size of the underlying file, or -1 when unknown (a pipe). */

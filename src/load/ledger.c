@@ -639,6 +639,7 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
 {
     memset(lg->lane_done, 0, sizeof lg->lane_done);
     lg->file = *id;
+    lg->content_sha256[0] = '\0';
     lg->last_committed = 0;
     lg->lanes = connections;
     lg->use = id->digest[0] != '\0';
@@ -775,6 +776,11 @@ static int fail_if_table_changed(const ledger *lg, db *d)
     return EXIT_DATABASE;
 }
 
+void ledger_set_content_digest(ledger *lg, const char *hex)
+{
+    snprintf(lg->content_sha256, sizeof lg->content_sha256, "%s", hex ? hex : "");
+}
+
 int ledger_end_file(ledger *lg, db *d, bool complete)
 {
     int code = EXIT_OK;
@@ -782,9 +788,10 @@ int ledger_end_file(ledger *lg, db *d, bool complete)
         code = fail_if_table_changed(lg, d);
         char chunks_s[24];
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
-        const char *p[] = {lg->target, lg->file.digest, chunks_s};
+        const char *p[] = {lg->target, lg->file.digest, chunks_s,
+                           lg->content_sha256[0] ? lg->content_sha256 : NULL};
         if (code == EXIT_OK && (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
-                                !db_exec_params(d, buf_cstr(&lg->sql), 3, p))) {
+                                !db_exec_params(d, buf_cstr(&lg->sql), 4, p))) {
             log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
                       db_message(d));
             code = EXIT_DATABASE;

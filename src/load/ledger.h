@@ -83,6 +83,7 @@ typedef struct ledger {
     int lanes;                  /* the file's split */
     uint64_t lane_done[MAX_LANES];  /* chunks each lane has committed */
     uint64_t last_committed;    /* every lane committed up to here */
+    char content_sha256[65];    /* an object's bytes, hashed as read ("": a file) */
 } ledger;
 
 /*
@@ -168,6 +169,11 @@ bool ledger_table_kept(const ledger *lg, db *d, bool *kept);
 /* The figures lane `lane` of chunk chunk_no committed, read on d; false
  * when there is no such row (or the query failed: see db_ok). */
 bool ledger_lane_figures(const ledger *lg, db *d, uint64_t chunk_no, int lane, load_counts *c);
+
+/* The SHA-256 hex of the current file's bytes, known once an object has
+ * been read to its end (a file's digest is already that): recorded when
+ * the file is marked completed. */
+void ledger_set_content_digest(ledger *lg, const char *hex);
 
 /*
  * Ends the current file on d: marks it completed (when complete, not in a

@@ -695,6 +695,11 @@ int loader_begin_file(loader *ld, const file_identity *id, size_t chunk_rows, bo
     return code;
 }
 
+void loader_set_content_digest(loader *ld, const char *hex)
+{
+    ledger_set_content_digest(&ld->lg, hex);
+}
+
 int loader_end_file(loader *ld, bool complete)
 {
     return ledger_end_file(&ld->lg, control(ld), complete);

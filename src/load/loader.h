@@ -71,6 +71,10 @@ int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *witho
  * up), for the report; NULL when no lane said. */
 const char *loader_error(const loader *ld);
 
+/* The SHA-256 hex of the current object's bytes, read to its end, for the
+ * ledger (ledger_set_content_digest). */
+void loader_set_content_digest(loader *ld, const char *hex);
+
 /* Records the file as completed (complete) or leaves it resumable; releases
  * the file's lock. */
 int loader_end_file(loader *ld, bool complete);

@@ -42,6 +42,7 @@ typedef enum fill_result {
 typedef struct feed_input {
     const config *cfg;
     const char *path;
+    const source_identity *id;  /* what names it (an object: its version) */
     source *src;
     reader *rdr;
     bool check_utf8;            /* reader_records_need_utf8_check */

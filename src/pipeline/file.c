@@ -14,7 +14,6 @@
 #include "pipeline/plan.h"
 #include "pipeline/prepass.h"
 #include "util/clock.h"
-#include "util/digest.h"
 #include "util/exitcodes.h"
 #include "util/signals.h"
 
@@ -100,22 +99,42 @@ void file_warn_unused_presets(const config *cfg, const reader *rdr, const char *
                      column_name((column)c));
 }
 
-/* Opens the file's bytes and its reader into in (hash: its digest first,
- * for the ledger and the report); EXIT_OK, or EXIT_INPUT with the file's error set and
- * logged. */
-static int open_input(const config *cfg, bool hash, input_format fmt, feed_input *in,
-                      file_identity *id, reader_options *ropt, file_report *rep)
+/* Names the file for the ledger and the report (a file's digest, reading
+ * it whole; an object's HEAD; nothing for a stream).  EXIT_OK, or
+ * EXIT_INPUT with the file's error set and logged. */
+static int identify_input(const char *path, source_identity *sid, file_identity *id,
+                          file_report *rep)
+{
+    memset(sid, 0, sizeof *sid);
+    sid->size = -1;
+    /* The ledger knows files by content: hash first (cheap next to the
+     * load), so a renamed copy is still recognised.  An object by its
+     * bucket, key, size and ETag, from one HEAD: a rerun that skips it
+     * downloads nothing. */
+    if (source_path_is_stream(path))
+        return EXIT_OK;
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    if (!source_identify(path, sid, &err)) {
+        code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
+        file_error(rep, buf_cstr(&err), code);
+    } else {
+        memcpy(id->digest, sid->digest, sizeof id->digest);
+        id->size = sid->size;
+        memcpy(rep->digest, sid->digest, sizeof rep->digest);
+    }
+    buf_free(&err);
+    return code;
+}
+
+/* Opens the file's bytes (the version sid identified) and its reader into
+ * in; EXIT_OK, or EXIT_INPUT with the file's error set and logged. */
+static int open_input(const config *cfg, const source_identity *sid, input_format fmt,
+                      feed_input *in, reader_options *ropt, file_report *rep)
 {
     buf err = BUF_INIT;
     int code = EXIT_INPUT;
-    /* The ledger knows files by content: hash first (cheap next to the
-     * load), so a renamed copy is still recognised. */
-    bool hashed = hash && !source_path_is_stream(in->path);
-    if (hashed && !digest_file(in->path, id->digest, &id->size, &err))
-        goto out;
-    if (hashed)
-        memcpy(rep->digest, id->digest, sizeof rep->digest);
-    in->src = source_open(in->path, &err);
+    in->src = source_open_identified(in->path, sid, &err);
     if (!in->src)
         goto out;
     *ropt = (reader_options){.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
@@ -250,7 +269,7 @@ static int read_and_load(const run_ctx *x, const feed_input *in, const reader_op
     /* A file already loaded is skipped before this pass. */
     if (prepass_wanted(x->cfg, x->ld != NULL)) {
         buf err = BUF_INIT;
-        bool counted = prepass_count(in->path, ropt, &err);
+        bool counted = prepass_count(in->path, in->id, ropt, &err);
         if (!counted)
             file_error(rep, buf_cstr(&err), EXIT_INPUT);
         buf_free(&err);
@@ -317,12 +336,23 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
     /* Every command names the file by its digest, validate too: the page's
      * and the report's files carry it (the ledger's name for the file a
      * later import will load). */
-    code = open_input(cfg, true, fmt, &in, &id, &ropt, rep);
+    source_identity sid;
+    in.id = &sid;
+    code = identify_input(path, &sid, &id, rep);
+    /* A file is opened (its header read) before the ledger is asked; an
+     * object only once the ledger says it is to be read, so that a rerun
+     * skips it without a GET. */
+    if (code == EXIT_OK && !sid.object)
+        code = open_input(cfg, &sid, fmt, &in, &ropt, rep);
     if (code == EXIT_OK && x->ld)
         code = ledger_begin(x->ld, cfg, fmt, &id, wait, &lp, rep);
     *busy = code == EXIT_OK && lp.plan.busy;
+    if (code == EXIT_OK && !lp.plan.busy && !lp.plan.skip && sid.object)
+        code = open_input(cfg, &sid, fmt, &in, &ropt, rep);
     if (code == EXIT_OK && !lp.plan.busy && !lp.plan.skip)
         code = load_file(x, &in, &ropt, &lp.plan, rep);
+    if (x->ld && in.src && rep->status == FILE_OK)
+        loader_set_content_digest(x->ld, source_object_sha256(in.src));
     code = ledger_end(x->ld, &lp, rep, code);
     reader_close(&in.rdr);
     source_close(&in.src);

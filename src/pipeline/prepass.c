@@ -14,9 +14,10 @@ bool prepass_wanted(const config *cfg, bool loading)
     return loading && cfg->profile && profile_has_trailer(cfg->profile);
 }
 
-bool prepass_count(const char *path, const reader_options *ropt, buf *err)
+bool prepass_count(const char *path, const source_identity *id, const reader_options *ropt,
+                   buf *err)
 {
-    source *src = source_open(path, err);
+    source *src = source_open_identified(path, id, err);
     if (!src)
         return false;
     reader *rdr = reader_open(src, path, ropt, err);

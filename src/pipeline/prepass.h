@@ -12,14 +12,17 @@
 
 #include "core/config.h"
 #include "input/reader.h"
+#include "input/source.h"
 #include "util/buf.h"
 
 /* Is each file read once before it is loaded (an import, loading true,
  * with a profile that checks the file's row count)? */
 bool prepass_wanted(const config *cfg, bool loading);
 
-/* Reads path through to its end, which checks its count (the reader's
- * trailer); false with the message in *err (also when interrupted). */
-bool prepass_count(const char *path, const reader_options *ropt, buf *err);
+/* Reads path (the version id names: source_open_identified) through to
+ * its end, which checks its count (the reader's trailer); false with the
+ * message in *err (also when interrupted). */
+bool prepass_count(const char *path, const source_identity *id, const reader_options *ropt,
+                   buf *err);
 
 #endif

@@ -307,9 +307,13 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, file_re
         format_unknown(err, path);
         return EXIT_USAGE;
     }
-    if (!source_path_is_stream(path) && !digest_file(path, fr->digest, &(int64_t){0}, err))
-        return EXIT_INPUT;
-    *src = source_open(path, err);
+    source_identity id = {.size = -1};
+    if (!source_path_is_stream(path)) {
+        if (!source_identify(path, &id, err))
+            return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
+        memcpy(fr->digest, id.digest, sizeof fr->digest);
+    }
+    *src = source_open_identified(path, &id, err);
     reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
     for (int c = 0; c < COL_COUNT; c++)
         ropt.preset[c] = cfg->presets.value[c] != NULL;
