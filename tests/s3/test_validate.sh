@@ -147,6 +147,22 @@ eq "AWS_PROFILE with ~/.aws/credentials and config: exit 0" 0 $?
 eq "... addressing_style = path honoured" 2 "$(s3_count " host=localhost ")"
 rm -rf "$HOME/.aws"
 
+# A session token (temporary credentials): sent as x-amz-security-token
+# and signed, which a second proxy that requires it checks.
+rm -f tok.port
+S3PROXY_SESSION_TOKEN='tok/en+1==' python3 "$S3_HERE/s3proxy.py" "$S3_BACKEND_PORT" tok.port \
+    tok.log "$S3_CTL" "$S3_ACCESS" "$S3_SECRET" us-east-1 >tok.out 2>&1 &
+TOK_PID=$!
+for _ in $(seq 1 100); do [ -s tok.port ] && break; sleep 0.1; done
+AWS_SESSION_TOKEN='tok/en+1==' AWS_ENDPOINT_URL=http://127.0.0.1:$(cat tok.port) \
+    run validate s3://$B/exports/2026-11-28/b.ndjson
+eq "a session token, signed: exit 0" 0 "$RC"
+AWS_SESSION_TOKEN='other-token' AWS_ENDPOINT_URL=http://127.0.0.1:$(cat tok.port) \
+    run validate s3://$B/exports/2026-11-28/b.ndjson
+eq "another token: refused (exit 3)" 3 "$RC"
+check "... and not shown" not_in "other-token" "$ERR" "$OUT"
+kill $TOK_PID
+
 # Plain http only where the endpoint says http; https verifies certificates.
 AWS_ENDPOINT_URL=https://127.0.0.1:$S3_PORT run validate --retries 1 s3://$B/exports/2026-11-28/b.ndjson
 eq "https to a plain http server: exit 3" 3 "$RC"
