@@ -1374,6 +1374,22 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     }
     if (ok)
         ok = compare(x, res, rep);
+    /* --repair missing inserts the rows the comparison found missing; a
+     * statement row outside an explicit period was never compared, and
+     * the merge would insert it all the same (its callback's absence then
+     * never shown when its own day is reconciled): refused before
+     * anything is written. */
+    if (ok && cfg->repair == REPAIR_MISSING && res->outside_period > 0) {
+        log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
+                  "compared, and the repair would insert %s; give a period covering the "
+                  "statement's days, or repair without --period",
+                  (unsigned long long)res->outside_period,
+                  res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
+                  res->outside_period == 1 ? "it" : "them");
+        code = EXIT_USAGE;
+        ok = false;
+        res->compared = false;
+    }
     if (ok && !cfg->dry_run && res->compared)
         ok = write_register(x, res, rep);
     else if (ok && cfg->dry_run && res->compared)
