@@ -12,8 +12,9 @@
 #   no amount;
 # - pending items are not carried over, and a carried-over item does not
 #   change the run's verdict;
-# - a run whose report could not be written registered its items, and
-#   the next run lists them as appeared (no report showed them);
+# - a run whose report could not be written, or that was killed after
+#   its COMMIT, registered its items, and the next run lists them as
+#   appeared (no report showed them);
 # - --repair merge resolves the mismatches whose rows it updated (and
 #   leaves open those it did not: a stale statement row).
 # Days are of November 2026, long past any grace, so no test depends on
@@ -155,6 +156,41 @@ eq "and again: exit 5" 5 "$RC"
 check "once shown, they do not appear again" jtrue u3.json "r['reconciliation']['appeared'] == 0"
 eq "the register records which run's report showed them" 1 \
     "$(q "SELECT count(DISTINCT reported_by) FROM idemload_recon_item WHERE state = 'open'")"
+
+# Killed after its COMMIT, before any output: a --repair missing whose
+# insert waits on a lock another session holds on the table (the
+# comparison only reads it) has committed its register; killed there
+# (SIGKILL), it wrote no report.  The next run lists its discrepancies.
+init_db recon_killed
+ins 1 wechat K1 1.00 "2026-11-20T10:00:00Z"
+{ echo "$header"; row 1 wechat K1 1.50 "2026-11-20T10:00:00Z"; row 1 wechat K2 2.00 "2026-11-20T11:00:00Z"; } >k.csv
+PGAPPNAME=order_holder psql -X -q -c "BEGIN; LOCK TABLE payment_callback IN EXCLUSIVE MODE; SELECT pg_sleep(600)" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 1 1200); do
+    [ "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'order_holder' AND l.granted AND l.locktype = 'relation' AND l.relation = 'payment_callback'::regclass")" = 1 ] && break
+    sleep 0.05
+done
+"$IDEMLOAD" reconcile -d "$DB" --repair missing --report k1.json k.csv >/dev/null 2>k1.err &
+pid=$!
+waiting=0
+for _ in $(seq 1 6000); do
+    waiting=$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND NOT l.granted AND l.relation = 'payment_callback'::regclass")
+    [ "$waiting" -gt 0 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+done
+check "the repair waits on the lock ($waiting sessions)" between "$waiting" 1 99
+eq "its comparison committed: two open items" 2 \
+    "$(q "SELECT count(*) FROM idemload_recon_item WHERE state = 'open'")"
+kill -9 $pid 2>/dev/null
+wait $pid
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'order_holder'" >/dev/null
+wait $holder
+check "killed: no report" test ! -e k1.json
+run reconcile -d "$DB" --report k2.json k.csv
+eq "the day again: exit 5" 5 "$RC"
+check "the killed run's discrepancies are listed as appeared" jtrue k2.json \
+    "(x := r['reconciliation'])['appeared'] == 2 and sorted(i['out_trade_no'] for i in x['appeared_items']) == ['K1', 'K2']"
 
 # --- --repair merge resolves what it updated ----------------------------
 init_db recon_merge
