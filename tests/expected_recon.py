@@ -57,8 +57,14 @@ def money(text, minor=False, magnitude=False, ccy=None):
     if text is None:
         return None
     # Only the dress comes off: white space and quotes around it, a currency
-    # sign, an ISO code before or after, commas between thousands.
+    # sign, the row's own ISO code before or after, commas between
+    # thousands; another currency's code is text around the number (README:
+    # unreadable), and so is any code in a row that states no currency.
     kept = "".join(ch for ch in str(text).strip(" \t\r\n\"'`") if ch not in "¥￥$€£₩₹元")
+    for m in (re.match(r"([A-Za-z]{3})(?![A-Za-z])", kept),
+              re.search(r"(?<![A-Za-z])([A-Za-z]{3})$", kept)):
+        if m and m.group(1).upper() != ccy:
+            return None
     kept = re.sub(r"^[A-Za-z]{3}\s*|\s*[A-Za-z]{3}$", "", kept).strip()
     kept = re.sub(r"(?<=[0-9]),(?=[0-9]{3}([,.]|$))", "", kept)
     if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", kept):
@@ -67,6 +73,8 @@ def money(text, minor=False, magnitude=False, ccy=None):
     if magnitude:
         v = abs(v)
     if minor:
+        if not ccy:
+            return None     # no currency, no exponent: not guessed
         v = v.scaleb(-exponent(ccy))
     return v
 
@@ -168,8 +176,29 @@ def key(r):
     return (r["tenant_id"], r["channel"], r["out_trade_no"], r["callback_type"])
 
 
+def read_table(table_file, facts, z):
+    table = {}
+    for r in read_rows(table_file, 0):
+        level = table_facts(facts, r["channel"], r["callback_type"].split(":")[0])
+        r["declared"], r["f"] = fact_values(r["payload"], level, True)
+        r["time"] = r["f"]["time"] or r["received_at"]
+        r["day"] = r["time"].astimezone(z).date()
+        table[key(r)] = r
+    return table
+
+
+def add_money(sums, ccy, amount):
+    """Adds amount to sums[ccy] (currency '' when none), kept as Decimal."""
+    if amount is not None:
+        sums[ccy or ""] = sums.get(ccy or "", Decimal(0)) + amount
+
+
 def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
-              grace_s=2 * 86400, now=None):
+              grace_s=2 * 86400, now=None, relisted=frozenset(), table=None):
+    """One run.  relisted: the (key, day) pairs a statement of another day
+    listed, as the register knows them (a table row of that day the
+    statement lacks is matched).  table: the table's rows as read_table
+    gives them, when the caller read them already."""
     facts = facts or {}
     z = zone_of(zone)
     now = now or dt.datetime.now(dt.timezone.utc)
@@ -200,24 +229,23 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         lo = min(r["day"] for r in reps.values())
         hi = max(r["day"] for r in reps.values())
     else:
-        return {"period": None, "lines": [], "days": {}, "verdict": "balanced"}
+        return {"period": None, "lines": [], "days": {}, "verdict": "balanced",
+                "pending": [], "compared": [], "keys": set(), "pairs": set(),
+                "outside_period": 0}
     inside = {k: r for k, r in reps.items() if lo <= r["day"] <= hi}
-    pairs = {(k[0], k[1]) for k in inside}
+    # every pair the statement names, whatever the day of its rows
+    pairs = {(k[0], k[1]) for k in reps}
     listed_days = {(k[0], k[1], r["day"]) for k, r in reps.items()}
-    table = {}
-    for r in read_rows(table_file, 0):
-        level = table_facts(facts, r["channel"], r["callback_type"].split(":")[0])
-        r["declared"], r["f"] = fact_values(r["payload"], level, True)
-        r["time"] = r["f"]["time"] or r["received_at"]
-        r["day"] = r["time"].astimezone(z).date()
-        table[key(r)] = r
+    if table is None:
+        table = read_table(table_file, facts, z)
 
-    lines, days = [], {}
+    lines, days, pending, compared = [], {}, [], []
 
     def day_of(t, c, d):
-        return days.setdefault(f"{t}|{c}|{d}", {"statement": 0, "table": 0, "matched": 0,
-                                                 "unverified": 0, "pending": 0,
-                                                 "categories": {}})
+        return days.setdefault(f"{t}|{c}|{d}", {
+            "statement": 0, "table": 0, "matched": 0, "unverified": 0, "pending": 0,
+            "categories": {}, "s_amounts": {}, "t_amounts": {}, "s_without": 0,
+            "t_without": 0, "cat_diffs": {}, "s_kinds": {}, "t_kinds": {}})
 
     def side(r):
         if r is None:
@@ -229,19 +257,32 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         lines.append({"category": cat, "tenant_id": k[0], "channel": k[1],
                       "out_trade_no": k[2], "callback_type": k[3], "day": d.isoformat(),
                       "statement": side(s), "table": side(t), "difference": render(diff, ccy)})
-        c = day_of(k[0], k[1], d)["categories"]
-        c[cat] = c.get(cat, 0) + 1
+        dd = day_of(k[0], k[1], d)
+        dd["categories"][cat] = dd["categories"].get(cat, 0) + 1
+        dd["cat_diffs"].setdefault(cat, []).append((ccy, diff))
+
+    def count_side(dd, which, r):
+        dd[which] += 1
+        amt = r["f"]["amount"]
+        if amt is None:
+            dd[which[0] + "_without"] += 1
+        add_money(dd[which[0] + "_amounts"], r["f"]["currency"], amt)
+        kd = dd[which[0] + "_kinds"].setdefault(r["callback_type"].split(":")[0],
+                                                {"rows": 0, "amounts": {}})
+        kd["rows"] += 1
+        add_money(kd["amounts"], r["f"]["currency"], amt)
 
     for k, s in inside.items():
         t = table.get(k)
         dd = day_of(k[0], k[1], s["day"])
-        dd["statement"] += 1
+        count_side(dd, "statement", s)
         sf = s["f"]
         if t is None:
             cats = ["missing_in_table"]
             diff = sf["amount"]
         else:
-            dd["table"] += 1
+            count_side(dd, "table", t)
+            compared.append((k, s["day"], t["day"]))
             tf, decl = t["f"], t["declared"]
             # a canonical statement declares no fee: fee is never compared
             a_cmp, c_cmp, f_cmp = decl["amount"], decl["currency"], False
@@ -271,30 +312,143 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
 
     uncovered = {}
     for k, t in table.items():
-        if k in reps or (k[0], k[1]) not in pairs or not lo <= t["day"] <= hi:
+        if k in inside or (k[0], k[1]) not in pairs or not lo <= t["day"] <= hi:
             continue
         dd = day_of(k[0], k[1], t["day"])
-        dd["table"] += 1
+        count_side(dd, "table", t)
         if (k[0], k[1], t["day"]) not in listed_days:
             uncovered.setdefault((k[0], k[1], t["day"]), []).append(t)
+            continue
+        # listed by this statement outside the period, or by a statement of
+        # another day (the register): not missing from the channel's lists
+        if k in reps or (k, t["day"]) in relisted:
+            dd["matched"] += 1
             continue
         end = dt.datetime.combine(t["day"] + dt.timedelta(days=1), dt.time(), z)
         if now < end + dt.timedelta(seconds=grace_s):
             dd["pending"] += 1
+            pending.append((k, t["day"]))
             continue
         amt = t["f"]["amount"]
         line("missing_in_statement", k, t["day"], None, t, -amt if amt is not None else None,
              t["f"]["currency"])
     for (tn, ch, d), rows in uncovered.items():
         amts = [r["f"]["amount"] for r in rows if r["f"]["amount"] is not None]
-        ccys = {r["f"]["currency"] for r in rows}
+        ccys = {r["f"]["currency"] for r in rows if r["f"]["currency"]}
         total = -sum(amts) if amts else None
-        line("no_statement", (tn, ch, None, None), d, None, None, total,
-             next(iter(ccys)) if len(ccys) == 1 else None)
+        line("no_statement", (tn, ch, None, None), d, None, None,
+             total if len(ccys) <= 1 else None, next(iter(ccys)) if len(ccys) == 1 else None)
+        # its money per currency of its rows (a row without one apart)
+        days[f"{tn}|{ch}|{d}"]["cat_diffs"]["no_statement"] = [
+            (r["f"]["currency"], -r["f"]["amount"] if r["f"]["amount"] is not None else None)
+            for r in rows]
     lines.sort(key=lambda l: (l["day"], l["tenant_id"], l["channel"], l["category"],
                               l["out_trade_no"] or "", l["callback_type"] or ""))
+    outside = sum(1 for r in stmt if not lo <= r["day"] <= hi)
     return {"period": [lo.isoformat(), hi.isoformat()], "lines": lines, "days": days,
-            "verdict": "discrepancies" if lines else "balanced"}
+            "verdict": "discrepancies" if lines else "balanced", "pending": pending,
+            "compared": compared, "keys": set(reps), "pairs": pairs, "outside_period": outside}
+
+
+class Register:
+    """The register across runs, as SPEC.md's "Across days" states it:
+    items keyed by (tenant, channel, out_trade_no, callback_type, day,
+    family), where a pending item and a missing_in_statement one are one
+    family (a pending row escalates in place)."""
+
+    def __init__(self):
+        self.items = {}         # item key -> {"category", "state"}
+        self.relisted = set()   # (key, day): a statement of another day listed it
+
+    @staticmethod
+    def family(cat):
+        return "missing_in_statement" if cat == "pending" else cat
+
+    def run(self, statement_files, table, facts=None, zone="UTC", period=None,
+            grace_s=2 * 86400, now=None, dry_run=False):
+        """One reconcile run against the register; adds its "carried_over",
+        "appeared", "resolved" and "escalated" to the result."""
+        z = zone_of(zone)
+        now = now or dt.datetime.now(dt.timezone.utc)
+        res = reconcile(statement_files, None, facts, zone, period, grace_s, now,
+                        frozenset(self.relisted), table)
+        if res["period"] is None:
+            res.update(carried_over=0, appeared=0, resolved=0, escalated=0)
+            return res
+        lo, hi = (dt.date.fromisoformat(x) for x in res["period"])
+        pairs = res["pairs"]
+        now_lines = {}
+        for l in res["lines"]:
+            k = (l["tenant_id"], l["channel"], l["out_trade_no"], l["callback_type"])
+            now_lines[(k, dt.date.fromisoformat(l["day"]), l["category"])] = l["category"]
+        for k, d in res["pending"]:
+            now_lines[(k, d, "missing_in_statement")] = "pending"
+
+        def past_grace(d):
+            end = dt.datetime.combine(d + dt.timedelta(days=1), dt.time(), z)
+            return now >= end + dt.timedelta(seconds=grace_s)
+
+        items = {ik: dict(v) for ik, v in self.items.items()}
+        appeared = resolved = escalated = 0
+        for ik, it in items.items():
+            k, d, fam = ik
+            if it["state"] == "resolved":
+                continue
+            if fam == "missing_in_statement" and not lo <= d <= hi and k in res["keys"]:
+                it["state"] = "resolved"          # a statement of another day lists it
+                it["listed"] = True
+                resolved += 1
+            elif lo <= d <= hi and (k[0], k[1]) in pairs and ik not in now_lines:
+                it["state"] = "resolved"          # not found again: superseded
+                resolved += 1
+            elif it["state"] == "pending" and d < lo and (k[0], k[1]) in pairs \
+                    and past_grace(d):
+                it.update(category="missing_in_statement", state="open")
+                appeared += 1
+                escalated += 1
+        for ik, cat in now_lines.items():
+            it = items.get(ik)
+            state = "pending" if cat == "pending" else "open"
+            if it and it["state"] != "resolved":
+                if it["state"] == "pending" and state == "open":
+                    appeared += 1                 # escalated in place
+                it.update(category=cat, state=state)
+            else:
+                items[ik] = {"category": cat, "state": state}
+                if state == "open":
+                    appeared += 1
+        carried = sum(1 for (k, d, _), it in items.items()
+                      if it["state"] == "open" and d < lo and (k[0], k[1]) in pairs)
+        res.update(carried_over=carried, appeared=appeared, resolved=resolved,
+                   escalated=escalated)
+        if dry_run:
+            # what a run would carry over: the pending items past their
+            # grace as the escalation would make them, less those this
+            # statement lists
+            res.update(appeared=0, resolved=0, escalated=0)
+            res["carried_over"] = sum(
+                1 for (k, d, fam), it in self.items.items()
+                if d < lo and (k[0], k[1]) in pairs and (
+                    it["state"] == "open" or (it["state"] == "pending" and past_grace(d)))
+                and not (fam == "missing_in_statement" and k in res["keys"]))
+            return res
+        self.items = items
+        for ik, it in items.items():
+            if it.get("listed"):
+                self.relisted.add((ik[0], ik[1]))
+        for k, s_day, t_day in res["compared"]:
+            if s_day != t_day:
+                self.relisted.add((k, t_day))
+        return res
+
+
+def public(res):
+    """The result as the command prints it: the lines, and each day's
+    counts (the money and the run's own sets are for callers in Python)."""
+    days = {k: {n: d[n] for n in ("statement", "table", "matched", "unverified", "pending",
+                                   "categories")} for k, d in res["days"].items()}
+    return {"period": res["period"], "lines": res["lines"], "days": days,
+            "verdict": res["verdict"]}
 
 
 def self_test():
@@ -305,7 +459,11 @@ def self_test():
     assert money("1234", minor=True, ccy="KWD") == Decimal("1.234")
     assert money("-30.00", magnitude=True) == Decimal("30")
     assert money("abc") is None and money("") is None and money(None) is None
-    assert money("CNY 1,234.50") == Decimal("1234.50") and money("1234.5 CNY") == Decimal("1234.5")
+    assert money("CNY 1,234.50", ccy="CNY") == Decimal("1234.50")
+    assert money("1234.5 cny", ccy="CNY") == Decimal("1234.5")
+    assert money("USD 10.00", ccy="CNY") is None and money("10.00 USD", ccy="CNY") is None
+    assert money("CNY 10.00") is None     # a code, and no currency to hold it to
+    assert money("951395", minor=True) is None     # minor units, no currency: no exponent
     assert money("1e400") is None and money("1.234,50") is None and money("12 34") is None
     assert money("1,23") is None and money("¥-30.00") == Decimal("-30")
     assert render(Decimal("168.9"), "CNY") == "168.90"
@@ -339,7 +497,7 @@ def main(argv):
     now = instant(args["now"]) if "now" in args else None
     res = reconcile(files, args["table"], facts, args.get("zone", "UTC"), period,
                     int(args.get("grace-seconds", 2 * 86400)), now)
-    json.dump(res, sys.stdout, indent=1, sort_keys=True)
+    json.dump(public(res), sys.stdout, indent=1, sort_keys=True)
     print()
     return 0
 

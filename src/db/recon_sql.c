@@ -17,13 +17,15 @@
 #include "db/recon_sql.h"
 
 /* Money as text -> an exact numeric in the major unit: only its dress
- * taken off (white space and quotes around it, a currency sign, an ISO
- * code before or after it, a comma between thousands), so "¥1,234.50",
- * "CNY 1,234.50" and "\"0.59000\"" read as 1234.50 and 0.59000, while
- * "1e400", "1.234,50" or "12 34" are no amount (NULL: the row is
+ * taken off (white space and quotes around it, a currency sign, the
+ * row's own currency code ccy before or after it, a comma between
+ * thousands), so "¥1,234.50", "CNY 1,234.50" (in a CNY row) and
+ * "\"0.59000\"" read as 1234.50 and 0.59000, while "USD 10.00" in a CNY
+ * row (or a row stating no currency), "1e400", "1.234,50" or "12 34" are
+ * no amount (NULL: the row is
  * unverified, never read as another number; a plain number, the common
  * case, is taken as it is without the undressing), minor units scaled by the currency's ISO
- * 4217 exponent e (the caller joins idemload_recon_ccy: 2 when unknown),
+ * 4217 exponent e (RECON_EXP: NULL, so no amount, without a currency),
  * the magnitude when asked; NULL when no number remains.  Rendering: in
  * the currency's exponent when exact at it, else every digit (never
  * rounded); idemload_render, a plain expression the planner inlines, for
@@ -54,7 +56,7 @@ const char SQL_RECON_SETUP[] =
     "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
     "  time_path text[]);"
     "CREATE FUNCTION pg_temp.idemload_money_dressed(t text, minor boolean, magnitude boolean,"
-    "                                               e integer)"
+    "                                               e integer, ccy text)"
     " RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $f$"
     " DECLARE c text; v numeric;"
     " BEGIN"
@@ -62,6 +64,10 @@ const char SQL_RECON_SETUP[] =
     "  IF t ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN c := t;"
     "  ELSE"
     "   c := translate(btrim(t, E' \\t\\r\\n\"''`'), '¥￥$€£₩₹元', '');"
+    "   IF upper(substring(c from '^([A-Za-z][A-Za-z][A-Za-z])(?![A-Za-z])')) IS DISTINCT FROM ccy"
+    "      AND c ~ '^[A-Za-z][A-Za-z][A-Za-z](?![A-Za-z])'"
+    "      OR upper(substring(c from '(?<![A-Za-z])([A-Za-z][A-Za-z][A-Za-z])$')) IS DISTINCT FROM ccy"
+    "      AND c ~ '(?<![A-Za-z])[A-Za-z][A-Za-z][A-Za-z]$' THEN RETURN NULL; END IF;"
     "   c := btrim(regexp_replace(c, '^[A-Za-z][A-Za-z][A-Za-z]\\s*|\\s*[A-Za-z][A-Za-z][A-Za-z]$',"
     "                             '', 'g'));"
     "   c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
@@ -72,13 +78,14 @@ const char SQL_RECON_SETUP[] =
     "  IF minor THEN v := v * power(10::numeric, -e); END IF;"
     "  RETURN v;"
     " END $f$;"
-    "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, e integer)"
+    "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, e integer,"
+    "                                       ccy text)"
     " RETURNS numeric LANGUAGE sql IMMUTABLE AS $f$"
     " SELECT CASE WHEN t IS NULL THEN NULL"
     "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN"
     "               CASE WHEN magnitude THEN abs(t::numeric) ELSE t::numeric END"
     "               * CASE WHEN minor THEN power(10::numeric, -e) ELSE 1 END"
-    "             ELSE pg_temp.idemload_money_dressed(t, minor, magnitude, e) END $f$;"
+    "             ELSE pg_temp.idemload_money_dressed(t, minor, magnitude, e, ccy) END $f$;"
     "CREATE FUNCTION pg_temp.idemload_render(x numeric, e integer)"
     " RETURNS text LANGUAGE sql IMMUTABLE AS $f$"
     " SELECT CASE WHEN x = round(x, e) THEN round(x, e)::text ELSE trim_scale(x)::text END $f$;"
@@ -190,13 +197,13 @@ const char SQL_RECON_COPY[] =
     "t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload, t.received_at"
 const char SQL_RECON_TABLE_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_traw AS "
-    "SELECT " RECON_TABLE_COLUMNS ", true AS listed "
+    "SELECT " RECON_TABLE_COLUMNS ", true AS listed, k.day AS s_day "
     "FROM idemload_recon_sk k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
     "  FROM {table} t WHERE t.tenant_id = k.tenant_id AND t.channel = k.channel"
     "   AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type"
     "   AND {active} LIMIT 1) t "
     "UNION ALL "
-    "SELECT " RECON_TABLE_COLUMNS ", false "
+    "SELECT " RECON_TABLE_COLUMNS ", false, NULL::date "
     "FROM (SELECT " RECON_TABLE_COLUMNS " FROM {table} t WHERE {active}"
     "        AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED)
     "        AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED) " OFFSET 0) t "
@@ -229,7 +236,7 @@ const char SQL_RECON_NESTLOOP_BACK[] =
  * for both: its rows left-joined with the statement's keys and pairs. */
 const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "CREATE TEMP TABLE idemload_recon_traw AS "
-    "SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed "
+    "SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed, k.day AS s_day "
     "FROM {table} t "
     "LEFT JOIN idemload_recon_sk k"
     "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
@@ -241,6 +248,12 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "   AND t.received_at < " RECON_TIME_TO("p.timed")
     "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
+/* The exponent a row's minor units are scaled by: its currency's (2 for
+ * a code idemload_recon_ccy does not list), none when the row states no
+ * currency: its amount is then unreadable (the row unverified), never
+ * scaled by a guessed exponent (JPY 951395 read as 9513.95). */
+#define RECON_EXP(r) "CASE WHEN " r ".currency IS NOT NULL THEN coalesce(x.exponent, 2) END"
+
 /* The statement's rows with their facts and their day in the zone, as a
  * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
  * facts' texts are taken out of the payload once, in a sub-select the
@@ -250,9 +263,9 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
     "       pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
-    "                              coalesce(x.exponent, 2)) AS amount," \
+    "                              " RECON_EXP("r") ", r.currency) AS amount," \
     "       pg_temp.idemload_money(r.f_text, r.fee_minor, r.fee_abs," \
-    "                              coalesce(x.exponent, 2)) AS fee " \
+    "                              " RECON_EXP("r") ", r.currency) AS fee " \
     "FROM (SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
@@ -299,17 +312,17 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
 const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_t AS " RECON_KIND_FACTS("idemload_recon_traw")
     "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
-    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
+    "       t.s_day, f.a_decl, f.c_decl, f.f_decl, c.currency,"
     "       pg_temp.idemload_money(CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END,"
     "                              CASE WHEN b.bill THEN s.amount_minor ELSE f.amount_minor END,"
     "                              CASE WHEN b.bill THEN s.amount_abs ELSE f.amount_abs END,"
-    "                              coalesce(x.exponent, 2)) AS amount,"
+    "                              " RECON_EXP("c") ", c.currency) AS amount,"
     "       pg_temp.idemload_money(CASE WHEN b.bill THEN coalesce(s.fee_const,"
     "                                t.payload #>> s.fee_path, t.payload #>> s.fee_alt)"
     "                              ELSE coalesce(f.fee_const, t.payload #>> f.fee_path) END,"
     "                              CASE WHEN b.bill THEN s.fee_minor ELSE f.fee_minor END,"
     "                              CASE WHEN b.bill THEN s.fee_abs ELSE f.fee_abs END,"
-    "                              coalesce(x.exponent, 2)) AS fee,"
+    "                              " RECON_EXP("c") ", c.currency) AS fee,"
     "       coalesce(CASE WHEN f.time_path IS NOT NULL"
     "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
     "                t.received_at) AS time "
@@ -445,7 +458,11 @@ const char SQL_RECON_PAIRS[] =
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
- * whose key the statement does not list (SQL_RECON_TABLE_ROWS read them). */
+ * whose key the statement does not list in the period
+ * (SQL_RECON_TABLE_ROWS read them): one it lists only on a day outside an
+ * explicit --period is other_day, matched by that listing as by a
+ * statement of another day (SQL_RECON_RELISTED), and counted in its day,
+ * where it had fallen between the two halves and vanished. */
 #define RECON_COMPARE_ROWS \
     "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day," \
     "       s.file_no, s.line, s.conflicting, s.key_ord," \
@@ -455,7 +472,7 @@ const char SQL_RECON_PAIRS[] =
     "       t.currency AS t_currency, t.status AS t_status, t.time AS t_time, t.fee AS t_fee," \
     "       s.a_decl AND coalesce(t.a_decl, false) AS a_cmp," \
     "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp," \
-    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp " \
+    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp, false AS other_day " \
     "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t" \
     "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel" \
     " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type " \
@@ -465,15 +482,27 @@ const char SQL_RECON_PAIRS[] =
     "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date," \
     "       NULL, NULL, false, NULL," \
     "       false, NULL, NULL, NULL, NULL, NULL," \
-    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false " \
+    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false," \
+    "       t.listed " \
     "FROM idemload_recon_t t " \
-    "WHERE NOT t.listed AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "WHERE (NOT t.listed OR t.s_day NOT BETWEEN $1::date AND $2::date)" \
+    "  AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
     "      BETWEEN $1::date AND $2::date"
 
 /* The resolution of a missing_in_statement or pending item whose key a
  * statement of another day listed (SQL_RECON_REG_RESOLVE_LISTED). */
 #define RECON_LISTED_LATER "'listed by a later statement'"
+/* The resolution of a marker item (SQL_RECON_REG_LISTED_ELSEWHERE): a
+ * table row of one day whose key a statement of another day listed,
+ * recorded so that its own day, reconciled afterwards, matches it. */
+#define RECON_LISTED_OTHER "'listed by the statement of another day'"
+/* The items of keys a statement of another day listed, by day, for
+ * SQL_RECON_RELISTED (the register's open index holds no resolved item). */
+#define RECON_LISTED_INDEX \
+    "CREATE INDEX IF NOT EXISTS idemload_recon_item_listed ON {item} (day)" \
+    " WHERE state = 'resolved' AND resolution IN (" RECON_LISTED_LATER ", " RECON_LISTED_OTHER ")"
 #define RECON_REPAIRED "'inserted by --repair'"
+#define RECON_MERGED "'updated by --repair merge'"
 
 /* $1, $2: the period.  The keys of the period's days, of the run's pairs,
  * whose register item a statement of another day resolved by listing the
@@ -483,18 +512,18 @@ const char SQL_RECON_PAIRS[] =
  * than opening it again.  Read from the register when the role may read it;
  * otherwise (no register yet, a dry run's role that may not read it) the
  * same table, empty (SQL_RECON_RELISTED_NONE).  One row per key and day.
- * The last EXISTS is uncorrelated: a one-time filter, so that a day no
- * run has reconciled yet (every night's new day) does not scan the items,
- * which have no index on their resolved ones. */
+ * Such items are found by their own index (RECON_LISTED_INDEX), not a
+ * scan of the register: a day no run has reconciled yet can have them (a
+ * later day reconciled first listed its rows). */
 #define RECON_RELISTED_TABLE "CREATE TEMP TABLE idemload_recon_relisted "
 const char SQL_RECON_RELISTED[] =
     RECON_RELISTED_TABLE "AS SELECT DISTINCT i.tenant_id, i.channel, i.out_trade_no,"
     "       i.callback_type, i.day "
-    "FROM {item} i WHERE i.state = 'resolved' AND i.resolution = " RECON_LISTED_LATER
+    "FROM {item} i WHERE i.state = 'resolved'"
+    "  AND i.resolution IN (" RECON_LISTED_LATER ", " RECON_LISTED_OTHER ")"
     "  AND i.day BETWEEN $1::date AND $2::date AND i.out_trade_no IS NOT NULL"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
-    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
-    "  AND EXISTS (SELECT 1 FROM {run} r WHERE r.day BETWEEN $1::date AND $2::date)";
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)";
 const char SQL_RECON_RELISTED_NONE[] =
     RECON_RELISTED_TABLE "(tenant_id bigint, channel text, out_trade_no text,"
     " callback_type text, day date)";
@@ -532,7 +561,7 @@ const char SQL_RECON_CLASSIFY[] =
     "              THEN c.s_amount - c.t_amount END"
     "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
     "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed,"
-    "             rl.tenant_id IS NOT NULL AS relisted"
+    "             rl.tenant_id IS NOT NULL OR x.other_day AS relisted"
     "        FROM (" RECON_COMPARE_ROWS ") x"
     "        LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld"
     "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day"
@@ -785,7 +814,19 @@ const char SQL_RECON_ANALYZE_ITEM[] = "ANALYZE {item}";
 
 /* $1, $2: the item and run tables' names as text (schema.name). */
 const char SQL_RECON_REGISTER_EXISTS[] =
-    "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL";
+    "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL,"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1)"
+    "                  AND attname = 'reported_by' AND NOT attisdropped)";
+
+/* A register made before items recorded which run's outputs showed them
+ * (reported_by): the column added, its items taken as shown by an
+ * earlier run (0: before it was recorded), so that none is listed as
+ * appeared again. */
+const char SQL_RECON_REGISTER_UPGRADE[] =
+    "SELECT pg_advisory_xact_lock(7350323339418284034);"
+    "ALTER TABLE {item} ADD COLUMN IF NOT EXISTS reported_by bigint DEFAULT 0;"
+    "ALTER TABLE {item} ALTER COLUMN reported_by DROP DEFAULT;"
+    RECON_LISTED_INDEX;
 
 /* One transaction at a time creates them (the ledger's lock key + 2). */
 const char SQL_RECON_REGISTER_CREATE[] =
@@ -804,9 +845,10 @@ const char SQL_RECON_REGISTER_CREATE[] =
     "  statement jsonb, table_side jsonb, difference text, file text, line bigint,"
     "  first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL,"
     "  opened_by bigint NOT NULL, last_run bigint NOT NULL,"
-    "  resolved_at timestamptz, resolved_by bigint, resolution text);"
+    "  resolved_at timestamptz, resolved_by bigint, resolution text, reported_by bigint);"
     "CREATE INDEX IF NOT EXISTS {item_index} ON {item} (tenant_id, channel, day)"
-    " WHERE state <> 'resolved'";
+    " WHERE state <> 'resolved';"
+    RECON_LISTED_INDEX;
 
 /* This run's number: one above every run the register holds, read once
  * SQL_RECON_RUN_LOCK holds the lock of SQL_RECON_REGISTER_CREATE's key
@@ -831,6 +873,30 @@ const char SQL_RECON_REG_RESOLVE_LISTED[] =
     "      AND k.channel = i.channel AND k.out_trade_no = i.out_trade_no"
     "      AND k.callback_type = i.callback_type)";
 
+/* $1 the run, $2 the files.  The statement's keys this run compared whose
+ * table row counts on another day (its time in another day than the
+ * statement's row): a marker item of that day, resolved as soon as made
+ * (RECON_LISTED_OTHER, never a discrepancy nor listed as resolved), which
+ * SQL_RECON_RELISTED reads when that day is reconciled, so that a day
+ * reconciled after a later one (day 22 before day 20) matches the row day
+ * 22's statement listed, as it would have had day 20 come first (SPEC:
+ * the order in which days are reconciled never changes a result).  One
+ * per key and day: none when an item of it is already resolved so. */
+const char SQL_RECON_REG_LISTED_ELSEWHERE[] =
+    "INSERT INTO {item} (tenant_id, channel, out_trade_no, callback_type, day, category, state,"
+    "  file, line, first_seen, last_seen, opened_by, last_run, resolved_at, resolved_by,"
+    "  resolution) "
+    "SELECT o.tenant_id, o.channel, o.out_trade_no, o.callback_type, o.t_day,"
+    "  'missing_in_statement', 'resolved', ($2::jsonb) ->> (o.file_no - 1), o.line, pg_temp.idemload_now(), pg_temp.idemload_now(),"
+    "  $1, $1, pg_temp.idemload_now(), $1, " RECON_LISTED_OTHER " "
+    "FROM (SELECT o.*, (o.t_time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
+    "               AS t_day FROM idemload_recon_out o WHERE o.s_present AND o.t_present) o "
+    "WHERE o.t_day <> o.day"
+    "  AND NOT EXISTS (SELECT 1 FROM {item} i WHERE i.state = 'resolved'"
+    "      AND i.resolution IN (" RECON_LISTED_LATER ", " RECON_LISTED_OTHER ")"
+    "      AND i.tenant_id = o.tenant_id AND i.channel = o.channel AND i.day = o.t_day"
+    "      AND i.out_trade_no = o.out_trade_no AND i.callback_type = o.callback_type)";
+
 /* $1 the run, $2 $3 the period.  Items of the days reconciled again that
  * this run no longer finds: resolved, superseded (not those of a kind the
  * statement cannot list: a SUCCESS bill says nothing of a refund). */
@@ -852,7 +918,7 @@ const char SQL_RECON_REG_SUPERSEDE[] =
  * it is carried over (an earlier day's: not this run's verdict). */
 const char SQL_RECON_REG_ESCALATE[] =
     "WITH e AS (UPDATE {item} i SET category = 'missing_in_statement', state = 'open',"
-    "       last_run = $1, last_seen = pg_temp.idemload_now() "
+    "       last_run = $1, last_seen = pg_temp.idemload_now(), reported_by = NULL "
     "WHERE i.state = 'pending' AND i.day < $2::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
@@ -865,6 +931,8 @@ const char SQL_RECON_REG_ESCALATE[] =
 const char SQL_RECON_REG_UPSERT[] =
     "WITH u AS (UPDATE {item} i SET last_seen = pg_temp.idemload_now(), last_run = $1, category = l.category,"
     "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
+    "       reported_by = CASE WHEN i.state = 'pending' AND l.category <> 'pending' THEN NULL"
+    "                          ELSE i.reported_by END,"
     "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
     "         'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
     "       table_side = CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount,"
@@ -990,22 +1058,100 @@ const char SQL_RECON_REG_ESCALATED_EARLIER[] =
     " ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type LIMIT $2"
 const char SQL_RECON_REG_APPEARED[] =
     RECON_CHANGED_ITEMS
-    "WHERE i.category <> 'pending' AND i.state = 'open'"
-    "  AND (i.opened_by = $1 OR i.id IN (SELECT id FROM idemload_recon_escalated))"
+    "WHERE i.id IN (SELECT id FROM idemload_recon_appeared)"
+    "  AND $1::bigint IS NOT NULL" /* the run: idemload_recon_appeared is its own */
     RECON_CHANGED_ORDER;
-const char SQL_RECON_REG_RESOLVED[] =
-    RECON_CHANGED_ITEMS "WHERE i.resolved_by = $1" RECON_CHANGED_ORDER;
 
-/* $1 the run.  After --repair, on one server: the missing_in_table items
- * this run opened or found again whose key the table now holds (the
- * repair inserted it): resolved, so that they are not carried over as
- * open into every later run of the pair.  A repair cut short leaves the
- * rest open; the day reconciled again resolves what it no longer finds. */
+/* $1 the run.  The discrepancies this run's outputs show as appeared: the
+ * items it opened or escalated, and the open ones of its pairs that no
+ * run's outputs showed yet (reported_by NULL: a run whose report could not
+ * be written, or that was killed after its COMMIT, registered them; SPEC
+ * "Across days": a later run reports what no earlier report showed).
+ * Kept for the session: SQL_RECON_REG_REPORTED marks them once the
+ * outputs are written. */
+const char SQL_RECON_REG_APPEARING[] =
+    "CREATE TEMP TABLE idemload_recon_appeared AS SELECT i.id FROM {item} i "
+    "WHERE i.category <> 'pending' AND i.state = 'open'"
+    "  AND (i.opened_by = $1::bigint OR i.id IN (SELECT id FROM idemload_recon_escalated)"
+    "       OR (i.reported_by IS NULL AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
+    "             WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)))";
+
+/* $1 the run, after its outputs (summary, report, page, discrepancies
+ * file) are written: what they showed as appeared is reported by it. */
+const char SQL_RECON_REG_REPORTED[] =
+    "UPDATE {item} SET reported_by = $1"
+    " WHERE id IN (SELECT id FROM idemload_recon_appeared) AND reported_by IS NULL";
+const char SQL_RECON_REG_RESOLVED[] =
+    RECON_CHANGED_ITEMS "WHERE i.resolved_by = $1"
+    "  AND i.resolution IS DISTINCT FROM " RECON_LISTED_OTHER RECON_CHANGED_ORDER;
+
+/* After --repair, on the reconcile's own connection (its transaction
+ * committed, the session's temporary tables still there): the keys of
+ * this run's lines the repair may have mended (missing_in_table, and the
+ * three mismatches a merge may update), their table rows read again as
+ * they are now into idemload_recon_traw, which idemload_recon_t shows with
+ * their facts; then SQL_RECON_REG_REPAIRED compares them with the
+ * statement again.  Whatever the repair did or left (a merge's stale row,
+ * a run killed and resumed, a concurrent importer), the register says
+ * what the table now holds, and no list of keys is kept in a file. */
+#define RECON_MENDABLE "('missing_in_table', 'amount_mismatch', 'currency_mismatch', 'status_mismatch')"
+const char SQL_RECON_REPAIR_KEYS[] =
+    "CREATE TEMP TABLE idemload_recon_mend AS SELECT DISTINCT tenant_id, channel, out_trade_no,"
+    "  callback_type, day FROM idemload_recon_lines WHERE s_present AND category IN " RECON_MENDABLE ";"
+    "ANALYZE idemload_recon_mend;"
+    "CREATE TEMP TABLE idemload_recon_mended (category text, tenant_id bigint, channel text,"
+    "  out_trade_no text, callback_type text, file_no integer, line bigint);"
+    "TRUNCATE idemload_recon_traw";
+const char SQL_RECON_REPAIR_ROWS[] =
+    "INSERT INTO idemload_recon_traw "
+    "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
+    "FROM idemload_recon_mend k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
+    "  FROM {table} t WHERE t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    "   AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type"
+    "   AND {active} LIMIT 1) t";
+const char SQL_RECON_REPAIR_ROWS_DISTRIBUTED[] =
+    "INSERT INTO idemload_recon_traw "
+    "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
+    "FROM {table} t JOIN idemload_recon_mend k"
+    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
+    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "WHERE {active}";
+
+/* $1 the run.  Its open items of those categories whose table row now
+ * agrees with the statement (a missing_in_table key the table holds; a
+ * mismatch its row no longer has): resolved (inserted, or updated, by
+ * --repair), and each into idemload_recon_mended, so that the run reports
+ * as inserted exactly the missing keys the table now holds (not the rows a
+ * killed run had inserted before, which the comparison found matched).
+ * What still disagrees stays open; the day reconciled again resolves what
+ * it no longer finds. */
 const char SQL_RECON_REG_REPAIRED[] =
     "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
-    "       resolution = " RECON_REPAIRED " "
-    "WHERE i.state = 'open' AND i.category = 'missing_in_table' AND i.last_run = $1"
-    "  AND EXISTS (SELECT 1 FROM {table} t WHERE t.tenant_id = i.tenant_id"
-    "      AND t.channel = i.channel AND t.out_trade_no = i.out_trade_no"
-    "      AND t.callback_type = i.callback_type AND {active}) RETURNING 1) "
-    "SELECT count(*) FROM r";
+    "       resolution = CASE WHEN i.category = 'missing_in_table' THEN " RECON_REPAIRED
+    "                         ELSE " RECON_MERGED " END "
+    "  FROM idemload_recon_sk s JOIN idemload_recon_t t ON t.tenant_id = s.tenant_id"
+    "   AND t.channel = s.channel AND t.out_trade_no = s.out_trade_no"
+    "   AND t.callback_type = s.callback_type "
+    "WHERE i.state = 'open' AND i.last_run = $1 AND i.category IN " RECON_MENDABLE
+    "  AND s.tenant_id = i.tenant_id AND s.channel = i.channel AND s.day = i.day"
+    "  AND s.out_trade_no = i.out_trade_no AND s.callback_type = i.callback_type"
+    "  AND CASE i.category WHEN 'missing_in_table' THEN true"
+    "        WHEN 'amount_mismatch' THEN NOT coalesce((s.a_decl AND t.a_decl"
+    "               AND s.amount <> t.amount) OR (s.f_decl AND t.f_decl AND s.fee <> t.fee), false)"
+    "        WHEN 'currency_mismatch' THEN NOT coalesce(s.c_decl AND t.c_decl"
+    "               AND s.currency <> t.currency, false)"
+    "        ELSE s.status = t.status END "
+    "  RETURNING i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, s.file_no,"
+    "            s.line) "
+    "INSERT INTO idemload_recon_mended SELECT * FROM r";
+
+/* What the repair mended: the missing keys it inserted, and every item
+ * resolved. */
+const char SQL_RECON_REPAIR_MENDED[] =
+    "SELECT count(*) FILTER (WHERE category = 'missing_in_table'), count(*)"
+    " FROM idemload_recon_mended";
+/* $1 how many to list: the keys it inserted, in the files' order. */
+const char SQL_RECON_REPAIR_INSERTED[] =
+    "SELECT tenant_id, channel, out_trade_no, callback_type, file_no, line"
+    " FROM idemload_recon_mended WHERE category = 'missing_in_table'"
+    " ORDER BY file_no, line LIMIT $1";

@@ -55,6 +55,7 @@ typedef struct recon_ctx {
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
     char reg_state[16];                     /* register_state's answer; "" until asked */
     bool failed_logged;
+    bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
 
 /* NULL-safe copy (NULL stays NULL); sets *oom when memory runs out. */
@@ -1129,10 +1130,15 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
     if (!r)
         return false;
     bool exists = strcmp(db_value(r, 0, 0), "t") == 0;
+    bool current = strcmp(db_value(r, 0, 1), "t") == 0;
     db_result_free(&r);
     if (!exists && !exec(x, "reconcile: creating the register (CREATE on the target's schema is "
                             "needed once, or a --dry-run)",
                          SQL_RECON_REGISTER_CREATE, 0, NULL))
+        return false;
+    if (exists && !current &&
+        !exec(x, "reconcile: adding reported_by to the register (its owner's ALTER is needed "
+                 "once)", SQL_RECON_REGISTER_UPGRADE, 0, NULL))
         return false;
     if (!exec(x, "reconcile: the register's run number (waiting for another run)",
               SQL_RECON_RUN_LOCK, 0, NULL))
@@ -1160,6 +1166,8 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
          seen_again(x, res, ip) &&
          exec(x, "reconcile: register (new items)",
               res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
+         exec(x, "reconcile: register (keys listed on another day than their row's)",
+              SQL_RECON_REG_LISTED_ELSEWHERE, 2, ip) &&
          /* the lines' cursor joins the items when some were seen again */
          (!res->seen_again ||
           exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
@@ -1168,7 +1176,9 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
     free(files);
     if (!ok)
         return false;
-    if (!gather_changed(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARED, run_id,
+    if (!exec(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARING, 1,
+              (const char *const[]){run_id}) ||
+        !gather_changed(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARED, run_id,
                         &res->appeared_items) ||
         !gather_changed(x, "reconcile: register (what was resolved)", SQL_RECON_REG_RESOLVED,
                         run_id, &res->resolved_items))
@@ -1206,72 +1216,18 @@ static bool read_register(recon_ctx *x, recon_result *res)
 
 /* ---- the command ------------------------------------------------------ */
 
-/* The rows a changes file (output/changes.h: the merge's own account of
- * what it wrote) says were inserted: the first RECON_REPAIR_LISTED, by
- * key, into res->repaired_keys.  Memory stays at one line and the list.
- * False, logged, when the file cannot be read or memory runs out. */
-static bool gather_repaired(const char *path, recon_result *res)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        log_error("--repair: cannot read the list of inserted rows (%s): %s", path,
-                  strerror(errno));
-        return false;
-    }
-    char *text = NULL;
-    size_t cap = 0;
-    bool oom = false;
-    res->repaired_keys = calloc(RECON_REPAIR_LISTED, sizeof *res->repaired_keys);
-    oom = !res->repaired_keys;
-    while (!oom && res->n_repaired_keys < RECON_REPAIR_LISTED && getline(&text, &cap, fp) > 0) {
-        json_t *o = json_loads(text, 0, NULL);
-        const char *action = json_string_value(json_object_get(o, "action"));
-        if (action && strcmp(action, "inserted") == 0) {
-            recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
-            k->tenant_id = (int64_t)json_integer_value(json_object_get(o, "tenant_id"));
-            k->channel = dup_or_null(json_string_value(json_object_get(o, "channel")), &oom);
-            k->out_trade_no =
-                dup_or_null(json_string_value(json_object_get(o, "out_trade_no")), &oom);
-            k->callback_type =
-                dup_or_null(json_string_value(json_object_get(o, "callback_type")), &oom);
-            k->file = dup_or_null(json_string_value(json_object_get(o, "file")), &oom);
-            k->line = (int64_t)json_integer_value(json_object_get(o, "line"));
-        }
-        json_decref(o);
-    }
-    bool read_failed = ferror(fp) != 0;
-    free(text);
-    fclose(fp);
-    if (oom)
-        log_error("--repair: out of memory listing the inserted rows");
-    else if (read_failed)
-        log_error("--repair: cannot read the list of inserted rows (%s)", path);
-    return !oom && !read_failed;
-}
-
 /* --repair: the import pipeline over the same files, after the comparison
  * committed: missing inserts only keys the table lacks (the merge's
- * --on-conflict nothing: no existing row changes); merge is import.  For
- * missing, the pipeline's --changes file, private and removed afterwards,
- * says which rows it inserted (res->repaired_keys). */
-static int repair(const config *cfg, run_report *rep, recon_result *res)
+ * --on-conflict nothing: no existing row changes); merge is import.  What
+ * it mended is asked of the table afterwards (mend_register), not of the
+ * pipeline's account, which a resumed file fills with an earlier run's
+ * rows. */
+static int repair(const config *cfg, run_report *rep)
 {
     config c = *cfg;
     c.cmd = CMD_IMPORT;
-    char listed[4096] = "";
-    if (cfg->repair == REPAIR_MISSING) {
+    if (cfg->repair == REPAIR_MISSING)
         c.conflict = CONFLICT_NOTHING;
-        const char *dir = getenv("TMPDIR");
-        snprintf(listed, sizeof listed, "%s/idemload-repaired-XXXXXX", dir && *dir ? dir : "/tmp");
-        int fd = mkstemp(listed);
-        if (fd < 0) {
-            log_error("--repair missing: cannot create the list of inserted rows in %s: %s",
-                      dir && *dir ? dir : "/tmp", strerror(errno));
-            return EXIT_INPUT;
-        }
-        close(fd);
-        c.changes_path = listed;
-    }
     c.force = true;   /* a file the ledger holds is repaired all the same */
     int code = EXIT_OK;
     loader *ld = loader_open(&c, &code);
@@ -1293,39 +1249,101 @@ static int repair(const config *cfg, run_report *rep, recon_result *res)
             to->stale = from->stale;
             to->existing = from->existing;
             to->chunks = from->chunks;
-            res->repaired += from->inserted;
         }
         run_report_free(&r2);
-        if (listed[0] && !gather_repaired(listed, res))
-            code = exit_worst(code, EXIT_INPUT);
     }
-    if (listed[0])
-        unlink(listed);
     return code;
 }
 
-/* After a repair: the register's missing_in_table items of this run whose
- * rows the table now holds, resolved (SQL_RECON_REG_REPAIRED), and counted
- * in the run's resolved.  The reconcile's own connection, its transaction
- * committed; on a Citus target they stay open (the day reconciled again
- * resolves them).  EXIT_OK or the database's status. */
-static int resolve_repaired(recon_ctx *x, recon_result *res)
+/* The keys the repair inserted (SQL_RECON_REPAIR_INSERTED): the first
+ * RECON_REPAIR_LISTED into res->repaired_keys.  EXIT_OK, the database's
+ * status, or EXIT_INPUT out of memory (logged). */
+static int gather_inserted(recon_ctx *x, recon_result *res)
 {
-    if (!res->registered || x->tool.t.distributed || !x->tool.d)
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", RECON_REPAIR_LISTED);
+    db_result *r = query(x, "--repair: the rows it inserted", SQL_RECON_REPAIR_INSERTED, 1,
+                         (const char *const[]){limit});
+    if (!r)
+        return db_failure_exit(x->tool.d);
+    int n = db_nrows(r);
+    bool oom = false;
+    res->repaired_keys = calloc(n ? (size_t)n : 1, sizeof *res->repaired_keys);
+    oom = !res->repaired_keys;
+    for (int i = 0; !oom && i < n; i++) {
+        recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
+        k->tenant_id = db_int(r, i, 0);
+        k->channel = dup_or_null(db_value(r, i, 1), &oom);
+        k->out_trade_no = dup_or_null(db_value(r, i, 2), &oom);
+        k->callback_type = dup_or_null(db_value(r, i, 3), &oom);
+        int64_t file_no = db_is_null(r, i, 4) ? 0 : db_int(r, i, 4);
+        k->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files
+                      ? dup_or_null(x->cfg->files[file_no - 1], &oom)
+                      : NULL;
+        k->line = db_is_null(r, i, 5) ? 0 : db_int(r, i, 5);
+    }
+    db_result_free(&r);
+    if (oom)
+        log_error("--repair: out of memory listing the inserted rows");
+    return oom ? EXIT_INPUT : EXIT_OK;
+}
+
+/* After a repair, whole or cut short: the table's rows of this run's
+ * missing_in_table and mismatch lines read again and compared with the
+ * statement (SQL_RECON_REG_REPAIRED); the items they now agree with are
+ * resolved and counted in the run's resolved, the missing keys the table
+ * now holds are the rows it inserted (res->repaired, repaired_keys).  The
+ * reconcile's own connection, its transaction committed.  EXIT_OK or the
+ * database's status. */
+static int mend_register(recon_ctx *x, recon_result *res)
+{
+    if (!res->registered || !x->tool.d)
         return EXIT_OK;
     signals_set_hook(db_cancel, x->tool.d);
     char run_id[32];
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
-    db_result *r = query(x, "--repair: resolving the register's items of the inserted rows",
-                         SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
+    const char *what = "--repair: the table's rows of the keys it repaired";
+    bool ok = exec(x, what, SQL_RECON_REPAIR_KEYS, 0, NULL) &&
+              exec(x, what,
+                   x->tool.t.distributed ? SQL_RECON_REPAIR_ROWS_DISTRIBUTED
+                                         : SQL_RECON_REPAIR_ROWS,
+                   0, NULL) &&
+              exec(x, "--repair: resolving the register's items it repaired",
+                   SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
+    db_result *r = ok ? query(x, what, SQL_RECON_REPAIR_MENDED, 0, NULL) : NULL;
     if (!r)
         return db_failure_exit(x->tool.d);
-    uint64_t n = (uint64_t)db_int(r, 0, 0);
+    res->repaired = (uint64_t)db_int(r, 0, 0);
+    uint64_t n = (uint64_t)db_int(r, 0, 1);
     db_result_free(&r);
     res->resolved += n;
     res->resolved_items.total += n;
     res->repair_resolved = n;
-    return EXIT_OK;
+    return gather_inserted(x, res);
+}
+
+/* Once the run's outputs are written (the summary, and the report, page
+ * and discrepancies file asked for): the items they showed as appeared
+ * are reported by this run (SQL_RECON_REG_REPORTED), in a transaction of
+ * their own.  Until then, or when an output failed or the run was killed,
+ * they stay unreported, and the next run of their pair lists them as
+ * appeared again: shown at least once, never lost (SPEC "Across days").
+ * A failure here only means they are shown again: a warning. */
+static void mark_reported(recon_ctx *x, const recon_result *res)
+{
+    if (!res->registered || !x->tool.d || signals_interrupted())
+        return;
+    char run_id[32];
+    snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
+    buf sql = BUF_INIT;
+    db_result *r = NULL;
+    if (render(x, &sql, SQL_RECON_REG_REPORTED))
+        r = db_query(x->tool.d, buf_cstr(&sql), 1, (const char *const[]){run_id});
+    if (!r)
+        log_warn("reconcile: could not record that run %s's outputs showed what appeared; the "
+                 "next run of its pairs lists it as appeared again", run_id);
+    db_result_free(&r);
+    buf_free(&sql);
 }
 
 /* Reads the configuration the command needs beyond the CLI's checks. */
@@ -1405,6 +1423,22 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     }
     if (ok)
         ok = compare(x, res, rep);
+    /* --repair missing inserts the rows the comparison found missing; a
+     * statement row outside an explicit period was never compared, and
+     * the merge would insert it all the same (its callback's absence then
+     * never shown when its own day is reconciled): refused before
+     * anything is written. */
+    if (ok && cfg->repair == REPAIR_MISSING && res->outside_period > 0) {
+        log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
+                  "compared, and the repair would insert %s; give a period covering the "
+                  "statement's days, or repair without --period",
+                  (unsigned long long)res->outside_period,
+                  res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
+                  res->outside_period == 1 ? "it" : "them");
+        code = EXIT_USAGE;
+        ok = false;
+        res->compared = false;
+    }
     if (ok && !cfg->dry_run && res->compared)
         ok = write_register(x, res, rep);
     else if (ok && cfg->dry_run && res->compared)
@@ -1443,6 +1477,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         if (!recon_disc_publish(&disc, &perr)) {
             log_error("%s", buf_cstr(&perr));
             code = EXIT_INPUT;
+            x->disc_failed = true;
         }
         buf_free(&perr);
     }
@@ -1514,11 +1549,10 @@ int recon_run(const config *cfg)
     bool found = res.compared && recon_has_discrepancies(&res);
     if (code == EXIT_OK || code == EXIT_REJECTS) {
         if (cfg->repair != REPAIR_NONE && res.compared) {
-            code = exit_worst(code, repair(cfg, &rep, &res));
-            code = exit_worst(code, resolve_repaired(&x, &res));
+            code = exit_worst(code, repair(cfg, &rep));
+            code = exit_worst(code, mend_register(&x, &res));
         }
     }
-    tool_close(&x.tool);
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);
     if (rj) {
@@ -1532,7 +1566,11 @@ int recon_run(const config *cfg)
     }
     rep.elapsed_s = now_seconds() - t0;
     run_report_total(&rep);
-    code = exit_worst(code, recon_render_outputs(cfg, &res, &rep, code));
+    int rendered = recon_render_outputs(cfg, &res, &rep, code);
+    code = exit_worst(code, rendered);
+    if (rendered == EXIT_OK && !x.disc_failed)
+        mark_reported(&x, &res);
+    tool_close(&x.tool);
     run_report_free(&rep);
     recon_result_free(&res);
     facts_free(&tf);

@@ -617,8 +617,10 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         fprintf(fp, "  repair %s: %llu rows inserted\n",
                 r->repair == REPAIR_MISSING ? "missing" : "merge", (unsigned long long)r->repaired);
     if (r->repair_resolved)
-        fprintf(fp, "  register: %llu missing_in_table items resolved, their rows inserted by the "
-                    "repair\n", (unsigned long long)r->repair_resolved);
+        fprintf(fp, "  register: %llu %s resolved, their rows inserted%s by the repair\n",
+                (unsigned long long)r->repair_resolved,
+                r->repair == REPAIR_MISSING ? "missing_in_table items" : "items",
+                r->repair == REPAIR_MISSING ? "" : " or updated");
     if (r->repair == REPAIR_MISSING)
         print_repaired(r, fp);
 }

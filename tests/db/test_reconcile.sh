@@ -236,10 +236,18 @@ import json,sys
 ls=[json.loads(l) for l in open('p.ndjson')]
 ns=[l for l in ls if l['day']=='2026-11-19']
 sys.exit(0 if len(ns)==1 and ns[0]['category']=='no_statement' and ns[0]['out_trade_no'] is None and ns[0]['difference']=='-3.30' else 1)"
-run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json stmt.csv
+# Every statement row outside the period, but a table row of the period
+# whose key the statement lists on the 20th: counted in its day, which no
+# statement row covers (no_statement), where it had vanished, the day
+# balanced.
+run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report o.json \
+    --discrepancies o.ndjson stmt.csv
+$MODEL --table table.csv --facts facts.json --period 2026-11-21 stmt.csv >model_o.json
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
-    "r['reconciliation']['outside_period'] == 24 and r['reconciliation']['days'] == []"
-eq "nothing compared is balanced" 0 "$RC"
+    "r['reconciliation']['outside_period'] == 24 and r['reconciliation']['days'][0]['statement']['rows'] == 0"
+same_lines "the table's row of the period is counted: no_statement" o.ndjson model_o.json
+same_days "and its day's figures" o.json model_o.json
+eq "a discrepancy: exit 5" 5 "$RC"
 # A statement whose rows all fall outside an explicit period still stands
 # for its pairs: their table rows of the period are no_statement (a
 # truncated or wrong bill is not "balanced").

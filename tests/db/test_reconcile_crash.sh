@@ -168,4 +168,37 @@ eq "the repair again: exit 0 (balanced now)" 0 "$RC"
 eq "the table as it was" 150 "$(q "SELECT count(*) FROM payment_callback")"
 eq "the register's items as they were" "$reg" \
     "$(q "SELECT string_agg(category || ' ' || state || ' ' || n, ', ' ORDER BY category, state) FROM (SELECT category, state, count(*) AS n FROM idemload_recon_item GROUP BY 1, 2) g")"
+
+# --repair missing killed (SIGKILL) once it has inserted some rows, then
+# run again: the second run reports as inserted only the rows it
+# inserted (the comparison found the first run's rows in the table), and
+# the killed run left nothing in $TMPDIR.
+init_db recon_resume
+M=20000
+[ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && M=5000
+{ echo "$header"; gen 1 100 T; } >t.csv
+{ echo "$header"; gen 1 100 T; gen 1 $M N; } >s7.csv
+run import -d "$DB" t.csv
+eq "the table's rows: exit 0" 0 "$RC"
+rm -rf tmpd && mkdir tmpd
+TMPDIR=$WORK/tmpd "$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 --repair missing \
+    --chunk-rows 100 s7.csv >/dev/null 2>k7.err &
+pid=$!
+n=100
+for _ in $(seq 1 6000); do
+    n=$(q "SELECT count(*) FROM payment_callback")
+    [ "$n" -gt 100 ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.01
+done
+kill -9 $pid 2>/dev/null
+wait $pid
+first=$(( $(q "SELECT count(*) FROM payment_callback") - 100 ))
+check "killed during the repair: some rows inserted ($first), not all" between "$first" 1 $((M - 1))
+eq "the killed run left no list of inserted keys in \$TMPDIR" "" "$(ls -A tmpd)"
+run reconcile -d "$DB" --period 2026-11-20 --repair missing --report r7.json s7.csv
+eq "the repair again: exit 5 (the rows still missing)" 5 "$RC"
+eq "every row is there now" $((M + 100)) "$(q "SELECT count(*) FROM payment_callback")"
+check "it reports as inserted only the $((M - first)) rows it inserted" jtrue r7.json \
+    "(x := r['reconciliation'])['repaired'] == $((M - first)) and x['categories']['missing_in_table'] == $((M - first)) and x['repaired_keys_omitted'] == $((M - first)) - len(x['repaired_keys'])"
 finish
