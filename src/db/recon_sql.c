@@ -153,8 +153,8 @@ const char SQL_RECON_TFACTS[] =
     "INSERT INTO idemload_recon_tfacts VALUES ($1, $2, $3::text[], $4, $5::boolean, $6::boolean,"
     " $7::text[], $8, $9::text[], $10, $11::boolean, $12::boolean, $13::text[])";
 
-/* $1 a file's number, $2 the kinds it lists (a text[] literal; NULL:
- * every kind): one row per kind, a NULL kind for every kind. */
+/* $1 a file's number, $2 the kinds it cannot list (a text[] literal;
+ * NULL: none): one row per kind, a NULL kind for none. */
 const char SQL_RECON_COVER[] =
     "INSERT INTO idemload_recon_cover"
     " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
@@ -188,11 +188,11 @@ const char SQL_RECON_COPY[] =
 #define RECON_TIME_TO(p) \
     "($2::date + CASE WHEN " p " THEN 32 ELSE 1 END)::timestamp AT TIME ZONE $3"
 #define RECON_ANY_TIMED "(SELECT bool_or(timed) FROM idemload_recon_pairs)"
-/* Does the statement list the kind of row r for its pair p (the kinds its
- * files cover, SQL_RECON_PAIRS: a WeChat SUCCESS bill no refunds)?  A row
- * of a kind it cannot list is neither missing from it nor pending. */
+/* Can the statement list the kind of row r for its pair p (not one its
+ * files all leave out, SQL_RECON_PAIRS: a WeChat SUCCESS bill no refunds)?
+ * A row of a kind it cannot list is neither missing from it nor pending. */
 #define RECON_PAIR_COVERS(p, r) \
-    "(" p ".kinds IS NULL OR split_part(" r ".callback_type, ':', 1) = ANY (" p ".kinds))"
+    "(" p ".excluded IS NULL OR split_part(" r ".callback_type, ':', 1) <> ALL (" p ".excluded))"
 #define RECON_TABLE_COLUMNS \
     "t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload, t.received_at"
 const char SQL_RECON_TABLE_ROWS[] =
@@ -440,9 +440,9 @@ const char SQL_RECON_OUTSIDE[] =
  * it names both (a bill without a row still stands for its merchant and
  * channel), for every file; with whether --facts names a time fact for the
  * channel (at any level that applies to it: then its rows' time is not
- * received_at), and the kinds the pair's files list (idemload_recon_cover:
- * NULL when one of them lists every kind; a WeChat SUCCESS bill and a
- * REFUND bill of one pair list pay and refund together). */
+ * received_at), and the kinds every file of the pair leaves out
+ * (idemload_recon_cover; NULL: none; a WeChat SUCCESS bill and a REFUND
+ * bill of one pair, read together, leave out none). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
     " WITH pf AS (SELECT DISTINCT tenant_id, channel, file_no FROM idemload_recon_raw"
@@ -451,10 +451,11 @@ const char SQL_RECON_PAIRS[] =
     " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
     "          WHERE (f.channel IS NULL OR f.channel = k.channel) AND f.time_path IS NOT NULL)"
     "        AS timed,"
-    "        CASE WHEN bool_or(c.kind IS NULL) THEN NULL"
-    "             ELSE array_agg(DISTINCT c.kind) END AS kinds"
-    " FROM pf k LEFT JOIN idemload_recon_cover c ON c.file_no = k.file_no"
-    " GROUP BY k.tenant_id, k.channel";
+    "        (SELECT array_agg(e.kind) FROM (SELECT c.kind FROM pf f"
+    "            JOIN idemload_recon_cover c ON c.file_no = f.file_no AND c.kind IS NOT NULL"
+    "           WHERE f.tenant_id = k.tenant_id AND f.channel = k.channel"
+    "           GROUP BY c.kind HAVING count(*) = k.n_files) e) AS excluded"
+    " FROM (SELECT tenant_id, channel, count(*) AS n_files FROM pf GROUP BY 1, 2) k";
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and

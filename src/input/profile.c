@@ -1204,16 +1204,25 @@ const money_kind *profile_money_for(const profile *p, const char *ct, size_t len
     return any;
 }
 
-bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
-                           bool *oom)
+/* Is kind among the kinds of the rules in mask? */
+static bool rules_list(const profile *p, uint32_t mask, const char *kind)
+{
+    for (size_t i = 0; i < p->n_covers; i++)
+        for (size_t k = 0; (mask & ((uint32_t)1 << i)) && k < p->covers[i].n_kinds; k++)
+            if (strcmp(p->covers[i].kinds[k], kind) == 0)
+                return true;
+    return false;
+}
+
+bool profile_excluded_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
+                            bool *oom)
 {
     *kinds = NULL;
     *n_kinds = 0;
     size_t cap = 0;
     for (size_t i = 0; i < p->n_covers; i++)
-        if (matched & ((uint32_t)1 << i))
-            cap += p->covers[i].n_kinds;
-    if (cap == 0)
+        cap += p->covers[i].n_kinds;
+    if (!(matched & (((uint64_t)1 << p->n_covers) - 1)) || cap == 0)
         return false;
     char **out = calloc(cap, sizeof *out);
     if (!out) {
@@ -1222,20 +1231,15 @@ bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, si
     }
     size_t n = 0;
     for (size_t i = 0; i < p->n_covers; i++) {
-        if (!(matched & ((uint32_t)1 << i)))
-            continue;
         for (size_t k = 0; k < p->covers[i].n_kinds; k++) {
             const char *kind = p->covers[i].kinds[k];
+            if (rules_list(p, matched, kind) || rules_list(p, ((uint32_t)1 << i) - 1, kind))
+                continue;   /* covered, or already seen in an earlier rule */
             for (size_t r = 0; r < p->n_renames; r++)
                 if (strcmp(p->renames[r].from, kind) == 0) {
                     kind = p->renames[r].to;
                     break;
                 }
-            bool seen = false;
-            for (size_t j = 0; j < n && !seen; j++)
-                seen = strcmp(out[j], kind) == 0;
-            if (seen)
-                continue;
             if (!(out[n] = strdup(kind))) {
                 free_strv(out, n);
                 *oom = true;
@@ -1243,6 +1247,10 @@ bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, si
             }
             n++;
         }
+    }
+    if (n == 0) {
+        free(out);
+        return false;
     }
     *kinds = out;
     *n_kinds = n;

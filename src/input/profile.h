@@ -119,8 +119,8 @@ typedef struct money_kind {
  * columns are all in the file's header (a rule without any: every header)
  * names them (the profile's own kind names, before any --kind rename).  A
  * WeChat SUCCESS bill lists payments only, a REFUND bill (退款申请时间)
- * refunds only: reconcile compares the table's rows of those kinds only.
- * No rules, or none that matches: every kind.
+ * refunds only: reconcile leaves out the table's rows of the kinds the
+ * other rules name.  No rules, or none that matches: every kind.
  */
 typedef struct cover_rule {
     char **header_has;
@@ -258,14 +258,18 @@ bool profile_set_tenant_map(profile *p, struct tenant_map *map, const char *path
  * kind NULL, else NULL. */
 const money_kind *profile_money_for(const profile *p, const char *ct, size_t len);
 
-/* The kinds the covers rules in matched (a bit per rule, as
- * reader_covers_matched gives them) let a file list, each under the name
- * the rows carry after the profile's --kind renames, into *kinds (a new
- * array the caller frees with each of its strings).  False when every kind
- * is covered (no rule matched, or the profile declares none: *kinds NULL,
- * *n_kinds 0), or when memory runs out (*oom set). */
-bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
-                           bool *oom);
+/* The kinds a file whose header matched the covers rules in matched (a bit
+ * per rule, as reader_covers_matched gives them) cannot list: those other
+ * rules name and the matched ones do not (a WeChat SUCCESS bill: refund,
+ * revoked), each under the name the rows carry after the profile's --kind
+ * renames, into *kinds (a new array the caller frees with each of its
+ * strings).  A kind no rule names (a table's own kind the bill never
+ * writes) is not among them: reconcile still compares it.  False when none
+ * is left out (no rule matched, or the profile declares none, or the rule
+ * lists every kind: *kinds NULL, *n_kinds 0), or when memory runs out
+ * (*oom set). */
+bool profile_excluded_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
+                            bool *oom);
 
 /* The profile as a profile file (JSON, pretty, UTF-8, ending in a newline). */
 bool profile_to_json(const profile *p, buf *out);

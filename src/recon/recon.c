@@ -394,17 +394,18 @@ static bool array_element(buf *out, const char *s, bool first)
     return ok && buf_append_char(out, '"');
 }
 
-/* The kinds file i can list (its profile's covers rules matched by its
- * header: SPEC.md, "Reconcile for finance") into idemload_recon_cover,
- * where SQL_RECON_PAIRS reads them: NULL, every kind, for a canonical file
- * or a profile that declares none.  False, logged, on failure. */
+/* The kinds file i cannot list (those its profile's covers rules name but
+ * the one its header matched does not: SPEC.md, "Reconcile for finance")
+ * into idemload_recon_cover, where SQL_RECON_PAIRS reads them: NULL, none,
+ * for a canonical file or a profile that declares none.  False, logged, on
+ * failure. */
 static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
 {
     char **kinds = NULL;
     size_t n = 0;
     bool oom = false;
     buf lit = BUF_INIT;
-    if (x->cfg->profile && profile_covered_kinds(x->cfg->profile, matched, &kinds, &n, &oom)) {
+    if (x->cfg->profile && profile_excluded_kinds(x->cfg->profile, matched, &kinds, &n, &oom)) {
         oom = !buf_append_char(&lit, '{');
         for (size_t k = 0; !oom && k < n; k++)
             oom = !array_element(&lit, kinds[k], k == 0);
@@ -420,7 +421,7 @@ static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
         char file_no[24];
         snprintf(file_no, sizeof file_no, "%zu", i + 1);
         const char *p[] = {file_no, lit.len ? buf_cstr(&lit) : NULL};
-        ok = exec(x, "reconcile: the kinds the statement lists", SQL_RECON_COVER, 2, p);
+        ok = exec(x, "reconcile: the kinds the statement cannot list", SQL_RECON_COVER, 2, p);
     }
     buf_free(&lit);
     return ok;

@@ -106,6 +106,10 @@ eq "the REFUND bill alone still finds it" "5 missing_in_statement/refund:RF9" "$
 q "UPDATE payment_callback SET callback_type = 'pay_success' WHERE callback_type = 'pay'" >/dev/null
 run reconcile -d "$DB" --dry-run "${W[@]}" --kind pay=pay_success --discrepancies k.ndjson success.csv
 eq "--kind pay=pay_success: the SUCCESS bill covers pay_success, not refunds" "0 -" "$RC $(cats k.ndjson)"
+run reconcile -d "$DB" --dry-run "${W[@]}" --discrepancies k2.ndjson success.csv
+eq "without --kind, a kind no covers rule names (pay_success) is still compared" \
+    "5 missing_in_statement/pay_success missing_in_statement/pay_success missing_in_table/pay missing_in_table/pay" \
+    "$RC $(cats k2.ndjson)"
 q "UPDATE payment_callback SET callback_type = 'pay' WHERE callback_type = 'pay_success'" >/dev/null
 
 # A SUCCESS bill as WeChat published it (make_bills.py published(): a
@@ -151,7 +155,7 @@ p = json.load(open('wx.json'))
 p['name'] = 'wx-everything'
 del p['covers']
 json.dump(p, open('wx-all.json', 'w'), ensure_ascii=False)
-p['covers'] = [{'header_has': ['退款申请时间'], 'kinds': ['refund']}]
+p['covers'] = [{'header_has': ['退款申请时间'], 'kinds': ['refund']}, {'kinds': ['pay', 'refund']}]
 json.dump(p, open('wx-refund-only.json', 'w'), ensure_ascii=False)
 PY
 run reconcile -d "$DB" --dry-run --profile ./wx-all.json --set tenant_id=77 --facts facts.json \
