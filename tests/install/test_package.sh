@@ -49,7 +49,7 @@ for lib in libc6 libpq5 libjansson4 libcsv3 zlib1g; do
     check "Depends names $lib" grep -qE "(^|, )$lib( \(|,|$)" <<<"$depends"
 done
 # Every shared library the binary needs comes from a package Depends names.
-for so in $(readelf -d "$IDEMLOAD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+for so in $(readelf -d "$IDEMLOAD_REAL" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     pkg=$(dpkg -S "*/$so" 2>/dev/null | head -n 1 | cut -d: -f1)
     check "$so (from ${pkg:-?}) is in Depends" grep -qE "(^|, )${pkg:-none}( |,|$)" <<<"$depends"
 done
