@@ -164,7 +164,7 @@ for col in 应结订单总金额 退款总金额 手续费总金额; do
     v wechat-trade "real-wechat-badtotal-$col.csv" --set tenant_id=7
     eq "wechat $col off by 0.01: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
     [ $col = 应结订单总金额 ] && check "wechat 应结订单总金额: names both figures" \
-        grep -q "states 应结订单总金额 100.01 but its pay rows' 应结订单金额 add up to 100.00" "$ERR"
+        grep -q "states 应结订单总金额 100.01 but its rows' 应结订单金额 add up to 100.00" "$ERR"
 done
 v wechat-trade real-wechat-badtotal-手续费总金额.csv --set tenant_id=7
 check "wechat 手续费总金额 (5 decimals, refunds' negative fees): names both figures" \

@@ -31,6 +31,14 @@ v wechat-trade wechat-success.csv; eq "wechat SUCCESS (20 columns, LF): 2 rows" 
 v wechat-trade wechat-refund.csv; eq "wechat REFUND (29 columns): 1 row" "0 1 0 0 0" "$RC $(figs v.json)"
 v wechat-trade wechat-old.csv; eq "wechat older 24 columns: 2 rows" "0 2 0 0 0" "$RC $(figs v.json)"
 
+# REVOKED rows count in the summary's money totals like every other row
+# (SPEC "Money facts"): one shaped like a refund (its money in 退款金额),
+# one keeping its 应结订单金额
+v wechat-trade wechat-revoked.csv
+eq "wechat: REVOKED rows summed in 应结订单总金额 and 退款总金额: 3 rows, exit 0" \
+    "0 3 0 0 0" "$RC $(figs v.json)"
+check "wechat: ... no totals message" bash -c '! grep -q "add up to" "$1"' _ "$ERR"
+
 # --- the bill's own row count
 v wechat-trade wechat-badcount.csv
 eq "wechat: 总交易单数 5 for 4 rows: exit 3" 3 $RC
