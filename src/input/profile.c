@@ -153,6 +153,14 @@ const char *profile_builtin_summary(const char *name)
     return NULL;
 }
 
+const char *profile_builtin_source(const char *name)
+{
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        if (strcmp(builtins[i].name, name) == 0)
+            return builtins[i].json;
+    return NULL;
+}
+
 static void free_strv(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -1183,6 +1191,8 @@ static json_t *trailer_json(const profile *p)
             json_t *fj = json_object();
             set_str(fj, "row_type", p->footers[i].row_type);
             set_str(fj, "counts", scope[p->footers[i].scope]);
+            if (p->footers[i].optional)
+                json_object_set_new(fj, "optional", json_true());
             json_array_append_new(a, fj);
         }
         json_object_set_new(tr, "footers", a);
