@@ -24,7 +24,12 @@
  * unverified, never read as another number; a plain number, the common
  * case, is taken as it is without the undressing), minor units scaled by the currency's ISO
  * 4217 exponent e (the caller joins idemload_recon_ccy: 2 when unknown),
- * the magnitude when asked; NULL when no number remains.  Rendering: in
+ * the magnitude when asked; NULL when no number remains, or when it is
+ * beyond what the day's sums can hold (numeric's range is 131,072 digits
+ * before the point and 16,383 after; past 131,000, a sum of such amounts
+ * could overflow): such an amount, on either side, is unreadable, its row
+ * unverified, never a failure that stops every run of its pair (a plain
+ * number of more than 1,000 characters takes the checked path).  Rendering: in
  * the currency's exponent when exact at it, else every digit (never
  * rounded); idemload_render, a plain expression the planner inlines, for
  * the per-line columns, idemload_money_text (which looks the exponent up)
@@ -66,6 +71,8 @@ const char SQL_RECON_SETUP[] =
     "   c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
     "  END IF;"
     "  IF c IS NULL OR c !~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN RETURN NULL; END IF;"
+    "  IF length(ltrim(split_part(ltrim(c, '+-'), '.', 1), '0')) > 131000"
+    "     OR length(split_part(c, '.', 2)) > 16383 THEN RETURN NULL; END IF;"
     "  v := c::numeric;"
     "  IF magnitude THEN v := abs(v); END IF;"
     "  IF minor THEN v := v * power(10::numeric, -e); END IF;"
@@ -74,7 +81,7 @@ const char SQL_RECON_SETUP[] =
     "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, e integer)"
     " RETURNS numeric LANGUAGE sql IMMUTABLE AS $f$"
     " SELECT CASE WHEN t IS NULL THEN NULL"
-    "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN"
+    "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' AND length(t) <= 1000 THEN"
     "               CASE WHEN magnitude THEN abs(t::numeric) ELSE t::numeric END"
     "               * CASE WHEN minor THEN power(10::numeric, -e) ELSE 1 END"
     "             ELSE pg_temp.idemload_money_dressed(t, minor, magnitude, e) END $f$;"
