@@ -451,6 +451,8 @@ bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *w
             ok = buf_append_str(out, db_value(r, i, 1));
     }
     db_result_free(&r);
+    if (!ok)
+        db_set_out_of_memory(d);
     return ok;
 }
 
@@ -478,7 +480,7 @@ static int ledger_failed(const ledger *lg, db *d, const char *what)
     log_error("%s: %s: %s (SQLSTATE %s)%s", lg->file.path, what, db_message(d), db_sqlstate(d),
               buf_cstr(&hint));
     buf_free(&hint);
-    return EXIT_DATABASE;
+    return db_failure_exit(d);
 }
 
 /* Reads the file's entry into *e (the table's identity must be read
@@ -663,7 +665,7 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
     if (lg->dry_run)
         return lg->version.exists;      /* read the ledger if there is one; write nothing */
     if (!ensure_ledger(lg, d)) {
-        *code = EXIT_DATABASE;
+        *code = db_failure_exit(d);
         return false;
     }
     if (!file_lock(lg, d, wait, &plan->busy)) {
@@ -783,11 +785,13 @@ int ledger_end_file(ledger *lg, db *d, bool complete)
         char chunks_s[24];
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
         const char *p[] = {lg->target, lg->file.digest, chunks_s};
-        if (code == EXIT_OK && (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
-                                !db_exec_params(d, buf_cstr(&lg->sql), 3, p))) {
+        bool rendered = code == EXIT_OK && render(lg, &lg->sql, SQL_LEDGER_COMPLETE);
+        if (code == EXIT_OK && !rendered)
+            db_set_out_of_memory(d);
+        if (code == EXIT_OK && (!rendered || !db_exec_params(d, buf_cstr(&lg->sql), 3, p))) {
             log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
                       db_message(d));
-            code = EXIT_DATABASE;
+            code = db_failure_exit(d);
         }
     } else if (lg->use && !lg->dry_run && d && db_ok(d) && lg->locked) {
         /* Unfinished: an entry nothing of which committed goes (a failure
