@@ -377,6 +377,24 @@ def real_layouts(d):
         return ("\n".join(lines) + "\n").encode("gbk")
     w("real-alipay.csv", alipay_real("12.35"))
     w("real-alipay-badtotal.csv", alipay_real("12.36"))
+    # The older 合计 wording, as a merchant's tool rebuilding its bill of
+    # 2020-09-25 writes it (code search id 16135633699): 交易金额共 and
+    # 交易退款金额共 the sums of 订单金额（元） of the pay and the refund
+    # rows, without a colon; 优惠金额共 is 订单金额 minus 商家实收, no one
+    # column, and not checked.
+    def alipay_older(pay_total, refund_total):
+        lines = ["#支付宝业务明细查询", "#账号：[20888119784558440156]",
+                 "#起始日期：[2020年09月25日 00:00:00]   终止日期：[2020年09月26日 00:00:00]",
+                 "#-----------------------------------------业务明细列表----------------------------------------",
+                 ",".join(AP_COLS)] + rows + [
+                 "#-----------------------------------------业务明细列表结束------------------------------------",
+                 "#交易合计：2笔，交易金额共%s元，优惠金额共0.00元" % pay_total,
+                 "#退款合计：1笔，交易退款金额共%s元，优惠退款金额共0.00元" % refund_total,
+                 "#导出时间：[2020年09月26日 05:46:49]"]
+        return ("\n".join(lines) + "\n").encode("gbk")
+    w("real-alipay-older.csv", alipay_older("12.35", "-0.01"))
+    w("real-alipay-older-badpay.csv", alipay_older("12.36", "-0.01"))
+    w("real-alipay-older-badrefund.csv", alipay_older("12.35", "-0.02"))
     # Stripe: `created` in the report's zone, [external_identifier], amounts
     # not always two decimals; and the Dashboard's default download
     st = ("balance_transaction_id,created,available_on,currency,gross,fee,net,reporting_category,"
