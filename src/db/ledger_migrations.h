@@ -21,6 +21,7 @@
     X(LOADER, false, "loader_host", SQL_LEDGER_ADD_LOADER)         \
     X(CHANGES, true, "changes", SQL_LEDGER_ADD_CHANGES)            \
     X(PARAMS, false, "params", SQL_LEDGER_ADD_PARAMS)              \
-    X(XIDS, true, "xids", SQL_LEDGER_ADD_XIDS)
+    X(XIDS, true, "xids", SQL_LEDGER_ADD_XIDS)                     \
+    X(NAME_BYTES, false, "file_name_bytes", SQL_LEDGER_ADD_NAME_BYTES)
 
 #endif

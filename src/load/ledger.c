@@ -622,13 +622,25 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
         log_error("%s: out of memory recording the file in the ledger", lg->file.path);
         return EXIT_INPUT; /* the client out of memory: exit 3 */
     }
+    /* Escaped, the name keeps its bytes beside it (SPEC.md "Hostile
+     * input": "and its bytes in base64"). */
+    size_t raw_len = strlen(lg->file.path);
+    bool escaped = name.len != raw_len || memcmp(name.data, lg->file.path, raw_len) != 0;
+    buf bytes = BUF_INIT;
+    if (escaped && !text_base64(&bytes, lg->file.path, raw_len)) {
+        buf_free(&name);
+        buf_free(&bytes);
+        log_error("%s: out of memory recording the file in the ledger", lg->file.path);
+        return EXIT_INPUT;
+    }
     const char *ps[] = {lg->target, lg->file.digest, size_s, buf_cstr(&name), rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
                         lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
-                        lg->host, lg->pid, lg->file.params};
+                        lg->host, lg->pid, lg->file.params, escaped ? buf_cstr(&bytes) : NULL};
     bool ok = render(lg, &lg->sql, SQL_LEDGER_START) &&
-              db_exec_params(d, buf_cstr(&lg->sql), 11, ps);
+              db_exec_params(d, buf_cstr(&lg->sql), 12, ps);
     buf_free(&name);
+    buf_free(&bytes);
     if (!ok)
         return ledger_failed(lg, d, "cannot record the file in the ledger");
     return EXIT_OK;
