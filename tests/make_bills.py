@@ -65,6 +65,22 @@ def wechat(d):
                        ["4", "99.00", "50.00", "0.00", "0.59000", "111.30", "50.00"])
     open(os.path.join(d, "wechat-all.csv"), "wb").write(all_bill)
     open(os.path.join(d, "wechat-all.csv.gz"), "wb").write(gzip.compress(all_bill))
+    # REVOKED rows in the two shapes public parsers of real bills show: one
+    # shaped like a refund, its money in 退款金额/申请退款金额 and no refund
+    # numbers (WechatTradeBillParserTest, code search id 60836517163; a
+    # reconciliation test's bill, code search id 58688790295), one keeping
+    # its 应结订单金额. SPEC "Money facts": a summary's total is its column
+    # summed over every data row, whatever its state.
+    rv1 = wx_row(WX_ALL, 交易时间="2024-05-03 10:00:00", 微信订单号="4200000011", 商户订单号="ORD11",
+                 交易状态="REVOKED", 应结订单金额="0.00", 退款金额="10.00", 退款状态="SUCCESS",
+                 手续费="0.00000", 订单金额="0.00", 申请退款金额="10.00")
+    rv2 = wx_row(WX_ALL, 交易时间="2024-05-03 10:05:00", 微信订单号="4200000012", 商户订单号="ORD12",
+                 交易状态="REVOKED", 应结订单金额="12.30", 手续费="0.07000", 订单金额="12.30")
+    ok1 = wx_row(WX_ALL, 交易时间="2024-05-03 09:00:00", 微信订单号="4200000010", 商户订单号="ORD10",
+                 交易状态="SUCCESS", 应结订单金额="99.00", 订单金额="99.00")
+    open(os.path.join(d, "wechat-revoked.csv"), "wb").write(wx_bill(
+        WX_ALL, [ok1, rv1, rv2], summ_cols,
+        ["3", "111.30", "10.00", "0.00", "0.66000", "111.30", "10.00"]))
     # the same bill stating 5 rows: truncated or edited
     open(os.path.join(d, "wechat-badcount.csv"), "wb").write(
         all_bill.replace("`4,`99.00".encode(), "`5,`99.00".encode()))
@@ -262,8 +278,10 @@ def dsum(values):
 def wx_current_bill(rows, bom=False, perturb=None):
     """A current ALL bill of rows (dicts for wx_row), its summary computed
     from them; perturb names a summary column whose figure is off by 0.01."""
-    pay = [r.get("应结订单金额", "0.00") for r in rows if r["交易状态"] == "SUCCESS"]
-    ref = [r.get("退款金额", "0.00") for r in rows if r["交易状态"] == "REFUND"]
+    # SPEC "Money facts": each total sums its column over every row,
+    # whatever its 交易状态
+    pay = [r.get("应结订单金额", "0.00") for r in rows]
+    ref = [r.get("退款金额", "0.00") for r in rows]
     fee = [r.get("手续费", "0.59000") for r in rows]
     summ = {"总交易单数": str(len(rows)), "应结订单总金额": dsum(pay or ["0.00"]),
             "退款总金额": dsum(ref or ["0.00"]), "充值券退款总金额": "0.00",
@@ -314,20 +332,22 @@ def real_layouts(d):
     w("tenants.csv", "merchant,tenant_id\r\n1900000201,11\r\n1900000202,12\r\n1900000109,10\r\n"
       .encode())
     # the older layouts: BOM, 子商户号, 总金额, 企业红包金额, zeros as `0, the
-    # old summary; the 26-column REFUND bill with a negative fee total
+    # old summary; the 26-column REFUND bill with a negative fee total. A
+    # refund row's 总金额 is 0.00, as in a legacy ALL and REFUND bill
+    # published in a test (code search id 12936742458)
     old_rows = [dict(交易时间="2016-05-04 02:18:00", 商户订单号="OLDA", 交易状态="SUCCESS",
                      子商户号="1300000201", 总金额="0.01", 企业红包金额="0", 退款金额="0",
                      企业红包退款金额="0", 微信退款单号="0", 商户退款单号="0", 手续费="0.00000",
                      费率="0.60%"),
                 dict(交易时间="2016-05-04 03:00:00", 商户订单号="OLDA", 交易状态="REFUND",
-                     子商户号="1300000201", 总金额="0.01", 企业红包金额="0", 微信退款单号="5039",
+                     子商户号="1300000201", 总金额="0.00", 企业红包金额="0", 微信退款单号="5039",
                      商户退款单号="OLDRFA", 退款金额="0.01", 企业红包退款金额="0",
                      退款类型="ORIGINAL", 退款状态="SUCCESS", 手续费="0.00000", 费率="0.60%")]
     w("real-wechat-old-all.csv", "\ufeff".encode() + wx_bill(
         WX_OLD_ALL, [wx_row(WX_OLD_ALL, **r) for r in old_rows], WX_OLD_SUMMARY,
         ["2", "0.01", "0.01", "0", "0.00000"]))
     old_ref = dict(交易时间="2016-05-05 08:00:00", 商户订单号="OLDB", 交易状态="REFUND",
-                   总金额="3.00", 企业红包金额="0", 退款申请时间="2016-05-05 08:00:00",
+                   总金额="0.00", 企业红包金额="0", 退款申请时间="2016-05-05 08:00:00",
                    退款成功时间="2016-05-05 08:05:00", 微信退款单号="5040", 商户退款单号="OLDRFB",
                    退款金额="3.00", 企业红包退款金额="0", 退款类型="ORIGINAL", 退款状态="PROCESSING",
                    手续费="-0.02000", 费率="0.60%")
@@ -357,6 +377,24 @@ def real_layouts(d):
         return ("\n".join(lines) + "\n").encode("gbk")
     w("real-alipay.csv", alipay_real("12.35"))
     w("real-alipay-badtotal.csv", alipay_real("12.36"))
+    # The older 合计 wording, as a merchant's tool rebuilding its bill of
+    # 2020-09-25 writes it (code search id 16135633699): 交易金额共 and
+    # 交易退款金额共 the sums of 订单金额（元） of the pay and the refund
+    # rows, without a colon; 优惠金额共 is 订单金额 minus 商家实收, no one
+    # column, and not checked.
+    def alipay_older(pay_total, refund_total):
+        lines = ["#支付宝业务明细查询", "#账号：[20888119784558440156]",
+                 "#起始日期：[2020年09月25日 00:00:00]   终止日期：[2020年09月26日 00:00:00]",
+                 "#-----------------------------------------业务明细列表----------------------------------------",
+                 ",".join(AP_COLS)] + rows + [
+                 "#-----------------------------------------业务明细列表结束------------------------------------",
+                 "#交易合计：2笔，交易金额共%s元，优惠金额共0.00元" % pay_total,
+                 "#退款合计：1笔，交易退款金额共%s元，优惠退款金额共0.00元" % refund_total,
+                 "#导出时间：[2020年09月26日 05:46:49]"]
+        return ("\n".join(lines) + "\n").encode("gbk")
+    w("real-alipay-older.csv", alipay_older("12.35", "-0.01"))
+    w("real-alipay-older-badpay.csv", alipay_older("12.36", "-0.01"))
+    w("real-alipay-older-badrefund.csv", alipay_older("12.35", "-0.02"))
     # Stripe: `created` in the report's zone, [external_identifier], amounts
     # not always two decimals; and the Dashboard's default download
     st = ("balance_transaction_id,created,available_on,currency,gross,fee,net,reporting_category,"

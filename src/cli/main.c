@@ -39,7 +39,8 @@ static int run_pipeline(const config *cfg)
      * found at the end, the load would have committed, and a rerun would
      * skip the completed file, so no report would ever carry its figures. */
     buf unwritable = BUF_INIT;
-    if (!outputs_writable(cfg, &unwritable)) {
+    const char *refused = NULL;
+    if (!outputs_writable(cfg, &unwritable, &refused)) {
         log_error("%s", buf_cstr(&unwritable));
         code = EXIT_INPUT;
         buf why = BUF_INIT;
@@ -68,7 +69,8 @@ static int run_pipeline(const config *cfg)
         code = pipeline_run(cfg, ld, &rep);
     buf_free(&unwritable);
     report_print_summary(&rep, stderr);
-    if (cfg->report_path) {
+    /* An output refused above is not tried again (its refusal is logged). */
+    if (cfg->report_path && cfg->report_path != refused) {
         buf err = BUF_INIT;
         if (!report_write_json(&rep, cfg->report_path, &err)) {
             log_error("%s", buf_cstr(&err));
@@ -76,7 +78,7 @@ static int run_pipeline(const config *cfg)
         }
         buf_free(&err);
     }
-    if (cfg->html_path) {
+    if (cfg->html_path && cfg->html_path != refused) {
         /* The page states the run's exit status, so it is rendered last;
          * failing to write it is itself an input/output failure (3). */
         buf err = BUF_INIT;
@@ -171,7 +173,7 @@ int main(int argc, char **argv)
     }
     /* import and validate check it in run_pipeline, so that their report
      * still says, file by file, that nothing was read. */
-    if (cfg.cmd != CMD_IMPORT && cfg.cmd != CMD_VALIDATE && !outputs_writable(&cfg, &err)) {
+    if (cfg.cmd != CMD_IMPORT && cfg.cmd != CMD_VALIDATE && !outputs_writable(&cfg, &err, NULL)) {
         log_error("%s", buf_cstr(&err));
         code = EXIT_INPUT;
         goto out;

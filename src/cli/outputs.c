@@ -4,11 +4,14 @@
 #include "cli/outputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "input/profile.h"
@@ -204,8 +207,21 @@ static const char *unwritable(const char *path)
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return "it is a directory";
-        if (access(path, W_OK) == 0)
+        struct statfs fs;
+        if (S_ISREG(st.st_mode) && statfs(path, &fs) == 0 &&
+            (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
+            return "it is a file of the kernel's /proc or /sys, which takes no output";
+        if (access(path, W_OK) == 0) {
+            if (!S_ISREG(st.st_mode))
+                return "";
+            /* Permissions are not all: a /proc or /sys file refuses a
+             * writer, root included.  Opened to append, nothing written. */
+            int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0)
+                return strerror(errno);
+            close(fd);
             return "";
+        }
         int e = errno;
         char *real = realpath(path, NULL);
         const char *why = real ? no_new_file(real) : "out of memory";
@@ -220,7 +236,7 @@ static const char *unwritable(const char *path)
     return why;
 }
 
-bool outputs_writable(const config *cfg, buf *err)
+bool outputs_writable(const config *cfg, buf *err, const char **refused)
 {
     named_path outs[N_OUTPUTS];
     outputs_of(cfg, outs);
@@ -233,8 +249,10 @@ bool outputs_writable(const config *cfg, buf *err)
         const char *why = unwritable(outs[o].path);
         if (!*why)
             continue;
-        buf_printf(err, "cannot write %s %s: %s; nothing was read or loaded", outs[o].what,
+        buf_printf(err, "cannot write %s '%s': %s; nothing was read or loaded", outs[o].what,
                    outs[o].path, why);
+        if (refused)
+            *refused = outs[o].path;
         return false;
     }
     return true;

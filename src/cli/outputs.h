@@ -36,8 +36,11 @@ bool outputs_check(const config *cfg, buf *err);
  * and the ledger holds the file as completed, when a rerun would skip it
  * and no report would ever carry its figures.  "-", a standard stream's
  * file and the default rejects file (created only when a row is rejected)
- * are not checked.  Opens nothing (access, stat).
+ * are not checked.  An existing regular file that permissions say is
+ * writable is opened for appending and closed (no byte written): /proc
+ * and /sys files refuse there, even to root.  *refused (may be NULL) is
+ * set to the path refused, so that it is not tried again at the end.
  */
-bool outputs_writable(const config *cfg, buf *err);
+bool outputs_writable(const config *cfg, buf *err, const char **refused);
 
 #endif

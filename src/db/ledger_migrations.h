@@ -22,6 +22,7 @@
     X(CHANGES, true, "changes", SQL_LEDGER_ADD_CHANGES)            \
     X(PARAMS, false, "params", SQL_LEDGER_ADD_PARAMS)              \
     X(XIDS, true, "xids", SQL_LEDGER_ADD_XIDS)                     \
-    X(CONTENT, false, "content_sha256", SQL_LEDGER_ADD_CONTENT)
+    X(CONTENT, false, "content_sha256", SQL_LEDGER_ADD_CONTENT)   \
+    X(NAME_BYTES, false, "file_name_bytes", SQL_LEDGER_ADD_NAME_BYTES)
 
 #endif

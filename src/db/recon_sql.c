@@ -26,7 +26,12 @@
  * unverified, never read as another number; a plain number, the common
  * case, is taken as it is without the undressing), minor units scaled by the currency's ISO
  * 4217 exponent e (RECON_EXP: NULL, so no amount, without a currency),
- * the magnitude when asked; NULL when no number remains.  Rendering: in
+ * the magnitude when asked; NULL when no number remains, or when it is
+ * beyond what the day's sums can hold (numeric's range is 131,072 digits
+ * before the point and 16,383 after; past 131,000, a sum of such amounts
+ * could overflow): such an amount, on either side, is unreadable, its row
+ * unverified, never a failure that stops every run of its pair (a plain
+ * number of more than 1,000 characters takes the checked path).  Rendering: in
  * the currency's exponent when exact at it, else every digit (never
  * rounded); idemload_render, a plain expression the planner inlines, for
  * the per-line columns, idemload_money_text (which looks the exponent up)
@@ -73,6 +78,8 @@ const char SQL_RECON_SETUP[] =
     "   c := regexp_replace(c, '(?<=[0-9]),(?=[0-9][0-9][0-9]([,.]|$))', '', 'g');"
     "  END IF;"
     "  IF c IS NULL OR c !~ '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' THEN RETURN NULL; END IF;"
+    "  IF length(ltrim(split_part(ltrim(c, '+-'), '.', 1), '0')) > 131000"
+    "     OR length(split_part(c, '.', 2)) > 16383 THEN RETURN NULL; END IF;"
     "  v := c::numeric;"
     "  IF magnitude THEN v := abs(v); END IF;"
     "  IF minor THEN v := v * power(10::numeric, -e); END IF;"
@@ -82,7 +89,7 @@ const char SQL_RECON_SETUP[] =
     "                                       ccy text)"
     " RETURNS numeric LANGUAGE sql IMMUTABLE AS $f$"
     " SELECT CASE WHEN t IS NULL THEN NULL"
-    "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN"
+    "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' AND length(t) <= 1000 THEN"
     "               CASE WHEN magnitude THEN abs(t::numeric) ELSE t::numeric END"
     "               * CASE WHEN minor THEN power(10::numeric, -e) ELSE 1 END"
     "             ELSE pg_temp.idemload_money_dressed(t, minor, magnitude, e, ccy) END $f$;"

@@ -686,6 +686,7 @@ const char SQL_LEDGER_CREATE[] =
     "  params       text,"
     "  prior_xids   bigint[],"
     "  content_sha256 text,"
+    "  file_name_bytes text,"
     "  PRIMARY KEY (target, digest)"
     ");"
     "CREATE TABLE IF NOT EXISTS {ledger_chunk} ("
@@ -762,6 +763,11 @@ const char SQL_LEDGER_ADD_XIDS[] =
  * whose digest is already that of their bytes. */
 const char SQL_LEDGER_ADD_CONTENT[] =
     "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS content_sha256 text";
+/* A ledger written before it kept a file name's bytes: the column (the
+ * base64 of a name that file_name holds escaped; NULL when file_name is
+ * the name itself). */
+const char SQL_LEDGER_ADD_NAME_BYTES[] =
+    "ALTER TABLE {ledger} ADD COLUMN IF NOT EXISTS file_name_bytes text";
 
 /* $1 target, $2 digest: before an entry is restarted with other
  * parameters, the transactions of its chunks join the entry's prior_xids:
@@ -816,10 +822,12 @@ const char SQL_LEDGER_LANES[] =
 const char SQL_LEDGER_START[] =
     "WITH gone AS (DELETE FROM {ledger_chunk} WHERE target = $1 AND digest = $2) "
     "INSERT INTO {ledger} (target, digest, size_bytes, file_name, chunk_rows, lanes, status, "
-    "                      chunks, table_oid, table_storage, loader_host, loader_pid, params) "
-    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10, $11) "
+    "                      chunks, table_oid, table_storage, loader_host, loader_pid, params,"
+    "                      file_name_bytes) "
+    "VALUES ($1, $2, $3, $4, $5, $6, 'loading', 0, $7, $8, $9, $10, $11, $12) "
     "ON CONFLICT (target, digest) DO UPDATE SET size_bytes = EXCLUDED.size_bytes,"
-    "  file_name = EXCLUDED.file_name, chunk_rows = EXCLUDED.chunk_rows,"
+    "  file_name = EXCLUDED.file_name, file_name_bytes = EXCLUDED.file_name_bytes,"
+    "  chunk_rows = EXCLUDED.chunk_rows,"
     "  lanes = EXCLUDED.lanes, status = 'loading',"
     "  chunks = 0, started_at = now(), updated_at = now(), completed_at = NULL,"
     "  table_oid = EXCLUDED.table_oid, table_storage = EXCLUDED.table_storage,"
@@ -905,7 +913,8 @@ const char SQL_INIT_LOCK[] = "SELECT pg_advisory_xact_lock(" LOCK_INIT ")";
  * figures are those whole chunks'.  Then how many lanes of the next chunk
  * committed (NULL: none is partly committed) and the file's lanes.
  * {loader_host}/{loader_pid}: the columns, or NULL for an older ledger;
- * {lanes}: the column, or 1 for a ledger written before lanes.
+ * {lanes}: the column, or 1 for a ledger written before lanes;
+ * {name_bytes}: file_name_bytes, or NULL for an older ledger.
  */
 const char SQL_STATUS[] =
     "SELECT l.file_name, l.digest, l.size_bytes, l.status, {loader_host}, {loader_pid}::text,"
@@ -924,7 +933,7 @@ const char SQL_STATUS[] =
     "                          & 4294967295)::oid"
     "         LIMIT 1),"
     "       extract(epoch FROM now() - l.updated_at)::bigint,"
-    "       CASE WHEN t.top > w.whole THEN t.top_lanes END, {lanes} "
+    "       CASE WHEN t.top > w.whole THEN t.top_lanes END, {lanes}, {name_bytes} "
     "FROM {ledger} l "
     "LEFT JOIN LATERAL ("
     "  SELECT chunk_no AS top, count(*) AS top_lanes"

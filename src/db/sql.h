@@ -91,6 +91,7 @@ extern const char SQL_LEDGER_CHANGES[];
 extern const char SQL_LEDGER_ADD_PARAMS[];
 extern const char SQL_LEDGER_ADD_XIDS[];
 extern const char SQL_LEDGER_ADD_CONTENT[];
+extern const char SQL_LEDGER_ADD_NAME_BYTES[];
 extern const char SQL_LEDGER_KEEP_PRIOR[];
 extern const char SQL_LEDGER_PRIOR[];
 extern const char SQL_LEDGER_CLAIM[];

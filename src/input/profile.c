@@ -33,10 +33,10 @@ static const builtin builtins[] = {
      " \"framing\": {\"end_prefix\": \"总交易单数\"},"
      " \"cleanup\": {\"strip_prefix\": \"`\", \"trim\": true},"
      " \"trailer\": {\"count_column\": \"总交易单数\", \"totals\": ["
-     "  {\"summary\": \"应结订单总金额\", \"sum\": \"应结订单金额\", \"kind\": \"pay\"},"
-     "  {\"summary\": \"总交易额\", \"sum\": \"总金额\", \"kind\": \"pay\"},"
-     "  {\"summary\": \"退款总金额\", \"sum\": \"退款金额\", \"kind\": \"refund\"},"
-     "  {\"summary\": \"总退款金额\", \"sum\": \"退款金额\", \"kind\": \"refund\"},"
+     "  {\"summary\": \"应结订单总金额\", \"sum\": \"应结订单金额\"},"
+     "  {\"summary\": \"总交易额\", \"sum\": \"总金额\"},"
+     "  {\"summary\": \"退款总金额\", \"sum\": \"退款金额\"},"
+     "  {\"summary\": \"总退款金额\", \"sum\": \"退款金额\"},"
      "  {\"summary\": \"手续费总金额\", \"sum\": \"手续费\"}]},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"wechat\"},"
@@ -74,6 +74,10 @@ static const builtin builtins[] = {
      "  {\"line\": \"#退款合计\", \"label\": \"商家实收退款共\", \"sum\": \"商家实收（元）\", "
      "\"kind\": \"refund\"},"
      "  {\"line\": \"#退款合计\", \"label\": \"商家优惠退款共\", \"sum\": \"商家优惠（元）\", "
+     "\"kind\": \"refund\"},"
+     "  {\"line\": \"#交易合计\", \"label\": \"交易金额共\", \"sum\": \"订单金额（元）\", "
+     "\"kind\": \"pay\"},"
+     "  {\"line\": \"#退款合计\", \"label\": \"交易退款金额共\", \"sum\": \"订单金额（元）\", "
      "\"kind\": \"refund\"}]},"
      " \"columns\": {"
      "  \"channel\": {\"value\": \"alipay\"},"
@@ -157,6 +161,14 @@ const char *profile_builtin_summary(const char *name)
     for (size_t i = 0; i < N_BUILTINS; i++)
         if (strcmp(builtins[i].name, name) == 0)
             return builtins[i].summary;
+    return NULL;
+}
+
+const char *profile_builtin_source(const char *name)
+{
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        if (strcmp(builtins[i].name, name) == 0)
+            return builtins[i].json;
     return NULL;
 }
 
@@ -1321,6 +1333,8 @@ static json_t *trailer_json(const profile *p)
             json_t *fj = json_object();
             set_str(fj, "row_type", p->footers[i].row_type);
             set_str(fj, "counts", scope[p->footers[i].scope]);
+            if (p->footers[i].optional)
+                json_object_set_new(fj, "optional", json_true());
             json_array_append_new(a, fj);
         }
         json_object_set_new(tr, "footers", a);

@@ -281,6 +281,10 @@ bool profile_has_trailer(const profile *p);
 /* A one-line description of a built-in, for `idemload profiles`. */
 const char *profile_builtin_summary(const char *name);
 
+/* The built-in's own profile file text (what profile_builtin parses), or
+ * NULL when name is no built-in: `profiles NAME` must print its equal. */
+const char *profile_builtin_source(const char *name);
+
 void profile_free(profile **p);
 
 #endif

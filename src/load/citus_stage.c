@@ -54,7 +54,7 @@ int citus_target_open(citus_names *n, db *d)
     if (!r) {
         log_error("cannot read the id sequence of %s: %s (SQLSTATE %s)", n->display,
                   db_message(d), db_sqlstate(d));
-        return EXIT_DATABASE;
+        return db_failure_exit(d);
     }
     bool has_seq = !db_is_null(r, 0, 0);
     if (has_seq) {

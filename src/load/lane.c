@@ -13,6 +13,7 @@
 #include "output/log.h"
 #include "output/rejects.h"
 #include "util/exitcodes.h"
+#include "util/fault.h"
 
 /* Savepoints: the lane's transaction in a dry run, and a range of rows
  * being isolated. */
@@ -30,6 +31,7 @@ typedef enum attempt_result {
     ATTEMPT_TABLE_GONE, /* the target was truncated or dropped by another session
                          * while the file loaded (ledger_table_kept) */
     ATTEMPT_FAILED,     /* anything else: give up */
+    ATTEMPT_CLIENT_OOM, /* the client out of memory: give up, exit 3 */
     ATTEMPT_REJECTS     /* the refused rows cannot be written to the rejects file */
 } attempt_result;
 
@@ -117,6 +119,10 @@ static attempt_result classify(lane_runner *ln)
     buf_append_str(&ln->err_msg, db_message(d));
     if (gate_cancelled(ln->env->gate))
         return ATTEMPT_CANCELED;
+    /* The one rule (db_failure_exit) tells the client's own out of memory
+     * (exit 3) from every answer of the server. */
+    if (db_failure_exit(d) == EXIT_INPUT)
+        return ATTEMPT_CLIENT_OOM;
     switch (db_error_class_of(d)) {
     case DBE_CONNECTION:
         return ATTEMPT_CONNECTION;
@@ -158,16 +164,22 @@ static bool copy_stream(lane_runner *ln, const char *sql, const chunk *ch, const
     if (!db_copy_begin(d, sql))
         return false;
     buf_clear(&ln->copybuf);
+    /* The client out of memory: the COPY aborted (the server answers that
+     * with 57014), then the handle says what happened, so the lane fails
+     * with exit 3, not the server's "canceled". */
+    bool oom = fault_injected("copy-oom");
     if (!copy_binary_header(&ln->copybuf)) {
         db_copy_end(d, "idemload: out of memory");
+        db_set_out_of_memory(d);
         return false;
     }
     for (size_t i = lo; i <= hi; i++) {
         row r;
         chunk_get(ch, idx[i], &r);
-        if (!(to_target ? copy_binary_target_row(&ln->copybuf, &r)
-                        : copy_binary_row(&ln->copybuf, (int32_t)(i + 1), &r))) {
+        if (oom || !(to_target ? copy_binary_target_row(&ln->copybuf, &r)
+                               : copy_binary_row(&ln->copybuf, (int32_t)(i + 1), &r))) {
             db_copy_end(d, "idemload: out of memory");
+            db_set_out_of_memory(d);
             return false;
         }
         if (ln->copybuf.len >= (1 << 18)) {
@@ -582,7 +594,8 @@ static attempt_result try_append(lane_runner *ln, const lane_job *job, lane_job 
      * merge, which isolates refused rows; anything else (COPY itself not
      * allowed, say) takes the merge, and the lane appends no more. */
     attempt_result ar = classify(ln);
-    if (ar == ATTEMPT_CONNECTION || ar == ATTEMPT_CANCELED || ar == ATTEMPT_RETRY)
+    if (ar == ATTEMPT_CONNECTION || ar == ATTEMPT_CANCELED || ar == ATTEMPT_RETRY ||
+        ar == ATTEMPT_CLIENT_OOM)
         return ar;
     /* The server's statement_timeout (57014) would stop the merge of the
      * same rows too: the lane fails now, with its own message. */
@@ -648,7 +661,9 @@ static attempt_result isolate(lane_runner *ln, const lane_job *job, size_t lo, s
         bool ok = add_refused(res, job->idx[lo], buf_cstr(&msg));
         job->out->action[job->idx[lo]] = MERGE_REFUSED;
         buf_free(&msg);
-        return ok ? ATTEMPT_OK : ATTEMPT_FAILED;
+        if (!ok)
+            db_set_out_of_memory(d);
+        return ok ? ATTEMPT_OK : classify(ln);
     }
     buf_free(&msg);
     size_t mid = lo + (hi - lo) / 2;
@@ -738,11 +753,9 @@ static attempt_result commit_attempt(lane_runner *ln, const lane_job *job, load_
             return ATTEMPT_TABLE_GONE;
         bool oom;
         const char *lines = changes_text(ln, job, &oom);
-        if (oom) {
-            buf_clear(&ln->err_msg);
-            buf_append_str(&ln->err_msg, "out of memory rendering the --changes lines");
-            snprintf(ln->err_state, sizeof ln->err_state, "%s", "");
-            return ATTEMPT_FAILED;
+        if (oom || (lines && fault_injected("changes-oom"))) {
+            db_set_out_of_memory(d);
+            return classify(ln);
         }
         buf xids = BUF_INIT;
         bool ok = buf_printf(&xids, "{%s}", buf_cstr(&ln->xids));
@@ -871,6 +884,13 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
                    "the chunk was rolled back and the file is not completed: run the same "
                    "command again to load it from the start", job->path, at);
         break;
+    case ATTEMPT_CLIENT_OOM:
+        buf_printf(why, "%s: %s: out of memory (client): the chunk was rolled back, nothing "
+                   "rejected; last committed chunk: %llu; run the same command again (with "
+                   "smaller chunks: --chunk-rows) to resume after it", job->path, at,
+                   (unsigned long long)job->last_committed);
+        code = EXIT_INPUT;
+        break;
     case ATTEMPT_FAILED:
         code = db_exit_status(DBE_FATAL, state, false);
         buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
@@ -911,7 +931,7 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
         }
         bool was_isolated = isolated;
         if (ar != ATTEMPT_DATA && ar != ATTEMPT_CANCELED && ar != ATTEMPT_FAILED &&
-            ar != ATTEMPT_REJECTS && ar != ATTEMPT_TABLE_GONE)
+            ar != ATTEMPT_REJECTS && ar != ATTEMPT_TABLE_GONE && ar != ATTEMPT_CLIENT_OOM)
             attempts++;
         int code = give_up(ln, job, at, ar, attempts, &isolated, &res->error);
         if (code != EXIT_OK)

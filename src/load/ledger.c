@@ -451,6 +451,8 @@ bool ledger_chunk_changes(ledger *lg, db *d, uint64_t chunk_no, buf *out, int *w
             ok = buf_append_str(out, db_value(r, i, 1));
     }
     db_result_free(&r);
+    if (!ok)
+        db_set_out_of_memory(d);
     return ok;
 }
 
@@ -478,7 +480,7 @@ static int ledger_failed(const ledger *lg, db *d, const char *what)
     log_error("%s: %s: %s (SQLSTATE %s)%s", lg->file.path, what, db_message(d), db_sqlstate(d),
               buf_cstr(&hint));
     buf_free(&hint);
-    return EXIT_DATABASE;
+    return db_failure_exit(d);
 }
 
 /* Reads the file's entry into *e (the table's identity must be read
@@ -620,13 +622,25 @@ static int record_start(ledger *lg, db *d, size_t chunk_rows)
         log_error("%s: out of memory recording the file in the ledger", lg->file.path);
         return EXIT_INPUT; /* the client out of memory: exit 3 */
     }
+    /* Escaped, the name keeps its bytes beside it (SPEC.md "Hostile
+     * input": "and its bytes in base64"). */
+    size_t raw_len = strlen(lg->file.path);
+    bool escaped = name.len != raw_len || memcmp(name.data, lg->file.path, raw_len) != 0;
+    buf bytes = BUF_INIT;
+    if (escaped && !text_base64(&bytes, lg->file.path, raw_len)) {
+        buf_free(&name);
+        buf_free(&bytes);
+        log_error("%s: out of memory recording the file in the ledger", lg->file.path);
+        return EXIT_INPUT;
+    }
     const char *ps[] = {lg->target, lg->file.digest, size_s, buf_cstr(&name), rows_s, lanes_s,
                         lg->table_oid[0] ? lg->table_oid : NULL,
                         lg->table_oid[0] ? buf_cstr(&lg->table_storage) : NULL,
-                        lg->host, lg->pid, lg->file.params};
+                        lg->host, lg->pid, lg->file.params, escaped ? buf_cstr(&bytes) : NULL};
     bool ok = render(lg, &lg->sql, SQL_LEDGER_START) &&
-              db_exec_params(d, buf_cstr(&lg->sql), 11, ps);
+              db_exec_params(d, buf_cstr(&lg->sql), 12, ps);
     buf_free(&name);
+    buf_free(&bytes);
     if (!ok)
         return ledger_failed(lg, d, "cannot record the file in the ledger");
     return EXIT_OK;
@@ -664,7 +678,7 @@ static bool start_file(ledger *lg, db *d, const file_identity *id, int connectio
     if (lg->dry_run)
         return lg->version.exists;      /* read the ledger if there is one; write nothing */
     if (!ensure_ledger(lg, d)) {
-        *code = EXIT_DATABASE;
+        *code = db_failure_exit(d);
         return false;
     }
     if (!file_lock(lg, d, wait, &plan->busy)) {
@@ -790,11 +804,13 @@ int ledger_end_file(ledger *lg, db *d, bool complete)
         snprintf(chunks_s, sizeof chunks_s, "%llu", (unsigned long long)lg->last_committed);
         const char *p[] = {lg->target, lg->file.digest, chunks_s,
                            lg->content_sha256[0] ? lg->content_sha256 : NULL};
-        if (code == EXIT_OK && (!render(lg, &lg->sql, SQL_LEDGER_COMPLETE) ||
-                                !db_exec_params(d, buf_cstr(&lg->sql), 4, p))) {
+        bool rendered = code == EXIT_OK && render(lg, &lg->sql, SQL_LEDGER_COMPLETE);
+        if (code == EXIT_OK && !rendered)
+            db_set_out_of_memory(d);
+        if (code == EXIT_OK && (!rendered || !db_exec_params(d, buf_cstr(&lg->sql), 4, p))) {
             log_error("%s: cannot mark the file completed in the ledger: %s", lg->file.path,
                       db_message(d));
-            code = EXIT_DATABASE;
+            code = db_failure_exit(d);
         }
     } else if (lg->use && !lg->dry_run && d && db_ok(d) && lg->locked) {
         /* Unfinished: an entry nothing of which committed goes (a failure

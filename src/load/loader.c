@@ -407,7 +407,7 @@ static int open_target(loader *ld, db *d)
     int code = EXIT_OK;
     if (!target_resolve(d, cfg, &ld->t, &missing, &err)) {
         log_error("%s", buf_cstr(&err));
-        code = missing ? EXIT_USAGE : EXIT_DATABASE;
+        code = missing ? EXIT_USAGE : db_failure_exit(d);
     } else if (ld->t.blocked_by) {
         log_error("table %s has a DEFERRABLE unique constraint on the business key (%s), and "
                   "INSERT ... ON CONFLICT refuses such a table, so loads cannot be idempotent; "
@@ -430,7 +430,7 @@ static int open_target(loader *ld, db *d)
          * nothing would fill; before any row is read.  Their parameters
          * follow the merge's own ($1, $2 and, updating, $3). */
         log_error("%s", buf_cstr(&err));
-        code = db_failed ? EXIT_DATABASE : EXIT_USAGE;
+        code = db_failed ? db_failure_exit(d) : EXIT_USAGE;
     } else if (!target_check_privileges(d, &ld->t, cfg->extra_set, cfg->n_extra_set,
                                         cfg->conflict == CONFLICT_UPDATE, &db_failed, &err)) {
         /* A role that may insert but not update would load the first
@@ -448,7 +448,7 @@ static int open_target(loader *ld, db *d)
         } else {
             /* A dry run needs at least what its copy needs: say that. */
             log_error("%s", buf_cstr(copy ? &rerr : &err));
-            code = (copy ? rfailed : db_failed) ? EXIT_DATABASE : EXIT_USAGE;
+            code = (copy ? rfailed : db_failed) ? db_failure_exit(d) : EXIT_USAGE;
         }
         buf_free(&rerr);
     }
@@ -601,7 +601,7 @@ static int open_control(loader *ld)
     if (!prepare_session(ld, &ld->workers[0], d)) {
         log_error("cannot prepare the session on %s: %s (SQLSTATE %s)", db_describe(d),
                   db_message(d), db_sqlstate(d));
-        return EXIT_DATABASE;
+        return db_failure_exit(d);
     }
     worker_init(ld, 0);
     return EXIT_OK;
@@ -711,7 +711,7 @@ int loader_finish(loader *ld)
     if (ld->in_run_txn && d && db_ok(d)) {
         if (!db_rollback(d)) {
             log_error("dry run: cannot roll back: %s", db_message(d));
-            return EXIT_DATABASE;
+            return db_failure_exit(d);
         }
         ld->in_run_txn = false;
     }
@@ -796,7 +796,7 @@ static int take_resumed(loader *ld, uint64_t chunk_no, const char *file,
             log_error("%s: %s: the ledger has lost this lane's row: %s", file,
                       lane_where(chunk_no, lane, ld->lanes, at, sizeof at),
                       db_message(control(ld)));
-            return EXIT_DATABASE;
+            return db_failure_exit(control(ld));
         }
         pt->done = true;
         if (pt->res.counts.rows_read > 0) {
@@ -916,6 +916,6 @@ int loader_committed_changes(loader *ld, uint64_t chunk_no, buf *out, int *witho
     if (ledger_chunk_changes(&ld->lg, d, chunk_no, out, without))
         return EXIT_OK;
     log_error("cannot read the --changes lines of chunk %llu from the ledger: %s",
-              (unsigned long long)chunk_no, db_message(d)[0] ? db_message(d) : "out of memory");
-    return EXIT_DATABASE;
+              (unsigned long long)chunk_no, db_message(d));
+    return db_failure_exit(d);
 }

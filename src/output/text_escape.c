@@ -18,9 +18,11 @@ size_t text_control_width(const char *s, size_t n)
     if (n >= 2 && u[0] == 0xC2 && u[1] >= 0x80 && u[1] <= 0x9F)
         return 2; /* C1: U+0080-U+009F (0x9B is CSI on some terminals) */
     if (n >= 3 && u[0] == 0xE2 &&
-        ((u[1] == 0x80 && u[2] >= 0xA8 && u[2] <= 0xAE) ||
+        ((u[1] == 0x80 && (u[2] == 0x8E || u[2] == 0x8F)) ||
+         (u[1] == 0x80 && u[2] >= 0xA8 && u[2] <= 0xAE) ||
          (u[1] == 0x81 && u[2] >= 0xA6 && u[2] <= 0xA9)))
-        return 3; /* U+2028-U+2029 (line and paragraph separators: a log
+        return 3; /* U+200E-U+200F (LRM, RLM), U+2028-U+2029 (line and
+                   * paragraph separators: a log
                    * viewer or a mail may break the line there), U+202A-U+202E,
                    * U+2066-U+2069 */
     return 0;

@@ -5,6 +5,7 @@
 #include "recon/facts.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +79,16 @@ void facts_free(facts_map *m)
     }
     free(m->e);
     m->e = NULL;
-    m->n = 0;
+    m->n = m->cap = 0;
 }
 
 /* One fact's object: {"path": "a.b", "unit": "major|minor"} or
- * {"value": "CNY"}, optionally "magnitude": true. */
-static bool parse_loc(json_t *o, const char *origin, const char *where, fact_loc *out, buf *err)
+ * {"value": "CNY"}, optionally "magnitude": true.  Members that contradict
+ * each other ("path" and "value") or mean nothing for the fact ("unit" or
+ * "magnitude" on currency or time) are refused, named, rather than one
+ * silently winning. */
+static bool parse_loc(json_t *o, const char *origin, const char *where, int which,
+                      fact_loc *out, buf *err)
 {
     if (!json_is_object(o)) {
         buf_printf(err, "%s: %s must be an object such as {\"path\": \"amount\"}", origin, where);
@@ -99,6 +104,12 @@ static bool parse_loc(json_t *o, const char *origin, const char *where, fact_loc
         } else if (strcmp(k, "value") == 0 && json_is_string(v)) {
             free(l.constant);
             l.constant = strdup(json_string_value(v));
+        } else if ((strcmp(k, "unit") == 0 || strcmp(k, "magnitude") == 0) &&
+                   (which == FACT_CURRENCY || which == FACT_TIME)) {
+            buf_printf(err, "%s: %s.%s: %s is not an amount: it takes no \"%s\"", origin,
+                       where, k, fact_names[which], k);
+            loc_free(&l);
+            return false;
         } else if (strcmp(k, "unit") == 0 && json_is_string(v) &&
                    (strcmp(json_string_value(v), "major") == 0 ||
                     strcmp(json_string_value(v), "minor") == 0)) {
@@ -112,6 +123,12 @@ static bool parse_loc(json_t *o, const char *origin, const char *where, fact_loc
             loc_free(&l);
             return false;
         }
+    }
+    if (l.path && l.constant) {
+        buf_printf(err, "%s: %s.value: a fact takes either \"path\" or \"value\", not both",
+                   origin, where);
+        loc_free(&l);
+        return false;
     }
     if (!l.path && !l.constant) {
         buf_printf(err, "%s: %s names neither a \"path\" nor a \"value\"", origin, where);
@@ -149,7 +166,7 @@ static bool parse_level(json_t *o, const char *origin, const char *where, fact_l
                 which = i;
         buf w = BUF_INIT;
         buf_printf(&w, "%s.%s", where, k);
-        bool ok = which >= 0 && parse_loc(v, origin, buf_cstr(&w), &f[which], err);
+        bool ok = which >= 0 && parse_loc(v, origin, buf_cstr(&w), which, &f[which], err);
         if (which < 0)
             buf_printf(err, "%s: %s: unknown fact (amount, currency, fee, time%s)", origin,
                        buf_cstr(&w), kinds ? ", kinds" : "");
@@ -163,10 +180,15 @@ static bool parse_level(json_t *o, const char *origin, const char *where, fact_l
 static facts_entry *add_entry(facts_map *m, const char *channel, const char *kind,
                               const fact_loc f[FACT_COUNT])
 {
-    facts_entry *grown = realloc(m->e, (m->n + 1) * sizeof *m->e);
-    if (!grown)
-        return NULL;
-    m->e = grown;
+    if (m->n == m->cap) {
+        /* Doubling: one realloc per entry made a large file quadratic. */
+        size_t cap = m->cap ? m->cap * 2 : 8;
+        facts_entry *grown = realloc(m->e, cap * sizeof *m->e);
+        if (!grown)
+            return NULL;
+        m->e = grown;
+        m->cap = cap;
+    }
     facts_entry *e = &m->e[m->n++];
     memset(e, 0, sizeof *e);
     if ((channel && !(e->channel = strdup(channel))) || (kind && !(e->kind = strdup(kind))))
@@ -282,25 +304,35 @@ bool facts_load(const char *path, facts_map *out, buf *err)
         return facts_parse(NULL, 0, "the default facts", out, err);
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        buf_printf(err, "--facts %s: cannot read it", path);
+        buf_printf(err, "--facts '%s': cannot read it: %s", path, strerror(errno));
         return false;
     }
     buf text = BUF_INIT;
     char block[8192];
     size_t n;
-    bool ok = true;
-    while (ok && (n = fread(block, 1, sizeof block, fp)) > 0)
-        ok = buf_append(&text, block, n);
+    bool ok = true, big = false;
+    while (ok && !big && (n = fread(block, 1, sizeof block, fp)) > 0) {
+        big = text.len + n > FACTS_MAX_BYTES;
+        ok = big || buf_append(&text, block, n);
+    }
+    int read_errno = ferror(fp) ? errno : 0;
     if (ferror(fp))
         ok = false;
     fclose(fp);
+    if (big) {
+        buf_printf(err, "--facts '%s': over %d bytes (1 MiB): a facts file names a few paths "
+                        "per channel and kind", path, FACTS_MAX_BYTES);
+        buf_free(&text);
+        return false;
+    }
     if (!ok) {
-        buf_printf(err, "--facts %s: cannot read it", path);
+        buf_printf(err, "--facts '%s': cannot read it%s%s", path, read_errno ? ": " : "",
+                   read_errno ? strerror(read_errno) : "");
         buf_free(&text);
         return false;
     }
     buf origin = BUF_INIT;
-    buf_printf(&origin, "--facts %s", path);
+    buf_printf(&origin, "--facts '%s'", path);
     ok = facts_parse(text.data ? text.data : "", text.len, buf_cstr(&origin), out, err);
     buf_free(&origin);
     buf_free(&text);

@@ -59,8 +59,12 @@ typedef struct facts_entry {
 
 typedef struct facts_map {
     facts_entry *e;
-    size_t n;
+    size_t n, cap;
 } facts_map;
+
+/* A --facts file larger than this is refused (exit 2): it names a few
+ * paths per channel and kind, and its cost must stay bounded. */
+#define FACTS_MAX_BYTES (1024 * 1024)
 
 /*
  * Reads --facts (path NULL: only the defaults: amount in major units at

@@ -52,9 +52,11 @@ static int distribute(db *d, const config *cfg, const char *table)
                       ? "; a table created without --distributed has the primary key (id), "
                         "which Citus refuses: its unique indexes must hold tenant_id"
                       : "");
+        /* The status by the one rule (db.c's SQLSTATE table), as in every
+         * command: the server refusing is 4, the hint says what to fix. */
+        int code = db_failure_exit(d);
         db_rollback(d);
-        return strncmp(db_sqlstate(d), "42", 2) == 0 || strncmp(db_sqlstate(d), "0A", 2) == 0
-                   ? EXIT_USAGE : EXIT_DATABASE;
+        return code;
     }
     if (!done)
         log_info("table %s distributed by tenant_id%s%s%s", cfg->table,
@@ -124,7 +126,8 @@ static int create_table(db *d, const config *cfg, const char *table, const char 
 
 /* The table may have existed already in another shape: says whether it is
  * usable for loads now.  EXIT_OK, EXIT_USAGE when it lacks the unique index
- * on the business key, EXIT_DATABASE when it cannot be read (logged). */
+ * on the business key, else db_failure_exit's status when it cannot be read
+ * (logged). */
 static int report_ready(db *d, const config *cfg)
 {
     target t;
@@ -147,7 +150,7 @@ static int report_ready(db *d, const config *cfg)
         target_free(&t);
     } else {
         log_error("%s", buf_cstr(&err));
-        code = EXIT_DATABASE;
+        code = db_failure_exit(d);
     }
     buf_free(&err);
     return code;

@@ -30,6 +30,7 @@ static const char *const state_names[] = {"completed", "loading", "interrupted"}
 
 typedef struct status_file {
     char *file_name;
+    char *file_name_bytes;  /* base64 of a name file_name holds escaped; NULL: none */
     char *digest;
     long long size_bytes;
     file_state state;
@@ -63,6 +64,7 @@ static void status_facts_free(status_facts *f)
     for (size_t i = 0; i < f->n_files; i++) {
         status_file *s = &f->files[i];
         free(s->file_name);
+        free(s->file_name_bytes);
         free(s->digest);
         free(s->host);
         free(s->started_at);
@@ -98,6 +100,7 @@ static void status_file_read(const db_result *r, int i, status_file *s)
     s->idle_s = db_is_null(r, i, 19) ? 0 : (long long)db_int(r, i, 19);
     s->partial_lanes = db_is_null(r, i, 20) ? -1 : (long long)db_int(r, i, 20);
     s->lanes = (long long)db_int(r, i, 21);
+    s->file_name_bytes = dup_or_null(r, i, 22);
     if (strcmp(db_value(r, i, 3), "completed") == 0)
         s->state = STATE_COMPLETED;
     else
@@ -127,12 +130,14 @@ static int status_gather(tool_ctx *c, status_facts *f)
     bool has_loader = version.has[LEDGER_LOADER];
     if (!f->ledger_exists)
         goto out;
-    const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid", "lanes"};
+    const char *names[] = {"ledger", "ledger_chunk", "loader_host", "loader_pid", "lanes",
+                           "name_bytes"};
     const char *vals[] = {buf_cstr(&ledger.file), buf_cstr(&ledger.chunk),
                           has_loader ? "l.loader_host" : "NULL::text",
                           has_loader ? "l.loader_pid" : "NULL::integer",
-                          version.has[LEDGER_LANES] ? "l.lanes" : "1"};
-    if (!sql_render(&sql, SQL_STATUS, 5, names, vals)) {
+                          version.has[LEDGER_LANES] ? "l.lanes" : "1",
+                          version.has[LEDGER_NAME_BYTES] ? "l.file_name_bytes" : "NULL::text"};
+    if (!sql_render(&sql, SQL_STATUS, 6, names, vals)) {
         log_error("out of memory");
         code = EXIT_INPUT;
         goto out;
@@ -232,6 +237,8 @@ static json_t *status_render_json(const status_facts *f)
         const status_file *s = &f->files[i];
         json_t *o = json_object();
         json_object_set_new(o, "file_name", tool_json_text(s->file_name));
+        if (s->file_name_bytes)
+            json_object_set_new(o, "file_name_base64", tool_json_text(s->file_name_bytes));
         json_object_set_new(o, "digest", json_string(s->digest));
         json_object_set_new(o, "size_bytes", json_integer(s->size_bytes));
         json_object_set_new(o, "state", json_string(state_names[s->state]));

@@ -164,7 +164,7 @@ for col in 应结订单总金额 退款总金额 手续费总金额; do
     v wechat-trade "real-wechat-badtotal-$col.csv" --set tenant_id=7
     eq "wechat $col off by 0.01: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
     [ $col = 应结订单总金额 ] && check "wechat 应结订单总金额: names both figures" \
-        grep -q "states 应结订单总金额 100.01 but its pay rows' 应结订单金额 add up to 100.00" "$ERR"
+        grep -q "states 应结订单总金额 100.01 but its rows' 应结订单金额 add up to 100.00" "$ERR"
 done
 v wechat-trade real-wechat-badtotal-手续费总金额.csv --set tenant_id=7
 check "wechat 手续费总金额 (5 decimals, refunds' negative fees): names both figures" \
@@ -175,5 +175,16 @@ v alipay-trade real-alipay-badtotal.csv --set tenant_id=7
 eq "alipay #交易合计 amount off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.json)"
 check "alipay bad total: names both figures" \
     grep -q "states 商家实收共 12.36 but its pay rows' 商家实收（元） add up to 12.35" "$ERR"
+# the older 合计 wording: 交易金额共 / 交易退款金额共, the amounts checked too
+v alipay-trade real-alipay-older.csv --set tenant_id=7
+eq "alipay, older 合计 wording (交易金额共): 3 rows" "0 3 0 0" "$RC $(figs v.json)"
+v alipay-trade real-alipay-older-badpay.csv --set tenant_id=7
+eq "alipay, older wording, 交易金额共 off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.json)"
+check "... naming both figures" \
+    grep -q "states 交易金额共 12.36 but its pay rows' 订单金额（元） add up to 12.35" "$ERR"
+v alipay-trade real-alipay-older-badrefund.csv --set tenant_id=7
+eq "alipay, older wording, 交易退款金额共 off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.json)"
+check "... naming both figures" \
+    grep -q "states 交易退款金额共 -0.02 but its refund rows' 订单金额（元） add up to -0.01" "$ERR"
 
 finish

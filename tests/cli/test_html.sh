@@ -126,7 +126,7 @@ fi
 run validate --rejects rj7.ndjson --html /nonexistent/dir/p.html hole.ndjson
 eq "unwritable --html: exit 3" 3 $RC
 check "unwritable --html: says so, and why" contains "$ERR" \
-    "cannot write --html /nonexistent/dir/p.html: its directory does not exist; nothing was read or loaded"
+    "cannot write --html '/nonexistent/dir/p.html': its directory does not exist; nothing was read or loaded"
 check "unwritable --html: summary printed, the file not started" contains "$ERR" "failed: not started: cannot write --html"
 run validate --help
 check "validate --help lists --html" contains "$OUT" "--html PATH"

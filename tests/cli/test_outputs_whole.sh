@@ -196,7 +196,7 @@ if [ "$(id -u)" != 0 ]; then
     check "written in place" json_ok ro/r.json
     run validate -q --report ro/new.json in.csv
     eq "a new file in a read-only directory: exit 3" 3 "$RC"
-    check "the error names it, before anything is read" contains "$ERR" "cannot write --report ro/new.json: its directory is not writable; nothing was read"
+    check "the error names it, before anything is read" contains "$ERR" "cannot write --report 'ro/new.json': its directory is not writable; nothing was read"
     chmod 755 ro
 else
     ok "read-only directory: skipped as root"

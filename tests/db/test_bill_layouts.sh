@@ -112,7 +112,7 @@ eq "--kind pay=pay_success refund=refund_done: the part before ':' renamed" \
 n=$(q "SELECT count(*) FROM payment_callback")
 imp wechat-trade real-wechat-badtotal-退款总金额.csv --set tenant_id=21 --chunk-rows 1
 eq "wechat 退款总金额 off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
-check "wechat 退款总金额 off: names both figures" grep -q "states 退款总金额 65.51 but its refund rows' 退款金额 add up to 65.50" "$ERR"
+check "wechat 退款总金额 off: names both figures" grep -q "states 退款总金额 65.51 but its rows' 退款金额 add up to 65.50" "$ERR"
 imp alipay-trade real-alipay-badtotal.csv --set tenant_id=21 --chunk-rows 1
 eq "alipay total off: exit 3, nothing committed" "3 $n" "$RC $(q "SELECT count(*) FROM payment_callback")"
 imp paypal-stl real-paypal-badsf.csv --set tenant_id=21 --chunk-rows 1

@@ -40,7 +40,7 @@ init_db not_started_out
 run import -q -d "$DB" --report out.json --html "$WORK/no/such/dir/p.html" a.csv b.ndjson
 eq "unwritable --html: exit 3" 3 "$RC"
 check "unwritable --html: says which output and why" contains "$ERR" \
-    "cannot write --html $WORK/no/such/dir/p.html: its directory does not exist; nothing was read or loaded"
+    "cannot write --html '$WORK/no/such/dir/p.html': its directory does not exist; nothing was read or loaded"
 check "unwritable --html: the report's entries say not started, and why" jtrue out.json \
     'all("not started: cannot write --html" in f["error"] for f in r["files"])'
 eq "unwritable --html: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback")"

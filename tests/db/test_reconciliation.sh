@@ -235,7 +235,7 @@ eq "--changes -: the lines on standard output" 5 "$(grep -c '"action":"inserted"
 # A changes file that cannot be created: exit 3 before anything is loaded.
 run import -d "$DB" --rejects rj6.ndjson --changes /nonexistent/dir/c.ndjson base.csv
 eq "unwritable --changes: exit 3" 3 $RC
-check "unwritable --changes: says so" contains "$ERR" "cannot write --changes /nonexistent/dir/c.ndjson: its directory does not exist"
+check "unwritable --changes: says so" contains "$ERR" "cannot write --changes '/nonexistent/dir/c.ndjson': its directory does not exist"
 eq "unwritable --changes: nothing loaded" 0 "$(q "SELECT count(*) FROM payment_callback WHERE channel = 'alipay'")"
 
 finish

@@ -84,6 +84,8 @@ static void test_terminal_escaping(void **state)
     expect_term("\xc2\x9b" "31m", 5, "\\u009B31m");           /* C1 CSI */
     expect_term("\xe2\x80\xae" "gnp.exe", 10, "\\u202Egnp.exe"); /* U+202E */
     expect_term("\xe2\x81\xa6" "x\xe2\x81\xa9", 7, "\\u2066x\\u2069");
+    expect_term("\xe2\x80\x8f" "a\xe2\x80\x8e", 7, "\\u200Fa\\u200E"); /* RLM, LRM */
+    expect_term("\xe2\x80\x8d\xe2\x80\x90", 6, "\xe2\x80\x8d\xe2\x80\x90"); /* ZWJ, hyphen */
     expect_term("a\xe2\x80\xa8" "b\xe2\x80\xa9", 8, "a\\u2028b\\u2029"); /* line separators */
     expect_term("\xe2\x80\xa7\xe2\x80\xaf", 6, "\xe2\x80\xa7\xe2\x80\xaf"); /* beside them: text */
     expect_term("bill-\xb6\xd4.csv", 11, "bill-\\xB6\\xD4.csv");

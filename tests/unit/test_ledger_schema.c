@@ -35,6 +35,8 @@ static const char VERSION_QUERY[] =
     "                  AND attname = 'xids' AND NOT attisdropped),"
     "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
     "                  AND attname = 'content_sha256' AND NOT attisdropped),"
+    "       EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($2)"
+    "                  AND attname = 'file_name_bytes' AND NOT attisdropped),"
     " coalesce(has_table_privilege(to_regclass($1), 'SELECT')"
     "           AND has_table_privilege(to_regclass($2), 'SELECT'), false)";
 

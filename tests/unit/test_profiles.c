@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
+#include <jansson.h>
 #include "input/profile.h"
 #include "input/source.h"
 #include "input/transcode.h"
@@ -348,6 +349,40 @@ static void test_builtins_round_trip(void **state)
     }
 }
 
+/* `profiles NAME` prints the built-in itself: the printed file and the
+ * built-in's own text are equal as JSON, member for member (a member the
+ * printer drops, such as a footer's "optional", changes what a printed
+ * profile does). */
+static void test_builtins_printed_whole(void **state)
+{
+    (void)state;
+    for (const char *const *n = profile_builtin_names; *n; n++) {
+        buf err = BUF_INIT, a = BUF_INIT;
+        profile *p = profile_builtin(*n, &err);
+        assert_non_null(p);
+        assert_true(profile_to_json(p, &a));
+        json_error_t je;
+        json_t *src = json_loads(profile_builtin_source(*n), 0, &je);
+        json_t *printed = json_loadb(a.data, a.len, 0, &je);
+        assert_non_null(src);
+        assert_non_null(printed);
+        if (!json_equal(src, printed)) {
+            char *x = json_dumps(src, JSON_SORT_KEYS | JSON_COMPACT);
+            char *y = json_dumps(printed, JSON_SORT_KEYS | JSON_COMPACT);
+            print_error("%s built in:\n%s\nprinted:\n%s\n", *n, x, y);
+            free(x);
+            free(y);
+            fail_msg("profiles %s prints a profile that differs from the built-in one", *n);
+        }
+        json_decref(src);
+        json_decref(printed);
+        profile_free(&p);
+        buf_free(&err);
+        buf_free(&a);
+    }
+    assert_null(profile_builtin_source("nope"));
+}
+
 static void test_profile_refusals(void **state)
 {
     (void)state;
@@ -457,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_gbk),
         cmocka_unit_test_setup_teardown(test_zip_members, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test(test_builtins_round_trip),
+        cmocka_unit_test(test_builtins_printed_whole),
         cmocka_unit_test(test_profile_refusals),
         cmocka_unit_test(test_profile_overrides),
         cmocka_unit_test(test_excluded_kinds),

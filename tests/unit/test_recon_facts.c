@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "input/profile.h"
@@ -199,12 +200,80 @@ static void test_period_grace(void **state)
     buf_free(&err);
 }
 
+/* Members that contradict each other, or mean nothing for their fact, are
+ * refused naming the member (SPEC: "path" and "value", a "unit" on time). */
+static void test_facts_odd_members(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json, *named;
+    } odd[] = {
+        {"{\"default\": {\"amount\": {\"path\": \"a\", \"value\": \"1\"}}}",
+         "default.amount.value"},
+        {"{\"default\": {\"currency\": {\"value\": \"CNY\", \"path\": \"c\"}}}",
+         "default.currency.value"},
+        {"{\"channels\": {\"w\": {\"time\": {\"path\": \"t\", \"unit\": \"minor\"}}}}",
+         "channels.w.time.unit"},
+        {"{\"default\": {\"time\": {\"path\": \"t\", \"unit\": \"major\"}}}",
+         "default.time.unit"},
+        {"{\"channels\": {\"w\": {\"kinds\": {\"refund\": {\"currency\": {\"path\": \"c\", "
+         "\"magnitude\": true}}}}}}",
+         "channels.w.kinds.refund.currency.magnitude"},
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        facts_map m;
+        buf err = BUF_INIT;
+        assert_false(facts_parse(odd[i].json, strlen(odd[i].json), "odd.json", &m, &err));
+        if (!strstr(buf_cstr(&err), odd[i].named))
+            fail_msg("%s: the message does not name %s: %s", odd[i].json, odd[i].named,
+                     buf_cstr(&err));
+        buf_free(&err);
+    }
+}
+
+/* A --facts file over 1 MiB is refused before it is parsed, naming it and
+ * the bound; one just under it (thousands of channels) is read whole. */
+static void test_facts_bounded(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/idemload-facts-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs("{\"channels\": {", fp);
+    size_t n = 0;
+    long len = 0;
+    for (; len < FACTS_MAX_BYTES - 200; n++)
+        len += fprintf(fp, "%s\"c%zu\": {\"amount\": {\"path\": \"amount.total\", \"unit\": "
+                           "\"minor\"}}", n ? ", " : "", n);
+    fputs("}}", fp);
+    fclose(fp);
+    facts_map m;
+    buf err = BUF_INIT;
+    assert_true(facts_load(path, &m, &err));
+    assert_int_equal(m.n, n + 1); /* the default entry and one per channel */
+    facts_free(&m);
+    /* past the bound: refused, the file and the bound named */
+    fp = fopen(path, "a");
+    assert_non_null(fp);
+    for (int i = 0; i < 1000; i++)
+        fputs("          ", fp);
+    fclose(fp);
+    assert_false(facts_load(path, &m, &err));
+    assert_non_null(strstr(buf_cstr(&err), path));
+    assert_non_null(strstr(buf_cstr(&err), "1 MiB"));
+    unlink(path);
+    buf_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_facts_levels),   cmocka_unit_test(test_facts_errors),
         cmocka_unit_test(test_path_literal),   cmocka_unit_test(test_statement_facts),
         cmocka_unit_test(test_exponents),      cmocka_unit_test(test_period_grace),
+        cmocka_unit_test(test_facts_odd_members), cmocka_unit_test(test_facts_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
