@@ -90,6 +90,29 @@ grep -v '^"SF"\|^"SC"\|^"RF"\|^"RC"\|^"FF"' real-paypal-sh.csv >paypal-nofooter.
 v paypal-stl paypal-nofooter.csv --set tenant_id=7
 eq "paypal without any footer: exit 3" 3 $RC
 check "paypal without footers: says so" grep -q "ends without a footer stating its record count" "$ERR"
+# Cut after an inner footer: the file opened by RH and FH (the published
+# STL of make_bills.py, pub-paypal-stl.csv) ends after its SC, or after its
+# RC, so its FF never came; a report opened by RH alone ends after SC (no
+# RC); a file from SH ends inside its second section.  Each was accepted,
+# the rest of the report lost.
+sed '/^"RF"/,$d' pub-paypal-stl.csv >paypal-cut-sc.csv
+sed '/^"FF"/,$d' pub-paypal-stl.csv >paypal-cut-rc.csv
+sed '/^"FH"/d; /^"RF"/,$d' pub-paypal-stl.csv >paypal-rh-cut-sc.csv
+sed '/^"SF"/,$d' real-paypal-sh.csv >paypal-sh-cut.csv
+awk '/^"SF"/ { n++ } n < 2' real-paypal-sh.csv >paypal-sh-cut2.csv
+for c in "cut-sc FH FF" "cut-rc FH FF" "rh-cut-sc RH RC" "sh-cut2 SH SC"; do
+    set -- $c
+    v paypal-stl "paypal-$1.csv" --set tenant_id=7
+    eq "paypal $1: opened by $2, its $3 never came: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+    check "paypal $1: says which footer is missing" \
+        grep -q "ends after a $2 row without its $3 footer: truncated?" "$ERR"
+done
+v paypal-stl paypal-sh-cut.csv --set tenant_id=7
+eq "paypal from SH cut before its first footer: exit 3" 3 $RC
+# The whole file still validates (a split report's later file, which closes
+# only its FF, is above).
+v paypal-stl pub-paypal-stl.csv --set tenant_id=7
+eq "the whole published STL: exit 0" 0 $RC
 
 # --- 7. --tenant-map and the merchant column
 v wechat-trade real-wechat-sp.csv --tenant-map tenants.csv
