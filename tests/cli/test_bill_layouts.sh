@@ -199,4 +199,20 @@ eq "alipay #交易合计 amount off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.jso
 check "alipay bad total: names both figures" \
     grep -q "states 商家实收共 12.36 but its pay rows' 商家实收（元） add up to 12.35" "$ERR"
 
+# --- a time with two spaces between date and time, as WeChat's sandbox
+# bill writes it (the first two REFUND rows of the sandbox bill printed in
+# a public WeChat Pay acceptance walkthrough, code search id 11873948126;
+# its summary line cut to these two rows): PostgreSQL reads
+# "2016-05-04  02:18:18", and so does idemload (each row was rejected:
+# "expected a time as HH:MM or HH:MM:SS").
+cat >wechat-sandbox-2sp.csv <<'CSV'
+交易时间,公众账号ID,商户号,子商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注
+`2016-05-04  02:18:18,`wxf7c30a8258df4208,`10014843,`0,`harryma007,`4.00123E+27,`autotest_20160501030456_45023,`oT2kauIMXH398DZBeJ4m22CuSDQ0,`NATIVE,`REFUND,`PAB_DEBIT,`CNY,`0,`0,`2.00123E+27,`REF4001232001201605015390231647,`0.01,`0,`ORIGINAL,`PROCESSING,`body中文测试,`attach中文测试,`0,`0.60%,`0,`0.01,`
+`2016-05-04  02:18:18,`wxf7c30a8258df4208,`10014843,`0,`harryma007,`4.00123E+27,`autotest_20160501060418_79156,`oT2kauIMXH398DZBeJ4m22CuSDQ0,`NATIVE,`REFUND,`PAB_DEBIT,`CNY,`0,`0,`2.00123E+27,`REF4001232001201605015391766944,`0.01,`0,`ORIGINAL,`PROCESSING,`body中文测试,`attach中文测试,`0,`0.60%,`0,`0.01,`
+总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额
+2,`0.00,`0.02,`0.00,`0,`0.00,`0.02
+CSV
+v wechat-trade wechat-sandbox-2sp.csv --set tenant_id=7
+eq "wechat sandbox rows timed \"2016-05-04  02:18:18\": both valid" "0 2 0 0" "$RC $(figs v.json)"
+
 finish
