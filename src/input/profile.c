@@ -115,7 +115,7 @@ static const builtin builtins[] = {
      "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
      "refunds (DR), other codes and directions skipped\","
      " \"encoding\": \"utf-8\", \"delimiter\": \",\","
-     " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"]}},"
+     " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"], \"zone\": \"SH\"}},"
      " \"cleanup\": {\"trim\": true},"
      " \"trailer\": {\"footers\": [{\"row_type\": \"SC\", \"counts\": \"section\"}, "
      "{\"row_type\": \"RC\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
@@ -171,6 +171,7 @@ void profile_free(profile **pp)
     tz_free(&p->tz);
     free_strv(p->skip_prefix, p->n_skip_prefix);
     free(p->row_type_header);
+    free(p->zone_row);
     free_strv(p->row_type_data, p->n_row_type_data);
     free(p->end_prefix);
     free(p->strip_prefix);
@@ -527,14 +528,15 @@ static bool parse_row_type(parse_ctx *cx, json_t *fr, profile *p)
     json_t *rt = json_object_get(fr, "row_type");
     if (!rt || json_is_null(rt))
         return true;
-    static const char *const rt_allowed[] = {"header", "data", NULL};
+    static const char *const rt_allowed[] = {"header", "data", "zone", NULL};
     if (!json_is_object(rt))
         return bad(cx, "framing.row_type", "must be an object (header, data)");
     if (!only_members(cx, rt, "framing.row_type", rt_allowed) ||
         !get_str(cx, rt, "header", "framing.row_type.header", true, false,
                  &p->row_type_header) ||
         !get_strv(cx, rt, "data", "framing.row_type.data", &p->row_type_data,
-                  &p->n_row_type_data))
+                  &p->n_row_type_data) ||
+        !get_str(cx, rt, "zone", "framing.row_type.zone", false, false, &p->zone_row))
         return false;
     if (p->n_row_type_data == 0)
         return bad(cx, "framing.row_type.data", "is required");
@@ -1145,6 +1147,7 @@ static json_t *framing_json(const profile *p)
         json_t *rt = json_object();
         set_str(rt, "header", p->row_type_header);
         json_object_set_new(rt, "data", strv_json(p->row_type_data, p->n_row_type_data));
+        set_str(rt, "zone", p->zone_row);
         json_object_set_new(fr, "row_type", rt);
     }
     set_str(fr, "end_prefix", p->end_prefix);

@@ -37,6 +37,7 @@
 #include "input/profile.h"
 #include "input/transcode.h"
 #include "rules/timestamp.h"
+#include "rules/timezone.h"
 #include "rules/utf8.h"
 #include "rules/dec_total.h"
 #include "input/tenant_map.h"
@@ -1548,6 +1549,28 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
     return true;
 }
 
+/* The profile's zone row (PayPal's SH): the offset that ends the time in
+ * its first field ("2024/08/20 00:00:00 -0700") is the bill's window's
+ * zone, kept from the first such row; a field without one leaves none. */
+static void zone_row(profile_reader *pr)
+{
+    if (pr->base.window_zone[0] || pr->nvals < 2)
+        return;
+    clean_value(pr, 1);
+    const char *v = pr->vals.data + pr->voff[1];
+    size_t n = pr->vlen[1], k = n;
+    while (k > 0 && v[k - 1] != ' ')
+        k--;
+    char off[8];
+    int32_t east;
+    if (k == 0 || n - k >= sizeof off || (v[k] != '+' && v[k] != '-'))
+        return;
+    memcpy(off, v + k, n - k);
+    off[n - k] = '\0';
+    if (tz_fixed_offset(off, &east))
+        tz_format_offset(east, pr->base.window_zone);
+}
+
 /* The header (the first line, or the row type's header line), a row type
  * that is not data (framing), or else a data row (undecided; taken while
  * only the header is wanted). */
@@ -1573,6 +1596,8 @@ static line_step header_line(profile_reader *pr, bool want_header, read_result *
                    memcmp(rt, pf->row_type_data[i], rn) == 0;
         if (!data && pf->n_footers && !footer_row(pr, rt, rn, rr))
             return LINE_STOP;
+        if (!data && is_type(rt, rn, pf->zone_row))
+            zone_row(pr);
         if (!data || !pr->have_header)
             return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
     } else if (!pr->have_header) {

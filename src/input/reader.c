@@ -56,3 +56,7 @@ uint64_t reader_money_unchecked(const reader *r)
     return r->money_unchecked;
 }
 
+const char *reader_window_zone(const reader *r)
+{
+    return r->window_zone[0] ? r->window_zone : NULL;
+}

@@ -53,6 +53,8 @@ typedef struct recon_ctx {
     buf item, run, item_index, run_index;   /* the register's names, quoted */
     buf item_name, run_name;                /* ... as text, for to_regclass */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    char window_zone[8];                    /* the first file's own window's
+                                               offset (PayPal's SH), "" if none */
     char reg_state[16];                     /* register_state's answer; "" until asked */
     bool failed_logged;
 } recon_ctx;
@@ -414,6 +416,9 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     if (code == EXIT_OK) {
         fr->status = FILE_OK;
         file_warn_money_unchecked(rdr, path, fr);
+        const char *wz = reader_window_zone(rdr);
+        if (wz && !x->window_zone[0])
+            snprintf(x->window_zone, sizeof x->window_zone, "%s", wz);
     } else
         /* Nothing of it is compared (its rows are in a COPY that is
          * rolled back): its figures say so, as import's and validate's of
@@ -1317,6 +1322,34 @@ out:
     return code;
 }
 
+/* Without --timezone or a profile's zone, a bill that states its own
+ * window with its offset (PayPal's SH, "2024/08/20 00:00:00 -0700") has
+ * its days cut in that offset, not in UTC: the zone becomes the first
+ * file's, for the comparison and the report.  False when the database
+ * failed or memory ran out. */
+static bool window_zone(recon_ctx *x, recon_result *res, int64_t grace_s)
+{
+    const config *cfg = x->cfg;
+    if (!x->window_zone[0] || cfg->timezone || (cfg->profile && cfg->profile->timezone))
+        return true;
+    char *zone = strdup(x->window_zone);
+    char *sql = zone_for_sql(zone);
+    if (!zone || !sql) {
+        free(zone);
+        free(sql);
+        log_error("out of memory");
+        return false;
+    }
+    free(res->zone);
+    res->zone = zone;
+    free(x->sql_zone);
+    x->sql_zone = sql;
+    char grace[32];
+    snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
+    const char *set[] = {x->sql_zone, grace};
+    return exec(x, "reconcile: the bill's own zone", SQL_RECON_SETTINGS, 2, set);
+}
+
 /* Connects, stages, compares and (unless a dry run) registers, writes the
  * discrepancies file, commits.  Returns the status of the files and the
  * database (not yet the verdict's 5). */
@@ -1354,6 +1387,8 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
             }
         }
     }
+    if (ok)
+        ok = window_zone(x, res, grace_s);
     if (ok)
         ok = compare(x, res, rep);
     if (ok && !cfg->dry_run && res->compared)
