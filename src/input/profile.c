@@ -51,9 +51,11 @@ static const builtin builtins[] = {
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"应结订单金额\", \"总金额\"]}, "
      "\"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}},"
+     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}, \"record\": {\"column\": "
+     "\"微信订单号\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}}]}"},
+     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}, \"record\": {\"column\": "
+     "\"微信退款单号\"}}]}"},
     {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
      "#交易合计/#退款合计 counts and amounts checked",
      "{\"name\": \"alipay-trade\","
@@ -80,10 +82,11 @@ static const builtin builtins[] = {
      "  \"status\": {\"value\": \"2\"}},"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
-     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}},"
+     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}, \"record\": {\"column\": "
+     "\"支付宝交易号\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"订单金额（元）\", \"magnitude\": true}, "
      "\"currency\": {\"value\": \"CNY\"}, \"fee\": {\"column\": \"服务费（元）\", "
-     "\"magnitude\": true}}]}"},
+     "\"magnitude\": true}, \"record\": {\"column\": \"支付宝交易号\"}}]}"},
     {"stripe-balance", "Stripe itemized balance change report (charge and refund rows; "
      "created_utc, or created in --timezone; the Dashboard download too)",
      "{\"name\": \"stripe-balance\","
@@ -105,9 +108,11 @@ static const builtin builtins[] = {
      " \"utc_columns\": [\"created_utc\"],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
-     "\"currency\"}, \"fee\": {\"column\": \"fee\"}},"
+     "\"currency\"}, \"fee\": {\"column\": \"fee\"}, \"record\": {\"column\": "
+     "\"balance_transaction_id\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
-     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}}]}"},
+     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}, "
+     "\"record\": {\"column\": \"balance_transaction_id\"}}]}"},
     {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
      "payments received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold one)",
      "{\"name\": \"paypal-stl\","
@@ -134,10 +139,12 @@ static const builtin builtins[] = {
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}},"
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
+     "\"Transaction ID\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}}]}"},
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
+     "\"Transaction ID\"}}]}"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -193,8 +200,8 @@ void profile_free(profile **pp)
     for (size_t i = 0; i < p->n_money; i++) {
         money_kind *m = &p->money[i];
         free(m->kind);
-        money_fact *f[] = {&m->amount, &m->currency, &m->fee};
-        for (size_t k = 0; k < 3; k++) {
+        money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->record};
+        for (size_t k = 0; k < 4; k++) {
             free(f[k]->column);
             free(f[k]->column_alt);
             free(f[k]->value);
@@ -839,7 +846,8 @@ static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const c
     return true;
 }
 
-/* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT}]. */
+/* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT,
+ * "record": {"column": C}}]. */
 static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
 {
     json_t *a = json_object_get(root, "money");
@@ -853,7 +861,7 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
         buf_printf(cx->err, "out of memory");
         return false;
     }
-    static const char *const allowed[] = {"kind", "amount", "currency", "fee", NULL};
+    static const char *const allowed[] = {"kind", "amount", "currency", "fee", "record", NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *k = json_array_get(a, i);
         char path[64], sub[96];
@@ -866,8 +874,12 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
             !get_str(cx, k, "kind", sub, false, false, &m->kind) ||
             !parse_money_fact(cx, k, "amount", path, &m->amount) ||
             !parse_money_fact(cx, k, "currency", path, &m->currency) ||
-            !parse_money_fact(cx, k, "fee", path, &m->fee))
+            !parse_money_fact(cx, k, "fee", path, &m->fee) ||
+            !parse_money_fact(cx, k, "record", path, &m->record))
             return false;
+        if (m->record.value || m->record.minor || m->record.magnitude)
+            return bad(cx, path, "record names a column (the row's own transaction id), "
+                                 "nothing else");
         if (m->kind && strchr(m->kind, ':'))
             return bad(cx, sub, "is a kind without ':' (\"refund\", not \"refund:{...}\")");
         for (size_t j = 0; j + 1 < p->n_money; j++)
@@ -1245,9 +1257,9 @@ static json_t *money_json(const profile *p)
         const money_kind *m = &p->money[i];
         json_t *kj = json_object();
         set_str(kj, "kind", m->kind);
-        const money_fact *f[] = {&m->amount, &m->currency, &m->fee};
-        static const char *const names[] = {"amount", "currency", "fee"};
-        for (size_t k = 0; k < 3; k++) {
+        const money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->record};
+        static const char *const names[] = {"amount", "currency", "fee", "record"};
+        for (size_t k = 0; k < 4; k++) {
             if (!f[k]->column && !f[k]->value)
                 continue;
             json_t *fj = json_object();

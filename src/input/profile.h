@@ -101,6 +101,10 @@ typedef struct money_kind {
     money_fact amount;
     money_fact currency;
     money_fact fee;
+    money_fact record;      /* the row's own transaction id (Stripe's
+                               balance_transaction_id, PayPal's Transaction
+                               ID): two rows of one key with different ids
+                               are two records, not one listed twice */
 } money_kind;
 
 /*

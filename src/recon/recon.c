@@ -222,11 +222,11 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
     ok = ok && exec(x, "reconcile: currency exponents", SQL_RECON_CCY, 2, cp);
     buf_free(&codes);
     buf_free(&exps);
-    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT;
+    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT, pr = BUF_INIT;
     buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
     for (size_t i = 0; ok && i < sf->n; i++) {
         const stmt_facts_entry *s = &sf->e[i];
-        const char *p[14];
+        const char *p[15];
         p[0] = s->kind;
         ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
              loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
@@ -238,7 +238,9 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         static const recon_fact with_alt[] = {FACT_AMOUNT, FACT_CURRENCY, FACT_FEE};
         for (int k = 0; ok && k < 3; k++)
             ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
-        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 14, p);
+        const char *no_const;
+        ok = ok && loc_params(&s->record, &pr, &p[14], &no_const);
+        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 15, p);
     }
     for (int k = 0; k < 3; k++)
         buf_free(&alt[k]);
@@ -258,6 +260,7 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         p[11] = bool_text(t->f[FACT_FEE].magnitude);
         ok = ok && exec(x, "reconcile: the table's facts (--facts)", SQL_RECON_TFACTS, 13, p);
     }
+    buf_free(&pr);
     buf_free(&pa);
     buf_free(&pc);
     buf_free(&pf);
@@ -900,6 +903,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !stage_relisted(x, period) ||
         !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
+        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA, 2,
+              period) ||
         !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
         !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))

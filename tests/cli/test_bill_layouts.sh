@@ -180,6 +180,14 @@ bad_money both 'r["money"][0]["amount"]["value"]="1"' 'money[0].amount'
 bad_money magnitude 'r["money"][1]["amount"]["magnitude"]="yes"' 'money[1].amount.magnitude'
 bad_money member 'r["money"][0]["amount"]["col"]="x"' 'money[0].amount.col'
 bad_money twice 'r["money"][1]["kind"]="pay"' 'money[1].kind'
+bad_money record 'r["money"][0]["record"]={"value": "x"}' 'money[0]'
+# The row's own transaction id per kind (two rows of one key with two ids
+# are two records: reconcile's duplicate_in_statement).
+eq "each built-in profile names its rows' transaction ids" \
+    "wechat-trade pay 微信订单号 refund 微信退款单号 alipay-trade pay 支付宝交易号 refund 支付宝交易号 stripe-balance pay balance_transaction_id refund balance_transaction_id paypal-stl pay Transaction ID refund Transaction ID" \
+    "$(for p in wechat-trade alipay-trade stripe-balance paypal-stl; do
+         json $p.json '" ".join(["'$p'"] + [x for k in r["money"] for x in (k["kind"], k["record"]["column"])])'
+       done | tr '\n' ' ' | sed 's/ $//')"
 bad_money total 'r["trailer"]["totals"][0].pop("sum")' 'trailer.totals[0].sum'
 
 # --- the bill's money totals, exact
