@@ -14,6 +14,29 @@ rm -rf "$WORK" && mkdir -p "$WORK" && chmod 777 "$WORK"
 cd "$WORK" || exit 1
 PASSED=0
 FAILED=0
+# Every call of idemload goes through tests/idem_wrap.c (built beside it):
+# a sanitizer's exit status (86, 87, 88) or a report in its stderr file,
+# whatever the test does with them, is recorded in .run_failures, which
+# `finish` fails on.  IDEMLOAD_REAL is the binary itself (its directory
+# holds the generated docs); real_pid PID gives the idemload process of a
+# wrapper started in the background (SIGSTOP cannot be passed on).
+IDEMLOAD_REAL=$IDEMLOAD
+if [ -n "${IDEMLOAD_WRAP:-}" ]; then
+    [ -x "$IDEMLOAD_WRAP" ] || { echo "IDEMLOAD_WRAP: $IDEMLOAD_WRAP is not an executable"; exit 1; }
+    export IDEMLOAD_WRAP_REAL=$IDEMLOAD IDEMLOAD_WRAP_LOG=$WORK/.run_failures
+    IDEMLOAD=$IDEMLOAD_WRAP
+fi
+real_pid() {
+    local c
+    if [ "$IDEMLOAD" != "${IDEMLOAD_WRAP:-}" ]; then echo "$1"; return; fi
+    for _ in $(seq 1 200); do
+        c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+        [ -n "$c" ] && { echo "${c%% *}"; return; }
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.01
+    done
+    echo "$1"
+}
 
 ok() { PASSED=$((PASSED + 1)); echo "ok - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
@@ -94,7 +117,7 @@ finish() {
         [ -f "$f" ] && san_check "$f" "a background run (${f##*/})"
     done
     if [ -s "$WORK/.run_failures" ]; then
-        fail "idemload failed inside \$(...) (idem_out):"
+        fail "idemload failed inside \$(...) (idem_out), or a sanitizer's exit or report (idem_wrap):"
         sed 's/^/#   /' "$WORK/.run_failures"
     fi
     if [ -s "$WORK/.q_failures" ]; then
@@ -279,12 +302,17 @@ chunk_hold() {
     done
     fail "chunk_hold $key: the test could not take its lock"
 }
-# chunk_hold_locks KEY CONDITION: advisory locks KEY of this database with
-# CONDITION ("granted": the test's; "NOT granted": the loads waiting).
-chunk_hold_locks() {
-    q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND $2
+# advisory_locks CONDITION [KEY]: how many advisory locks (of KEY, when
+# given) of this database hold CONDITION ("granted": the test's; "NOT
+# granted": the sessions waiting).  pg_locks shows the whole server's, where
+# the suite's tests run side by side: never count them unscoped.
+advisory_locks() {
+    q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND ${2:+objid = $2 AND} $1
           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 }
+# chunk_hold_locks KEY CONDITION: advisory locks KEY of this database with
+# CONDITION.
+chunk_hold_locks() { advisory_locks "$2" "$1"; }
 # chunk_wait KEY PID [N]: waits (up to 2 minutes) until N sessions (default
 # 1) wait at the hold, or PID ended; succeeds when they wait.
 chunk_wait() {

@@ -103,7 +103,8 @@ static const option_def options[] = {
     {0, "delimiter", "C", READING, "CSV field delimiter (default ,)", .set = set_delimiter},
     {0, "profile", "NAME|PATH.json", READING,
      "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
-     "a profile file ('idemload profiles' lists them)",
+     "a profile file ('idemload profiles' lists them); reconcile compares only the kinds the "
+     "bill lists (a WeChat SUCCESS bill: payments)",
      .set = set_text, .field = FIELD(profile_name)},
     {0, "encoding", "utf-8|gbk", READING,
      "with --profile: the bill's encoding (default: the profile's)",
@@ -152,7 +153,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(grace), .need = "a duration"},
     {0, "facts", "FILE", CMDBIT(CMD_RECONCILE),
      "JSON: where each channel's (and kind's) payload holds amount, currency, fee and time, "
-     "and in which unit (default: amount in major units, currency)",
+     "and in which unit (default: amount in major units, currency); a row whose payload is "
+     "a bill's row (--repair missing) is read by the profile's columns",
      .set = set_text, .field = FIELD(facts_path), .need = "a path"},
     {0, "discrepancies", "PATH|-", CMDBIT(CMD_RECONCILE),
      "write one line per discrepancy: NDJSON, or CSV with a byte-order mark when PATH ends "
@@ -224,14 +226,6 @@ static const option_def options[] = {
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 #define N_OPTIONS (sizeof options / sizeof options[0])
-
-const char *cli_command_name(command cmd)
-{
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (commands[i].cmd == cmd)
-            return commands[i].name;
-    return "";
-}
 
 bool cli_command_at(size_t i, cli_command_info *out)
 {

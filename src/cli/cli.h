@@ -23,9 +23,6 @@ cli_result cli_parse(int argc, char **argv, config *cfg, buf *err);
 /* Writes the help of cmd (CMD_NONE: the overview) to fp. */
 void cli_print_help(FILE *fp, command cmd);
 
-/* The command's name as typed. */
-const char *cli_command_name(command cmd);
-
 /* The two tables, read-only, for the man page and the bash completion
  * (cli_doc.c), so that they list exactly what --help lists. */
 typedef struct cli_command_info {

@@ -18,7 +18,6 @@ struct db {
     char sqlstate[6];
     buf message;
     buf describe;
-    buf notice;
     db_error_class cls;
     bool client_oom;        /* the last failure: this process ran out of memory */
 };
@@ -282,12 +281,13 @@ static void set_error(db *d, const PGresult *res)
         d->cls = rule ? rule->cls : DBE_FATAL;
 }
 
+/* The server's notices ("relation ... already exists, skipping") are not
+ * the user's business: without a receiver libpq would print them on stderr
+ * between idemload's own lines. */
 static void on_notice(void *arg, const PGresult *res)
 {
-    db *d = arg;
-    buf_clear(&d->notice);
-    buf_append_str(&d->notice, PQresultErrorMessage(res));
-    trim_newline(&d->notice);
+    (void)arg;
+    (void)res;
 }
 
 db *db_connect(const char *dbname, buf *err)
@@ -355,7 +355,6 @@ void db_close(db **dp)
         free(d->passwords[k]);
     buf_free(&d->message);
     buf_free(&d->describe);
-    buf_free(&d->notice);
     free(d);
     *dp = NULL;
 }
@@ -612,16 +611,6 @@ void db_shutdown(db *d)
     int fd = d && d->conn ? PQsocket(d->conn) : -1;
     if (fd >= 0)
         shutdown(fd, SHUT_RDWR);
-}
-
-const char *db_last_notice(const db *d)
-{
-    return buf_cstr(&d->notice);
-}
-
-int db_server_version(const db *d)
-{
-    return PQserverVersion(d->conn);
 }
 
 int db_backend_pid(const db *d)

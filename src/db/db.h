@@ -143,13 +143,6 @@ void db_cancel(void *d);
  * another thread than the one using the connection. */
 void db_shutdown(db *d);
 
-/* Records a notice or warning the server sent (e.g. from CREATE INDEX);
- * the last one is kept. */
-const char *db_last_notice(const db *d);
-
-/* Server version as PQserverVersion (150018 for 15.18). */
-int db_server_version(const db *d);
-
 /* The process id of the server backend serving this connection
  * (PQbackendPID), e.g. to find it in pg_stat_progress_create_index from
  * another connection. */

@@ -42,6 +42,7 @@ const char SQL_RECON_SETUP[] =
     "  callback_type text NOT NULL, status smallint NOT NULL, payload jsonb NOT NULL,"
     "  received_at timestamptz NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
+    "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
@@ -93,11 +94,15 @@ const char SQL_RECON_SETUP[] =
     "  RETURN t::timestamp AT TIME ZONE current_setting('idemload.recon_zone');"
     " EXCEPTION WHEN others THEN RETURN NULL;"
     " END $f$;"
+    "CREATE FUNCTION pg_temp.idemload_now() RETURNS timestamptz LANGUAGE sql STABLE"
+    " AS $f$ SELECT coalesce(nullif(current_setting('idemload.now', true), '')::timestamptz,"
+    "                        now()) $f$;"
     "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz) RETURNS text LANGUAGE sql STABLE"
     " AS $f$ SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') $f$";
 
-/* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds: for this
- * transaction.  On a Citus target the session's temporary tables (the
+/* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds, $3 the
+ * time tests pin "now" to (IDEMLOAD_NOW, util/clock.h), NULL for the
+ * server's now(): for this transaction (pg_temp.idemload_now() reads it).  On a Citus target the session's temporary tables (the
  * statement) are sent to the workers and joined there, shard by shard,
  * rather than the distributed table pulled here (on one server the
  * setting is an inert placeholder).  No JIT: every statement here runs
@@ -115,6 +120,7 @@ const char SQL_RECON_SETUP[] =
 const char SQL_RECON_SETTINGS[] =
     "SELECT set_config('idemload.recon_zone', $1, true),"
     "       set_config('idemload.recon_grace', ($2 || ' seconds')::interval::text, true),"
+    "       set_config('idemload.now', coalesce($3::timestamptz::text, ''), true),"
     "       set_config('citus.local_table_join_policy', 'prefer-local', true),"
     "       set_config('jit', 'off', true),"
     "       set_config('work_mem', CASE WHEN pg_size_bytes(current_setting('work_mem'))"
@@ -122,6 +128,10 @@ const char SQL_RECON_SETTINGS[] =
     "                                   ELSE current_setting('work_mem') END, true),"
     "       set_config('default_statistics_target', '10', true),"
     "       set_config('enable_memoize', 'off', true)";
+
+/* $1 the zone, in place of SQL_RECON_SETTINGS' (a bill's own, found while
+ * it was read). */
+const char SQL_RECON_ZONE[] = "SELECT set_config('idemload.recon_zone', $1, true)";
 
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =
@@ -140,6 +150,12 @@ const char SQL_RECON_SFACTS[] =
 const char SQL_RECON_TFACTS[] =
     "INSERT INTO idemload_recon_tfacts VALUES ($1, $2, $3::text[], $4, $5::boolean, $6::boolean,"
     " $7::text[], $8, $9::text[], $10, $11::boolean, $12::boolean, $13::text[])";
+
+/* $1 a file's number, $2 the kinds it lists (a text[] literal; NULL:
+ * every kind): one row per kind, a NULL kind for every kind. */
+const char SQL_RECON_COVER[] =
+    "INSERT INTO idemload_recon_cover"
+    " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
 
 const char SQL_RECON_COPY[] =
     "COPY idemload_recon_raw (file_no, line, tenant_id, channel, out_trade_no, callback_type,"
@@ -170,6 +186,11 @@ const char SQL_RECON_COPY[] =
 #define RECON_TIME_TO(p) \
     "($2::date + CASE WHEN " p " THEN 32 ELSE 1 END)::timestamp AT TIME ZONE $3"
 #define RECON_ANY_TIMED "(SELECT bool_or(timed) FROM idemload_recon_pairs)"
+/* Does the statement list the kind of row r for its pair p (the kinds its
+ * files cover, SQL_RECON_PAIRS: a WeChat SUCCESS bill no refunds)?  A row
+ * of a kind it cannot list is neither missing from it nor pending. */
+#define RECON_PAIR_COVERS(p, r) \
+    "(" p ".kinds IS NULL OR split_part(" r ".callback_type, ':', 1) = ANY (" p ".kinds))"
 #define RECON_TABLE_COLUMNS \
     "t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload, t.received_at"
 const char SQL_RECON_TABLE_ROWS[] =
@@ -187,6 +208,7 @@ const char SQL_RECON_TABLE_ROWS[] =
     "JOIN idemload_recon_pairs p ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
     "WHERE t.received_at >= " RECON_TIME_FROM("p.timed")
     "  AND t.received_at < " RECON_TIME_TO("p.timed")
+    "  AND " RECON_PAIR_COVERS("p", "t")
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_sk k"
     "      WHERE k.tenant_id = t.tenant_id AND k.channel = t.channel"
     "        AND k.out_trade_no = t.out_trade_no AND k.callback_type = t.callback_type)";
@@ -221,33 +243,8 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "  ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
     "WHERE {active} AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
     "   AND t.received_at >= " RECON_TIME_FROM("p.timed")
-    "   AND t.received_at < " RECON_TIME_TO("p.timed") "))";
-
-/* The table's rows with their facts, the most specific level of --facts
- * first (channel and kind, channel, default). */
-const char SQL_RECON_TABLE_VIEW[] =
-    "CREATE TEMP VIEW idemload_recon_t AS "
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
-    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
-    "       pg_temp.idemload_money(coalesce(f.amount_const, t.payload #>> f.amount_path),"
-    "                              f.amount_minor, f.amount_abs, coalesce(x.exponent, 2)) AS amount,"
-    "       pg_temp.idemload_money(coalesce(f.fee_const, t.payload #>> f.fee_path),"
-    "                              f.fee_minor, f.fee_abs, coalesce(x.exponent, 2)) AS fee,"
-    "       coalesce(CASE WHEN f.time_path IS NOT NULL"
-    "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
-    "                t.received_at) AS time "
-    "FROM idemload_recon_traw t "
-    "CROSS JOIN LATERAL (SELECT tf.*,"
-    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
-    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
-    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl"
-    "   FROM idemload_recon_tfacts tf"
-    "  WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
-    "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
-    "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
-    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(coalesce(f.currency_const,"
-    "     t.payload #>> f.currency_path)), '')) AS currency) c "
-    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
+    "   AND t.received_at < " RECON_TIME_TO("p.timed")
+    "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
 /* The statement's rows with their facts and their day in the zone, as a
  * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
@@ -297,6 +294,54 @@ const char SQL_RECON_TABLE_VIEW[] =
     "           FROM " kinds ") k" \
     "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
     "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
+
+/* The table's rows with their facts, the most specific level of --facts
+ * first (channel and kind, channel, default).  A row whose payload lacks
+ * the amount --facts names but holds the statement's (a row loaded from a
+ * bill: inserted by --repair missing, or by an import of the bill, whose
+ * payload is the bill's row, kept as it was) is read as the statement's
+ * rows are, its amount, currency and fee from the bill's own columns
+ * (bill): reading it at the callback's path found nothing, and it stayed
+ * unverified each night after.  The statement's facts of each kind come
+ * once per kind (RECON_KIND_FACTS), not per row. */
+const char SQL_RECON_TABLE_VIEW[] =
+    "CREATE TEMP VIEW idemload_recon_t AS " RECON_KIND_FACTS("idemload_recon_traw")
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
+    "       f.a_decl, f.c_decl, f.f_decl, c.currency,"
+    "       pg_temp.idemload_money(CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END,"
+    "                              CASE WHEN b.bill THEN s.amount_minor ELSE f.amount_minor END,"
+    "                              CASE WHEN b.bill THEN s.amount_abs ELSE f.amount_abs END,"
+    "                              coalesce(x.exponent, 2)) AS amount,"
+    "       pg_temp.idemload_money(CASE WHEN b.bill THEN coalesce(s.fee_const,"
+    "                                t.payload #>> s.fee_path, t.payload #>> s.fee_alt)"
+    "                              ELSE coalesce(f.fee_const, t.payload #>> f.fee_path) END,"
+    "                              CASE WHEN b.bill THEN s.fee_minor ELSE f.fee_minor END,"
+    "                              CASE WHEN b.bill THEN s.fee_abs ELSE f.fee_abs END,"
+    "                              coalesce(x.exponent, 2)) AS fee,"
+    "       coalesce(CASE WHEN f.time_path IS NOT NULL"
+    "                     THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
+    "                t.received_at) AS time "
+    "FROM idemload_recon_traw t "
+    "CROSS JOIN LATERAL (SELECT tf.*,"
+    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl,"
+    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl,"
+    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl"
+    "   FROM idemload_recon_tfacts tf"
+    "  WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
+    "    AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
+    "  ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f "
+    "LEFT JOIN kf s ON s.kind = split_part(t.callback_type, ':', 1) "
+    "CROSS JOIN LATERAL (SELECT a.t_amount, a.s_amount,"
+    "     a.t_amount IS NULL AND a.s_amount IS NOT NULL AS bill"
+    "   FROM (SELECT coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount,"
+    "                coalesce(t.payload #>> s.amount_path, t.payload #>> s.amount_alt)"
+    "                  AS s_amount) a) b "
+    "CROSS JOIN LATERAL (SELECT upper(nullif(btrim(CASE WHEN b.bill"
+    "       THEN coalesce(s.currency_const, t.payload #>> s.currency_path,"
+    "                     t.payload #>> s.currency_alt)"
+    "       ELSE coalesce(f.currency_const, t.payload #>> f.currency_path) END), ''))"
+    "     AS currency) c "
+    "LEFT JOIN idemload_recon_ccy x ON x.code = c.currency";
 
 /* One row per key: the version import's deduplication would keep (the
  * latest received_at, then the later file and line, with a final status
@@ -409,15 +454,23 @@ const char SQL_RECON_OUTSIDE[] =
  * still stands for its pairs: their table rows of the period are
  * no_statement, not balanced), and the pair --set names, $1 and $2, when
  * it names both (a bill without a row still stands for its merchant and
- * channel); with whether --facts names a time fact for the channel (at
- * any level that applies to it: then its rows' time is not received_at). */
+ * channel), for every file; with whether --facts names a time fact for the
+ * channel (at any level that applies to it: then its rows' time is not
+ * received_at), and the kinds the pair's files list (idemload_recon_cover:
+ * NULL when one of them lists every kind; a WeChat SUCCESS bill and a
+ * REFUND bill of one pair list pay and refund together). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
+    " WITH pf AS (SELECT DISTINCT tenant_id, channel, file_no FROM idemload_recon_raw"
+    "             UNION SELECT $1::bigint, $2::text, c.file_no FROM idemload_recon_cover c"
+    "              WHERE $1 IS NOT NULL AND $2 IS NOT NULL)"
     " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
     "          WHERE (f.channel IS NULL OR f.channel = k.channel) AND f.time_path IS NOT NULL)"
-    "        AS timed"
-    " FROM (SELECT tenant_id, channel FROM idemload_recon_sk"
-    "       UNION SELECT $1::bigint, $2::text WHERE $1 IS NOT NULL AND $2 IS NOT NULL) k";
+    "        AS timed,"
+    "        CASE WHEN bool_or(c.kind IS NULL) THEN NULL"
+    "             ELSE array_agg(DISTINCT c.kind) END AS kinds"
+    " FROM pf k LEFT JOIN idemload_recon_cover c ON c.file_no = k.file_no"
+    " GROUP BY k.tenant_id, k.channel";
 /* $1, $2: the period.  Every statement key of the period with the active
  * row of its key (whatever that row's time), then every active row of the
  * statement's (tenant, channel) pairs whose time falls in the period and
@@ -495,7 +548,7 @@ const char SQL_RECON_CLASSIFY[] =
     "SELECT c.*, cat.categories,"
     "  CASE WHEN NOT c.s_present AND NOT c.day_listed THEN 'no_statement'"
     "       WHEN c.relisted THEN 'matched'"
-    "       WHEN NOT c.s_present AND now() < ((c.day + 1)::timestamp AT TIME ZONE"
+    "       WHEN NOT c.s_present AND pg_temp.idemload_now() < ((c.day + 1)::timestamp AT TIME ZONE"
     "            current_setting('idemload.recon_zone'))"
     "            + current_setting('idemload.recon_grace')::interval THEN 'pending'"
     "       WHEN cardinality(cat.categories) > 0 THEN 'discrepancy'"
@@ -628,7 +681,7 @@ const char SQL_RECON_LINE_CURSOR[] =
  * once, in a sub-select, not once per line. */
 const char SQL_RECON_LINE_CURSOR_NEW[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
-    " (SELECT pg_temp.idemload_ts_text(now()))" RECON_LINE_FROM RECON_LINE_ORDER;
+    " (SELECT pg_temp.idemload_ts_text(pg_temp.idemload_now()))" RECON_LINE_FROM RECON_LINE_ORDER;
 /* The same with when the register first saw each line. */
 const char SQL_RECON_LINE_CURSOR_REG[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
@@ -809,7 +862,7 @@ const char SQL_RECON_RUN_ID[] =
  * key this statement lists: resolved by a later statement (RECON_LISTED_LATER,
  * which SQL_RECON_RELISTED reads back when their day is reconciled again). */
 const char SQL_RECON_REG_RESOLVE_LISTED[] =
-    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = " RECON_LISTED_LATER " "
     "WHERE i.state <> 'resolved' AND i.category IN ('missing_in_statement', 'pending')"
     "  AND i.day NOT BETWEEN $2::date AND $3::date"
@@ -818,13 +871,15 @@ const char SQL_RECON_REG_RESOLVE_LISTED[] =
     "      AND k.callback_type = i.callback_type)";
 
 /* $1 the run, $2 $3 the period.  Items of the days reconciled again that
- * this run no longer finds: resolved, superseded. */
+ * this run no longer finds: resolved, superseded (not those of a kind the
+ * statement cannot list: a SUCCESS bill says nothing of a refund). */
 const char SQL_RECON_REG_SUPERSEDE[] =
-    "UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = 'not found again when the day was reconciled again' "
     "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
-    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
+    "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel"
+    "        AND (i.callback_type IS NULL OR " RECON_PAIR_COVERS("p", "i") "))"
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
 
 /* $1 the run, $2 the period's first day.  Pending items of earlier days (before the
@@ -836,18 +891,18 @@ const char SQL_RECON_REG_SUPERSEDE[] =
  * it is carried over (an earlier day's: not this run's verdict). */
 const char SQL_RECON_REG_ESCALATE[] =
     "WITH e AS (UPDATE {item} i SET category = 'missing_in_statement', state = 'open',"
-    "       last_run = $1, last_seen = now() "
+    "       last_run = $1, last_seen = pg_temp.idemload_now() "
     "WHERE i.state = 'pending' AND i.day < $2::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
-    "  AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "  AND pg_temp.idemload_now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
     "             + current_setting('idemload.recon_grace')::interval RETURNING i.id) "
     "INSERT INTO idemload_recon_escalated SELECT id, true FROM e";
 
 /* $1 the run, $2 the files (a JSON array of paths).  This run's lines
  * found again: last seen now, facts as now; how many. */
 const char SQL_RECON_REG_UPSERT[] =
-    "WITH u AS (UPDATE {item} i SET last_seen = now(), last_run = $1, category = l.category,"
+    "WITH u AS (UPDATE {item} i SET last_seen = pg_temp.idemload_now(), last_run = $1, category = l.category,"
     "       state = CASE WHEN l.category = 'pending' THEN 'pending' ELSE 'open' END,"
     "       statement = CASE WHEN l.s_present THEN jsonb_build_object('amount', l.s_amount,"
     "         'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END,"
@@ -870,7 +925,7 @@ const char SQL_RECON_REG_UPSERT[] =
     "    'currency', l.s_currency, 'fee', l.s_fee, 'status', l.s_status, 'time', l.s_time) END," \
     "  CASE WHEN l.t_present THEN jsonb_build_object('amount', l.t_amount," \
     "    'currency', l.t_currency, 'fee', l.t_fee, 'status', l.t_status, 'time', l.t_time) END," \
-    "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, now(), now(), $1, $1 " \
+    "  l.difference, ($2::jsonb) ->> (l.file_no - 1), l.line, pg_temp.idemload_now(), pg_temp.idemload_now(), $1, $1 " \
     "FROM idemload_recon_lines l"
 const char SQL_RECON_REG_INSERT_NEW[] =
     RECON_REG_INSERT_LINES
@@ -909,9 +964,9 @@ const char SQL_RECON_REG_RUNS[] =
 #define RECON_CARRIED_COLUMNS(category) \
     "SELECT " category ", i.tenant_id, i.channel, i.out_trade_no, i.callback_type," \
     "       i.day::text," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
     "       i.difference, pg_temp.idemload_ts_text(i.first_seen), count(*) OVER ()," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
     "         - min(i.day) OVER ()) "
 const char SQL_RECON_REG_CARRIED[] =
     RECON_CARRIED_COLUMNS("i.category")
@@ -931,7 +986,7 @@ const char SQL_RECON_DRY_CARRIED[] =
                           " ELSE i.category END")
     "FROM {item} i WHERE i.day < least($1::date, $2::date)"
     "  AND (i.state = 'open' OR (i.state = 'pending'"
-    "    AND now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
+    "    AND pg_temp.idemload_now() >= ((i.day + 1)::timestamp AT TIME ZONE current_setting('idemload.recon_zone'))"
     "                 + current_setting('idemload.recon_grace')::interval))"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel)"
@@ -967,7 +1022,7 @@ const char SQL_RECON_REG_ESCALATED_EARLIER[] =
  * the last column is how many there are in all. */
 #define RECON_CHANGED_ITEMS \
     "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text," \
-    "       ((now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
+    "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
     "       i.difference, pg_temp.idemload_ts_text(i.first_seen), i.resolution," \
     "       count(*) OVER () FROM {item} i "
 #define RECON_CHANGED_ORDER \
@@ -986,7 +1041,7 @@ const char SQL_RECON_REG_RESOLVED[] =
  * open into every later run of the pair.  A repair cut short leaves the
  * rest open; the day reconciled again resolves what it no longer finds. */
 const char SQL_RECON_REG_REPAIRED[] =
-    "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = now(), resolved_by = $1,"
+    "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = " RECON_REPAIRED " "
     "WHERE i.state = 'open' AND i.category = 'missing_in_table' AND i.last_run = $1"
     "  AND EXISTS (SELECT 1 FROM {table} t WHERE t.tenant_id = i.tenant_id"

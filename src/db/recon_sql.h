@@ -8,7 +8,8 @@
  * active-row predicate) and {item}, {run} (the register's tables, quoted)
  * through sql_render(); data travels only as $n parameters or COPY.  The
  * session setting idemload.recon_zone holds the statement's zone and
- * idemload.recon_grace the grace (an interval), set by SQL_RECON_SETTINGS.
+ * idemload.recon_grace the grace (an interval), idemload.now the time tests
+ * pin "now" to (empty: now()), set by SQL_RECON_SETTINGS.
  */
 #ifndef IDEMLOAD_RECON_SQL_H
 #define IDEMLOAD_RECON_SQL_H
@@ -27,9 +28,11 @@ extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_EXTRA[];
+extern const char SQL_RECON_ZONE[];
 extern const char SQL_RECON_DAYS_SPAN[];
 extern const char SQL_RECON_OUTSIDE[];
 extern const char SQL_RECON_PAIRS[];
+extern const char SQL_RECON_COVER[];
 extern const char SQL_RECON_RELISTED[];
 extern const char SQL_RECON_RELISTED_NONE[];
 extern const char SQL_RECON_ANALYZE_RELISTED[];

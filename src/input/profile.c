@@ -48,13 +48,17 @@ static const builtin builtins[] = {
      "\"REVOKED\": \"2\", \"PROCESSING\": \"1\", \"CHANGE\": \"1\", \"REFUNDCLOSE\": \"3\"}, "
      "\"unmapped\": \"reject\"}},"
      " \"merchant\": {\"from\": [\"特约商户号\", \"子商户号\", \"商户号\"], \"none\": [\"0\"]},"
+     " \"covers\": [{\"header_has\": [\"退款申请时间\"], \"kinds\": [\"refund\"]},"
+     "  {\"header_has\": [\"微信退款单号\"], \"kinds\": [\"pay\", \"refund\", \"revoked\"]},"
+     "  {\"kinds\": [\"pay\"]}],"
      " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"应结订单金额\", \"总金额\"]}, "
-     "\"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}, \"record\": {\"column\": "
+     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"订单金额\", \"总金额\"]}, "
+     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
+     "[\"应结订单金额\", \"总金额\"]}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
      "\"微信订单号\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"退款金额\"}, \"currency\": {\"column\": "
-     "\"货币种类\"}, \"fee\": {\"column\": \"手续费\"}, \"record\": {\"column\": "
+     "  {\"kind\": \"refund\", \"amount\": {\"column\": [\"申请退款金额\", \"退款金额\"]}, "
+     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
+     "\"退款金额\"}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
      "\"微信退款单号\"}}]}"},
     {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
      "#交易合计/#退款合计 counts and amounts checked",
@@ -80,6 +84,7 @@ static const builtin builtins[] = {
      "\"退款\": \"refund:{退款批次号/请求号}\"}, \"unmapped\": \"reject\"},"
      "  \"received_at\": {\"from\": [\"完成时间\"]},"
      "  \"status\": {\"value\": \"2\"}},"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
      "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}, \"record\": {\"column\": "
@@ -106,6 +111,7 @@ static const builtin builtins[] = {
      "  \"received_at\": {\"from\": [\"created_utc\", \"created\"]},"
      "  \"status\": {\"value\": \"2\"}},"
      " \"utc_columns\": [\"created_utc\"],"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
      "\"currency\"}, \"fee\": {\"column\": \"fee\"}, \"record\": {\"column\": "
@@ -136,6 +142,7 @@ static const builtin builtins[] = {
      "  \"received_at\": {\"from\": [\"Transaction Completion Date\"]},"
      "  \"status\": {\"from\": [\"Transactional Status\"], \"map\": {\"S\": \"2\", \"F\": \"2\", "
      "\"P\": \"1\", \"D\": \"3\", \"V\": \"3\"}, \"unmapped\": \"reject\", \"default\": \"2\"}},"
+     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
@@ -200,14 +207,20 @@ void profile_free(profile **pp)
     for (size_t i = 0; i < p->n_money; i++) {
         money_kind *m = &p->money[i];
         free(m->kind);
-        money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->record};
-        for (size_t k = 0; k < 4; k++) {
+        money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->settlement.amount,
+                           &m->settlement.fee, &m->record};
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
             free(f[k]->column);
             free(f[k]->column_alt);
             free(f[k]->value);
         }
     }
     free(p->money);
+    for (size_t i = 0; i < p->n_covers; i++) {
+        free_strv(p->covers[i].header_has, p->covers[i].n_header_has);
+        free_strv(p->covers[i].kinds, p->covers[i].n_kinds);
+    }
+    free(p->covers);
     for (size_t i = 0; i < p->n_totals; i++) {
         money_total *t = &p->totals[i];
         free(t->summary);
@@ -846,8 +859,76 @@ static bool parse_money_fact(parse_ctx *cx, json_t *k, const char *name, const c
     return true;
 }
 
+/* A money kind's "settlement": {"amount": FACT, "fee": FACT}, the money the
+ * channel settles (not compared by reconcile). */
+static bool parse_settlement(parse_ctx *cx, json_t *k, const char *path, money_kind *m)
+{
+    json_t *o = json_object_get(k, "settlement");
+    if (!o || json_is_null(o))
+        return true;
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.settlement", path);
+    if (!json_is_object(o))
+        return bad(cx, sub, "must be an object (amount, fee)");
+    static const char *const allowed[] = {"amount", "fee", NULL};
+    return only_members(cx, o, sub, allowed) &&
+           parse_money_fact(cx, o, "amount", sub, &m->settlement.amount) &&
+           parse_money_fact(cx, o, "fee", sub, &m->settlement.fee);
+}
+
+/* covers: [{"header_has": [COLUMN...], "kinds": [KIND...]}]: the kinds a
+ * file lists, by the first rule whose columns its header has; a rule
+ * without header_has matches every header and must be the last. */
+static bool parse_covers(parse_ctx *cx, json_t *root, profile *p)
+{
+    json_t *a = json_object_get(root, "covers");
+    if (!a || json_is_null(a))
+        return true;
+    if (!json_is_array(a) || json_array_size(a) == 0)
+        return bad(cx, "covers", "must be a non-empty array of rules ({\"header_has\": "
+                                 "[COLUMN...], \"kinds\": [KIND...]})");
+    if (json_array_size(a) > PROFILE_MAX_COVERS) {
+        char m[64];
+        snprintf(m, sizeof m, "holds at most %d rules", PROFILE_MAX_COVERS);
+        return bad(cx, "covers", m);
+    }
+    p->covers = calloc(json_array_size(a), sizeof *p->covers);
+    if (!p->covers) {
+        cx->oom = true;
+        buf_printf(cx->err, "out of memory");
+        return false;
+    }
+    static const char *const allowed[] = {"header_has", "kinds", NULL};
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *r = json_array_get(a, i);
+        char path[64], sub[96];
+        snprintf(path, sizeof path, "covers[%zu]", i);
+        if (!json_is_object(r))
+            return bad(cx, path, "must be an object (header_has, kinds)");
+        cover_rule *c = &p->covers[p->n_covers++];
+        if (!only_members(cx, r, path, allowed))
+            return false;
+        snprintf(sub, sizeof sub, "%s.header_has", path);
+        if (!get_strv(cx, r, "header_has", sub, &c->header_has, &c->n_header_has))
+            return false;
+        if (!c->n_header_has && i + 1 < json_array_size(a))
+            return bad(cx, path, "matches every header (no header_has), so the rules after it "
+                                 "are never used: it must be the last");
+        snprintf(sub, sizeof sub, "%s.kinds", path);
+        if (!json_object_get(r, "kinds") || json_is_null(json_object_get(r, "kinds")))
+            return bad(cx, sub, "is required: the kinds a file with that header lists");
+        if (!get_strv(cx, r, "kinds", sub, &c->kinds, &c->n_kinds))
+            return false;
+        for (size_t k = 0; k < c->n_kinds; k++)
+            if (strchr(c->kinds[k], ':'))
+                return bad(cx, sub, "holds kinds without ':' (\"refund\", not "
+                                    "\"refund:{...}\")");
+    }
+    return true;
+}
+
 /* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT,
- * "record": {"column": C}}]. */
+ * "settlement": {"amount": FACT, "fee": FACT}, "record": {"column": C}}]. */
 static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
 {
     json_t *a = json_object_get(root, "money");
@@ -861,13 +942,14 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
         buf_printf(cx->err, "out of memory");
         return false;
     }
-    static const char *const allowed[] = {"kind", "amount", "currency", "fee", "record", NULL};
+    static const char *const allowed[] = {"kind", "amount", "currency", "fee", "settlement",
+                                          "record", NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *k = json_array_get(a, i);
         char path[64], sub[96];
         snprintf(path, sizeof path, "money[%zu]", i);
         if (!json_is_object(k))
-            return bad(cx, path, "must be an object (kind, amount, currency, fee)");
+            return bad(cx, path, "must be an object (kind, amount, currency, fee, settlement)");
         money_kind *m = &p->money[p->n_money++];
         snprintf(sub, sizeof sub, "%s.kind", path);
         if (!only_members(cx, k, path, allowed) ||
@@ -875,6 +957,7 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
             !parse_money_fact(cx, k, "amount", path, &m->amount) ||
             !parse_money_fact(cx, k, "currency", path, &m->currency) ||
             !parse_money_fact(cx, k, "fee", path, &m->fee) ||
+            !parse_settlement(cx, k, path, m) ||
             !parse_money_fact(cx, k, "record", path, &m->record))
             return false;
         if (m->record.value || m->record.minor || m->record.magnitude)
@@ -912,6 +995,7 @@ static const struct root_member {
     {"columns", parse_columns},
     {"utc_columns", parse_utc_columns},
     {"merchant", parse_merchant},
+    {"covers", parse_covers},
     {"money", parse_money},
 };
 
@@ -1133,6 +1217,51 @@ const money_kind *profile_money_for(const profile *p, const char *ct, size_t len
     return any;
 }
 
+bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
+                           bool *oom)
+{
+    *kinds = NULL;
+    *n_kinds = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < p->n_covers; i++)
+        if (matched & ((uint32_t)1 << i))
+            cap += p->covers[i].n_kinds;
+    if (cap == 0)
+        return false;
+    char **out = calloc(cap, sizeof *out);
+    if (!out) {
+        *oom = true;
+        return false;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_covers; i++) {
+        if (!(matched & ((uint32_t)1 << i)))
+            continue;
+        for (size_t k = 0; k < p->covers[i].n_kinds; k++) {
+            const char *kind = p->covers[i].kinds[k];
+            for (size_t r = 0; r < p->n_renames; r++)
+                if (strcmp(p->renames[r].from, kind) == 0) {
+                    kind = p->renames[r].to;
+                    break;
+                }
+            bool seen = false;
+            for (size_t j = 0; j < n && !seen; j++)
+                seen = strcmp(out[j], kind) == 0;
+            if (seen)
+                continue;
+            if (!(out[n] = strdup(kind))) {
+                free_strv(out, n);
+                *oom = true;
+                return false;
+            }
+            n++;
+        }
+    }
+    *kinds = out;
+    *n_kinds = n;
+    return true;
+}
+
 /* --- printing ----------------------------------------------------------- */
 
 static json_t *strv_json(char **v, size_t n)
@@ -1249,6 +1378,24 @@ static json_t *merchant_json(const profile *p)
     return m;
 }
 
+/* One money fact as member name of o, when the profile declares it. */
+static void money_fact_json(json_t *o, const char *name, const money_fact *f)
+{
+    if (!f->column && !f->value)
+        return;
+    json_t *fj = json_object();
+    if (f->column_alt)
+        json_object_set_new(fj, "column", json_pack("[s, s]", f->column, f->column_alt));
+    else
+        set_str(fj, "column", f->column);
+    set_str(fj, "value", f->value);
+    if (f->minor)
+        set_str(fj, "unit", "minor");
+    if (f->magnitude)
+        json_object_set_new(fj, "magnitude", json_true());
+    json_object_set_new(o, name, fj);
+}
+
 /* The profile's "money" facts, one object per kind (the caller knows it has some). */
 static json_t *money_json(const profile *p)
 {
@@ -1257,25 +1404,33 @@ static json_t *money_json(const profile *p)
         const money_kind *m = &p->money[i];
         json_t *kj = json_object();
         set_str(kj, "kind", m->kind);
-        const money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->record};
-        static const char *const names[] = {"amount", "currency", "fee", "record"};
-        for (size_t k = 0; k < 4; k++) {
-            if (!f[k]->column && !f[k]->value)
-                continue;
-            json_t *fj = json_object();
-            if (f[k]->column_alt)
-                json_object_set_new(fj, "column", json_pack("[s, s]", f[k]->column,
-                                                            f[k]->column_alt));
-            else
-                set_str(fj, "column", f[k]->column);
-            set_str(fj, "value", f[k]->value);
-            if (f[k]->minor)
-                set_str(fj, "unit", "minor");
-            if (f[k]->magnitude)
-                json_object_set_new(fj, "magnitude", json_true());
-            json_object_set_new(kj, names[k], fj);
-        }
+        money_fact_json(kj, "amount", &m->amount);
+        money_fact_json(kj, "currency", &m->currency);
+        money_fact_json(kj, "fee", &m->fee);
+        json_t *sj = json_object();
+        money_fact_json(sj, "amount", &m->settlement.amount);
+        money_fact_json(sj, "fee", &m->settlement.fee);
+        if (json_object_size(sj))
+            json_object_set_new(kj, "settlement", sj);
+        else
+            json_decref(sj);
+        money_fact_json(kj, "record", &m->record);
         json_array_append_new(a, kj);
+    }
+    return a;
+}
+
+/* The profile's "covers" rules (the caller knows it has some). */
+static json_t *covers_json(const profile *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_covers; i++) {
+        json_t *r = json_object();
+        if (p->covers[i].n_header_has)
+            json_object_set_new(r, "header_has",
+                                strv_json(p->covers[i].header_has, p->covers[i].n_header_has));
+        json_object_set_new(r, "kinds", strv_json(p->covers[i].kinds, p->covers[i].n_kinds));
+        json_array_append_new(a, r);
     }
     return a;
 }
@@ -1306,6 +1461,8 @@ bool profile_to_json(const profile *p, buf *out)
         json_object_set_new(o, "utc_columns", strv_json(p->utc_columns, p->n_utc_columns));
     if (p->n_merchant_from)
         json_object_set_new(o, "merchant", merchant_json(p));
+    if (p->n_covers)
+        json_object_set_new(o, "covers", covers_json(p));
     if (p->n_money)
         json_object_set_new(o, "money", money_json(p));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/record.h"
 #include "rules/timezone.h"
@@ -95,7 +96,12 @@ typedef struct money_fact {
 
 /* The money facts of one kind of row (the profile's own kind names, before
  * any --kind rename: "pay", "refund", "revoked"; NULL: every kind the
- * profile does not list). */
+ * profile does not list).  amount, currency and fee are what reconcile
+ * compares with the callbacks (the money a callback carries: WeChat's
+ * 订单金额, not what is settled after a coupon); settlement holds the
+ * amount and fee the channel settles (WeChat's 应结订单金额 / 退款金额 and
+ * 手续费), in the same currency, for the settlement side (SPEC.md,
+ * "Settle"); reconcile does not compare them. */
 typedef struct money_kind {
     char *kind;
     money_fact amount;
@@ -105,7 +111,30 @@ typedef struct money_kind {
                                balance_transaction_id, PayPal's Transaction
                                ID): two rows of one key with different ids
                                are two records, not one listed twice */
+    struct {
+        money_fact amount;
+        money_fact fee;
+    } settlement;
 } money_kind;
+
+/*
+ * The kinds a file of this profile can list, decided by its header
+ * (SPEC.md, "Reconcile for finance"): the first rule whose header_has
+ * columns are all in the file's header (a rule without any: every header)
+ * names them (the profile's own kind names, before any --kind rename).  A
+ * WeChat SUCCESS bill lists payments only, a REFUND bill (退款申请时间)
+ * refunds only: reconcile compares the table's rows of those kinds only.
+ * No rules, or none that matches: every kind.
+ */
+typedef struct cover_rule {
+    char **header_has;
+    size_t n_header_has;
+    char **kinds;
+    size_t n_kinds;
+} cover_rule;
+
+/* At most this many rules (a reader notes the ones matched as bits). */
+#define PROFILE_MAX_COVERS 32
 
 /*
  * A money total the bill states, checked against its rows exactly (SPEC.md,
@@ -173,6 +202,8 @@ typedef struct profile {
     column_rule col[COL_COUNT];
     money_kind *money;        /* the money facts, per kind (may be empty) */
     size_t n_money;
+    cover_rule *covers;       /* the kinds a file lists, by its header */
+    size_t n_covers;
     money_total *totals;      /* money totals the bill states */
     size_t n_totals;
     char **utc_columns;       /* source columns in UTC: never shifted by the zone */
@@ -235,6 +266,15 @@ bool profile_set_tenant_map(profile *p, struct tenant_map *map, const char *path
  * to the profile's own kind; the entry for that kind, else the one with
  * kind NULL, else NULL. */
 const money_kind *profile_money_for(const profile *p, const char *ct, size_t len);
+
+/* The kinds the covers rules in matched (a bit per rule, as
+ * reader_covers_matched gives them) let a file list, each under the name
+ * the rows carry after the profile's --kind renames, into *kinds (a new
+ * array the caller frees with each of its strings).  False when every kind
+ * is covered (no rule matched, or the profile declares none: *kinds NULL,
+ * *n_kinds 0), or when memory runs out (*oom set). */
+bool profile_covered_kinds(const profile *p, uint32_t matched, char ***kinds, size_t *n_kinds,
+                           bool *oom);
 
 /* The profile as a profile file (JSON, pretty, UTF-8, ending in a newline). */
 bool profile_to_json(const profile *p, buf *out);

@@ -1454,6 +1454,23 @@ static line_step summary_line(profile_reader *pr, uint64_t line, read_result *rr
     return LINE_UNDECIDED;
 }
 
+/* The first covers rule whose columns the header has: noted, so that
+ * reconcile knows which kinds the file lists. */
+static void note_covers(profile_reader *pr)
+{
+    const profile *pf = pr->pf;
+    for (size_t i = 0; i < pf->n_covers; i++) {
+        const cover_rule *c = &pf->covers[i];
+        bool all = true;
+        for (size_t k = 0; k < c->n_header_has && all; k++)
+            all = header_index(pr, c->header_has[k], strlen(c->header_has[k])) >= 0;
+        if (all) {
+            pr->base.covers_matched |= (uint32_t)1 << i;
+            return;
+        }
+    }
+}
+
 /* Takes the split line as the header; with want_header, advance stops
  * there. */
 static line_step header_taken(profile_reader *pr, bool want_header, read_result *rr)
@@ -1466,6 +1483,7 @@ static line_step header_taken(profile_reader *pr, bool want_header, read_result 
     for (size_t i = 0; i < pf->n_merchant_from; i++)
         pr->merchant_idx[i] = header_index(pr, pf->merchant_from[i],
                                            strlen(pf->merchant_from[i]));
+    note_covers(pr);
     if (want_header)
         return stop(rr, READ_RECORD);
     return LINE_TAKEN;

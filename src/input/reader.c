@@ -60,3 +60,8 @@ const char *reader_window_zone(const reader *r)
 {
     return r->window_zone[0] ? r->window_zone : NULL;
 }
+
+uint32_t reader_covers_matched(const reader *r)
+{
+    return r->covers_matched;
+}

@@ -81,6 +81,12 @@ uint64_t reader_money_unchecked(const reader *r);
  * passed it; NULL when the bill states none. */
 const char *reader_window_zone(const reader *r);
 
+/* A channel bill's covers rules (profile.h) that its header matched, a bit
+ * per rule (a file with several headers, such as PayPal's sections: each
+ * header's rule); 0 for a file without a profile or of a profile that
+ * declares none: every kind.  Complete once the header is read. */
+uint32_t reader_covers_matched(const reader *r);
+
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

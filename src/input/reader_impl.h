@@ -19,6 +19,8 @@ struct reader {
                                        totals unchecked (reader_money_unchecked) */
     char window_zone[8];            /* the offset of a bill's own window, ""
                                        when none (reader_window_zone) */
+    uint32_t covers_matched;        /* the profile's covers rules a header of the
+                                       file matched (reader_covers_matched) */
 };
 
 /*

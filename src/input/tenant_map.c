@@ -239,8 +239,3 @@ const char *tenant_map_get(const tenant_map *t, const char *m, size_t n)
     }
     return NULL;
 }
-
-size_t tenant_map_size(const tenant_map *t)
-{
-    return t->n;
-}

@@ -27,8 +27,6 @@ tenant_map *tenant_map_parse(const char *text, size_t len, const char *origin, b
 /* The tenant_id text of merchant m[0..n), or NULL when the map lacks it. */
 const char *tenant_map_get(const tenant_map *t, const char *m, size_t n);
 
-size_t tenant_map_size(const tenant_map *t);
-
 void tenant_map_free(tenant_map **t);
 
 #endif

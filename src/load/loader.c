@@ -713,11 +713,6 @@ int loader_finish(loader *ld)
     return EXIT_OK;
 }
 
-uint64_t loader_last_committed(const loader *ld)
-{
-    return ledger_last_committed(&ld->lg);
-}
-
 /* Splits the chunk's rows (in key order) into the lanes, keeping the order
  * within each lane, and describes each lane's job.  The chunk's reading
  * figures (rows read, rejected, deduplicated) go with its first lane that

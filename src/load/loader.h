@@ -82,7 +82,4 @@ int loader_finish(loader *ld);
  * the report and the page). */
 const char *loader_database(loader *ld);
 
-/* Chunk number last committed for the current file (for messages). */
-uint64_t loader_last_committed(const loader *ld);
-
 #endif

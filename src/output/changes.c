@@ -202,11 +202,6 @@ bool changes_sync(changes *c, buf *err)
     return true;
 }
 
-uint64_t changes_count(const changes *c)
-{
-    return c->count;
-}
-
 bool changes_close(changes **cp, buf *err)
 {
     changes *c = *cp;

@@ -69,9 +69,6 @@ bool changes_write_lines(changes *c, const char *file, const char *text, size_t 
  * file completed; false with *err when the lines cannot be written. */
 bool changes_sync(changes *c, buf *err);
 
-/* Lines written so far. */
-uint64_t changes_count(const changes *c);
-
 /* Flushes and closes; false with *err when the last writes failed. */
 bool changes_close(changes **c, buf *err);
 

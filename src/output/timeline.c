@@ -140,11 +140,6 @@ bool timeline_add(timeline *tl, const char *channel, size_t len, int64_t receive
     return true;
 }
 
-uint64_t timeline_rows(const timeline *tl)
-{
-    return tl->rows;
-}
-
 uint64_t timeline_uncharted(const timeline *tl)
 {
     return tl->uncharted;

@@ -33,8 +33,6 @@ void timeline_free(timeline **tl);
  * then counted in timeline_uncharted(). */
 bool timeline_add(timeline *tl, const char *channel, size_t len, int64_t received_us);
 
-/* Rows counted; rows that could not be placed (memory). */
-uint64_t timeline_rows(const timeline *tl);
 uint64_t timeline_uncharted(const timeline *tl);
 
 /* Channels told apart, in order of first appearance (NUL-terminated

@@ -15,11 +15,6 @@
 
 static const char *const fact_names[FACT_COUNT] = {"amount", "currency", "fee", "time"};
 
-const char *recon_fact_name(recon_fact f)
-{
-    return f < FACT_COUNT ? fact_names[f] : "";
-}
-
 /* ISO 4217 exponents: every code whose minor unit is not 2, and the usual
  * codes of 2 so that a table lookup says "known". */
 static const struct {

@@ -25,9 +25,6 @@ struct config;
 
 typedef enum recon_fact { FACT_AMOUNT, FACT_CURRENCY, FACT_FEE, FACT_TIME, FACT_COUNT } recon_fact;
 
-/* "amount", "currency", "fee", "time". */
-const char *recon_fact_name(recon_fact f);
-
 /* Where one fact is: path (dotted payload path) or constant; neither: not
  * declared.  minor: minor units of the currency; magnitude: compare the
  * absolute value. */

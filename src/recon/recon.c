@@ -207,8 +207,8 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         return false;
     char grace[32];
     snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
-    const char *set[] = {zone, grace};
-    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 2, set))
+    const char *set[] = {zone, grace, clock_test_now()};
+    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 3, set))
         return false;
     buf codes = BUF_INIT, exps = BUF_INIT;
     bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");
@@ -383,6 +383,49 @@ static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_c
     return code;
 }
 
+/* Appends s to out as an element of a PostgreSQL array literal (quoted,
+ * '"' and '\\' escaped); false when out of memory. */
+static bool array_element(buf *out, const char *s, bool first)
+{
+    bool ok = (first || buf_append_char(out, ',')) && buf_append_char(out, '"');
+    for (; ok && *s; s++)
+        ok = (*s == '"' || *s == '\\' ? buf_append_char(out, '\\') : true) &&
+             buf_append_char(out, *s);
+    return ok && buf_append_char(out, '"');
+}
+
+/* The kinds file i can list (its profile's covers rules matched by its
+ * header: SPEC.md, "Reconcile for finance") into idemload_recon_cover,
+ * where SQL_RECON_PAIRS reads them: NULL, every kind, for a canonical file
+ * or a profile that declares none.  False, logged, on failure. */
+static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
+{
+    char **kinds = NULL;
+    size_t n = 0;
+    bool oom = false;
+    buf lit = BUF_INIT;
+    if (x->cfg->profile && profile_covered_kinds(x->cfg->profile, matched, &kinds, &n, &oom)) {
+        oom = !buf_append_char(&lit, '{');
+        for (size_t k = 0; !oom && k < n; k++)
+            oom = !array_element(&lit, kinds[k], k == 0);
+        oom = oom || !buf_append_char(&lit, '}');
+    }
+    for (size_t k = 0; k < n; k++)
+        free(kinds[k]);
+    free(kinds);
+    bool ok = false;
+    if (oom) {
+        log_error("reconcile: out of memory");
+    } else {
+        char file_no[24];
+        snprintf(file_no, sizeof file_no, "%zu", i + 1);
+        const char *p[] = {file_no, lit.len ? buf_cstr(&lit) : NULL};
+        ok = exec(x, "reconcile: the kinds the statement lists", SQL_RECON_COVER, 2, p);
+    }
+    buf_free(&lit);
+    return ok;
+}
+
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
@@ -416,6 +459,8 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
             code = EXIT_INPUT;
         }
     }
+    if (code == EXIT_OK && !stage_cover(x, i, reader_covers_matched(rdr)))
+        code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_INPUT;
     if (code == EXIT_OK) {
         fr->status = FILE_OK;
         file_warn_money_unchecked(rdr, path, fr);
@@ -1332,7 +1377,7 @@ out:
  * its days cut in that offset, not in UTC: the zone becomes the first
  * file's, for the comparison and the report.  False when the database
  * failed or memory ran out. */
-static bool window_zone(recon_ctx *x, recon_result *res, int64_t grace_s)
+static bool window_zone(recon_ctx *x, recon_result *res)
 {
     const config *cfg = x->cfg;
     if (!x->window_zone[0] || cfg->timezone || (cfg->profile && cfg->profile->timezone))
@@ -1349,10 +1394,8 @@ static bool window_zone(recon_ctx *x, recon_result *res, int64_t grace_s)
     res->zone = zone;
     free(x->sql_zone);
     x->sql_zone = sql;
-    char grace[32];
-    snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
-    const char *set[] = {x->sql_zone, grace};
-    return exec(x, "reconcile: the bill's own zone", SQL_RECON_SETTINGS, 2, set);
+    const char *set[] = {x->sql_zone};
+    return exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
 }
 
 /* Connects, stages, compares and (unless a dry run) registers, writes the
@@ -1393,7 +1436,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         }
     }
     if (ok)
-        ok = window_zone(x, res, grace_s);
+        ok = window_zone(x, res);
     if (ok)
         ok = compare(x, res, rep);
     if (ok && !cfg->dry_run && res->compared)

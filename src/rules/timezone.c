@@ -157,24 +157,6 @@ bool tz_resolve(const char *name, tz_zone *z, buf *err)
     return true;
 }
 
-bool tz_copy(tz_zone *dst, const tz_zone *src)
-{
-    *dst = *src;
-    dst->from = NULL;
-    dst->off = NULL;
-    if (src->fixed || src->n == 0)
-        return true;
-    dst->from = malloc(src->n * sizeof *dst->from);
-    dst->off = malloc(src->n * sizeof *dst->off);
-    if (!dst->from || !dst->off) {
-        tz_free(dst);
-        return false;
-    }
-    memcpy(dst->from, src->from, src->n * sizeof *dst->from);
-    memcpy(dst->off, src->off, src->n * sizeof *dst->off);
-    return true;
-}
-
 void tz_free(tz_zone *z)
 {
     free(z->from);

@@ -40,8 +40,6 @@ bool tz_fixed_offset(const char *name, int32_t *offset_s);
 /* Resolves name into *z; false with the reason in *err (unknown name,
  * malformed offset). */
 bool tz_resolve(const char *name, tz_zone *z, buf *err);
-/* Copies a resolved zone; false when out of memory. */
-bool tz_copy(tz_zone *dst, const tz_zone *src);
 void tz_free(tz_zone *z);
 
 /* The offset (seconds east of UTC) in force at the wall-clock time

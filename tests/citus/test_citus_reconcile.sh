@@ -10,7 +10,8 @@ export PGTZ=UTC
 
 new_db citus_recon_ref
 REF=$DB
-$IDEMLOAD init -q -d "$REF"
+run init -q -d "$REF"
+eq "init of the reference" 0 "$RC"
 citus_new_db citus_recon
 psql -X -q -c "ALTER DATABASE citus_recon SET log_statement = 'all'"
 LOG_FROM=$(stat -c %s "$IDEMLOAD_CITUSDIR/coordinator.log")
@@ -44,10 +45,14 @@ strip() { python3 -c "
 import json,sys
 for l in open(sys.argv[1]):
     o=json.loads(l); o.pop('first_seen'); print(json.dumps(o, sort_keys=True))" "$1"; }
+# register DB: its items and current runs, through qd (a failing query
+# prints a line no register holds and fails the test: two failures never
+# compare equal as two empty registers did).
 register() {
-    psql -X -q -t -A -d "$1" -c "SELECT category, tenant_id, channel, coalesce(out_trade_no, '-'), day, state,
+    qd "$1" "SELECT category, tenant_id, channel, coalesce(out_trade_no, '-'), day, state,
         coalesce(statement::text, '-'), coalesce(table_side::text, '-'), coalesce(difference, '-')
-        FROM idemload_recon_item ORDER BY 2, 3, 4, 1, 5" -c "SELECT tenant_id, channel, day, verdict,
+        FROM idemload_recon_item ORDER BY 2, 3, 4, 1, 5"
+    qd "$1" "SELECT tenant_id, channel, day, verdict,
         statement::text, table_side::text, matched, unverified, pending, categories::text
         FROM idemload_recon_run WHERE superseded_by IS NULL ORDER BY 1, 2, 3"
 }
@@ -62,7 +67,10 @@ for p in "" "--period 2026-11-19..$D"; do
     eq "$what: the same discrepancies" "$(strip ref.ndjson)" "$(strip citus.ndjson)"
     check "$what: the same figures per day" jtrue citus.json \
         "r['reconciliation']['days'] == __import__('json').load(open('ref.json'))['reconciliation']['days']"
-    eq "$what: the same register" "$(register "$REF")" "$(register "$CDB")"
+    ref_register=$(register "$REF")
+    eq "$what: the same register" "$ref_register" "$(register "$CDB")"
+    check "$what: the register holds the run's items and days" \
+        test "$(grep -c '|open|' <<<"$ref_register")" -ge 5
 done
 # A dry run of the next day reads the register (a local table beside the
 # distributed one) and carries over the same six open items of the 20th as

@@ -8,7 +8,7 @@
 # would call it, and compares COMPREPLY.
 . "$(dirname "$0")/../lib.sh"
 
-COMPLETION=$(dirname "$IDEMLOAD")/doc/idemload.bash
+COMPLETION=$(dirname "$IDEMLOAD_REAL")/doc/idemload.bash
 check "the build generated the completion" test -s "$COMPLETION"
 check "it is valid bash" bash -n "$COMPLETION"
 

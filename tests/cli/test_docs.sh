@@ -8,7 +8,7 @@
 # jobs' examples; groff finds nothing to warn about.
 . "$(dirname "$0")/../lib.sh"
 
-MAN=$(dirname "$IDEMLOAD")/doc/idemload.1
+MAN=$(dirname "$IDEMLOAD_REAL")/doc/idemload.1
 check "the build generated the man page" test -s "$MAN"
 check "and its gzipped copy" test -s "$MAN.gz"
 command -v man >/dev/null || { fail "man is missing (scripts/setup.sh installs man-db)"; finish; }
@@ -87,13 +87,36 @@ for cmd in $(cat commands.txt); do
     grep -q "^   idemload $cmd " man.txt || fail "no section for $cmd in COMMANDS"
 done
 
-# Every file README.md names by its path is in the tree (a program the build
-# makes, doc/gendoc, by its source).
-missing=$(grep -oE '`(src|tests|doc|scripts|fuzz|samples|packaging)/[^`* ]*`' "$SRC/README.md" |
+# Every file README.md and the pages of doc/ name by its path is in the
+# tree (a program the build makes, doc/gendoc, by its source), and every
+# page a link names exists, as does every heading a contents entry names.
+missing=$(cat "$SRC/README.md" "$SRC"/doc/*.md |
+    grep -oE '`(src|tests|doc|scripts|fuzz|samples|packaging)/[^`* ]*`' |
     tr -d '`' | sort -u | while read -r p; do
         [ -e "$SRC/$p" ] || [ -e "$SRC/$p.c" ] || echo "$p"
     done)
-eq "every path README.md names exists" "" "$missing"
+eq "every path README.md and doc/*.md name exists" "" "$missing"
+python3 - "$SRC" >links.txt <<'PY' || fail "checking the pages' links"
+import os, re, sys
+src = sys.argv[1]
+def anchor(t):
+    return re.sub(r'[^\w\- ]', '', t.lower()).replace(' ', '-')
+pages = ['README.md'] + ['doc/' + f for f in sorted(os.listdir(src + '/doc')) if f.endswith('.md')]
+for page in pages:
+    text = open(os.path.join(src, page), encoding='utf-8').read()
+    heads = {anchor(h) for h in re.findall(r'^#+ (.*)$', text, re.M)}
+    for target in re.findall(r'\]\(([^)]+)\)', text):
+        if target.startswith('http'):
+            continue
+        path, _, frag = target.partition('#')
+        if path and not os.path.exists(os.path.normpath(os.path.join(src, os.path.dirname(page), path))):
+            print(f'{page}: no {path}')
+        if frag and not path and frag not in heads:
+            print(f'{page}: no heading #{frag}')
+PY
+eq "every link of README.md and doc/*.md finds its page and heading" "" "$(cat links.txt)"
+readme_lines=$(wc -l <"$SRC/README.md")
+check "README.md is a front page (at most 250 lines: $readme_lines)" test "$readme_lines" -le 250
 
 # A default the help states is the one the program takes.
 eq "--chunk-rows states its default, config.h's DEFAULT_CHUNK_ROWS" \

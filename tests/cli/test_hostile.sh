@@ -219,7 +219,10 @@ s.serve_forever()
 PY
 LISTENER=$!
 trap 'kill $LISTENER 2>/dev/null' EXIT
-for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s listener.port ] && break; sleep 0.2; done
+# Until it says its port, or has died (python's start took over the 2 s
+# this once waited on a loaded machine, and the probe below went to port 80).
+for _ in $(seq 1 1200); do [ -s listener.port ] || ! kill -0 $LISTENER 2>/dev/null && break; sleep 0.1; done
+check "the listener runs and says its port" test -s listener.port
 export HOSTILE_URL="http://127.0.0.1:$(cat listener.port)"
 : >hits.log
 CASES=${HOSTILE_CASES:-20}

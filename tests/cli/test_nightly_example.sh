@@ -279,7 +279,7 @@ if command -v systemd-analyze >/dev/null; then
     cp "$SRC/doc/examples/idemload-nightly.service" "$SRC/doc/examples/idemload-nightly.timer" units/
     install -m 755 "$NIGHTLY" units/idemload-nightly
     sed -i "s|/usr/local/bin/idemload-nightly|$WORK/units/idemload-nightly|" units/idemload-nightly.service
-    cp "$(dirname "$IDEMLOAD")/doc/idemload.1" man/man1/
+    cp "$(dirname "$IDEMLOAD_REAL")/doc/idemload.1" man/man1/
     MANPATH=$WORK/man timeout 60 systemd-analyze verify units/idemload-nightly.timer \
         units/idemload-nightly.service >verify.txt 2>&1
     eq "systemd-analyze verify: nothing to say about the units" "" "$(cat verify.txt)"

@@ -224,6 +224,19 @@ bad_profile "bad unmapped" 'p["columns"]["callback_type"]["unmapped"] = "drop"' 
 bad_profile "bad template" 'p["columns"]["callback_type"]["map"]["REFUND"] = "refund:{商户退款单号"' 'member "columns.callback_type.map.REFUND" has a '"'"'{'"'"' without'
 bad_profile "bad timezone" 'p["timezone"] = "Nowhere/Land"' 'member "timezone"'
 bad_profile "payload mapped" 'p["columns"]["payload"] = {"value": "x"}' 'member "columns.payload" cannot be mapped'
+# the kinds a file covers (SPEC.md, "Reconcile for finance"): printed with
+# the profile, and checked like every member
+check "profiles wechat-trade: covers says SUCCESS lists pay, REFUND refund, ALL all three" jtrue \
+    wechat-trade.json "r['covers'] == [{'header_has': ['退款申请时间'], 'kinds': ['refund']}, {'header_has': ['微信退款单号'], 'kinds': ['pay', 'refund', 'revoked']}, {'kinds': ['pay']}]"
+for b in alipay-trade stripe-balance paypal-stl; do
+    check "profiles $b: covers pay and refund" jtrue $b.json "r['covers'] == [{'kinds': ['pay', 'refund']}]"
+done
+bad_profile "covers not an array" 'p["covers"] = {"kinds": ["pay"]}' 'member "covers" must be a non-empty array'
+bad_profile "covers without kinds" 'p["covers"][0] = {"header_has": ["退款申请时间"]}' 'member "covers[0].kinds" is required'
+bad_profile "covers kinds not strings" 'p["covers"][1]["kinds"] = [2]' 'member "covers[1].kinds" must hold only non-empty strings'
+bad_profile "covers kind with a colon" 'p["covers"][2]["kinds"] = ["refund:x"]' 'member "covers[2].kinds" holds kinds without'
+bad_profile "covers catch-all not last" 'p["covers"].insert(0, {"kinds": ["pay"]})' 'member "covers[0]" matches every header'
+bad_profile "covers unknown member" 'p["covers"][0]["header"] = ["x"]' 'member "covers[0].header" is not a member'
 printf '{"name": "x",' >broken.json
 run validate --profile ./broken.json --set tenant_id=1 wechat-all.csv
 eq "a profile that is not JSON: exit 2" 2 $RC

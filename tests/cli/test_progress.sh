@@ -44,10 +44,12 @@ rm -f eta.pid
 script -qfec "sh -c 'echo \$\$ >eta.pid; exec $(printf '%q ' "$IDEMLOAD") validate --chunk-rows 5000 big.csv >/dev/null'" /dev/null </dev/null >eta.txt 2>&1 &
 SCRIPT=$!
 for _ in $(seq 1 600); do grep -aq "MB (" eta.txt 2>/dev/null && break; sleep 0.02; done
-if [ -s eta.pid ] && kill -STOP "$(cat eta.pid)" 2>/dev/null; then
+ETA_PID=
+[ -s eta.pid ] && ETA_PID=$(real_pid "$(cat eta.pid)")
+if [ -n "$ETA_PID" ] && kill -STOP "$ETA_PID" 2>/dev/null; then
     sleep 2
     # (script(1) stops itself when its child stops: both go on.)
-    kill -CONT "$(cat eta.pid)" $SCRIPT
+    kill -CONT "$ETA_PID" $SCRIPT
 fi
 wait $SCRIPT
 eq "ETA run: exit 0" 0 $?

@@ -29,15 +29,17 @@ register() {
 leftovers() { find . -maxdepth 1 -name '.d.*.idemload-*' | wc -l; }
 # held_while_writing ERR ARGS...: starts `idemload ARGS` in the background
 # (its stderr to ERR) and stops it (SIGSTOP) once its temporary file beside
-# d.ndjson holds lines; sets pid, and caught to 1 when it was stopped so.
+# d.ndjson holds lines; sets pid (to wait for), held (the idemload process
+# stopped, to send SIGCONT to), and caught to 1 when it was stopped so.
 held_while_writing() {
     local err=$1 f; shift
     "$IDEMLOAD" "$@" >/dev/null 2>"$err" &
-    pid=$! caught=0
+    pid=$! held=$! caught=0
     for _ in $(seq 1 6000); do
         f=$(find . -maxdepth 1 -name '.d.ndjson.idemload-*' -size +0 | head -n 1)
         if [ -n "$f" ]; then
-            kill -STOP $pid && caught=1
+            held=$(real_pid $pid)
+            kill -STOP $held && caught=1
             break
         fi
         kill -0 $pid 2>/dev/null || break

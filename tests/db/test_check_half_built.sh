@@ -47,7 +47,7 @@ unsafe() {
 psql -X -q -c "BEGIN" -c "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, payload) VALUES (1, 'w', 'HB-WRITER', 'pay', '{}')" \
     -c "SELECT pg_sleep(3600)" >writer.out 2>&1 &
 WRITER=$!
-writer_in() { [ "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.query = 'SELECT pg_sleep(3600)' AND l.relation = 'payment_callback'::regclass")" -ge 1 ]; }
+writer_in() { [ "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.query = 'SELECT pg_sleep(3600)' AND a.datname = current_database() AND l.relation = 'payment_callback'::regclass")" -ge 1 ]; }
 wait_for "the writer's insert" writer_in
 psql -X -q -c "CREATE UNIQUE INDEX CONCURRENTLY $IX ON payment_callback (tenant_id, channel, out_trade_no, callback_type) WHERE deleted_at IS NULL" >cic.out 2>&1 &
 CIC=$!
@@ -58,9 +58,9 @@ unsafe built_not_ready " and not ready"
 # 2. An old snapshot holds it after its validation: ready, not valid.
 psql -X -q -c "BEGIN ISOLATION LEVEL REPEATABLE READ" -c "SELECT count(*) FROM pg_class" -c "SELECT pg_sleep(3601)" >snap.out 2>&1 &
 SNAP=$!
-snap_in() { [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3601)' AND backend_xmin IS NOT NULL")" -ge 1 ]; }
+snap_in() { [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3601)' AND datname = current_database() AND backend_xmin IS NOT NULL")" -ge 1 ]; }
 wait_for "the snapshot" snap_in
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3600)%' AND datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 wait $WRITER 2>/dev/null
 wait_for "the build to wait for old snapshots" in_phase "waiting for old snapshots"
 eq "2: the index is ready, not valid" "true false" "$(ixstate)"
@@ -71,7 +71,7 @@ q "SELECT pg_cancel_backend(pid) FROM pg_stat_progress_create_index WHERE datid 
 wait $CIC
 eq "3: the build was cancelled (psql exit 1)" 1 $?
 check "3: psql says so" contains cic.out "canceling statement due to user request"
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3601)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3601)%' AND datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 wait $SNAP 2>/dev/null
 eq "3: the cancelled build left its index, not valid" "true false" "$(ixstate)"
 unsafe cancelled ": left by a failed CREATE INDEX CONCURRENTLY"

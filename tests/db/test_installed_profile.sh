@@ -10,7 +10,7 @@
 # 记账时间 in Asia/Shanghai, status 2; a movement of a kind the profile does
 # not map is rejected; a bill whose count line disagrees loads nothing.
 . "$(dirname "$0")/../lib.sh"
-BUILD=${IDEMLOAD_BUILD:-$(dirname "$IDEMLOAD")}
+BUILD=${IDEMLOAD_BUILD:-$(dirname "$IDEMLOAD_REAL")}
 
 DESTDIR=$WORK/root cmake --install "$BUILD" --prefix /usr >install.log 2>&1
 eq "cmake --install into a scratch root exits 0" 0 $?
@@ -18,7 +18,9 @@ P=$WORK/root/usr
 PROFILE=$P/share/doc/idemload/examples/profile-wechat-fundflow.json
 check "the example profile is installed" test -s "$PROFILE"
 check "the installed idemload runs" test -x "$P/bin/idemload"
-IDEMLOAD=$P/bin/idemload      # run (tests/lib.sh) uses the installed binary from here on
+# run (tests/lib.sh) uses the installed binary from here on (through
+# the wrapper when there is one)
+if [ "$IDEMLOAD" = "${IDEMLOAD_WRAP:-}" ]; then export IDEMLOAD_WRAP_REAL=$P/bin/idemload; else IDEMLOAD=$P/bin/idemload; fi
 
 bill() {  # bill FILE COUNT ROW...: a fund-flow bill, CRLF, with its count line
     local f=$1 n=$2; shift 2

@@ -310,11 +310,11 @@ p1=$!
 wait_chunks $p1 1 || fail "concurrent (a): the first load ended before its first chunk"
 # Freeze the first process (its session and file lock stay) so the second
 # surely meets it, however fast the machine; let it go once the second waits.
-kill -STOP $p1
+kill -STOP "$(real_pid $p1)"
 "$IDEMLOAD" import -d "$DB" --chunk-rows 2000 --report ca2.json conc.csv >/dev/null 2>ca2.err &
 p2=$!
 for _ in $(seq 1 200); do grep -qs "another idemload process" ca2.err && break; sleep 0.1; done
-kill -CONT $p1
+kill -CONT "$(real_pid $p1)"
 wait $p1; r1=$?; wait $p2; r2=$?
 eq "concurrent (a): both exit 0" "0 0" "$r1 $r2"
 eq "concurrent (a): the first loads, the second skips" "ok skipped" "$(fstatus ca1.json) $(fstatus ca2.json)"

@@ -36,29 +36,29 @@ q "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS \$\$
 psql -X -q -c "SELECT pg_advisory_lock(4242), 'held'" -c "SELECT pg_sleep(600)" >hold.out 2>&1 &
 HOLD=$!
 for _ in $(seq 1 600); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted")" = 1 ] && break
+    [ "$(advisory_locks granted 4242)" = 1 ] && break
     sleep 0.1
 done
-eq "the test holds lock 4242" 1 "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND mode = 'ExclusiveLock' AND granted")"
+eq "the test holds lock 4242" 1 "$(advisory_locks "mode = 'ExclusiveLock' AND granted" 4242)"
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 1 a.ndjson >p1.out 2>p1.err &
-P1=$!
+W1=$! P1=$(real_pid $!)
 # Process 1 is in the middle of A once the trigger waits on the lock.
 for _ in $(seq 1 1200); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted")" = 1 ] && break
+    [ "$(advisory_locks "NOT granted" 4242)" = 1 ] && break
     sleep 0.1
 done
-eq "process 1 waits in the middle of A" 1 "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted")"
+eq "process 1 waits in the middle of A" 1 "$(advisory_locks "NOT granted" 4242)"
 eq "A has committed chunks, not all" "4 loading" "$(q "SELECT chunks || ' ' || status FROM idemload_ledger WHERE file_name = 'a.ndjson'")"
 kill -STOP $P1
 # Let the trigger go: process 1's statement ends on the server, but the
 # process itself stays stopped, holding A.
 kill $HOLD 2>/dev/null
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 wait $HOLD 2>/dev/null
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 2 a.ndjson b.ndjson --report p2.json >p2.out 2>p2.err &
-P2=$!
+W2=$! P2=$(real_pid $!)
 # Process 2 completes B while A is held.
 for _ in $(seq 1 1200); do
     [ "$(q "SELECT status FROM idemload_ledger WHERE file_name = 'b.ndjson'")" = completed ] && break
@@ -76,15 +76,15 @@ check "status: B completed by process 2" jtrue status.json \
 # Process 2 has nothing left but A, which is not done: it does not end,
 # it waits on A's lock, which process 1 (stopped) holds: seen on the server
 # as an advisory lock of an idemload session not granted.
-lock_wait $P2
+lock_wait $W2
 eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(lock_waiters)"
 check "process 2 still runs while A is unfinished" kill -0 $P2
 check "process 2 waits for A at the end" contains p2.err "a.ndjson: another idemload process.*waiting for it"
 
 kill -CONT $P1
-wait $P1
+wait $W1
 eq "process 1 exits 0" 0 $?
-wait $P2
+wait $W2
 eq "process 2 exits 0" 0 $?
 check "process 2 reports A skipped, B ok" jtrue p2.json \
     "[f['status'] for f in r['files']] == ['skipped', 'ok']"

@@ -21,7 +21,7 @@ chunk_hold 2850 3 "NEW.digest = '$A'"     # chunk 3 of A only
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 2 --rejects p1.rj --report p1.json a.csv b.csv \
     >p1.out 2>p1.err 7>&- &
-P1=$!
+W1=$! P1=$(real_pid $!)
 chunk_wait 2850 $P1
 eq "process 1 waits inside chunk 3 of A" 0 $?
 eq "process 1 is mid-file: A loading, 2 of its 8 chunks committed" "loading 2 $P1" \
@@ -29,9 +29,9 @@ eq "process 1 is mid-file: A loading, 2 of its 8 chunks committed" "loading 2 $P
 
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 2 --rejects p2.rj --report p2.json a.csv b.csv \
     >p2.out 2>p2.err 7>&- &
-P2=$!
+W2=$! P2=$(real_pid $!)
 # Process 2 goes past A, completes B, comes back to A and waits for its lock.
-lock_wait $P2
+lock_wait $W2
 eq "process 2 waits on the server for A's lock, which process 1 holds" 1 "$(lock_waiters)"
 eq "process 2 completed B meanwhile" completed "$(q "SELECT status FROM idemload_ledger WHERE file_name = 'b.csv'")"
 check "process 2 went on past A first" contains p2.err "a.csv: another idemload process (host $(hostname), process $P1, as the ledger says) is loading this file into public.payment_callback; going on with the next file"
@@ -40,10 +40,10 @@ check "process 1 still runs, A still mid-file" kill -0 $P1
 eq "A still 2 chunks" 2 "$(q "SELECT count(DISTINCT chunk_no) FROM idemload_ledger_chunk WHERE digest = '$A'")"
 
 kill -9 $P1
-wait $P1
+wait $W1
 eq "process 1 killed (-9)" 137 $?
 chunk_unhold 2850        # its sessions end on the server
-wait $P2
+wait $W2
 eq "process 2 exits 0" 0 $?
 check "process 2 resumed A after chunk 2" grep -q "a.csv.*resumed after chunk 2[^0-9]" p2.err
 check "process 2 reports A and B ok" jtrue p2.json "[f['status'] for f in r['files']] == ['ok', 'ok']"

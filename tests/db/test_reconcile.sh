@@ -409,9 +409,10 @@ import json,sys
 for l in open(sys.argv[1]):
     o=json.loads(l); print(o['category'], o['callback_type'], o['statement']['amount'], o['table']['amount'], o['difference'])" "$1"; }
 # A channel's bill read by its profile: the statement's facts are the
-# profile's money facts (WeChat 应结订单金额 for a payment, 退款金额 for a
+# profile's money facts (WeChat 订单金额 for a payment, 申请退款金额 for a
 # refund, 货币种类), the table's where --facts says (here the rows the same
-# profile loaded, so the same payload members).
+# profile loaded, so the same payload members; the sample bill has no
+# coupon, so 应结订单金额 and 退款金额 equal them).
 WB=$SRC/samples/bill-wechat-trade-2024-05-01.csv
 cat >wfacts.json <<'JSON'
 {"channels": {"wechat": {"amount": {"path": "应结订单金额", "unit": "major"}, "currency": {"path": "货币种类"},
@@ -434,6 +435,15 @@ eq "one amount_mismatch on refund:RF1, 30.00 - 31.00" "amount_mismatch refund:RF
 # A fee that differs is an amount_mismatch (SPEC's categories have no fee
 # of their own), only where both sides declare a fee; the line shows both
 # fees, so it says which fact differed (here the amounts agree: 0.00).
+# WeChat's 手续费 is a settlement fact of the built-in profile, not
+# compared: a custom profile that declares it as a fee to compare.
+"$IDEMLOAD" profiles wechat-trade | python3 -c "
+import json, sys
+p = json.load(sys.stdin)
+p['name'] = 'wechat-fee'
+for k in p['money']:
+    k['fee'] = {'column': '手续费'}
+json.dump(p, open('wxfee.json', 'w'), ensure_ascii=False)"
 cat >wfacts_fee.json <<'JSON'
 {"channels": {"wechat": {"amount": {"path": "应结订单金额", "unit": "major"}, "currency": {"path": "货币种类"},
                          "fee": {"path": "手续费", "unit": "major"},
@@ -441,12 +451,12 @@ cat >wfacts_fee.json <<'JSON'
 JSON
 q "UPDATE payment_callback SET payload = jsonb_set(payload, '{退款金额}', '\"30.00\"')
     WHERE tenant_id = 77 AND callback_type = 'refund:RF1'" >/dev/null
-run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile ./wxfee.json --set tenant_id=77 \
     --facts wfacts_fee.json --discrepancies wf0.ndjson "$WB"
 eq "the fees agree: balanced" 0 "$RC"
 q "UPDATE payment_callback SET payload = jsonb_set(payload, '{手续费}', '\"0.61000\"')
     WHERE tenant_id = 77 AND out_trade_no = 'ORD1' AND callback_type NOT LIKE 'refund%'" >/dev/null
-run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile ./wxfee.json --set tenant_id=77 \
     --facts wfacts_fee.json --discrepancies wf1.ndjson "$WB"
 eq "a fee that differs: exit 5" 5 "$RC"
 eq "one amount_mismatch, amounts equal, the two fees on the line" "amount_mismatch 99.00 99.00 0.00 0.59 0.61" \
@@ -457,6 +467,9 @@ for l in open('wf1.ndjson'):
 run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
     --facts wfacts.json --discrepancies wf2.ndjson "$WB"
 eq "without a fee in --facts the fee is not compared: balanced" 0 "$RC"
+run reconcile -d "$DB" --dry-run --rejects rjw.ndjson --profile wechat-trade --set tenant_id=77 \
+    --facts wfacts_fee.json --discrepancies wf3.ndjson "$WB"
+eq "the built-in profile's 手续费 is a settlement fact, not compared: balanced" 0 "$RC"
 
 # The window of a channel with a time fact: its table rows the statement
 # does not list are read when they arrived within 31 days of the period

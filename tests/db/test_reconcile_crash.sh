@@ -39,7 +39,7 @@ before_reg=$(register)
 held_while_writing r1.err reconcile -d "$DB" --period 2026-11-20 --discrepancies d.ndjson s.csv
 check "the run was caught while writing its discrepancies" test $caught = 1
 kill -INT $pid
-kill -CONT $pid
+kill -CONT $held
 wait $pid; rc=$?
 eq "SIGINT while the lines are written: exit 130" 130 $rc
 check "the error says it was interrupted" grep -qi "interrupted" r1.err
@@ -97,12 +97,12 @@ c1=$!
 "$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 s0.csv >/dev/null 2>c2.err &
 c2=$!
 for _ in $(seq 1 600); do
-    [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")" = 2 ] && break
+    [ "$(advisory_locks "NOT granted")" = 2 ] && break
     sleep 0.1
 done
 eq "both runs wait for the register's lock" 2 \
-    "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")"
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder'" >/dev/null
+    "$(advisory_locks "NOT granted")"
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'holder' AND datname = current_database()" >/dev/null
 wait $holder
 wait $c1; rc1=$?
 wait $c2; rc2=$?
@@ -122,14 +122,19 @@ M=40000
 [ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && M=20000
 { echo "$header"; gen 1 $M T; } >t.csv
 { echo "$header"; gen 1 $M T; gen 1 $((M / 4)) N; } >s2.csv
+t0=$(date +%s)
 run import -d "$DB" t.csv
+import_secs=$(($(date +%s) - t0))
 eq "the import: exit 0" 0 "$RC"
 eq "the table has no statistics yet" "-1" "$(q "SELECT reltuples::bigint FROM pg_class WHERE oid = 'payment_callback'::regclass")"
+# Its bound is the import's time on this machine, now (20 times it, plus
+# two minutes), not a fixed one a loaded machine could pass: the planner
+# taking the table for empty made it minutes where the import took seconds.
 t0=$(date +%s)
-timeout 60 "$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 --report r4.json s2.csv >/dev/null 2>r4.err
+timeout $((20 * import_secs + 120)) "$IDEMLOAD" reconcile -d "$DB" --period 2026-11-20 --report r4.json s2.csv >/dev/null 2>r4.err
 rc=$?
 secs=$(($(date +%s) - t0))
-echo "# the reconcile of a table never analyzed: ${secs}s"
+echo "# the reconcile of a table never analyzed: ${secs}s (the import: ${import_secs}s)"
 eq "it finishes in seconds (not minutes): exit 5" 5 $rc
 eq "matched and missing_in_table as they are" "$M $((M / 4))" \
     "$(python3 -c 'import json, sys

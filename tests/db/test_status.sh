@@ -35,10 +35,10 @@ q "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS \$\$
    CREATE TRIGGER hold BEFORE INSERT ON payment_callback FOR EACH ROW EXECUTE FUNCTION hold()"
 psql -X -q -c "SELECT pg_advisory_lock(4242)" -c "SELECT pg_sleep(600)" >hold.out 2>&1 &
 HOLD=$!
-held() { q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND $1"; }
+held() { advisory_locks "$1" 4242; }
 for _ in $(seq 1 600); do [ "$(held granted)" = 1 ] && break; sleep 0.1; done
 "$IDEMLOAD" import -d "$DB" --chunk-rows 500 --jobs 1 b.ndjson >b.out 2>b.err &
-LOADER=$!
+LOADER_W=$! LOADER=$(real_pid $!)
 for _ in $(seq 1 1200); do [ "$(held "NOT granted")" = 1 ] && break; sleep 0.1; done
 eq "the loader waits in the middle of b.ndjson" 1 "$(held "NOT granted")"
 
@@ -58,9 +58,9 @@ check "text: the loader of b.ndjson" contains "$OUT" "loading by $(hostname), pr
 
 # kill -9: the ledger still says loading, but no session holds the lock.
 kill -9 $LOADER
-wait $LOADER 2>/dev/null
+wait $LOADER_W 2>/dev/null
 kill $HOLD 2>/dev/null
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND datname = current_database() AND pid <> pg_backend_pid()" >/dev/null
 wait $HOLD 2>/dev/null
 # The killed loader's session ends once its statement returns to nobody.
 for _ in $(seq 1 600); do

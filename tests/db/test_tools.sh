@@ -209,13 +209,13 @@ hold() {
     psql -X -q -c "SELECT pg_advisory_lock(4711)" -c "SELECT pg_sleep(3600)" >/dev/null 2>&1 &
     KEYHOLDER=$!
     for _ in $(seq 1 400); do
-        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4711 AND granted")" -ge 1 ] && break
+        [ "$(advisory_locks granted 4711)" -ge 1 ] && break
         sleep 0.05
     done
     psql -X -q -c "BEGIN; $1; SELECT pg_advisory_lock_shared(4711); COMMIT;" >/dev/null 2>&1 &
     HOLDER=$!
     for _ in $(seq 1 400); do
-        [ "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4711 AND NOT granted")" -ge 1 ] && return 0
+        [ "$(advisory_locks "NOT granted" 4711)" -ge 1 ] && return 0
         sleep 0.05
     done
     fail "hold: the holding session never got to wait"

@@ -27,7 +27,7 @@ done
 check "installed binary is executable" test -x "$P/bin/idemload"
 check "installed examples are plain files (mode 644)" \
     test -z "$(find "$P/share/doc/idemload/examples" -type f ! -perm 644)"
-eq "installed man page: the generated one" "$(cat "$(dirname "$IDEMLOAD")/doc/idemload.1")" \
+eq "installed man page: the generated one" "$(cat "$(dirname "$IDEMLOAD_REAL")/doc/idemload.1")" \
     "$(gzip -dc "$P/share/man/man1/idemload.1.gz")"
 
 # --- the Debian package

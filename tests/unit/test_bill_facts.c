@@ -118,10 +118,18 @@ static void test_money_facts(void **state)
     assert_non_null(p);
     assert_int_equal(p->n_money, 2);
     assert_string_equal(p->money[0].kind, "pay");
-    assert_string_equal(p->money[0].amount.column, "应结订单金额");
+    /* compared: the money a callback carries (订单金额, 申请退款金额; the
+     * older layout's 总金额, 退款金额); settled: 应结订单金额, 退款金额, 手续费 */
+    assert_string_equal(p->money[0].amount.column, "订单金额");
+    assert_string_equal(p->money[0].amount.column_alt, "总金额");
     assert_string_equal(p->money[0].currency.column, "货币种类");
-    assert_string_equal(p->money[0].fee.column, "手续费");
-    assert_string_equal(p->money[1].amount.column, "退款金额");
+    assert_null(p->money[0].fee.column);
+    assert_string_equal(p->money[0].settlement.amount.column, "应结订单金额");
+    assert_string_equal(p->money[0].settlement.amount.column_alt, "总金额");
+    assert_string_equal(p->money[0].settlement.fee.column, "手续费");
+    assert_string_equal(p->money[1].amount.column, "申请退款金额");
+    assert_string_equal(p->money[1].amount.column_alt, "退款金额");
+    assert_string_equal(p->money[1].settlement.amount.column, "退款金额");
     assert_false(p->money[1].amount.minor);
     assert_true(p->n_totals >= 3);
     assert_non_null(p->merchant_from);

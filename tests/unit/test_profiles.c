@@ -410,6 +410,40 @@ static void test_profile_overrides(void **state)
     buf_free(&err);
 }
 
+/* The kinds a WeChat bill covers, by the rule its header matched, under
+ * the names --kind gives them (SPEC.md, "Reconcile for finance"). */
+static void test_covered_kinds(void **state)
+{
+    (void)state;
+    buf err = BUF_INIT;
+    profile *p = profile_builtin("wechat-trade", &err);
+    assert_non_null(p);
+    assert_int_equal(p->n_covers, 3);
+    char **k = NULL;
+    size_t n = 0;
+    bool oom = false;
+    assert_false(profile_covered_kinds(p, 0, &k, &n, &oom)); /* no header matched: every kind */
+    assert_null(k);
+    assert_true(profile_covered_kinds(p, 1u << 0, &k, &n, &oom)); /* REFUND */
+    assert_int_equal(n, 1);
+    assert_string_equal(k[0], "refund");
+    free(k[0]);
+    free(k);
+    assert_true(profile_add_kind_rename(p, "pay", "pay_success", &err));
+    /* a SUCCESS file and a REFUND file: the union, renamed, each once */
+    assert_true(profile_covered_kinds(p, (1u << 2) | (1u << 0) | (1u << 1), &k, &n, &oom));
+    assert_int_equal(n, 3);
+    assert_string_equal(k[0], "refund");
+    assert_string_equal(k[1], "pay_success");
+    assert_string_equal(k[2], "revoked");
+    for (size_t i = 0; i < n; i++)
+        free(k[i]);
+    free(k);
+    assert_false(oom);
+    profile_free(&p);
+    buf_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_builtins_round_trip),
         cmocka_unit_test(test_profile_refusals),
         cmocka_unit_test(test_profile_overrides),
+        cmocka_unit_test(test_covered_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
