@@ -19,8 +19,11 @@ statement: {amount, currency, status} | null, table: ... | null, difference}.
 The rules, as SPEC.md states them:
 - a statement key listed several times keeps the version with the latest
   received_at (the later row on a tie), with a final status (2) that any of
-  its rows holds, as import's deduplication does; listed with different facts
-  (amount, currency, status, fee) it is also duplicate_in_statement;
+  its rows holds, as import's deduplication does; listed by different records
+  (different facts: amount, currency, status, fee; or different payloads,
+  which are the records of a canonical file) it is also
+  duplicate_in_statement; the statement's rows of a day count every row of
+  its keys (the files' rows), not one per key;
 - the day of a row is the date of its time in the zone; the period is
   --period, else the statement's days;
 - a statement key of the period is compared with the table's row of its key
@@ -160,13 +163,21 @@ def fact_values(payload, level, with_time):
     return declared, out
 
 
+def record_of(payload_text):
+    """A canonical row's record: its payload as jsonb holds it (members in
+    one order, numbers as written: 4 and 4.00 are two payloads)."""
+    return json.dumps(json.loads(payload_text, parse_float=Decimal), sort_keys=True,
+                      default=str)
+
+
 def read_rows(path, file_no):
     with open(path, newline="", encoding="utf-8") as fp:
         for line_no, r in enumerate(csv.DictReader(fp), start=2):
             yield {"file_no": file_no, "line": line_no, "tenant_id": int(r["tenant_id"]),
                    "channel": r["channel"], "out_trade_no": r["out_trade_no"],
                    "callback_type": r["callback_type"], "status": int(r["status"]),
-                   "payload": json.loads(r["payload"]), "received_at": instant(r["received_at"])}
+                   "payload": json.loads(r["payload"]), "record": record_of(r["payload"]),
+                   "received_at": instant(r["received_at"])}
 
 
 FINAL = {2}      # reconcile's final statuses (import's default, --final-status)
@@ -213,7 +224,9 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         by_key.setdefault(key(r), []).append(r)
     reps = {}
     for k, rows in by_key.items():
-        rep = dict(max(rows, key=lambda r: (r["received_at"], r["file_no"], r["line"])))
+        kept = max(rows, key=lambda r: (r["received_at"], r["file_no"], r["line"]))
+        rep = dict(kept)
+        rep["others"] = [r for r in rows if r is not kept]
         # as import's deduplication: a final status (2) some row holds stays
         # (the first in file order), whatever the time of the row kept
         finals = [r["status"] for r in sorted(rows, key=lambda r: (r["file_no"], r["line"]))
@@ -221,7 +234,8 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         if finals:
             rep["status"] = finals[0]
         sig = {(r["f"]["amount"], r["f"]["currency"], r["status"], r["f"]["fee"]) for r in rows}
-        rep["conflicting"] = len(sig) > 1
+        rep["conflicting"] = len(sig) > 1 or len({r["record"] for r in rows}) > 1
+        rep["n_rows"] = len(rows)
         reps[k] = rep
     if period:
         lo, hi = (dt.date.fromisoformat(x) for x in period)
@@ -275,7 +289,11 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
     for k, s in inside.items():
         t = table.get(k)
         dd = day_of(k[0], k[1], s["day"])
+        # every row of the file counts in the statement's totals (a key's
+        # other rows on its day), so that they equal the sums of its rows
         count_side(dd, "statement", s)
+        for o in s["others"]:
+            count_side(dd, "statement", o)
         sf = s["f"]
         if t is None:
             cats = ["missing_in_table"]

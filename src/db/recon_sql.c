@@ -54,7 +54,7 @@ const char SQL_RECON_SETUP[] =
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
     "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
-    "  amount_alt text[], currency_alt text[], fee_alt text[]);"
+    "  amount_alt text[], currency_alt text[], fee_alt text[], record_path text[]);"
     "CREATE TEMP TABLE idemload_recon_tfacts (channel text, kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
@@ -143,17 +143,22 @@ const char SQL_RECON_SETTINGS[] =
     "       set_config('default_statistics_target', '10', true),"
     "       set_config('enable_memoize', 'off', true)";
 
+/* $1 the zone, in place of SQL_RECON_SETTINGS' (a bill's own, found while
+ * it was read). */
+const char SQL_RECON_ZONE[] = "SELECT set_config('idemload.recon_zone', $1, true)";
+
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =
     "INSERT INTO idemload_recon_ccy SELECT * FROM unnest($1::text[], $2::integer[])";
 
 /* One statement level: kind (NULL: the rest), amount, currency, fee, then
  * the member each of the three is read from when the row lacks its own (a
- * profile's [C, ALT]: an older layout's column). */
+ * profile's [C, ALT]: an older layout's column), and the member holding
+ * the row's own transaction id (NULL: none declared). */
 const char SQL_RECON_SFACTS[] =
     "INSERT INTO idemload_recon_sfacts VALUES ($1, $2::text[], $3, $4::boolean, $5::boolean,"
     " $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean,"
-    " $12::text[], $13::text[], $14::text[])";
+    " $12::text[], $13::text[], $14::text[], $15::text[])";
 
 /* One table level: channel, kind (NULL: the level above), ..., time. */
 const char SQL_RECON_TFACTS[] =
@@ -265,14 +270,16 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
  * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
  * facts' texts are taken out of the payload once, in a sub-select the
  * planner keeps (OFFSET 0): idemload_money, inlined, names its text four
- * times, and an expression in its place would be evaluated four times. */
+ * times, and an expression in its place would be evaluated four times.
+ * rec is what makes the row one record: its transaction id where the
+ * profile declares one and the row has it, else its payload (a digest). */
 #define RECON_STATEMENT_ROWS(raw) \
     "SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
     "       pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
     "                              " RECON_EXP("r") ", r.currency) AS amount," \
     "       pg_temp.idemload_money(r.f_text, r.fee_minor, r.fee_abs," \
-    "                              " RECON_EXP("r") ", r.currency) AS fee " \
+    "                              " RECON_EXP("r") ", r.currency) AS fee, r.rec " \
     "FROM (SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
@@ -285,7 +292,8 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "          AS a_text," \
     "        f.amount_minor, f.amount_abs," \
     "        coalesce(f.fee_const, r.payload #>> f.fee_path, r.payload #>> f.fee_alt) AS f_text," \
-    "        f.fee_minor, f.fee_abs" \
+    "        f.fee_minor, f.fee_abs," \
+    "        coalesce(r.payload #>> f.record_path, md5(r.payload::text)) AS rec" \
     "      FROM " raw " r" \
     "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
@@ -298,7 +306,7 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
     "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
     "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
-    "     sf.amount_alt, sf.currency_alt, sf.fee_alt," \
+    "     sf.amount_alt, sf.currency_alt, sf.fee_alt, sf.record_path," \
     "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl," \
     "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
     "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \
@@ -361,7 +369,8 @@ const char SQL_RECON_TABLE_VIEW[] =
  * when its rows hold two, which makes the key a duplicate anyway), how
  * many rows list it, whether they disagree on a fact (amount, currency,
  * status, fee: values that differ, or a value some rows have and others
- * lack), and its rank in key order (key_ord, for the lines' order).  One
+ * lack) or are different records (rec differs: two charges of one order,
+ * with the same amount, are two payments, not one listed twice), and its rank in key order (key_ord, for the lines' order).  One
  * sort serves both: the window's partition and order are the DISTINCT
  * ON's, and min <> max over the whole partition is "more than one
  * distinct value" (what a GROUP BY with count(DISTINCT) joined back to the
@@ -380,7 +389,7 @@ const char SQL_RECON_KEYS[] =
     "       " RECON_KEY_WINDOW("s.amount") " OR " RECON_KEY_WINDOW("s.currency")
     "       OR " RECON_KEY_WINDOW("s.status") " OR " RECON_KEY_WINDOW("s.fee")
     "       OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
-    "       OR " RECON_KEY_PARTIAL("s.fee") " AS conflicting "
+    "       OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_WINDOW("s.rec") " AS conflicting "
     "FROM (" RECON_STATEMENT_ROWS("idemload_recon_raw") " OFFSET 0) s "
     "WINDOW w AS (PARTITION BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type"
     "             ORDER BY s.received_at DESC, s.file_no DESC, s.line DESC"
@@ -415,6 +424,26 @@ const char SQL_RECON_LISTED[] =
     "                 AND k.callback_type = r.callback_type)") ") s) s "
     "LEFT JOIN idemload_recon_ccy x ON x.code = s.currency "
     "GROUP BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type";
+
+/* $1, $2: the period.  The statement's rows of the period's keys other
+ * than the version each key keeps (a second charge of one order, or the
+ * same record listed twice), each on its key's day with its own currency
+ * and amount: the statement's totals count every row of the file, so that
+ * they equal the sums of its rows.  Only keys listed more than once are
+ * looked at (a hash of them, empty on most days). */
+const char SQL_RECON_EXTRA[] =
+    "CREATE TEMP TABLE idemload_recon_extra AS "
+    RECON_KIND_FACTS("idemload_recon_sk WHERE n_rows > 1")
+    "SELECT k.tenant_id, k.channel, k.day, k.callback_type, s.currency, s.amount "
+    "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND k.tenant_id = r.tenant_id"
+    "         AND k.channel = r.channel AND k.out_trade_no = r.out_trade_no"
+    "         AND k.callback_type = r.callback_type"
+    "         AND (k.file_no, k.line) <> (r.file_no, r.line))") ") s "
+    "JOIN idemload_recon_sk k ON k.n_rows > 1 AND k.tenant_id = s.tenant_id"
+    " AND k.channel = s.channel AND k.out_trade_no = s.out_trade_no"
+    " AND k.callback_type = s.callback_type "
+    "WHERE k.day BETWEEN $1::date AND $2::date";
 
 /* Per file: its rows staged minus the keys its rows represent (what the
  * deduplication took away), for the file's figures. */
@@ -699,8 +728,9 @@ const char SQL_RECON_LINE_CURSOR_REG[] =
 const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
 const char SQL_RECON_LINE_CLOSE[] = "CLOSE idemload_recon_lines_cur";
 
-/* Per tenant, channel and day: rows on each side, matched, unverified,
- * pending, and each side's rows with no readable amount (in no total). */
+/* Per tenant, channel and day: rows on each side (the statement's every
+ * row, SQL_RECON_EXTRA's included), matched, unverified, pending, and each
+ * side's rows with no readable amount (in no total). */
 const char SQL_RECON_DAY_FIGURES[] =
     "SELECT tenant_id, channel, day::text,"
     "       count(*) FILTER (WHERE s_present), count(*) FILTER (WHERE t_present),"
@@ -709,7 +739,11 @@ const char SQL_RECON_DAY_FIGURES[] =
     "       count(*) FILTER (WHERE outcome = 'pending'),"
     "       count(*) FILTER (WHERE s_present AND s_amount IS NULL),"
     "       count(*) FILTER (WHERE t_present AND t_amount IS NULL) "
-    "FROM idemload_recon_out GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
+    "FROM (SELECT tenant_id, channel, day, s_present, t_present, outcome, s_amount, t_amount"
+    "        FROM idemload_recon_out"
+    "      UNION ALL SELECT tenant_id, channel, day, true, false, NULL, amount, NULL"
+    "        FROM idemload_recon_extra) o "
+    "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
 
 /* Per tenant, channel, day, side ('s' or 't') and currency: the amount. */
 const char SQL_RECON_DAY_AMOUNTS[] =
@@ -717,6 +751,8 @@ const char SQL_RECON_DAY_AMOUNTS[] =
     "       pg_temp.idemload_money_text(sum(amount), currency) "
     "FROM (SELECT tenant_id, channel, day, 's' AS side, s_currency AS currency,"
     "             s_amount AS amount FROM idemload_recon_out WHERE s_present"
+    "      UNION ALL SELECT tenant_id, channel, day, 's', currency, amount"
+    "        FROM idemload_recon_extra"
     "      UNION ALL SELECT tenant_id, channel, day, 't', t_currency, t_amount"
     "        FROM idemload_recon_out WHERE t_present) a "
     "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
@@ -726,6 +762,8 @@ const char SQL_RECON_DAY_AMOUNTS[] =
 #define RECON_SIDE_ROWS \
     "SELECT tenant_id, channel, day, 's' AS side, split_part(callback_type, ':', 1) AS kind," \
     "       s_currency AS currency, s_amount AS amount FROM idemload_recon_out WHERE s_present " \
+    "UNION ALL SELECT tenant_id, channel, day, 's', split_part(callback_type, ':', 1)," \
+    "       currency, amount FROM idemload_recon_extra " \
     "UNION ALL SELECT tenant_id, channel, day, 't', split_part(callback_type, ':', 1)," \
     "       t_currency, t_amount FROM idemload_recon_out WHERE t_present"
 
@@ -756,6 +794,7 @@ const char SQL_RECON_PERIOD_AMOUNTS[] =
     "SELECT side, coalesce(currency, ''), pg_temp.idemload_money_text(sum(amount), currency) "
     "FROM (SELECT 's' AS side, s_currency AS currency, s_amount AS amount"
     "        FROM idemload_recon_out WHERE s_present"
+    "      UNION ALL SELECT 's', currency, amount FROM idemload_recon_extra"
     "      UNION ALL SELECT 't', t_currency, t_amount FROM idemload_recon_out WHERE t_present) a "
     "WHERE amount IS NOT NULL GROUP BY 1, currency ORDER BY 1, 2";
 

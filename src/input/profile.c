@@ -54,10 +54,12 @@ static const builtin builtins[] = {
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"订单金额\", \"总金额\"]}, "
      "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
-     "[\"应结订单金额\", \"总金额\"]}, \"fee\": {\"column\": \"手续费\"}}},"
+     "[\"应结订单金额\", \"总金额\"]}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
+     "\"微信订单号\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": [\"申请退款金额\", \"退款金额\"]}, "
      "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
-     "\"退款金额\"}, \"fee\": {\"column\": \"手续费\"}}}]}"},
+     "\"退款金额\"}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
+     "\"微信退款单号\"}}]}"},
     {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
      "#交易合计/#退款合计 counts and amounts checked",
      "{\"name\": \"alipay-trade\","
@@ -89,10 +91,11 @@ static const builtin builtins[] = {
      " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
-     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}},"
+     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}, \"record\": {\"column\": "
+     "\"支付宝交易号\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"订单金额（元）\", \"magnitude\": true}, "
      "\"currency\": {\"value\": \"CNY\"}, \"fee\": {\"column\": \"服务费（元）\", "
-     "\"magnitude\": true}}]}"},
+     "\"magnitude\": true}, \"record\": {\"column\": \"支付宝交易号\"}}]}"},
     {"stripe-balance", "Stripe itemized balance change report (charge and refund rows; "
      "created_utc, or created in --timezone; the Dashboard download too)",
      "{\"name\": \"stripe-balance\","
@@ -115,9 +118,11 @@ static const builtin builtins[] = {
      " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
-     "\"currency\"}, \"fee\": {\"column\": \"fee\"}},"
+     "\"currency\"}, \"fee\": {\"column\": \"fee\"}, \"record\": {\"column\": "
+     "\"balance_transaction_id\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
-     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}}]}"},
+     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}, "
+     "\"record\": {\"column\": \"balance_transaction_id\"}}]}"},
     {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
      "payments received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold one)",
      "{\"name\": \"paypal-stl\","
@@ -125,7 +130,7 @@ static const builtin builtins[] = {
      "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
      "refunds (DR), other codes and directions skipped\","
      " \"encoding\": \"utf-8\", \"delimiter\": \",\","
-     " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"]}},"
+     " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"], \"zone\": \"SH\"}},"
      " \"cleanup\": {\"trim\": true},"
      " \"trailer\": {\"footers\": [{\"row_type\": \"SC\", \"counts\": \"section\"}, "
      "{\"row_type\": \"RC\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
@@ -145,10 +150,12 @@ static const builtin builtins[] = {
      " \"money\": ["
      "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}},"
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
+     "\"Transaction ID\"}},"
      "  {\"kind\": \"refund\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
      "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}}]}"},
+     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
+     "\"Transaction ID\"}}]}"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -190,6 +197,7 @@ void profile_free(profile **pp)
     tz_free(&p->tz);
     free_strv(p->skip_prefix, p->n_skip_prefix);
     free(p->row_type_header);
+    free(p->zone_row);
     free_strv(p->row_type_data, p->n_row_type_data);
     free(p->end_prefix);
     free(p->strip_prefix);
@@ -212,7 +220,7 @@ void profile_free(profile **pp)
         money_kind *m = &p->money[i];
         free(m->kind);
         money_fact *f[] = {&m->amount, &m->currency, &m->fee, &m->settlement.amount,
-                           &m->settlement.fee};
+                           &m->settlement.fee, &m->record};
         for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
             free(f[k]->column);
             free(f[k]->column_alt);
@@ -552,14 +560,15 @@ static bool parse_row_type(parse_ctx *cx, json_t *fr, profile *p)
     json_t *rt = json_object_get(fr, "row_type");
     if (!rt || json_is_null(rt))
         return true;
-    static const char *const rt_allowed[] = {"header", "data", NULL};
+    static const char *const rt_allowed[] = {"header", "data", "zone", NULL};
     if (!json_is_object(rt))
         return bad(cx, "framing.row_type", "must be an object (header, data)");
     if (!only_members(cx, rt, "framing.row_type", rt_allowed) ||
         !get_str(cx, rt, "header", "framing.row_type.header", true, false,
                  &p->row_type_header) ||
         !get_strv(cx, rt, "data", "framing.row_type.data", &p->row_type_data,
-                  &p->n_row_type_data))
+                  &p->n_row_type_data) ||
+        !get_str(cx, rt, "zone", "framing.row_type.zone", false, false, &p->zone_row))
         return false;
     if (p->n_row_type_data == 0)
         return bad(cx, "framing.row_type.data", "is required");
@@ -931,7 +940,7 @@ static bool parse_covers(parse_ctx *cx, json_t *root, profile *p)
 }
 
 /* money: [{"kind": K, "amount": FACT, "currency": FACT, "fee": FACT,
- * "settlement": {"amount": FACT, "fee": FACT}}]. */
+ * "settlement": {"amount": FACT, "fee": FACT}, "record": {"column": C}}]. */
 static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
 {
     json_t *a = json_object_get(root, "money");
@@ -946,7 +955,7 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
         return false;
     }
     static const char *const allowed[] = {"kind", "amount", "currency", "fee", "settlement",
-                                          NULL};
+                                          "record", NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *k = json_array_get(a, i);
         char path[64], sub[96];
@@ -960,8 +969,12 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
             !parse_money_fact(cx, k, "amount", path, &m->amount) ||
             !parse_money_fact(cx, k, "currency", path, &m->currency) ||
             !parse_money_fact(cx, k, "fee", path, &m->fee) ||
-            !parse_settlement(cx, k, path, m))
+            !parse_settlement(cx, k, path, m) ||
+            !parse_money_fact(cx, k, "record", path, &m->record))
             return false;
+        if (m->record.value || m->record.minor || m->record.magnitude)
+            return bad(cx, path, "record names a column (the row's own transaction id), "
+                                 "nothing else");
         if (m->kind && strchr(m->kind, ':'))
             return bad(cx, sub, "is a kind without ':' (\"refund\", not \"refund:{...}\")");
         for (size_t j = 0; j + 1 < p->n_money; j++)
@@ -1295,6 +1308,7 @@ static json_t *framing_json(const profile *p)
         json_t *rt = json_object();
         set_str(rt, "header", p->row_type_header);
         json_object_set_new(rt, "data", strv_json(p->row_type_data, p->n_row_type_data));
+        set_str(rt, "zone", p->zone_row);
         json_object_set_new(fr, "row_type", rt);
     }
     set_str(fr, "end_prefix", p->end_prefix);
@@ -1422,6 +1436,7 @@ static json_t *money_json(const profile *p)
             json_object_set_new(kj, "settlement", sj);
         else
             json_decref(sj);
+        money_fact_json(kj, "record", &m->record);
         json_array_append_new(a, kj);
     }
     return a;

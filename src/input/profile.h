@@ -107,6 +107,10 @@ typedef struct money_kind {
     money_fact amount;
     money_fact currency;
     money_fact fee;
+    money_fact record;      /* the row's own transaction id (Stripe's
+                               balance_transaction_id, PayPal's Transaction
+                               ID): two rows of one key with different ids
+                               are two records, not one listed twice */
     struct {
         money_fact amount;
         money_fact fee;
@@ -213,6 +217,11 @@ typedef struct profile {
     char *section_start;      /* row type that starts a section (SH) */
     char *report_start;       /* row type of the report's header (RH) */
     char *file_start;         /* row type of a file's header (FH) */
+    char *zone_row;           /* framing.row_type.zone: the row type whose
+                                 first field is a time with the offset of
+                                 the bill's own window (PayPal's SH): the
+                                 zone reconcile cuts days in when neither
+                                 --timezone nor timezone names one */
     /* From the command line, not the profile file (profile_add_kind_rename,
      * profile_set_tenant_map): */
     profile_kind_rename *renames;

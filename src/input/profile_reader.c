@@ -37,6 +37,7 @@
 #include "input/profile.h"
 #include "input/transcode.h"
 #include "rules/timestamp.h"
+#include "rules/timezone.h"
 #include "rules/utf8.h"
 #include "rules/dec_total.h"
 #include "input/tenant_map.h"
@@ -111,6 +112,8 @@ typedef struct profile_reader {
     char row_kind[64];      /* the row's kind (before --kind), "" when none */
     uint64_t section_base;  /* data_rows when the section started */
     bool section_here, saw_report_start, saw_file_start, saw_footer;
+    /* a section, report or file opened whose count footer has not come */
+    bool section_open, report_open, file_open;
     buf scratch;
 
     /* the record being read */
@@ -1060,6 +1063,48 @@ static read_result check_totals(profile_reader *pr)
     return READ_EOF;
 }
 
+/* The row type of the profile's footer that states the count of scope
+ * (the one that closes it: PayPal's SC, RC, FF; else one that may state
+ * it, SF or RF), NULL when none does. */
+static const char *closing_footer(const profile *pf, footer_scope scope)
+{
+    const char *maybe = NULL;
+    for (size_t i = 0; i < pf->n_footers; i++) {
+        if (pf->footers[i].scope != scope)
+            continue;
+        if (!pf->footers[i].optional)
+            return pf->footers[i].row_type;
+        if (!maybe)
+            maybe = pf->footers[i].row_type;
+    }
+    return maybe;
+}
+
+/* A file whose framing opened a file, a report or (in a whole report) a
+ * section that its count footer never closed: cut after an inner footer
+ * (PayPal's SC or RC), the rest of the report lost.  A file of a split
+ * report (file_start seen) answers for its own FF only: its report and
+ * section may close in a later file. */
+static bool footers_closed(profile_reader *pr, read_result *rr)
+{
+    const profile *pf = pr->pf;
+    const char *opened = NULL, *closer = NULL;
+    if (pr->saw_file_start) {
+        if (pr->file_open && (closer = closing_footer(pf, FOOTER_FILE)))
+            opened = pf->file_start;
+    } else if (pr->report_open && (closer = closing_footer(pf, FOOTER_REPORT))) {
+        opened = pf->report_start;
+    } else if (pr->section_open && (closer = closing_footer(pf, FOOTER_SECTION))) {
+        opened = pf->section_start;
+    }
+    if (!opened)
+        return true;
+    *rr = reader_fail(&pr->base, "%s: the bill ends after a %s row without its %s footer: "
+                                 "truncated? nothing is loaded from it",
+                      pr->base.path, opened, closer);
+    return false;
+}
+
 /* The end of input: checks the stated row count, money totals, footers. */
 static read_result at_end(profile_reader *pr)
 {
@@ -1069,6 +1114,9 @@ static read_result at_end(profile_reader *pr)
         return reader_fail(&pr->base, "%s: the bill ends without a footer stating its record "
                                       "count (%s...): truncated? nothing is loaded from it",
                            pr->base.path, pf->footers[0].row_type);
+    read_result rr;
+    if (pf->n_footers && !footers_closed(pr, &rr))
+        return rr;
     if (!pf->count_column && pf->n_count_lines == 0)
         return check_totals(pr);
     char what[160] = "";
@@ -1454,10 +1502,13 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
     const profile *pf = pr->pf;
     if (is_type(rt, rn, pf->section_start)) {
         pr->section_here = true;
+        pr->section_open = true;
         pr->section_base = pr->data_rows;
     }
-    pr->saw_report_start = pr->saw_report_start || is_type(rt, rn, pf->report_start);
-    pr->saw_file_start = pr->saw_file_start || is_type(rt, rn, pf->file_start);
+    if (is_type(rt, rn, pf->report_start))
+        pr->saw_report_start = pr->report_open = true;
+    if (is_type(rt, rn, pf->file_start))
+        pr->saw_file_start = pr->file_open = true;
     for (size_t i = 0; i < pf->n_footers; i++) {
         const footer_count *fc = &pf->footers[i];
         if (!is_type(rt, rn, fc->row_type))
@@ -1490,6 +1541,13 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
         if (!count && fc->optional)
             continue; /* this file states money there, not a count */
         pr->saw_footer = true;
+        /* a count footer closes its section, report or file */
+        if (fc->scope == FOOTER_SECTION)
+            pr->section_open = false;
+        else if (fc->scope == FOOTER_REPORT)
+            pr->report_open = false;
+        else
+            pr->file_open = false;
         if (!count) {
             *rr = reader_fail(&pr->base, "%s: line %llu: the %s footer holds no record count: "
                                          "\"%.*s\"", pr->base.path,
@@ -1507,6 +1565,28 @@ static bool footer_row(profile_reader *pr, const char *rt, size_t rn, read_resul
         }
     }
     return true;
+}
+
+/* The profile's zone row (PayPal's SH): the offset that ends the time in
+ * its first field ("2024/08/20 00:00:00 -0700") is the bill's window's
+ * zone, kept from the first such row; a field without one leaves none. */
+static void zone_row(profile_reader *pr)
+{
+    if (pr->base.window_zone[0] || pr->nvals < 2)
+        return;
+    clean_value(pr, 1);
+    const char *v = pr->vals.data + pr->voff[1];
+    size_t n = pr->vlen[1], k = n;
+    while (k > 0 && v[k - 1] != ' ')
+        k--;
+    char off[8];
+    int32_t east;
+    if (k == 0 || n - k >= sizeof off || (v[k] != '+' && v[k] != '-'))
+        return;
+    memcpy(off, v + k, n - k);
+    off[n - k] = '\0';
+    if (tz_fixed_offset(off, &east))
+        tz_format_offset(east, pr->base.window_zone);
 }
 
 /* The header (the first line, or the row type's header line), a row type
@@ -1534,6 +1614,8 @@ static line_step header_line(profile_reader *pr, bool want_header, read_result *
                    memcmp(rt, pf->row_type_data[i], rn) == 0;
         if (!data && pf->n_footers && !footer_row(pr, rt, rn, rr))
             return LINE_STOP;
+        if (!data && is_type(rt, rn, pf->zone_row))
+            zone_row(pr);
         if (!data || !pr->have_header)
             return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
     } else if (!pr->have_header) {

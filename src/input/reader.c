@@ -56,6 +56,11 @@ uint64_t reader_money_unchecked(const reader *r)
     return r->money_unchecked;
 }
 
+const char *reader_window_zone(const reader *r)
+{
+    return r->window_zone[0] ? r->window_zone : NULL;
+}
+
 uint32_t reader_covers_matched(const reader *r)
 {
     return r->covers_matched;

@@ -76,6 +76,11 @@ bool reader_header_names(const reader *r, column c);
  * such a row is not caught. */
 uint64_t reader_money_unchecked(const reader *r);
 
+/* The offset ("-07:00") of the window a channel bill states for itself
+ * (PayPal's SH: the profile's framing.row_type.zone), once the reader has
+ * passed it; NULL when the bill states none. */
+const char *reader_window_zone(const reader *r);
+
 /* A channel bill's covers rules (profile.h) that its header matched, a bit
  * per rule (a file with several headers, such as PayPal's sections: each
  * header's rule); 0 for a file without a profile or of a profile that

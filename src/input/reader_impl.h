@@ -17,6 +17,8 @@ struct reader {
     bool header_names[COL_COUNT];   /* a CSV header's columns (else none) */
     uint64_t money_unchecked;       /* a bill's rows that left its stated money
                                        totals unchecked (reader_money_unchecked) */
+    char window_zone[8];            /* the offset of a bill's own window, ""
+                                       when none (reader_window_zone) */
     uint32_t covers_matched;        /* the profile's covers rules a header of the
                                        file matched (reader_covers_matched) */
 };

@@ -345,6 +345,7 @@ void stmt_facts_free(stmt_facts *s)
         free(s->e[i].kind);
         for (int f = 0; f < FACT_COUNT; f++)
             loc_free(&s->e[i].f[f]);
+        loc_free(&s->e[i].record);
     }
     free(s->e);
     s->e = NULL;
@@ -388,8 +389,10 @@ bool stmt_facts_from_profile(const profile *p, const config *cfg, stmt_facts *ou
         if (kind && !(e->kind = strdup(kind)))
             return false;
         if (!money_loc(&mk->amount, &e->f[FACT_AMOUNT]) ||
-            !money_loc(&mk->currency, &e->f[FACT_CURRENCY]) || !money_loc(&mk->fee, &e->f[FACT_FEE]))
+            !money_loc(&mk->currency, &e->f[FACT_CURRENCY]) || !money_loc(&mk->fee, &e->f[FACT_FEE]) ||
+            !money_loc(&mk->record, &e->record))
             return false;
+        e->record.one_member = true;
         /* A profile row's payload holds each source column as one member
          * named by its header, whatever dots the header holds. */
         for (int f = FACT_AMOUNT; f <= FACT_FEE; f++)

@@ -80,6 +80,9 @@ void facts_free(facts_map *m);
 typedef struct stmt_facts_entry {
     char *kind;
     fact_loc f[FACT_COUNT];     /* FACT_TIME unused: the row's received_at */
+    fact_loc record;            /* the row's own transaction id; undeclared:
+                                   two rows are one record when their
+                                   payloads are equal */
 } stmt_facts_entry;
 
 typedef struct stmt_facts {

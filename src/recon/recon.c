@@ -53,6 +53,8 @@ typedef struct recon_ctx {
     buf item, run, item_index, run_index;   /* the register's names, quoted */
     buf item_name, run_name;                /* ... as text, for to_regclass */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    char window_zone[8];                    /* the first file's own window's
+                                               offset (PayPal's SH), "" if none */
     char reg_state[16];                     /* register_state's answer; "" until asked */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
@@ -221,11 +223,11 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
     ok = ok && exec(x, "reconcile: currency exponents", SQL_RECON_CCY, 2, cp);
     buf_free(&codes);
     buf_free(&exps);
-    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT;
+    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT, pr = BUF_INIT;
     buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
     for (size_t i = 0; ok && i < sf->n; i++) {
         const stmt_facts_entry *s = &sf->e[i];
-        const char *p[14];
+        const char *p[15];
         p[0] = s->kind;
         ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
              loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
@@ -237,7 +239,9 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         static const recon_fact with_alt[] = {FACT_AMOUNT, FACT_CURRENCY, FACT_FEE};
         for (int k = 0; ok && k < 3; k++)
             ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
-        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 14, p);
+        const char *no_const;
+        ok = ok && loc_params(&s->record, &pr, &p[14], &no_const);
+        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 15, p);
     }
     for (int k = 0; k < 3; k++)
         buf_free(&alt[k]);
@@ -257,6 +261,7 @@ static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const f
         p[11] = bool_text(t->f[FACT_FEE].magnitude);
         ok = ok && exec(x, "reconcile: the table's facts (--facts)", SQL_RECON_TFACTS, 13, p);
     }
+    buf_free(&pr);
     buf_free(&pa);
     buf_free(&pc);
     buf_free(&pf);
@@ -465,6 +470,9 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     if (code == EXIT_OK) {
         fr->status = FILE_OK;
         file_warn_money_unchecked(rdr, path, fr);
+        const char *wz = reader_window_zone(rdr);
+        if (wz && !x->window_zone[0])
+            snprintf(x->window_zone, sizeof x->window_zone, "%s", wz);
     } else
         /* Nothing of it is compared (its rows are in a COPY that is
          * rolled back): its figures say so, as import's and validate's of
@@ -946,6 +954,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !stage_relisted(x, period) ||
         !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
+        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA, 2,
+              period) ||
         !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
         !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
@@ -1385,6 +1395,32 @@ out:
     return code;
 }
 
+/* Without --timezone or a profile's zone, a bill that states its own
+ * window with its offset (PayPal's SH, "2024/08/20 00:00:00 -0700") has
+ * its days cut in that offset, not in UTC: the zone becomes the first
+ * file's, for the comparison and the report.  False when the database
+ * failed or memory ran out. */
+static bool window_zone(recon_ctx *x, recon_result *res)
+{
+    const config *cfg = x->cfg;
+    if (!x->window_zone[0] || cfg->timezone || (cfg->profile && cfg->profile->timezone))
+        return true;
+    char *zone = strdup(x->window_zone);
+    char *sql = zone_for_sql(zone);
+    if (!zone || !sql) {
+        free(zone);
+        free(sql);
+        log_error("out of memory");
+        return false;
+    }
+    free(res->zone);
+    res->zone = zone;
+    free(x->sql_zone);
+    x->sql_zone = sql;
+    const char *set[] = {x->sql_zone};
+    return exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
+}
+
 /* Connects, stages, compares and (unless a dry run) registers, writes the
  * discrepancies file, commits.  Returns the status of the files and the
  * database (not yet the verdict's 5). */
@@ -1422,6 +1458,8 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
             }
         }
     }
+    if (ok)
+        ok = window_zone(x, res);
     if (ok)
         ok = compare(x, res, rep);
     /* --repair missing inserts the rows the comparison found missing; a

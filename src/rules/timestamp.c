@@ -133,7 +133,9 @@ static bool parse_offset(const char *p, const char *end, int *out_sec, const cha
 
 /*
  * The date YYYY-MM-DD at *p, fixed width so that every field is read at a
- * known place, and the 'T' or space after it; *p moves past both.
+ * known place, and the separator after it: a 'T' or white space, or both
+ * (PostgreSQL reads "2016-05-04  02:18:18", a tab, or " T" as one
+ * separator); *p moves past both.
  */
 static inline bool parse_date(const char **pp, const char *end, int *year, int *month, int *day,
                               const char **reason)
@@ -169,12 +171,19 @@ static inline bool parse_date(const char **pp, const char *end, int *year, int *
         *reason = "no time of day";
         return false;
     }
-    if (unlikely(*p != 'T' && *p != 't' && *p != ' ')) {
+    const char *sep = p;
+    while (p < end && is_space(*p))
+        p++;
+    if (p < end && (*p == 'T' || *p == 't'))
+        p++;
+    while (p < end && is_space(*p))
+        p++;
+    if (unlikely(p == sep)) {
         *reason = is_digit(*p) ? "expected a date as YYYY-MM-DD"
                                : "expected 'T' or a space after the date";
         return false;
     }
-    *pp = p + 1;
+    *pp = p;
     return true;
 }
 
@@ -262,13 +271,13 @@ static inline bool parse_fraction(const char **pp, const char *end, int64_t *out
 }
 
 /*
- * The UTC offset that ends the text at p, after at most one space, as
- * seconds east of UTC.  A text without one is refused: its instant would
- * depend on the server's TimeZone.
+ * The UTC offset that ends the text at p, after any white space (as
+ * PostgreSQL reads it), as seconds east of UTC.  A text without one is
+ * refused: its instant would depend on the server's TimeZone.
  */
 static inline bool parse_zone(const char *p, const char *end, int *out_sec, const char **reason)
 {
-    if (p < end && *p == ' ')
+    while (p < end && is_space(*p))
         p++;
     if (unlikely(p == end)) {
         *reason = "no UTC offset";

@@ -1,11 +1,12 @@
 /*
  * timestamp.h - parse the received_at column into an instant.
  *
- * Accepted: RFC 3339 / ISO 8601 "YYYY-MM-DD", 'T', 't' or one space, then
- * "HH:MM" or "HH:MM:SS", the latter with an optional fraction ('.' or ',',
- * any number of digits, rounded half up to microseconds), then a mandatory
- * offset: 'Z'/'z', "+HH", "+HHMM" or "+HH:MM" (or '-'), optionally preceded
- * by one space.  Every field has exactly its width in digits.  Leading and
+ * Accepted: RFC 3339 / ISO 8601 "YYYY-MM-DD", 'T', 't' or white space
+ * (any run of it, around a 'T' too, as PostgreSQL reads
+ * "2016-05-04  02:18:18"), then "HH:MM" or "HH:MM:SS", the latter with an
+ * optional fraction ('.' or ',', any number of digits, rounded half up to
+ * microseconds), then a mandatory offset: 'Z'/'z', "+HH", "+HHMM" or
+ * "+HH:MM" (or '-'), optionally preceded by white space.  Every field has exactly its width in digits.  Leading and
  * trailing ASCII white space is ignored.  Dates are checked against the
  * calendar (2026-02-30 is refused); years 0001..9999; hours 00..23 (24:00,
  * which PostgreSQL takes, is refused); offsets up to 15:59; a leap second

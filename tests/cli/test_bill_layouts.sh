@@ -90,6 +90,29 @@ grep -v '^"SF"\|^"SC"\|^"RF"\|^"RC"\|^"FF"' real-paypal-sh.csv >paypal-nofooter.
 v paypal-stl paypal-nofooter.csv --set tenant_id=7
 eq "paypal without any footer: exit 3" 3 $RC
 check "paypal without footers: says so" grep -q "ends without a footer stating its record count" "$ERR"
+# Cut after an inner footer: the file opened by RH and FH (the published
+# STL of make_bills.py, pub-paypal-stl.csv) ends after its SC, or after its
+# RC, so its FF never came; a report opened by RH alone ends after SC (no
+# RC); a file from SH ends inside its second section.  Each was accepted,
+# the rest of the report lost.
+sed '/^"RF"/,$d' pub-paypal-stl.csv >paypal-cut-sc.csv
+sed '/^"FF"/,$d' pub-paypal-stl.csv >paypal-cut-rc.csv
+sed '/^"FH"/d; /^"RF"/,$d' pub-paypal-stl.csv >paypal-rh-cut-sc.csv
+sed '/^"SF"/,$d' real-paypal-sh.csv >paypal-sh-cut.csv
+awk '/^"SF"/ { n++ } n < 2' real-paypal-sh.csv >paypal-sh-cut2.csv
+for c in "cut-sc FH FF" "cut-rc FH FF" "rh-cut-sc RH RC" "sh-cut2 SH SC"; do
+    set -- $c
+    v paypal-stl "paypal-$1.csv" --set tenant_id=7
+    eq "paypal $1: opened by $2, its $3 never came: exit 3, nothing validated" "3 0 0 0" "$RC $(figs v.json)"
+    check "paypal $1: says which footer is missing" \
+        grep -q "ends after a $2 row without its $3 footer: truncated?" "$ERR"
+done
+v paypal-stl paypal-sh-cut.csv --set tenant_id=7
+eq "paypal from SH cut before its first footer: exit 3" 3 $RC
+# The whole file still validates (a split report's later file, which closes
+# only its FF, is above).
+v paypal-stl pub-paypal-stl.csv --set tenant_id=7
+eq "the whole published STL: exit 0" 0 $RC
 
 # --- 7. --tenant-map and the merchant column
 v wechat-trade real-wechat-sp.csv --tenant-map tenants.csv
@@ -157,6 +180,14 @@ bad_money both 'r["money"][0]["amount"]["value"]="1"' 'money[0].amount'
 bad_money magnitude 'r["money"][1]["amount"]["magnitude"]="yes"' 'money[1].amount.magnitude'
 bad_money member 'r["money"][0]["amount"]["col"]="x"' 'money[0].amount.col'
 bad_money twice 'r["money"][1]["kind"]="pay"' 'money[1].kind'
+bad_money record 'r["money"][0]["record"]={"value": "x"}' 'money[0]'
+# The row's own transaction id per kind (two rows of one key with two ids
+# are two records: reconcile's duplicate_in_statement).
+eq "each built-in profile names its rows' transaction ids" \
+    "wechat-trade pay 微信订单号 refund 微信退款单号 alipay-trade pay 支付宝交易号 refund 支付宝交易号 stripe-balance pay balance_transaction_id refund balance_transaction_id paypal-stl pay Transaction ID refund Transaction ID" \
+    "$(for p in wechat-trade alipay-trade stripe-balance paypal-stl; do
+         json $p.json '" ".join(["'$p'"] + [x for k in r["money"] for x in (k["kind"], k["record"]["column"])])'
+       done | tr '\n' ' ' | sed 's/ $//')"
 bad_money total 'r["trailer"]["totals"][0].pop("sum")' 'trailer.totals[0].sum'
 
 # --- the bill's money totals, exact
@@ -186,5 +217,21 @@ v alipay-trade real-alipay-older-badrefund.csv --set tenant_id=7
 eq "alipay, older wording, 交易退款金额共 off by 0.01: exit 3" "3 0 0 0" "$RC $(figs v.json)"
 check "... naming both figures" \
     grep -q "states 交易退款金额共 -0.02 but its refund rows' 订单金额（元） add up to -0.01" "$ERR"
+
+# --- a time with two spaces between date and time, as WeChat's sandbox
+# bill writes it (the first two REFUND rows of the sandbox bill printed in
+# a public WeChat Pay acceptance walkthrough, code search id 11873948126;
+# its summary line cut to these two rows): PostgreSQL reads
+# "2016-05-04  02:18:18", and so does idemload (each row was rejected:
+# "expected a time as HH:MM or HH:MM:SS").
+cat >wechat-sandbox-2sp.csv <<'CSV'
+交易时间,公众账号ID,商户号,子商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注
+`2016-05-04  02:18:18,`wxf7c30a8258df4208,`10014843,`0,`harryma007,`4.00123E+27,`autotest_20160501030456_45023,`oT2kauIMXH398DZBeJ4m22CuSDQ0,`NATIVE,`REFUND,`PAB_DEBIT,`CNY,`0,`0,`2.00123E+27,`REF4001232001201605015390231647,`0.01,`0,`ORIGINAL,`PROCESSING,`body中文测试,`attach中文测试,`0,`0.60%,`0,`0.01,`
+`2016-05-04  02:18:18,`wxf7c30a8258df4208,`10014843,`0,`harryma007,`4.00123E+27,`autotest_20160501060418_79156,`oT2kauIMXH398DZBeJ4m22CuSDQ0,`NATIVE,`REFUND,`PAB_DEBIT,`CNY,`0,`0,`2.00123E+27,`REF4001232001201605015391766944,`0.01,`0,`ORIGINAL,`PROCESSING,`body中文测试,`attach中文测试,`0,`0.60%,`0,`0.01,`
+总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额
+2,`0.00,`0.02,`0.00,`0,`0.00,`0.02
+CSV
+v wechat-trade wechat-sandbox-2sp.csv --set tenant_id=7
+eq "wechat sandbox rows timed \"2016-05-04  02:18:18\": both valid" "0 2 0 0" "$RC $(figs v.json)"
 
 finish

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The nightly example (doc/examples/idemload-nightly and its systemd units):
 # run by sh with a stand-in idemload that exits with a chosen status, it
-# loads yesterday's (or the given day's) files with the report and rejects
-# in a dated directory, treats status 1 (rows rejected: notify, unit
-# succeeds) and 4 (database: page, unit fails) differently, and never starts
-# while another nightly job holds the lock.  tests/db/test_nightly.sh runs
-# it with the real idemload.
+# reconciles yesterday's (or the given day's) files first and loads them
+# after, with the reports and rejects in a dated directory; a reconcile
+# that compared nothing loads nothing; it treats status 1 (rows rejected:
+# notify, unit succeeds), 4 (database: page, unit fails) and reconcile's 5
+# (finance) differently, and never starts while another nightly job holds
+# the lock.  tests/db/test_nightly.sh runs it with the real idemload.
 . "$(dirname "$0")/../lib.sh"
 NIGHTLY=$SRC/doc/examples/idemload-nightly
 check "the wrapper is valid sh" sh -n "$NIGHTLY"
@@ -16,6 +17,7 @@ cat >fake <<'SH'
 # ./report.COMMAND (when there is one) as its --report, exits with the
 # status in ./rc.COMMAND, else ./rc.
 printf '%s\n' "$@" >"$FAKE_DIR/args.$1"
+echo "$1" >>"$FAKE_DIR/order"
 cmd=$1 prev=
 for a in "$@"; do
     [ "$prev" = --report ] && [ -f "$FAKE_DIR/report.$cmd" ] && cp "$FAKE_DIR/report.$cmd" "$a"
@@ -57,7 +59,7 @@ touch inbox/2026-11-28/alipay.ndjson.gz
 nightly() {
     echo "$1" >rc
     shift
-    rm -f args.* alerts
+    rm -f args.* alerts order
     sh "$NIGHTLY" "$@" >/dev/null 2>nightly.err
     RC=$?
     ALERTS=$(cat alerts 2>/dev/null)
@@ -82,7 +84,10 @@ $WORK/out/$yesterday/rejects.ndjson
 $WORK/inbox/$yesterday/mixed.ndjson.gz
 $WORK/inbox/$yesterday/wechat.csv.gz" "$(cat args.import)"
 check "the dated directory exists" test -d "out/$yesterday"
-eq "then idemload reconcile of the day, its outputs beside the load's" \
+eq "the day reconciled first, loaded after (a load first would hide what finance must hear)" \
+"reconcile
+import" "$(cat order)"
+eq "idemload reconcile of the day, its outputs beside the load's" \
 "reconcile
 --quiet
 -d
@@ -116,13 +121,28 @@ echo 4 >rc.reconcile
 nightly 0
 eq "reconcile's database error: exit 4" 4 $RC
 check "reconcile's database error: paged" grep -q "^page: .*database error while reconciling" <<<"$ALERTS"
+check "reconcile's database error: nothing loaded (a rerun reconciles first)" test ! -e args.import
+for s in 3 130; do
+    echo $s >rc.reconcile
+    nightly 0
+    eq "reconcile exit $s: the job exits $s" $s $RC
+    check "reconcile exit $s: nothing loaded" test ! -e args.import
+    check "reconcile exit $s: notified" grep -q "^notify: .*nothing was.* loaded" <<<"$ALERTS"
+done
+echo 1 >rc.reconcile
+nightly 0
+eq "reconcile exit 1 (rejected rows, the load's too): exit 0" 0 $RC
+check "reconcile exit 1: the day loaded" test -s args.import
 rm -f rc.reconcile
 IDEMLOAD_RECONCILE=0 nightly 0
 check "IDEMLOAD_RECONCILE=0: no reconciliation" test ! -e args.reconcile
+check "IDEMLOAD_RECONCILE=0: loaded" test -s args.import
 IDEMLOAD_FACTS=/etc/idemload/facts.json IDEMLOAD_TIMEZONE=Asia/Shanghai nightly 0
 check "IDEMLOAD_FACTS and IDEMLOAD_TIMEZONE reach reconcile" grep -qx -- "--facts" args.reconcile
 check "the zone too" grep -qx "Asia/Shanghai" args.reconcile
 
+# The load's own statuses, after a reconcile that compared the day.
+echo 0 >rc.reconcile
 printf '{"reason":"x"}\n{"reason":"y"}\n' >"out/$yesterday/rejects.ndjson"
 nightly 1
 eq "rows rejected: the unit succeeds (exit 0)" 0 $RC
@@ -131,7 +151,7 @@ check "rows rejected: nobody paged" test -z "$(grep '^page' <<<"$ALERTS")"
 
 nightly 4
 eq "database error: exit 4 (the unit fails)" 4 $RC
-check "database error: no reconciliation of a table half loaded" test ! -e args.reconcile
+check "database error: the day was reconciled before the load" test -s args.reconcile
 check "database error: paged" grep -q "^page: .*database error.*resumes" <<<"$ALERTS"
 eq "database error: one alert" 1 "$(grep -c . <<<"$ALERTS")"
 
@@ -144,6 +164,7 @@ check "corrupt input: notified, not paged" grep -q "^notify: .*corrupt" <<<"$ALE
 nightly 130
 eq "interrupted: exit 130" 130 $RC
 check "interrupted: notified" grep -q "^notify: .*interrupted" <<<"$ALERTS"
+rm -f rc.reconcile
 
 IDEMLOAD_DB="host=/tmp dbname=pay" nightly 0 2026-11-28
 eq "a given day: its files, IDEMLOAD_DB as -d" \
@@ -191,10 +212,19 @@ rm -f "inbox/$yesterday/plain.csv" "inbox/$yesterday/plain.ndjson"
 mkdir -p "out/$yesterday"
 echo '{"first": true}' >"out/$yesterday/report.json"
 echo '{"line": 1}' >"out/$yesterday/changes.ndjson"
+echo '{"reconciled": 1}' >"out/$yesterday/reconcile.json"
 nightly 0
 eq "a rerun: exit 0" 0 $RC
 check "the earlier run's report is kept" grep -q first "out/$yesterday"/run-*/report.json
 check "and its changes" test -s "$(ls "out/$yesterday"/run-*/changes.ndjson)"
+check "and its reconcile report" grep -q reconciled "out/$yesterday"/run-*/reconcile.json
+# A run that reconciled, then stopped before the load wrote anything: its
+# reconcile report is kept all the same.
+rm -rf "out/$yesterday"
+mkdir -p "out/$yesterday"
+echo '{"alone": 1}' >"out/$yesterday/reconcile.json"
+nightly 0
+check "a reconcile report without a load report is kept" grep -q alone "out/$yesterday"/run-*/reconcile.json
 
 # Rows of earlier days escalated by the reconcile: finance hears of them
 # although the day itself balances (exit 0).
@@ -208,6 +238,7 @@ echo 2 >rc.reconcile
 nightly 0
 eq "reconcile exit 2: the job fails with 2" 2 $RC
 check "reconcile exit 2: paged" grep -q "^page: .*reconcile configuration error" <<<"$ALERTS"
+check "reconcile exit 2: nothing loaded" test ! -e args.import
 rm -f rc.reconcile
 
 # The default day is yesterday in IDEMLOAD_TIMEZONE: the day reconcile cuts.

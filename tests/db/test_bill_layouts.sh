@@ -182,6 +182,11 @@ eq "its money as written: gross 1999, fee 88 (minor units)" "1999 88" \
     "$(q "SELECT payload->>'Gross Transaction Amount' || ' ' || (payload->>'Fee Amount') FROM payment_callback WHERE tenant_id = 30 AND channel = 'paypal'")"
 refused "its SC stating 3 for a section of 2" "the SC footer states 3 records but its section holds 2" \
     paypal-stl pub-paypal-stl-badsc.csv --set tenant_id=31
+# The same report cut after its RC (RF, RC there, FF never came): it was
+# loaded, the rest of the report lost.
+sed '/^"FF"/,$d' pub-paypal-stl.csv >pub-paypal-stl-cut.csv
+refused "the STL opened by FH cut before its FF" "ends after a FH row without its FF footer" \
+    paypal-stl pub-paypal-stl-cut.csv --set tenant_id=31
 # The same report in UTF-16, as PayPal wrote older ones: it was refused
 # advising --encoding gbk; it is refused naming UTF-16 and the conversion.
 refused "the STL in UTF-16" "a UTF-16 file (its byte-order mark is FF FE): .*iconv -f UTF-16 -t UTF-8" \

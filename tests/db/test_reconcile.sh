@@ -138,8 +138,12 @@ tenant_id,channel,out_trade_no,callback_type,status,payload,received_at
 3,refunds,RF1,refund:RF1,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
 3,refunds,RF2,refund:RF2,1,"{""amount"": ""30.00"", ""currency"": ""CNY""}",${D}T10:00:00Z
 EOF2
-# SAME is listed twice with the same facts: deduplicated, not a duplicate.
-printf '%s\n' '1,wechat,SAME,pay,1,"{""amount"": ""4.00"", ""currency"": ""CNY""}",'"${D}T12:00:05Z" >>stmt.csv
+# SAME is listed twice, the same record (the same payload) at two times:
+# deduplicated, not a duplicate.  SAME4 is listed with the same facts but
+# two payloads (4 and "4.00"): two records of one key, a duplicate.
+printf '%s\n' '1,wechat,SAME,pay,1,"{""amount"": 4, ""currency"": ""CNY""}",'"${D}T12:00:05Z" \
+    '1,wechat,SAME4,pay,1,"{""amount"": 4, ""currency"": ""CNY""}",'"${D}T12:00:00Z" \
+    '1,wechat,SAME4,pay,1,"{""amount"": ""4.00"", ""currency"": ""CNY""}",'"${D}T12:00:05Z" >>stmt.csv
 # FS: settled (status 2, final), then listed again later as 1: import keeps
 # the final status, and so does the statement's side (a duplicate, not a
 # status_mismatch against the table's 2).
@@ -244,7 +248,7 @@ run reconcile -d "$DB" --dry-run --facts facts.json --period 2026-11-21 --report
     --discrepancies o.ndjson stmt.csv
 $MODEL --table table.csv --facts facts.json --period 2026-11-21 stmt.csv >model_o.json
 check "rows outside an explicit period are counted, not compared" jtrue o.json \
-    "r['reconciliation']['outside_period'] == 24 and r['reconciliation']['days'][0]['statement']['rows'] == 0"
+    "r['reconciliation']['outside_period'] == 26 and r['reconciliation']['days'][0]['statement']['rows'] == 0"
 same_lines "the table's row of the period is counted: no_statement" o.ndjson model_o.json
 same_days "and its day's figures" o.json model_o.json
 eq "a discrepancy: exit 5" 5 "$RC"
