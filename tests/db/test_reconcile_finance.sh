@@ -82,7 +82,7 @@ eq "amount_mismatch: the absolute differences summed beside the net" \
     "3 {'CNY': '0.03'} {'CNY': '0.01'}" \
     "$(day "['categories']['amount_mismatch']['count']") $(day "['categories']['amount_mismatch']['absolute']") $(day "['categories']['amount_mismatch']['amounts']")"
 check "the summary shows both" grep -qF 'amount_mismatch 3 (absolute CNY 0.03, net CNY 0.01)' summary.txt
-check "a status_mismatch with no money difference shows no money" grep -qF 'status_mismatch 1,' summary.txt
+check "a status_mismatch with no money difference shows no money" grep -qF ', status_mismatch 1, duplicate_in_statement 1 (absolute' summary.txt
 eq "currency_mismatch: both amounts, none 'without an amount'" \
     "statement CNY 0.01; table USD 0.01 0" \
     "$(day "['categories']['currency_mismatch']['sides']") $(day "['categories']['currency_mismatch']['without_amount']")"
