@@ -56,3 +56,8 @@ uint64_t reader_money_unchecked(const reader *r)
     return r->money_unchecked;
 }
 
+bool reader_stated_total(const reader *r, size_t i, reader_total *out)
+{
+    return r && r->stated_total && r->stated_total(r, i, out);
+}
+

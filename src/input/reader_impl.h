@@ -17,6 +17,8 @@ struct reader {
     bool header_names[COL_COUNT];   /* a CSV header's columns (else none) */
     uint64_t money_unchecked;       /* a bill's rows that left its stated money
                                        totals unchecked (reader_money_unchecked) */
+    /* reader_stated_total; NULL: the format states no totals */
+    bool (*stated_total)(const reader *r, size_t i, reader_total *out);
 };
 
 /*

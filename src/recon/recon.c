@@ -383,7 +383,31 @@ static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_c
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
-static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
+/* The money totals file i's bill stated (reader_stated_total) into
+ * res->stated.  False when out of memory. */
+static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_result *res)
+{
+    reader_total t;
+    for (size_t k = 0; reader_stated_total(rdr, k, &t); k++) {
+        recon_stated *grown = realloc(res->stated, (res->n_stated + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        res->stated = grown;
+        recon_stated *s = &res->stated[res->n_stated++];
+        bool oom = false;
+        s->file = cfg->files[i];
+        s->label = dup_or_null(t.label, &oom);
+        s->column = dup_or_null(t.column, &oom);
+        s->kind = dup_or_null(t.kind, &oom);
+        s->stated = dup_or_null(t.stated, &oom);
+        s->rows_sum = dup_or_null(t.rows_sum, &oom);
+        if (oom)
+            return false;
+    }
+    return true;
+}
+
+static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, recon_result *res)
 {
     const config *cfg = x->cfg;
     const char *path = cfg->files[i];
@@ -412,6 +436,10 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
         } else if (code == EXIT_OK && !rejects_sync(rj, &err)) {
             code = EXIT_INPUT;
         }
+    }
+    if (code == EXIT_OK && !keep_stated(cfg, i, rdr, res)) {
+        buf_printf(&err, "reconcile: out of memory");
+        code = EXIT_INPUT;
     }
     if (code == EXIT_OK) {
         fr->status = FILE_OK;
@@ -1453,7 +1481,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
               stage_setup(x, x->sql_zone, grace_s, tf, sf);
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
-        int c = stage_file(x, i, rj, &rep->files[i]);
+        int c = stage_file(x, i, rj, &rep->files[i], res);
         if (c != EXIT_OK) {
             code = c;
             ok = false;

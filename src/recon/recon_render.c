@@ -14,6 +14,7 @@
 #include "output/html.h"
 #include "output/log.h"
 #include "output/outfile.h"
+#include "rules/dec_total.h"
 #include "util/exitcodes.h"
 
 static const char *verdict_of(const recon_result *r)
@@ -339,6 +340,51 @@ void recon_disc_discard(recon_disc **wp)
     free(w);
 }
 
+/* ---- the bill's own stated totals --------------------------------------- */
+
+/* The statement's compared amounts of a stated total's kind, over the
+ * run (its entry of total_statement's kinds); NULL: no kind, or none. */
+static const recon_side *stated_compared(const recon_result *r, const recon_stated *st)
+{
+    for (size_t k = 0; st->kind && k < r->total_statement.n_kinds; k++)
+        if (strcmp(r->total_statement.kinds[k].kind, st->kind) == 0)
+            return &r->total_statement.kinds[k];
+    return NULL;
+}
+
+/* 1: the stated figure differs from the statement's compared amount of its
+ * kind (one currency); 0: equal; -1: not comparable (no kind, several
+ * currencies, a text that is not a number). */
+static int stated_differs(const recon_side *k, const recon_stated *st)
+{
+    dect a, b;
+    if (!k || k->n_amounts != 1 || !dect_parse(st->stated, strlen(st->stated), &a) ||
+        !dect_parse(k->amounts[0].amount, strlen(k->amounts[0].amount), &b))
+        return -1;
+    return !dect_equal(&a, &b);
+}
+
+static json_t *stated_json(const recon_result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        json_t *o = json_object();
+        file_json(o, st->file);
+        json_object_set_new(o, "label", str_or_null(st->label));
+        json_object_set_new(o, "column", str_or_null(st->column));
+        json_object_set_new(o, "kind", str_or_null(st->kind));
+        json_object_set_new(o, "stated", str_or_null(st->stated));
+        json_object_set_new(o, "rows_sum", str_or_null(st->rows_sum));
+        json_object_set_new(o, "compared", k ? recon_side_json(k) : json_null());
+        json_object_set_new(o, "differs", d < 0 ? json_null() : json_boolean(d));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* ---- the report -------------------------------------------------------- */
 
 json_t *recon_side_json(const recon_side *s)
@@ -490,6 +536,7 @@ json_t *recon_json(const recon_result *r)
                         json_integer((json_int_t)(r->carried_over - r->n_carried)));
     json_object_set_new(o, "carried_over_known", json_boolean(!r->carried_unknown));
     json_object_set_new(o, "outside_period", json_integer((json_int_t)r->outside_period));
+    json_object_set_new(o, "stated_totals", stated_json(r));
     json_object_set_new(o, "registered", json_boolean(r->registered));
     json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
     json_object_set_new(o, "appeared", json_integer((json_int_t)r->appeared));
@@ -689,6 +736,26 @@ void recon_print_summary(const recon_result *r, FILE *fp)
     fputc('\n', fp);
     if (recon_has_discrepancies(r))
         fputs("  difference: " DIFFERENCE_IS "\n", fp);
+    for (size_t i = 0; i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        fputs("  the bill ", fp);
+        text_fput_term(fp, st->file);
+        fputs(" states ", fp);
+        text_fput_term(fp, st->label);
+        fprintf(fp, " %s", st->stated);
+        fputs(" (its rows' ", fp);
+        text_fput_term(fp, st->column);
+        fprintf(fp, ": %s)", st->rows_sum);
+        if (k) {
+            fputs("; the statement's compared ", fp);
+            text_fput_term(fp, st->kind);
+            fputs(" amounts: ", fp);
+            print_amounts(fp, k);
+        }
+        fputs(d > 0 ? " -- DIFFERS\n" : "\n", fp);
+    }
     if (r->outside_period)
         fprintf(fp, "  outside the period (not compared): %llu rows\n",
                 (unsigned long long)r->outside_period);
@@ -954,10 +1021,46 @@ static bool html_items(const char *title, const char *id, const char *member,
     return ok;
 }
 
+/* The bills' own stated totals beside the sums of their rows and the
+ * statement's compared amounts of the kind, marked where they differ. */
+static bool html_stated(const recon_result *r, buf *out)
+{
+    if (!r->n_stated)
+        return true;
+    bool ok = buf_append_str(out, "<h3>The bills' own totals</h3>\n<table id=\"recon-stated\">"
+                                  "<tr><th>file</th><th>stated</th><th>the bill says</th>"
+                                  "<th>its rows add up to</th><th>kind</th>"
+                                  "<th>the statement compared</th><th>agrees</th></tr>\n");
+    for (size_t i = 0; ok && i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        buf name = BUF_INIT;
+        text_utf8_or_escaped(&name, st->file);
+        ok = buf_printf(out, "<tr class=\"%s\"><td class=\"key\">",
+                        d > 0 ? "differs" : "agrees") &&
+             esc(out, buf_cstr(&name)) && buf_append_str(out, "</td><td class=\"key\">") &&
+             esc(out, st->label) && buf_append_str(out, " (") && esc(out, st->column) &&
+             buf_append_str(out, ")</td><td>") && esc(out, st->stated) &&
+             buf_append_str(out, "</td><td>") && esc(out, st->rows_sum) &&
+             buf_append_str(out, "</td><td class=\"key\">") &&
+             (st->kind ? esc(out, st->kind) : buf_append_str(out, "every row")) &&
+             buf_append_str(out, "</td><td>");
+        for (size_t a = 0; ok && k && a < k->n_amounts; a++)
+            ok = (a == 0 || buf_append_str(out, "<br>")) && esc(out, k->amounts[a].currency) &&
+                 buf_append_char(out, ' ') && esc(out, k->amounts[a].amount);
+        ok = ok && (k || buf_append_str(out, "&#8212;")) &&
+             buf_printf(out, "</td><td class=\"mark\">%s</td></tr>\n",
+                        d > 0 ? "&#10007; differs" : d == 0 ? "&#10003;" : "&#8212;");
+        buf_free(&name);
+    }
+    return ok && buf_append_str(out, "</table>\n");
+}
+
 bool recon_html_section(const recon_result *r, buf *out)
 {
     bool ok = buf_append_str(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n") &&
-              html_days(r, out);
+              html_days(r, out) && html_stated(r, out);
     for (int c = 0; ok && c < CAT_COUNT; c++)
         if (r->cat_count[c])
             ok = html_category(r, (recon_category)c, out);

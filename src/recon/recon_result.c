@@ -150,6 +150,14 @@ void recon_result_free(recon_result *r)
         free(k->file);
     }
     free(r->repaired_keys);
+    for (size_t i = 0; i < r->n_stated; i++) {
+        free(r->stated[i].label);
+        free(r->stated[i].column);
+        free(r->stated[i].kind);
+        free(r->stated[i].stated);
+        free(r->stated[i].rows_sum);
+    }
+    free(r->stated);
     for (size_t i = 0; i < r->n_statuses; i++)
         free(r->statuses[i].words);
     free(r->statuses);

@@ -177,11 +177,25 @@ typedef struct recon_status_word {
     char *words;
 } recon_status_word;
 
+/* A money total a bill states, beside the sum of the rows' column it adds
+ * up (checked equal before anything was compared) and, when rendered, the
+ * statement's compared amounts of that kind. */
+typedef struct recon_stated {
+    const char *file;       /* cfg->files[...] (argv) */
+    char *label;            /* 应结订单总金额, 商家实收共, ... */
+    char *column;           /* the rows' column it adds up */
+    char *kind;             /* NULL: every row */
+    char *stated;           /* as the bill writes it */
+    char *rows_sum;
+} recon_stated;
+
 typedef struct recon_result {
     char from[11], to[11];      /* the period ("" when the statement had no row) */
     recon_status_word *statuses;  /* the profile's words per status (none: a
                                      canonical statement, or a constant status) */
     size_t n_statuses;
+    recon_stated *stated;       /* the bills' own stated totals, in file order */
+    size_t n_stated;
     char *zone;
     bool compared;              /* the comparison ran */
     recon_day *days;

@@ -15,6 +15,8 @@
 #   duplicate_in_statement of one key are one difference);
 # - a side's amounts net of refunds, each kind apart (a payment of 99.00
 #   and refunds of 50.00 are not "149.00");
+# - the bill's own stated totals beside the sums of its rows and the
+#   statement's compared amounts, marked where they differ;
 # - an item resolved because the table was corrected says so.
 . "$(dirname "$0")/../lib.sh"
 CHECK="python3 $SRC/tests/cli/html_check.py"
@@ -120,6 +122,16 @@ assert all(x["difference_is"].startswith("statement minus table") for x in rows)
 assert r["statement_time"] == "2019-11-04T19:15:51+08:00", r
 ' $R4
 
+# The bill's own stated totals beside the sums of its rows and the
+# statement's compared amounts, marked where they differ (the statement's
+# totals are what the comparison holds: a repeated key's rows deduplicated
+# as the comparison does).
+check "the bill's stated totals in the report, beside its rows' sums" jtrue r.json \
+    "[(t['label'], t['column'], t['kind'], t['stated'], t['rows_sum']) for t in r['reconciliation']['stated_totals']] == [('应结订单总金额', '应结订单金额', 'pay', '0.07', '0.07'), ('退款总金额', '退款金额', 'refund', '0.00', '0.00'), ('手续费总金额', '手续费', None, '0.00000', '0.00000')]"
+check "marked where the statement's compared amount differs" jtrue r.json \
+    "(t := r['reconciliation']['stated_totals'][0])['differs'] == (t['compared']['amounts'] != {'CNY': '0.07'}) and r['reconciliation']['stated_totals'][2]['differs'] is None"
+check "the summary states them" grep -qF "the bill fin.csv states 应结订单总金额 0.07 (its rows' 应结订单金额: 0.07); the statement's compared pay amounts: CNY" summary.txt
+
 # The page as Chromium renders it.
 if $CHECK render r.html r.png r.dom; then
     $CHECK dom r.dom >r.page.json
@@ -138,6 +150,11 @@ bad += [w for w in ("SUCCESS/REVOKED (2)", "PROCESSING/CHANGE (1)") if w not in 
 bad += [w for w in ("2019-11-04T18:52:59+08:00",) if w not in amount]
 bad += [w for w in ("statement minus table (the channel minus our records)",) if w not in text]
 bad += [w for w in (".000000Z", "without an amount") if w in text]
+stated = [[c.strip() for c in r] for r in tables.get("recon-stated", [])[1:]]
+pay = [r for r in stated if r[1] == "应结订单总金额 (应结订单金额)"]
+if not pay or pay[0][2:5] != ["0.07", "0.07", "pay"] or \
+        (pay[0][6] == "✓") != (pay[0][5] == "CNY 0.07"):
+    bad.append("the bill's stated totals: %s" % stated)
 if bad:
     print("page lacks or shows:", bad); sys.exit(1)
 PY
