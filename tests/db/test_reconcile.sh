@@ -31,7 +31,7 @@ import json, sys
 got = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
 want = json.load(open(sys.argv[2]))["lines"]
 def side(s):
-    return None if s is None else {k: s[k] for k in ("amount", "currency", "status")}
+    return None if s is None else {k: s[k] for k in ("amount", "currency", "status", "time")}
 def proj(l):
     return {"category": l["category"], "tenant_id": l["tenant_id"], "channel": l["channel"],
             "out_trade_no": l["out_trade_no"], "callback_type": l["callback_type"],
@@ -52,7 +52,9 @@ PY
     if [[ "$out" == same* ]]; then ok "$1 (${out#same } lines)"; else fail "$1: $out"; fi
 }
 # same_days DESCRIPTION REPORT MODEL_JSON: per tenant, channel and day the
-# rows on each side, matched, unverified, pending and each category's count.
+# rows on each side, matched, unverified, pending and each category's count,
+# its absolute differences per currency, and the day's money differences
+# with each key once.
 same_days() {
     local out
     out=$(python3 - "$2" "$3" <<'PY'
@@ -64,7 +66,9 @@ for d in rep:
     got["%s|%s|%s" % (d["tenant_id"], d["channel"], d["day"])] = {
         "statement": d["statement"]["rows"], "table": d["table"]["rows"],
         "matched": d["matched"], "unverified": d["unverified"], "pending": d["pending"],
-        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]}}
+        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]},
+        "absolute": {c: v["absolute"] for c, v in d["categories"].items() if v["absolute"]},
+        "differences": {k: v for k, v in d["differences"].items() if k != "difference_is"}}
 print("same" if got == want else "differ:\n idemload %s\n model    %s" % (
     json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)))
 PY
