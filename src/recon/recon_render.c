@@ -644,10 +644,12 @@ static void print_side(FILE *fp, const char *label, const recon_side *s)
         }
         fputc(']', fp);
         for (size_t i = 0; i < s->n_amounts; i++) {
-            fputs(i ? ", " : " net ", fp);
+            fputs(i ? ", " : " (net ", fp);
             text_fput_term(fp, s->amounts[i].currency[0] ? s->amounts[i].currency : "?");
             fprintf(fp, " %s", s->amounts[i].amount);
         }
+        if (s->n_amounts)
+            fputc(')', fp);
     } else if (s->n_amounts || s->without_amount) {
         fputs(" (", fp);
         print_amounts(fp, s);

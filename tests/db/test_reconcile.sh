@@ -545,7 +545,7 @@ check "the day's statement side per kind and currency" jtrue ki.json \
     "[d['statement']['kinds'] for d in r['reconciliation']['days'] if d['channel'] == 'kinds'] == [{'pay': {'rows': 2, 'amounts': {'CNY': '100.00', 'JPY': '5'}, 'without_amount': 0}, 'refund': {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0}}]"
 check "and the period's totals" jtrue ki.json \
     "r['reconciliation']['totals']['statement']['kinds']['refund'] == {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0} and r['reconciliation']['totals']['table']['kinds'] == {}"
-check "the summary shows each kind" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)], table 0 rows' "$ERR"
+check "the summary shows each kind, and the net" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)] (net CNY 70.00, JPY 5), table 0 rows' "$ERR"
 check "and the page" grep -qF '<div class="kind">refund 1<br>CNY 30.00</div>' ki.html
 
 # A category whose lines have no difference (two currencies) has no

@@ -172,7 +172,7 @@ cp "$ERR" k.txt
 check "the statement's amounts are net (99.00 - 50.00), each kind apart, never 149.00" jtrue k.json \
     "(s := r['reconciliation']['days'][0]['statement'])['amounts'] == {'CNY': '49.00'} and s['kinds']['pay']['amounts'] == {'CNY': '99.00'} and s['kinds']['refund']['amounts'] == {'CNY': '50.00'} and r['reconciliation']['totals']['statement']['amounts'] == {'CNY': '49.00'}"
 check "the summary shows the net beside the kinds" \
-    grep -qE 'statement 4 rows \[pay 1 \(CNY 99\.00\), refund 2 \(CNY 50\.00\), revoked 1 \([^)]*\)\] net CNY 49\.00,' k.txt
+    grep -qE 'statement 4 rows \[pay 1 \(CNY 99\.00\), refund 2 \(CNY 50\.00\), revoked 1 \([^)]*\)\] \(net CNY 49\.00\),' k.txt
 check "the page shows the net beside the kinds" grep -qF '<span class="net">net CNY 49.00</span>' k.html
 
 # --- the register: the table corrected, the day reconciled again.
