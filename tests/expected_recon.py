@@ -14,7 +14,10 @@ STATEMENT.csv: canonical statement files.  Prints one JSON object:
 {"period": [from, to], "lines": [...], "days": {"T|C|D": {...}},
 "verdict": "balanced|discrepancies"}; each line is
 {category, tenant_id, channel, out_trade_no, callback_type, day,
-statement: {amount, currency, status} | null, table: ... | null, difference}.
+statement: {amount, currency, status, time} | null, table: ... | null, difference};
+each day also has "absolute" (per category and currency, the absolute
+differences summed) and "differences" (the day's money, each key once: net
+and absolute per currency, and how many keys differ in money).
 
 The rules, as SPEC.md states them:
 - a statement key listed several times keeps the version with the latest
@@ -34,7 +37,11 @@ The rules, as SPEC.md states them:
   statement lacks is missing_in_statement, or pending until the grace after
   the end of its day; on a day with no statement row of its pair, all such
   rows are one no_statement line;
-- difference: statement minus table in the major unit (currencies equal).
+- difference: statement minus table in the major unit (currencies equal);
+- what finance reads: a time in the zone with its offset, a fraction of a
+  second only where it has one; a category's absolute differences beside
+  the net; a day's money with each key's difference once; a side's amounts
+  net (refunds subtracted, revocations apart), each kind's its own.
 """
 import csv
 import datetime as dt
@@ -218,6 +225,7 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         for r in read_rows(p, i):
             _, r["f"] = fact_values(r["payload"], DEFAULT, False)
             r["day"] = r["received_at"].astimezone(z).date()
+            r["time"] = r["received_at"]
             stmt.append(r)
     by_key = {}
     for r in stmt:
@@ -259,28 +267,66 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         return days.setdefault(f"{t}|{c}|{d}", {
             "statement": 0, "table": 0, "matched": 0, "unverified": 0, "pending": 0,
             "categories": {}, "s_amounts": {}, "t_amounts": {}, "s_without": 0,
-            "t_without": 0, "cat_diffs": {}, "s_kinds": {}, "t_kinds": {}})
+            "t_without": 0, "cat_diffs": {}, "s_kinds": {}, "t_kinds": {},
+            "absolute": {}, "differences": {"net": {}, "absolute": {}, "keys": 0}})
+
+    def shown_time(t):
+        """A time as finance reads it: in the zone, with its offset, a
+        fraction of a second only where it has one."""
+        if t is None:
+            return None
+        lt = t.astimezone(z)
+        off = lt.utcoffset()
+        text = lt.strftime("%Y-%m-%dT%H:%M:%S")
+        if lt.microsecond:
+            text += ("%.6f" % (lt.microsecond / 1e6))[1:].rstrip("0")
+        if not off:
+            return text + "Z"
+        sign, off = ("-", -off) if off < dt.timedelta(0) else ("+", off)
+        return text + "%s%02d:%02d" % (sign, off.seconds // 3600, off.seconds % 3600 // 60)
 
     def side(r):
         if r is None:
             return None
         return {"amount": render(r["f"]["amount"], r["f"]["currency"]),
-                "currency": r["f"]["currency"], "status": r["status"]}
+                "currency": r["f"]["currency"], "status": r["status"],
+                "time": shown_time(r["time"])}
 
-    def line(cat, k, d, s, t, diff, ccy):
+    # Per day, category and currency: the absolute differences summed
+    # (beside the net); per day and currency: each key's difference once.
+    gross, once = {}, {}
+
+    def day_money(k, d, diff, ccy):
+        """A key's difference counted once in its day's money."""
+        if diff is None:
+            return
+        net, ab = once.setdefault(f"{k[0]}|{k[1]}|{d}", ({}, {}))
+        c = ccy or ""
+        net[c] = net.get(c, Decimal(0)) + diff
+        ab[c] = ab.get(c, Decimal(0)) + abs(diff)
+        if diff != 0:
+            day_of(k[0], k[1], d)["differences"]["keys"] += 1
+
+    def line(cat, k, d, s, t, diff, ccy, per_ccy=None):
         lines.append({"category": cat, "tenant_id": k[0], "channel": k[1],
                       "out_trade_no": k[2], "callback_type": k[3], "day": d.isoformat(),
                       "statement": side(s), "table": side(t), "difference": render(diff, ccy)})
         dd = day_of(k[0], k[1], d)
         dd["categories"][cat] = dd["categories"].get(cat, 0) + 1
         dd["cat_diffs"].setdefault(cat, []).append((ccy, diff))
+        g = gross.setdefault(f"{k[0]}|{k[1]}|{d}", {}).setdefault(cat, {})
+        for cc, v in (per_ccy or ([(ccy, diff)] if diff is not None and ccy else [])):
+            g[cc] = g.get(cc, Decimal(0)) + abs(v)
 
     def count_side(dd, which, r):
         dd[which] += 1
         amt = r["f"]["amount"]
         if amt is None:
             dd[which[0] + "_without"] += 1
-        add_money(dd[which[0] + "_amounts"], r["f"]["currency"], amt)
+        kind = r["callback_type"].split(":")[0]
+        if kind != "revoked":
+            add_money(dd[which[0] + "_amounts"], r["f"]["currency"],
+                      -amt if kind == "refund" and amt is not None else amt)
         kd = dd[which[0] + "_kinds"].setdefault(r["callback_type"].split(":")[0],
                                                 {"rows": 0, "amounts": {}})
         kd["rows"] += 1
@@ -327,6 +373,8 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
             cats.append("duplicate_in_statement")
         for c in cats:
             line(c, k, s["day"], s, t, diff, sf["currency"] or (t and t["f"]["currency"]))
+        if cats:
+            day_money(k, s["day"], diff, sf["currency"] or (t and t["f"]["currency"]))
 
     uncovered = {}
     for k, t in table.items():
@@ -350,16 +398,31 @@ def reconcile(statement_files, table_file, facts=None, zone="UTC", period=None,
         amt = t["f"]["amount"]
         line("missing_in_statement", k, t["day"], None, t, -amt if amt is not None else None,
              t["f"]["currency"])
+        day_money(k, t["day"], -amt if amt is not None else None, t["f"]["currency"])
     for (tn, ch, d), rows in uncovered.items():
         amts = [r["f"]["amount"] for r in rows if r["f"]["amount"] is not None]
         ccys = {r["f"]["currency"] for r in rows if r["f"]["currency"]}
         total = -sum(amts) if amts else None
+        per = {}
+        for r in rows:
+            if r["f"]["amount"] is not None:
+                per[r["f"]["currency"]] = per.get(r["f"]["currency"], Decimal(0)) - r["f"]["amount"]
         line("no_statement", (tn, ch, None, None), d, None, None,
-             total if len(ccys) <= 1 else None, next(iter(ccys)) if len(ccys) == 1 else None)
+             total if len(ccys) <= 1 else None, next(iter(ccys)) if len(ccys) == 1 else None,
+             list(per.items()))
+        for r in rows:
+            if r["f"]["amount"] is not None:
+                day_money((tn, ch, key(r)), d, -r["f"]["amount"], r["f"]["currency"])
         # its money per currency of its rows (a row without one apart)
         days[f"{tn}|{ch}|{d}"]["cat_diffs"]["no_statement"] = [
             (r["f"]["currency"], -r["f"]["amount"] if r["f"]["amount"] is not None else None)
             for r in rows]
+    for dk, cats_ in gross.items():
+        days[dk]["absolute"] = {c: {cc: render(v, cc) for cc, v in g.items()}
+                                for c, g in cats_.items() if g}
+    for dk, (net, ab) in once.items():
+        days[dk]["differences"]["net"] = {c: render(v, c) for c, v in net.items()}
+        days[dk]["differences"]["absolute"] = {c: render(v, c) for c, v in ab.items()}
     lines.sort(key=lambda l: (l["day"], l["tenant_id"], l["channel"], l["category"],
                               l["out_trade_no"] or "", l["callback_type"] or ""))
     outside = sum(1 for r in stmt if not lo <= r["day"] <= hi)
@@ -464,7 +527,8 @@ def public(res):
     """The result as the command prints it: the lines, and each day's
     counts (the money and the run's own sets are for callers in Python)."""
     days = {k: {n: d[n] for n in ("statement", "table", "matched", "unverified", "pending",
-                                   "categories")} for k, d in res["days"].items()}
+                                   "categories", "absolute", "differences")}
+            for k, d in res["days"].items()}
     return {"period": res["period"], "lines": res["lines"], "days": days,
             "verdict": res["verdict"]}
 

@@ -41,7 +41,16 @@
  * the plain number (and the missing one), which calls PL/pgSQL (about 2
  * microseconds a call, a quarter of a second per million amounts more
  * than the expression) only for a dressed amount.  A time fact: text with an offset
- * as it says, without one in the statement's zone; NULL when not a time. */
+ * as it says, without one in the statement's zone; NULL when not a time.
+ * idemload_ts_text shows a time as finance reads it: in the day's zone
+ * (the period's, so a bill line that says 09:15:36 in Beijing reads
+ * 09:15:36+08:00, not 01:15:36Z), fractions of a second only where the
+ * time has them (frac; none for our own first_seen). */
+/* The zone a time is shown in (the day's), and x's offset from UTC there. */
+#define RECON_TS_ZONE \
+    "coalesce(nullif(current_setting('idemload.recon_zone', true), ''), 'UTC')"
+#define RECON_TS_OFFSET \
+    "((x AT TIME ZONE " RECON_TS_ZONE ") - (x AT TIME ZONE 'UTC'))"
 const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
     "  file_no integer NOT NULL, line bigint NOT NULL,"
@@ -111,8 +120,14 @@ const char SQL_RECON_SETUP[] =
     "CREATE FUNCTION pg_temp.idemload_now() RETURNS timestamptz LANGUAGE sql STABLE"
     " AS $f$ SELECT coalesce(nullif(current_setting('idemload.now', true), '')::timestamptz,"
     "                        now()) $f$;"
-    "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz) RETURNS text LANGUAGE sql STABLE"
-    " AS $f$ SELECT to_char(x AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') $f$";
+    "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz, frac boolean DEFAULT true)"
+    " RETURNS text LANGUAGE sql STABLE AS $f$"
+    " SELECT to_char(x AT TIME ZONE " RECON_TS_ZONE ", 'YYYY-MM-DD\"T\"HH24:MI:SS')"
+    "  || CASE WHEN frac AND date_trunc('second', x) <> x"
+    "          THEN rtrim(to_char(x AT TIME ZONE " RECON_TS_ZONE ", '.US'), '0') ELSE '' END"
+    "  || CASE WHEN " RECON_TS_OFFSET " = interval '0' THEN 'Z'"
+    "          WHEN " RECON_TS_OFFSET " < interval '0' THEN '-' || to_char(-" RECON_TS_OFFSET ", 'HH24:MI')"
+    "          ELSE '+' || to_char(" RECON_TS_OFFSET ", 'HH24:MI') END $f$";
 
 /* $1 the zone (a name PostgreSQL knows), $2 the grace in seconds, $3 the
  * time tests pin "now" to (IDEMLOAD_NOW, util/clock.h), NULL for the
@@ -718,11 +733,11 @@ const char SQL_RECON_LINE_CURSOR[] =
  * once, in a sub-select, not once per line. */
 const char SQL_RECON_LINE_CURSOR_NEW[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
-    " (SELECT pg_temp.idemload_ts_text(pg_temp.idemload_now()))" RECON_LINE_FROM RECON_LINE_ORDER;
+    " (SELECT pg_temp.idemload_ts_text(pg_temp.idemload_now(), false))" RECON_LINE_FROM RECON_LINE_ORDER;
 /* The same with when the register first saw each line. */
 const char SQL_RECON_LINE_CURSOR_REG[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
-    " pg_temp.idemload_ts_text(i.first_seen)" RECON_LINE_FROM
+    " pg_temp.idemload_ts_text(i.first_seen, false)" RECON_LINE_FROM
     " LEFT JOIN {item} i ON i.state <> 'resolved'"
     "  AND " RECON_SAME_ITEM RECON_LINE_ORDER;
 const char SQL_RECON_LINE_FETCH[] = "FETCH 5000 FROM idemload_recon_lines_cur";
@@ -744,18 +759,6 @@ const char SQL_RECON_DAY_FIGURES[] =
     "      UNION ALL SELECT tenant_id, channel, day, true, false, NULL, amount, NULL"
     "        FROM idemload_recon_extra) o "
     "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
-
-/* Per tenant, channel, day, side ('s' or 't') and currency: the amount. */
-const char SQL_RECON_DAY_AMOUNTS[] =
-    "SELECT tenant_id, channel, day::text, side, coalesce(currency, ''),"
-    "       pg_temp.idemload_money_text(sum(amount), currency) "
-    "FROM (SELECT tenant_id, channel, day, 's' AS side, s_currency AS currency,"
-    "             s_amount AS amount FROM idemload_recon_out WHERE s_present"
-    "      UNION ALL SELECT tenant_id, channel, day, 's', currency, amount"
-    "        FROM idemload_recon_extra"
-    "      UNION ALL SELECT tenant_id, channel, day, 't', t_currency, t_amount"
-    "        FROM idemload_recon_out WHERE t_present) a "
-    "WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
 
 /* Each side's rows of the comparison with their kind (the part of
  * callback_type before ':'), currency and amount. */
@@ -787,16 +790,31 @@ const char SQL_RECON_PERIOD_KINDS[] =
     "FROM (" RECON_SIDE_ROWS ") a GROUP BY side, kind, currency "
     "WINDOW k AS (PARTITION BY side, kind) ORDER BY 1, 2, 3";
 
-/* The whole run, per side ('s' or 't') and currency: the amount (a
- * currency's sum over every tenant, channel and day; two currencies never
- * added). */
+/* $1, $2: the kinds that return money (refunds) and the kinds left apart
+ * (revocations: an order cancelled, no money taken), JSON arrays of names.
+ * A side's amounts per currency are its net (SPEC "Reconcile for finance":
+ * refunds never added to payments): every other kind's amounts minus the
+ * refunds'; each kind's own are SQL_RECON_DAY_KINDS'. */
+#define RECON_NET_ROWS \
+    "SELECT a.*, CASE WHEN a.kind = ANY(k.refunds) THEN -a.amount ELSE a.amount END AS net" \
+    "  FROM (" RECON_SIDE_ROWS ") a," \
+    "       (SELECT ARRAY(SELECT jsonb_array_elements_text($1::jsonb)) AS refunds," \
+    "               ARRAY(SELECT jsonb_array_elements_text($2::jsonb)) AS apart) k" \
+    " WHERE a.amount IS NOT NULL AND NOT a.kind = ANY(k.apart)"
+
+/* Per tenant, channel, day, side ('s' or 't') and currency: the net amount
+ * ($1, $2 as RECON_NET_ROWS's). */
+const char SQL_RECON_DAY_AMOUNTS[] =
+    "SELECT tenant_id, channel, day::text, side, coalesce(currency, ''),"
+    "       pg_temp.idemload_money_text(sum(net), currency) "
+    "FROM (" RECON_NET_ROWS ") n GROUP BY 1, 2, 3, 4, currency ORDER BY 3, 1, 2, 4, 5";
+
+/* The whole run, per side ('s' or 't') and currency: the net amount (a
+ * currency's over every tenant, channel and day; two currencies never
+ * added; $1, $2 as RECON_NET_ROWS's). */
 const char SQL_RECON_PERIOD_AMOUNTS[] =
-    "SELECT side, coalesce(currency, ''), pg_temp.idemload_money_text(sum(amount), currency) "
-    "FROM (SELECT 's' AS side, s_currency AS currency, s_amount AS amount"
-    "        FROM idemload_recon_out WHERE s_present"
-    "      UNION ALL SELECT 's', currency, amount FROM idemload_recon_extra"
-    "      UNION ALL SELECT 't', t_currency, t_amount FROM idemload_recon_out WHERE t_present) a "
-    "WHERE amount IS NOT NULL GROUP BY 1, currency ORDER BY 1, 2";
+    "SELECT side, coalesce(currency, ''), pg_temp.idemload_money_text(sum(net), currency) "
+    "FROM (" RECON_NET_ROWS ") n GROUP BY 1, currency ORDER BY 1, 2";
 
 /* Per tenant, channel, day and category (pending excluded): the count, the
  * sum of the differences (NULL when they are in several currencies: money
@@ -808,7 +826,13 @@ const char SQL_RECON_PERIOD_AMOUNTS[] =
  * currency whose lines have none (they are in the last column, not "? ?").
  * A no_statement day is one line whatever its rows' currencies, without a
  * single difference when they hold several; its sums per currency come from its table rows, so that
- * each currency's money is still known (not "1 without an amount"). */
+ * each currency's money is still known (not "1 without an amount").
+ * Then what finance reads beside the net (SPEC "Reconcile for finance"):
+ * the sums of the absolute differences per currency, as a JSON object and
+ * as text ("CNY 0.02"), so that -0.01 and +0.01 read as 0.02 of errors and
+ * not as "CNY 0.00"; a currency_mismatch line has no difference (two
+ * currencies), and is "without an amount" only when a side has none (its
+ * two amounts are SQL_RECON_DAY_CCY_SIDES'). */
 const char SQL_RECON_DAY_CATEGORIES[] =
     "SELECT tenant_id, channel, day::text, category, sum(n),"
     "       CASE WHEN count(*) = 1 THEN min(amount) END,"
@@ -817,22 +841,67 @@ const char SQL_RECON_DAY_CATEGORIES[] =
     "                jsonb_build_object())::text,"
     "       CASE WHEN count(*) = 1 THEN coalesce(min(ccy) || ' ', '') || min(amount)"
     "            ELSE string_agg(coalesce(ccy, '?') || ' ' || amount, ', ' ORDER BY ccy) END,"
-    "       sum(n_unknown) "
+    "       sum(n_unknown),"
+    "       coalesce(jsonb_object_agg(ccy, gross) FILTER (WHERE ccy IS NOT NULL"
+    "                                                  AND gross IS NOT NULL),"
+    "                jsonb_build_object())::text,"
+    "       string_agg(coalesce(ccy || ' ', '') || gross, ', ' ORDER BY ccy) "
     "FROM (SELECT tenant_id, channel, day, category, ccy, count(*) AS n,"
-    "             count(*) - count(diff) AS n_unknown,"
-    "             pg_temp.idemload_money_text(sum(diff), ccy) AS amount"
+    "             count(*) FILTER (WHERE CASE WHEN category = 'currency_mismatch'"
+    "                                         THEN s_amount IS NULL OR t_amount IS NULL"
+    "                                         ELSE diff IS NULL END) AS n_unknown,"
+    "             pg_temp.idemload_money_text(sum(diff), ccy) AS amount,"
+    "             pg_temp.idemload_money_text(sum(abs(diff)), ccy) AS gross"
     "        FROM idemload_recon_lines WHERE category NOT IN ('pending', 'no_statement')"
     "       GROUP BY 1, 2, 3, 4, 5"
     "      UNION ALL"
     "      SELECT tenant_id, channel, day, 'no_statement', t_currency,"
     "             (row_number() OVER w = 1)::int,"
     "             (row_number() OVER w = 1 AND sum(count(t_amount)) OVER w = 0)::int,"
-    "             pg_temp.idemload_money_text(-sum(t_amount), t_currency)"
+    "             pg_temp.idemload_money_text(-sum(t_amount), t_currency),"
+    "             pg_temp.idemload_money_text(abs(sum(t_amount)), t_currency)"
     "        FROM idemload_recon_out WHERE outcome = 'no_statement'"
     "       GROUP BY tenant_id, channel, day, t_currency"
     "      WINDOW w AS (PARTITION BY tenant_id, channel, day ORDER BY t_currency"
     "                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) g "
     "GROUP BY 1, 2, 3, 4 ORDER BY 3, 1, 2, 4";
+
+/* Per tenant, channel and day: the currency_mismatch lines' two sides, as
+ * a reader sees them ("statement USD 10.00; table CNY 70.00": each side's
+ * amounts per currency), where the line itself has no difference. */
+const char SQL_RECON_DAY_CCY_SIDES[] =
+    "SELECT tenant_id, channel, day::text,"
+    "       string_agg(side || ' ' || amounts, '; ' ORDER BY side) "
+    "FROM (SELECT tenant_id, channel, day, side,"
+    "             string_agg(coalesce(ccy || ' ', '') || amount, ', ' ORDER BY ccy) AS amounts"
+    "        FROM (SELECT tenant_id, channel, day, side, ccy,"
+    "                     pg_temp.idemload_money_text(sum(amount), ccy) AS amount"
+    "                FROM (SELECT tenant_id, channel, day, 'statement' AS side,"
+    "                             s_currency AS ccy, s_amount::numeric AS amount"
+    "                        FROM idemload_recon_lines WHERE category = 'currency_mismatch'"
+    "                      UNION ALL"
+    "                      SELECT tenant_id, channel, day, 'table', t_currency,"
+    "                             t_amount::numeric"
+    "                        FROM idemload_recon_lines WHERE category = 'currency_mismatch') a"
+    "               WHERE amount IS NOT NULL GROUP BY 1, 2, 3, 4, 5) c"
+    "       GROUP BY 1, 2, 3, 4) s "
+    "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
+
+/* Per tenant, channel, day and currency: the money of the day's
+ * discrepancies with each key counted once (a key that is an
+ * amount_mismatch and a duplicate_in_statement is one difference, not two
+ * added up), the net and the sum of the absolute differences, from the
+ * comparison's one row per key (a no_statement day's rows too), and how
+ * many keys differ in money. */
+const char SQL_RECON_DAY_DIFFERENCES[] =
+    "SELECT tenant_id, channel, day::text, coalesce(ccy, ''),"
+    "       pg_temp.idemload_money_text(sum(difference), ccy),"
+    "       pg_temp.idemload_money_text(sum(abs(difference)), ccy),"
+    "       count(*) FILTER (WHERE difference <> 0) "
+    "FROM (SELECT tenant_id, channel, day, coalesce(s_currency, t_currency) AS ccy, difference"
+    "        FROM idemload_recon_out WHERE outcome IN ('discrepancy', 'no_statement')"
+    "         AND difference IS NOT NULL) o "
+    "GROUP BY tenant_id, channel, day, ccy ORDER BY 3, 1, 2, 4";
 
 const char SQL_RECON_MISSING_KEYS[] =
     "SELECT count(*) FROM idemload_recon_lines WHERE category = 'missing_in_table'";
@@ -945,16 +1014,33 @@ const char SQL_RECON_REG_LISTED_ELSEWHERE[] =
     "      AND i.out_trade_no = o.out_trade_no AND i.callback_type = o.callback_type)";
 
 /* $1 the run, $2 $3 the period.  Items of the days reconciled again that
- * this run no longer finds: resolved, superseded (not those of a kind the
- * statement cannot list: a SUCCESS bill says nothing of a refund). */
+ * this run no longer finds (not those of a kind the statement cannot
+ * list: a SUCCESS bill says nothing of a refund): resolved, superseded, saying why as finance
+ * reads it: the statement lists the key and the table's facts are not those
+ * the item recorded (the table was corrected: "the table now agrees"), or
+ * they are and the statement's changed (a corrected statement); else not
+ * found again.  The comparison's row of the key is joined (hashed) once,
+ * not looked up per item. */
 const char SQL_RECON_REG_SUPERSEDE[] =
-    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
-    "       resolution = 'not found again when the day was reconciled again' "
-    "WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
+    "WITH gone AS (SELECT i.id,"
+    "    CASE WHEN o.tenant_id IS NULL"
+    "         THEN 'not found again when the day was reconciled again'"
+    "         WHEN (i.table_side IS NULL) <> NOT o.t_present"
+    "           OR (i.table_side ->> 'amount')::numeric IS DISTINCT FROM o.t_amount"
+    "           OR (i.table_side ->> 'currency') IS DISTINCT FROM o.t_currency"
+    "           OR (i.table_side ->> 'status')::int IS DISTINCT FROM o.t_status"
+    "         THEN 'the table now agrees with the statement'"
+    "         ELSE 'the statement now agrees with the table' END AS why"
+    "  FROM {item} i LEFT JOIN idemload_recon_out o ON o.s_present"
+    "   AND o.tenant_id = i.tenant_id AND o.channel = i.channel AND o.day = i.day"
+    "   AND o.out_trade_no = i.out_trade_no AND o.callback_type = i.callback_type"
+    " WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"
     "      WHERE p.tenant_id = i.tenant_id AND p.channel = i.channel"
     "        AND (i.callback_type IS NULL OR " RECON_PAIR_COVERS("p", "i") "))"
-    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")";
+    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_lines l WHERE " RECON_SAME_ITEM ")) "
+    "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
+    "       resolution = g.why FROM gone g WHERE i.id = g.id";
 
 /* $1 the run, $2 the period's first day.  Pending items of earlier days (before the
  * period: a backfill of an old day leaves the later days' items to their
@@ -1041,7 +1127,7 @@ const char SQL_RECON_REG_RUNS[] =
     "SELECT " category ", i.tenant_id, i.channel, i.out_trade_no, i.callback_type," \
     "       i.day::text," \
     "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
-    "       i.difference, pg_temp.idemload_ts_text(i.first_seen), count(*) OVER ()," \
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen, false), count(*) OVER ()," \
     "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
     "         - min(i.day) OVER ()) "
 const char SQL_RECON_REG_CARRIED[] =
@@ -1099,7 +1185,7 @@ const char SQL_RECON_REG_ESCALATED_EARLIER[] =
 #define RECON_CHANGED_ITEMS \
     "SELECT i.category, i.tenant_id, i.channel, i.out_trade_no, i.callback_type, i.day::text," \
     "       ((pg_temp.idemload_now() AT TIME ZONE current_setting('idemload.recon_zone'))::date - i.day)," \
-    "       i.difference, pg_temp.idemload_ts_text(i.first_seen), i.resolution," \
+    "       i.difference, pg_temp.idemload_ts_text(i.first_seen, false), i.resolution," \
     "       count(*) OVER () FROM {item} i "
 #define RECON_CHANGED_ORDER \
     " ORDER BY i.day, i.tenant_id, i.channel, i.category, i.out_trade_no, i.callback_type LIMIT $2"

@@ -46,6 +46,8 @@ extern const char SQL_RECON_LINE_CLOSE[];
 extern const char SQL_RECON_DAY_FIGURES[];
 extern const char SQL_RECON_DAY_AMOUNTS[];
 extern const char SQL_RECON_DAY_CATEGORIES[];
+extern const char SQL_RECON_DAY_CCY_SIDES[];
+extern const char SQL_RECON_DAY_DIFFERENCES[];
 extern const char SQL_RECON_FILE_DEDUP[];
 extern const char SQL_RECON_MISSING_KEYS[];
 extern const char SQL_RECON_ANALYZE_KEYS[];

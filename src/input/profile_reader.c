@@ -1023,6 +1023,30 @@ static bool is_blank(const char *s, size_t n)
     return true;
 }
 
+/* reader_stated_total: the i-th total the bill stated, once every row
+ * was summed and the totals checked (at_end). */
+static bool pr_stated_total(const reader *r, size_t i, reader_total *out)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    if (!pr->at_eof || pr->unsummed > 0 || pr->totals_bad[0] || !pr->tot)
+        return false;
+    for (size_t k = 0; k < pr->pf->n_totals; k++) {
+        const total_rt *tr = &pr->tot[k];
+        if (!tr->stated || i-- > 0)
+            continue;
+        const money_total *t = &pr->pf->totals[k];
+        out->label = t->summary ? t->summary : t->label;
+        out->column = t->sum;
+        out->kind = t->kind;
+        out->stated = tr->stated_text;
+        int scale = tr->stated_v.scale > tr->sum.scale ? tr->stated_v.scale : tr->sum.scale;
+        _Static_assert(sizeof out->rows_sum >= DECT_TEXT_MAX, "room for a sum");
+        dect_format(&tr->sum, scale, out->rows_sum);
+        return true;
+    }
+    return false;
+}
+
 /* The end of input: the stated money totals against the rows' sums. */
 static read_result check_totals(profile_reader *pr)
 {
@@ -1756,6 +1780,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
         return NULL;
     }
     pr->base.next = profile_next;
+    pr->base.stated_total = pr_stated_total;
     pr->base.close = profile_close;
     pr->base.checks_utf8 = true;
     pr->base.path = path;

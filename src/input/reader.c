@@ -65,3 +65,9 @@ uint32_t reader_covers_matched(const reader *r)
 {
     return r->covers_matched;
 }
+
+bool reader_stated_total(const reader *r, size_t i, reader_total *out)
+{
+    return r && r->stated_total && r->stated_total(r, i, out);
+}
+

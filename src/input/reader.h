@@ -86,6 +86,23 @@ const char *reader_window_zone(const reader *r);
  * header's rule); 0 for a file without a profile or of a profile that
  * declares none: every kind.  Complete once the header is read. */
 uint32_t reader_covers_matched(const reader *r);
+/* A money total a bill states, as its rows were checked against it (a
+ * profile's trailer totals, profile.h money_total): where it is stated
+ * (the summary's column, or the framing line's label), the rows' column
+ * it adds up and of which kind (NULL: every row), the figure as the bill
+ * writes it and the rows' sum.  The strings are the reader's: valid until
+ * it is closed. */
+typedef struct reader_total {
+    const char *label;
+    const char *column;
+    const char *kind;
+    const char *stated;
+    char rows_sum[48];
+} reader_total;
+/* The i-th money total the bill stated, once it was read to the end and
+ * its totals checked; false past the last (or for a file without any, or
+ * one whose totals could not be checked). */
+bool reader_stated_total(const reader *r, size_t i, reader_total *out);
 
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

@@ -21,6 +21,8 @@ struct reader {
                                        when none (reader_window_zone) */
     uint32_t covers_matched;        /* the profile's covers rules a header of the
                                        file matched (reader_covers_matched) */
+    /* reader_stated_total; NULL: the format states no totals */
+    bool (*stated_total)(const reader *r, size_t i, reader_total *out);
 };
 
 /*

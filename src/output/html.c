@@ -288,7 +288,9 @@ static const char STYLE[] =
      * and read as two figures ("12345678901234568" over "1.90") */
     "td.whole{white-space:nowrap}.gaps{overflow-wrap:anywhere}"
     "#reconciliation td{overflow-wrap:normal}#reconciliation td.key{overflow-wrap:anywhere}"
-    "#reconciliation th,#reconciliation td{padding:4px 5px}";
+    "#reconciliation th,#reconciliation td{padding:4px 5px}"
+    "#recon-stated tr.differs td.mark{background:#fbd5d5;color:#8e1b1b;font-weight:600}"
+    "#reconciliation span.net{font-weight:600}#reconciliation span.time{white-space:nowrap}";
 
 typedef struct figure {
     const char *name;

@@ -56,6 +56,8 @@ typedef struct recon_ctx {
     char window_zone[8];                    /* the first file's own window's
                                                offset (PayPal's SH), "" if none */
     char reg_state[16];                     /* register_state's answer; "" until asked */
+    char *net_kinds[2];                     /* the refunds' and the revocations' kind
+                                             * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
@@ -435,7 +437,31 @@ static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
 /* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
  * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
  * EXIT_INTERRUPTED or the database's status. */
-static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
+/* The money totals file i's bill stated (reader_stated_total) into
+ * res->stated.  False when out of memory. */
+static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_result *res)
+{
+    reader_total t;
+    for (size_t k = 0; reader_stated_total(rdr, k, &t); k++) {
+        recon_stated *grown = realloc(res->stated, (res->n_stated + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        res->stated = grown;
+        recon_stated *s = &res->stated[res->n_stated++];
+        bool oom = false;
+        s->file = cfg->files[i];
+        s->label = dup_or_null(t.label, &oom);
+        s->column = dup_or_null(t.column, &oom);
+        s->kind = dup_or_null(t.kind, &oom);
+        s->stated = dup_or_null(t.stated, &oom);
+        s->rows_sum = dup_or_null(t.rows_sum, &oom);
+        if (oom)
+            return false;
+    }
+    return true;
+}
+
+static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, recon_result *res)
 {
     const config *cfg = x->cfg;
     const char *path = cfg->files[i];
@@ -467,6 +493,10 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr)
     }
     if (code == EXIT_OK && !stage_cover(x, i, reader_covers_matched(rdr)))
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_INPUT;
+    if (code == EXIT_OK && !keep_stated(cfg, i, rdr, res)) {
+        buf_printf(&err, "reconcile: out of memory");
+        code = EXIT_INPUT;
+    }
     if (code == EXIT_OK) {
         fr->status = FILE_OK;
         file_warn_money_unchecked(rdr, path, fr);
@@ -558,7 +588,8 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
         res->total_table.rows += d->table.rows;
         res->total_table.without_amount += d->table.without_amount;
     }
-    db_result *r = query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 0, NULL);
+    db_result *r = query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 2,
+                         (const char *const *)x->net_kinds);
     if (!r)
         return false;
     bool ok = true;
@@ -599,6 +630,64 @@ static bool gather_day_kinds(recon_ctx *x, recon_result *res)
     return !oom;
 }
 
+/* The names a kind of the profile's vocabulary has in the table's: kind
+ * itself and every --kind rename of it, as a JSON array's text (NULL when
+ * out of memory): the refunds subtracted from a side's net amounts, the
+ * revocations left apart (SQL_RECON_DAY_AMOUNTS). */
+static char *kind_names_json(const config *cfg, const char *kind)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, json_string(kind));
+    for (size_t i = 0; i < cfg->n_kind_rename; i++)
+        if (strcmp(cfg->kind_rename[i].from, kind) == 0 && cfg->kind_rename[i].to)
+            json_array_append_new(a, json_string(cfg->kind_rename[i].to));
+    char *text = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return text;
+}
+
+/* Each day's currency_mismatch sides and its money differences, each key
+ * once (SQL_RECON_DAY_CCY_SIDES, SQL_RECON_DAY_DIFFERENCES).  False when a
+ * query failed; *oom when memory ran out. */
+static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
+{
+    db_result *r = query(x, "reconcile: the currency mismatches per day", SQL_RECON_DAY_CCY_SIDES,
+                         0, NULL);
+    if (!r)
+        return false;
+    size_t at = 0;
+    for (int i = 0; !*oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        if (d && !db_is_null(r, i, 3))
+            d->ccy_sides = dup_or_null(db_value(r, i, 3), oom);
+    }
+    db_result_free(&r);
+    if (*oom)
+        return true;
+    r = query(x, "reconcile: the money differences per day", SQL_RECON_DAY_DIFFERENCES, 0, NULL);
+    if (!r)
+        return false;
+    at = 0;
+    for (int i = 0; !*oom && i < db_nrows(r); i++) {
+        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
+        if (!d)
+            continue;
+        recon_money *grown = realloc(d->diffs, (d->n_diffs + 1) * sizeof *grown);
+        if (!grown) {
+            *oom = true;
+            break;
+        }
+        d->diffs = grown;
+        recon_money *m = &d->diffs[d->n_diffs++];
+        m->currency = dup_or_null(db_value(r, i, 3), oom);
+        m->net = dup_or_null(db_value(r, i, 4), oom);
+        m->gross = dup_or_null(db_value(r, i, 5), oom);
+        d->diff_keys += (uint64_t)db_int(r, i, 6);
+    }
+    db_result_free(&r);
+    return true;
+}
+
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
     db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
@@ -627,7 +716,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
     db_result_free(&r);
     if (oom)
         goto oom;
-    r = query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 0, NULL);
+    r = query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 2, (const char *const *)x->net_kinds);
     if (!r)
         return false;
     size_t at = 0;
@@ -661,9 +750,14 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         if (!db_is_null(r, i, 7))
             d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
         d->cat_without[c] = (uint64_t)db_int(r, i, 8);
+        d->cat_gross[c] = dup_or_null(db_value(r, i, 9), &oom);
+        if (!db_is_null(r, i, 10))
+            d->cat_gross_shown[c] = dup_or_null(db_value(r, i, 10), &oom);
         res->cat_count[c] += d->cat_count[c];
     }
     db_result_free(&r);
+    if (!oom && !gather_day_money(x, res, &oom))
+        return false;
     if (!oom)
         return gather_period_totals(x, res);
 oom:
@@ -756,7 +850,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool 
     recon_disc *w = NULL;
     bool ok = true;
     *io_failed = false;
-    if (x->cfg->discrepancies_path && !(w = *wp = recon_disc_open(x->cfg->discrepancies_path, &err))) {
+    if (x->cfg->discrepancies_path && !(w = *wp = recon_disc_open(x->cfg->discrepancies_path, res, &err))) {
         log_error("%s", buf_cstr(&err));
         *io_failed = true;
         buf_free(&err);
@@ -1357,6 +1451,47 @@ static void mark_reported(recon_ctx *x, const recon_result *res)
     buf_free(&sql);
 }
 
+/* The profile's status map read backwards into res->statuses: for each
+ * status number its source values, in the profile's order, "/" between
+ * them (WeChat's 2: "SUCCESS/REVOKED").  A status the map yields through
+ * a template ("{column}") has no word.  False when out of memory. */
+static bool status_words(const profile *pf, recon_result *res)
+{
+    const column_rule *rule = pf ? &pf->col[COL_STATUS] : NULL;
+    for (size_t i = 0; rule && i < rule->n_map; i++) {
+        const map_entry *e = &rule->map[i];
+        char *end = NULL;
+        long v = e->n_result ? strtol(e->result[0], &end, 10) : 0;
+        if (!e->n_result || end == e->result[0] || *end || v < INT16_MIN || v > INT16_MAX)
+            continue;
+        recon_status_word *w = NULL;
+        for (size_t k = 0; k < res->n_statuses; k++)
+            if (res->statuses[k].status == (int)v)
+                w = &res->statuses[k];
+        if (!w) {
+            recon_status_word *grown =
+                realloc(res->statuses, (res->n_statuses + 1) * sizeof *grown);
+            if (!grown)
+                return false;
+            res->statuses = grown;
+            w = &res->statuses[res->n_statuses++];
+            w->status = (int)v;
+            w->words = strdup(e->match);
+            if (!w->words)
+                return false;
+            continue;
+        }
+        size_t a = strlen(w->words), b = strlen(e->match);
+        char *joined = realloc(w->words, a + b + 2);
+        if (!joined)
+            return false;
+        joined[a] = '/';
+        memcpy(joined + a + 1, e->match, b + 1);
+        w->words = joined;
+    }
+    return true;
+}
+
 /* Reads the configuration the command needs beyond the CLI's checks. */
 static int prepare(const config *cfg, recon_result *res, facts_map *tf, stmt_facts *sf,
                    int64_t *grace_s)
@@ -1374,7 +1509,8 @@ static int prepare(const config *cfg, recon_result *res, facts_map *tf, stmt_fac
     if (zone)
         tz_free(&z);
     res->zone = strdup(zone ? zone : "UTC");
-    if (!res->zone || !stmt_facts_from_profile(cfg->profile, cfg, sf)) {
+    if (!res->zone || !stmt_facts_from_profile(cfg->profile, cfg, sf) ||
+        !status_words(cfg->profile, res)) {
         buf_printf(&err, "out of memory");
         code = EXIT_INPUT;
         goto out;
@@ -1444,9 +1580,12 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     if (!db_begin(x->tool.d))
         return tool_db_failure(x->tool.d, "reconcile: BEGIN");
     x->sql_zone = zone_for_sql(res->zone);
-    bool ok = x->sql_zone && stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    x->net_kinds[0] = kind_names_json(cfg, "refund");
+    x->net_kinds[1] = kind_names_json(cfg, "revoked");
+    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
+              stage_setup(x, x->sql_zone, grace_s, tf, sf);
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
-        int c = stage_file(x, i, rj, &rep->files[i]);
+        int c = stage_file(x, i, rj, &rep->files[i], res);
         if (c != EXIT_OK) {
             code = c;
             ok = false;
@@ -1621,5 +1760,7 @@ int recon_run(const config *cfg)
     buf_free(&x.item_name);
     buf_free(&x.run_name);
     free(x.sql_zone);
+    free(x.net_kinds[0]);
+    free(x.net_kinds[1]);
     return code;
 }

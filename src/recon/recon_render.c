@@ -14,6 +14,7 @@
 #include "output/html.h"
 #include "output/log.h"
 #include "output/outfile.h"
+#include "rules/dec_total.h"
 #include "util/exitcodes.h"
 
 static const char *verdict_of(const recon_result *r)
@@ -30,7 +31,12 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static json_t *facts_json(const recon_facts *f)
+/* What a difference is, wherever a reader sees one. */
+#define DIFFERENCE_IS "statement minus table (the channel minus our records)"
+
+/* A side's facts; status_word: the channel's words for its status (the
+ * profile's map read backwards), null without them. */
+static json_t *facts_json(const recon_facts *f, const recon_result *res)
 {
     if (!f->present)
         return json_null();
@@ -39,6 +45,7 @@ static json_t *facts_json(const recon_facts *f)
     json_object_set_new(o, "currency", str_or_null(f->currency));
     json_object_set_new(o, "fee", str_or_null(f->fee));
     json_object_set_new(o, "status", json_integer(f->status));
+    json_object_set_new(o, "status_word", str_or_null(recon_status_words(res, f->status)));
     json_object_set_new(o, "time", str_or_null(f->time));
     return o;
 }
@@ -63,7 +70,7 @@ static void file_json(json_t *o, const char *file)
     buf_free(&b64);
 }
 
-static json_t *line_json(const recon_line *l)
+static json_t *line_json(const recon_line *l, const recon_result *res)
 {
     json_t *o = json_object();
     json_object_set_new(o, "category", json_string(recon_category_name(l->category)));
@@ -72,8 +79,8 @@ static json_t *line_json(const recon_line *l)
     json_object_set_new(o, "out_trade_no", str_or_null(l->out_trade_no));
     json_object_set_new(o, "callback_type", str_or_null(l->callback_type));
     json_object_set_new(o, "day", json_string(l->day));
-    json_object_set_new(o, "statement", facts_json(&l->statement));
-    json_object_set_new(o, "table", facts_json(&l->table));
+    json_object_set_new(o, "statement", facts_json(&l->statement, res));
+    json_object_set_new(o, "table", facts_json(&l->table, res));
     json_object_set_new(o, "difference", str_or_null(l->difference));
     file_json(o, l->file);
     json_object_set_new(o, "line", l->file ? json_integer(l->line) : json_null());
@@ -81,7 +88,7 @@ static json_t *line_json(const recon_line *l)
     json_t *listed = l->listed_rows ? json_array() : json_null();
     for (size_t i = 0; i < l->n_listed; i++) {
         const recon_listing *g = &l->listed[i];
-        json_t *f = facts_json(&g->facts);
+        json_t *f = facts_json(&g->facts, res);
         file_json(f, g->file);
         json_object_set_new(f, "line", g->file ? json_integer(g->line) : json_null());
         json_array_append_new(listed, f);
@@ -94,9 +101,10 @@ static json_t *line_json(const recon_line *l)
 
 /* A listing as a reader sees it: "FILE:LINE CNY 21.00, fee 0.10, status 1,
  * TIME" (a file name that is not UTF-8 escaped). */
-static bool listing_text(buf *out, const recon_listing *g)
+static bool listing_text(buf *out, const recon_listing *g, const recon_result *res)
 {
     const recon_facts *f = &g->facts;
+    char st[96];
     bool ok = true;
     if (g->file) {
         buf name = BUF_INIT;
@@ -108,16 +116,16 @@ static bool listing_text(buf *out, const recon_listing *g)
     return ok && buf_printf(out, "%s%s%s", f->currency ? f->currency : "",
                             f->currency ? " " : "", f->amount ? f->amount : "no amount") &&
            (!f->fee || buf_printf(out, ", fee %s", f->fee)) &&
-           buf_printf(out, ", status %d", f->status) &&
+           buf_printf(out, ", status %s", recon_status_text(res, f->status, st, sizeof st)) &&
            (!f->time || buf_printf(out, ", %s", f->time));
 }
 
 /* Every listing of a line, "; " between them, and how many more there are. */
-static bool listings_text(buf *out, const recon_line *l)
+static bool listings_text(buf *out, const recon_line *l, const recon_result *res)
 {
     bool ok = true;
     for (size_t i = 0; ok && i < l->n_listed; i++)
-        ok = (i == 0 || buf_append_str(out, "; ")) && listing_text(out, &l->listed[i]);
+        ok = (i == 0 || buf_append_str(out, "; ")) && listing_text(out, &l->listed[i], res);
     if (ok && (uint64_t)l->listed_rows > l->n_listed)
         ok = buf_printf(out, "; and %lld more rows", (long long)(l->listed_rows - (int64_t)l->n_listed));
     return ok;
@@ -164,16 +172,17 @@ static const char *const csv_columns[] = {
     "statement_fee",     "statement_status", "statement_time",   "table_amount",
     "table_currency",    "table_fee",       "table_status",      "table_time",
     "difference",        "file",            "line",              "first_seen",
-    "listed_rows",       "listed",
+    "listed_rows",       "listed",          "statement_status_word", "table_status_word",
+    "difference_is",
 };
 
-static bool csv_line(buf *out, const recon_line *l)
+static bool csv_line(buf *out, const recon_line *l, const recon_result *res)
 {
     char tenant[24], sst[16], tst[16], line[24], rows[24];
     snprintf(tenant, sizeof tenant, "%lld", (long long)l->tenant_id);
     snprintf(rows, sizeof rows, "%lld", (long long)l->listed_rows);
     buf listed = BUF_INIT;
-    if (l->listed_rows && !listings_text(&listed, l)) {
+    if (l->listed_rows && !listings_text(&listed, l, res)) {
         buf_free(&listed);
         return false;
     }
@@ -190,11 +199,15 @@ static bool csv_line(buf *out, const recon_line *l)
                        t->present ? t->fee : NULL, t->present ? tst : NULL,
                        t->present ? t->time : NULL,
                        l->difference, l->file, l->file ? line : NULL, l->first_seen,
-                       l->listed_rows ? rows : NULL, l->listed_rows ? buf_cstr(&listed) : NULL};
-    /* the data's texts: channel, key, currencies, file, the listings */
+                       l->listed_rows ? rows : NULL, l->listed_rows ? buf_cstr(&listed) : NULL,
+                       s->present ? recon_status_words(res, s->status) : NULL,
+                       t->present ? recon_status_words(res, t->status) : NULL,
+                       DIFFERENCE_IS};
+    /* the data's texts: channel, key, currencies, file, the listings, the
+     * profile's status words */
     static const bool text[] = {false, false, true, true, true, false, false, true, false, false,
                                 false, false, true, false, false, false, false, true, false, false,
-                                false, true};
+                                false, true, true, true, false};
     _Static_assert(sizeof text / sizeof text[0] == sizeof csv_columns / sizeof csv_columns[0],
                    "one flag per column");
     buf name = BUF_INIT;
@@ -216,6 +229,7 @@ static bool ends_with_csv(const char *path)
 
 struct recon_disc {
     outfile *file;
+    const recon_result *res;
     const char *path;
     bool csv;
     buf out;
@@ -237,7 +251,7 @@ static bool disc_flush(recon_disc *w, buf *err)
     return true;
 }
 
-recon_disc *recon_disc_open(const char *path, buf *err)
+recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err)
 {
     recon_disc *w = calloc(1, sizeof *w);
     if (!w) {
@@ -245,6 +259,7 @@ recon_disc *recon_disc_open(const char *path, buf *err)
         return NULL;
     }
     w->path = path;
+    w->res = res;
     w->csv = strcmp(path, "-") != 0 && ends_with_csv(path);
     /* Renamed onto path once the run has committed (outfile.h): a failure
      * leaves what was there, never a list cut short. */
@@ -272,9 +287,9 @@ bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
 {
     bool ok;
     if (w->csv) {
-        ok = csv_line(&w->out, l);
+        ok = csv_line(&w->out, l, w->res);
     } else {
-        json_t *o = line_json(l);
+        json_t *o = line_json(l, w->res);
         char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         ok = text && buf_append_str(&w->out, text) && buf_append_char(&w->out, '\n');
         free(text);
@@ -325,6 +340,51 @@ void recon_disc_discard(recon_disc **wp)
     free(w);
 }
 
+/* ---- the bill's own stated totals --------------------------------------- */
+
+/* The statement's compared amounts of a stated total's kind, over the
+ * run (its entry of total_statement's kinds); NULL: no kind, or none. */
+static const recon_side *stated_compared(const recon_result *r, const recon_stated *st)
+{
+    for (size_t k = 0; st->kind && k < r->total_statement.n_kinds; k++)
+        if (strcmp(r->total_statement.kinds[k].kind, st->kind) == 0)
+            return &r->total_statement.kinds[k];
+    return NULL;
+}
+
+/* 1: the stated figure differs from the statement's compared amount of its
+ * kind (one currency); 0: equal; -1: not comparable (no kind, several
+ * currencies, a text that is not a number). */
+static int stated_differs(const recon_side *k, const recon_stated *st)
+{
+    dect a, b;
+    if (!k || k->n_amounts != 1 || !dect_parse(st->stated, strlen(st->stated), &a) ||
+        !dect_parse(k->amounts[0].amount, strlen(k->amounts[0].amount), &b))
+        return -1;
+    return !dect_equal(&a, &b);
+}
+
+static json_t *stated_json(const recon_result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        json_t *o = json_object();
+        file_json(o, st->file);
+        json_object_set_new(o, "label", str_or_null(st->label));
+        json_object_set_new(o, "column", str_or_null(st->column));
+        json_object_set_new(o, "kind", str_or_null(st->kind));
+        json_object_set_new(o, "stated", str_or_null(st->stated));
+        json_object_set_new(o, "rows_sum", str_or_null(st->rows_sum));
+        json_object_set_new(o, "compared", k ? recon_side_json(k) : json_null());
+        json_object_set_new(o, "differs", d < 0 ? json_null() : json_boolean(d));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* ---- the report -------------------------------------------------------- */
 
 json_t *recon_side_json(const recon_side *s)
@@ -369,9 +429,26 @@ static json_t *day_json(const recon_day *d)
         json_t *per = d->cat_amounts[c] ? json_loads(d->cat_amounts[c], 0, NULL) : NULL;
         json_object_set_new(e, "amounts", per ? per : json_object());
         json_object_set_new(e, "without_amount", json_integer((json_int_t)d->cat_without[c]));
+        /* what finance reads beside the net: the absolute differences
+         * summed per currency (-0.01 and +0.01: 0.02), and a currency
+         * mismatch's two sides */
+        json_t *gross = d->cat_gross[c] ? json_loads(d->cat_gross[c], 0, NULL) : NULL;
+        json_object_set_new(e, "absolute", gross ? gross : json_object());
+        if (c == CAT_CURRENCY_MISMATCH)
+            json_object_set_new(e, "sides", str_or_null(d->ccy_sides));
         json_object_set_new(cats, recon_category_name((recon_category)c), e);
     }
     json_object_set_new(o, "categories", cats);
+    /* The day's money differences, each key once (a key with two lines,
+     * an amount_mismatch and a duplicate_in_statement, is one difference). */
+    json_t *net = json_object(), *abs_ = json_object();
+    for (size_t i = 0; i < d->n_diffs; i++) {
+        json_object_set_new(net, d->diffs[i].currency, json_string(d->diffs[i].net));
+        json_object_set_new(abs_, d->diffs[i].currency, json_string(d->diffs[i].gross));
+    }
+    json_object_set_new(o, "differences",
+                        json_pack("{s:o, s:o, s:I, s:s}", "net", net, "absolute", abs_, "keys",
+                                  (json_int_t)d->diff_keys, "difference_is", DIFFERENCE_IS));
     return o;
 }
 
@@ -434,6 +511,7 @@ json_t *recon_json(const recon_result *r)
     json_object_set_new(o, "period", period);
     json_object_set_new(o, "zone", str_or_null(r->zone));
     json_object_set_new(o, "verdict", json_string(verdict_of(r)));
+    json_object_set_new(o, "difference_is", json_string(DIFFERENCE_IS));
     json_t *days = json_array();
     for (size_t i = 0; i < r->n_days; i++)
         json_array_append_new(days, day_json(&r->days[i]));
@@ -458,6 +536,7 @@ json_t *recon_json(const recon_result *r)
                         json_integer((json_int_t)(r->carried_over - r->n_carried)));
     json_object_set_new(o, "carried_over_known", json_boolean(!r->carried_unknown));
     json_object_set_new(o, "outside_period", json_integer((json_int_t)r->outside_period));
+    json_object_set_new(o, "stated_totals", stated_json(r));
     json_object_set_new(o, "registered", json_boolean(r->registered));
     json_object_set_new(o, "run", r->registered ? json_integer(r->run_id) : json_null());
     json_object_set_new(o, "appeared", json_integer((json_int_t)r->appeared));
@@ -474,6 +553,56 @@ json_t *recon_json(const recon_result *r)
     if (r->repair == REPAIR_MISSING)
         repaired_json(r, o);
     return o;
+}
+
+/* ---- what finance reads ---------------------------------------------- */
+
+/* A sum's text whose amounts are all zero ("CNY 0.00, JPY 0"): a category
+ * whose lines differ in no money (a status_mismatch) shows none. */
+static bool all_zero(const char *shown)
+{
+    return !strpbrk(shown, "123456789");
+}
+
+/* Category c's money on day d as a reader sees it (plain text, escaped by
+ * the caller): the sum of the absolute differences beside the net, per
+ * currency ("absolute CNY 0.02, net CNY 0.00"); a currency mismatch's two
+ * sides ("statement USD 10.00; table CNY 70.00"); and the lines without an
+ * amount.  Nothing when none is known. */
+static bool category_money_text(buf *out, const recon_day *d, int c)
+{
+    bool ok = true, any = false;
+    if (c == CAT_CURRENCY_MISMATCH) {
+        if (d->ccy_sides) {
+            ok = buf_append_str(out, d->ccy_sides);
+            any = true;
+        }
+    } else if (d->cat_shown[c] && !(d->cat_gross_shown[c] && all_zero(d->cat_gross_shown[c]))) {
+        ok = (!d->cat_gross_shown[c] || buf_printf(out, "absolute %s, ", d->cat_gross_shown[c])) &&
+             buf_printf(out, "net %s", d->cat_shown[c]);
+        any = true;
+    }
+    if (ok && d->cat_without[c])
+        ok = buf_printf(out, "%s%llu without an amount", any ? "; " : "",
+                        (unsigned long long)d->cat_without[c]);
+    return ok;
+}
+
+/* A day's money differences, each key once: "absolute CNY 0.02, net CNY
+ * 0.00 (2 keys)"; empty when there are none. */
+static bool day_money_text(buf *out, const recon_day *d)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && i < d->n_diffs; i++) {
+        const recon_money *m = &d->diffs[i];
+        const char *ccy = m->currency[0] ? m->currency : "";
+        ok = buf_printf(out, "%sabsolute %s%s%s, net %s%s%s", i ? "; " : "", ccy, ccy[0] ? " " : "",
+                        m->gross, ccy, ccy[0] ? " " : "", m->net);
+    }
+    if (ok && d->n_diffs)
+        ok = buf_printf(out, " (%llu %s)", (unsigned long long)d->diff_keys,
+                        d->diff_keys == 1 ? "key" : "keys");
+    return ok;
 }
 
 /* ---- the summary ------------------------------------------------------ */
@@ -514,6 +643,13 @@ static void print_side(FILE *fp, const char *label, const recon_side *s)
             }
         }
         fputc(']', fp);
+        for (size_t i = 0; i < s->n_amounts; i++) {
+            fputs(i ? ", " : " (net ", fp);
+            text_fput_term(fp, s->amounts[i].currency[0] ? s->amounts[i].currency : "?");
+            fprintf(fp, " %s", s->amounts[i].amount);
+        }
+        if (s->n_amounts)
+            fputc(')', fp);
     } else if (s->n_amounts || s->without_amount) {
         fputs(" (", fp);
         print_amounts(fp, s);
@@ -565,16 +701,24 @@ void recon_print_summary(const recon_result *r, FILE *fp)
                 (unsigned long long)d->matched, (unsigned long long)d->unverified,
                 (unsigned long long)d->pending);
         /* The shown amounts name currencies, the statement's text: escaped. */
+        buf t = BUF_INIT;
         for (int c = 0; c < CAT_COUNT; c++)
             if (d->cat_count[c]) {
-                fprintf(fp, ", %s %llu (", recon_category_name((recon_category)c),
+                fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
                         (unsigned long long)d->cat_count[c]);
-                text_fput_term(fp, d->cat_shown[c]);
-                if (d->cat_without[c])
-                    fprintf(fp, "%s%llu without an amount", d->cat_shown[c] ? "; " : "",
-                            (unsigned long long)d->cat_without[c]);
-                fputc(')', fp);
+                buf_clear(&t);
+                if (category_money_text(&t, d, c) && t.len) {
+                    fputs(" (", fp);
+                    text_fput_term(fp, buf_cstr(&t));
+                    fputc(')', fp);
+                }
             }
+        buf_clear(&t);
+        if (day_money_text(&t, d) && t.len) {
+            fputs("; money differences, each key once: ", fp);
+            text_fput_term(fp, buf_cstr(&t));
+        }
+        buf_free(&t);
         fputc('\n', fp);
     }
     if (r->n_days > 1) {
@@ -592,6 +736,28 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
                 (unsigned long long)r->cat_count[c]);
     fputc('\n', fp);
+    if (recon_has_discrepancies(r))
+        fputs("  difference: " DIFFERENCE_IS "\n", fp);
+    for (size_t i = 0; i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        fputs("  the bill ", fp);
+        text_fput_term(fp, st->file);
+        fputs(" states ", fp);
+        text_fput_term(fp, st->label);
+        fprintf(fp, " %s", st->stated);
+        fputs(" (its rows' ", fp);
+        text_fput_term(fp, st->column);
+        fprintf(fp, ": %s)", st->rows_sum);
+        if (k) {
+            fputs("; the statement's compared ", fp);
+            text_fput_term(fp, st->kind);
+            fputs(" amounts: ", fp);
+            print_amounts(fp, k);
+        }
+        fputs(d > 0 ? " -- DIFFERS\n" : "\n", fp);
+    }
     if (r->outside_period)
         fprintf(fp, "  outside the period (not compared): %llu rows\n",
                 (unsigned long long)r->outside_period);
@@ -652,6 +818,11 @@ static bool side_html(buf *out, const recon_side *s)
 {
     bool ok = buf_printf(out, "<td>%llu", (unsigned long long)s->rows);
     if (s->n_kinds > 1) {
+        /* the net (refunds subtracted, revocations apart), then each kind */
+        for (size_t i = 0; ok && i < s->n_amounts; i++)
+            ok = buf_append_str(out, "<br><span class=\"net\">net ") &&
+                 esc(out, s->amounts[i].currency) && buf_append_char(out, ' ') &&
+                 esc(out, s->amounts[i].amount) && buf_append_str(out, "</span>");
         for (size_t k = 0; ok && k < s->n_kinds; k++)
             ok = buf_append_str(out, "<div class=\"kind\">") && esc(out, s->kinds[k].kind) &&
                  buf_printf(out, " %llu", (unsigned long long)s->kinds[k].rows) &&
@@ -711,6 +882,10 @@ static bool html_days(const recon_result *r, buf *out)
                         ? buf_append_str(out, "not known (this role may not read the register)")
                         : buf_printf(out, "%llu", (unsigned long long)r->carried_over));
     }
+    if (ok && bad)
+        ok = buf_append_str(out, "</p>\n<p class=\"note\" id=\"recon-difference-is\">A difference "
+                                 "is the " DIFFERENCE_IS ": positive, the channel lists more "
+                                 "money than our records hold.");
     ok = ok && buf_append_str(out, "</p>\n<table id=\"recon-days\"><tr><th>tenant</th>"
                                    "<th>channel</th><th>day</th><th>verdict</th>"
                                    "<th>statement</th><th>table</th><th>matched</th>"
@@ -725,23 +900,34 @@ static bool html_days(const recon_result *r, buf *out)
              esc(out, d->day) &&
              buf_printf(out, "</td><td class=\"verdict\">%s</td>", b ? "balanced" : "discrepancies") &&
              figures_html(out, &d->statement, &d->table, d->matched, d->unverified, d->pending);
+        buf t = BUF_INIT;
         for (int c = 0; ok && c < CAT_COUNT; c++)
-            if (d->cat_count[c])
-                ok = buf_printf(out, "%s %llu (", recon_category_name((recon_category)c),
+            if (d->cat_count[c]) {
+                buf_clear(&t);
+                ok = category_money_text(&t, d, c) &&
+                     buf_printf(out, "<span class=\"cat\" data-category=\"%s\">%s %llu",
+                                recon_category_name((recon_category)c),
+                                recon_category_name((recon_category)c),
                                 (unsigned long long)d->cat_count[c]) &&
-                     (!d->cat_shown[c] || esc(out, d->cat_shown[c])) &&
-                     (!d->cat_without[c] ||
-                      buf_printf(out, "%s%llu without an amount", d->cat_shown[c] ? "; " : "",
-                                 (unsigned long long)d->cat_without[c])) &&
-                     buf_append_str(out, ")<br>");
+                     (!t.len || (buf_append_str(out, " (") && esc(out, buf_cstr(&t)) &&
+                                 buf_append_char(out, ')'))) &&
+                     buf_append_str(out, "</span><br>");
+            }
+        buf_clear(&t);
+        if (ok && day_money_text(&t, d) && t.len)
+            ok = buf_append_str(out, "<span class=\"day-money\">money differences, each key "
+                                     "once: ") &&
+                 esc(out, buf_cstr(&t)) && buf_append_str(out, "</span>");
+        buf_free(&t);
         ok = ok && buf_append_str(out, "</td></tr>\n");
     }
     return ok && buf_append_str(out, "</table>\n") && (r->n_days < 2 || html_totals(r, out));
 }
 
 /* One example line of a category's table. */
-static bool html_line(const recon_line *l, buf *out)
+static bool html_line(const recon_result *r, const recon_line *l, buf *out)
 {
+    char st[96];
     bool ok = buf_printf(out, "<tr><td>%lld</td><td class=\"key\">", (long long)l->tenant_id) &&
               esc(out, l->channel) && buf_append_str(out, "</td><td class=\"key\">") &&
               esc(out, l->out_trade_no) && buf_append_str(out, "</td><td class=\"key\">") &&
@@ -753,12 +939,15 @@ static bool html_line(const recon_line *l, buf *out)
             ok = esc(out, f[k]->currency) && buf_append_char(out, ' ') &&
                  esc(out, f[k]->amount) &&
                  (!f[k]->fee || (buf_append_str(out, ", fee ") && esc(out, f[k]->fee))) &&
-                 buf_printf(out, ", status %d", f[k]->status);
+                 buf_append_str(out, ", status ") &&
+                 esc(out, recon_status_text(r, f[k]->status, st, sizeof st)) &&
+                 (!f[k]->time || (buf_append_str(out, ", <span class=\"time\">") &&
+                                  esc(out, f[k]->time) && buf_append_str(out, "</span>")));
         else
             ok = buf_append_str(out, "&#8212;");
         if (ok && k == 0 && l->listed_rows) {
             buf listed = BUF_INIT;
-            ok = listings_text(&listed, l) && buf_append_str(out, "<br>listed: ") &&
+            ok = listings_text(&listed, l, r) && buf_append_str(out, "<br>listed: ") &&
                  esc(out, buf_cstr(&listed));
             buf_free(&listed);
         }
@@ -772,7 +961,8 @@ static bool html_category(const recon_result *r, recon_category c, buf *out)
 {
     bool ok = buf_printf(out, "<h3>%s: %llu</h3>\n<table id=\"recon-%s\"><tr><th>tenant</th>"
                               "<th>channel</th><th>out_trade_no</th><th>callback_type</th>"
-                              "<th>day</th><th>statement</th><th>table</th><th>difference</th></tr>\n",
+                              "<th>day</th><th>statement</th><th>table</th>"
+                              "<th title=\"" DIFFERENCE_IS "\">difference</th></tr>\n",
                          recon_category_name(c), (unsigned long long)r->cat_count[c],
                          recon_category_name(c));
     size_t shown = 0;
@@ -780,7 +970,7 @@ static bool html_category(const recon_result *r, recon_category c, buf *out)
         if (r->lines[i].category != c)
             continue;
         shown++;
-        ok = html_line(&r->lines[i], out);
+        ok = html_line(r, &r->lines[i], out);
     }
     ok = ok && buf_append_str(out, "</table>\n");
     if (ok && r->cat_count[c] > shown)
@@ -835,10 +1025,46 @@ static bool html_items(const char *title, const char *id, const char *member,
     return ok;
 }
 
+/* The bills' own stated totals beside the sums of their rows and the
+ * statement's compared amounts of the kind, marked where they differ. */
+static bool html_stated(const recon_result *r, buf *out)
+{
+    if (!r->n_stated)
+        return true;
+    bool ok = buf_append_str(out, "<h3>The bills' own totals</h3>\n<table id=\"recon-stated\">"
+                                  "<tr><th>file</th><th>stated</th><th>the bill says</th>"
+                                  "<th>its rows add up to</th><th>kind</th>"
+                                  "<th>the statement compared</th><th>agrees</th></tr>\n");
+    for (size_t i = 0; ok && i < r->n_stated; i++) {
+        const recon_stated *st = &r->stated[i];
+        const recon_side *k = stated_compared(r, st);
+        int d = stated_differs(k, st);
+        buf name = BUF_INIT;
+        text_utf8_or_escaped(&name, st->file);
+        ok = buf_printf(out, "<tr class=\"%s\"><td class=\"key\">",
+                        d > 0 ? "differs" : "agrees") &&
+             esc(out, buf_cstr(&name)) && buf_append_str(out, "</td><td class=\"key\">") &&
+             esc(out, st->label) && buf_append_str(out, " (") && esc(out, st->column) &&
+             buf_append_str(out, ")</td><td>") && esc(out, st->stated) &&
+             buf_append_str(out, "</td><td>") && esc(out, st->rows_sum) &&
+             buf_append_str(out, "</td><td class=\"key\">") &&
+             (st->kind ? esc(out, st->kind) : buf_append_str(out, "every row")) &&
+             buf_append_str(out, "</td><td>");
+        for (size_t a = 0; ok && k && a < k->n_amounts; a++)
+            ok = (a == 0 || buf_append_str(out, "<br>")) && esc(out, k->amounts[a].currency) &&
+                 buf_append_char(out, ' ') && esc(out, k->amounts[a].amount);
+        ok = ok && (k || buf_append_str(out, "&#8212;")) &&
+             buf_printf(out, "</td><td class=\"mark\">%s</td></tr>\n",
+                        d > 0 ? "&#10007; differs" : d == 0 ? "&#10003;" : "&#8212;");
+        buf_free(&name);
+    }
+    return ok && buf_append_str(out, "</table>\n");
+}
+
 bool recon_html_section(const recon_result *r, buf *out)
 {
     bool ok = buf_append_str(out, "<section id=\"reconciliation\"><h2>Reconciliation</h2>\n") &&
-              html_days(r, out);
+              html_days(r, out) && html_stated(r, out);
     for (int c = 0; ok && c < CAT_COUNT; c++)
         if (r->cat_count[c])
             ok = html_category(r, (recon_category)c, out);

@@ -28,7 +28,9 @@
  * the writer (and a file not published is removed) and set *w to NULL.
  */
 typedef struct recon_disc recon_disc;
-recon_disc *recon_disc_open(const char *path, buf *err);
+/* res: the run's result, for the channel's words of a status (it must
+ * outlive the writer). */
+recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err);
 bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err);
 bool recon_disc_finish(recon_disc *w, buf *err);
 bool recon_disc_publish(recon_disc **w, buf *err);

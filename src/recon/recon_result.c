@@ -4,6 +4,7 @@
  */
 #include "recon/recon_result.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,24 @@ recon_category recon_category_of(const char *s)
         if (strcmp(category_names[i], s) == 0)
             return (recon_category)i;
     return CAT_COUNT;
+}
+
+const char *recon_status_words(const recon_result *r, int status)
+{
+    for (size_t i = 0; r && i < r->n_statuses; i++)
+        if (r->statuses[i].status == status)
+            return r->statuses[i].words;
+    return NULL;
+}
+
+const char *recon_status_text(const recon_result *r, int status, char out[], size_t n)
+{
+    const char *w = recon_status_words(r, status);
+    if (w)
+        snprintf(out, n, "%s (%d)", w, status);
+    else
+        snprintf(out, n, "%d", status);
+    return out;
 }
 
 bool recon_has_discrepancies(const recon_result *r)
@@ -103,7 +122,16 @@ void recon_result_free(recon_result *r)
             free(d->cat_amount[c]);
             free(d->cat_amounts[c]);
             free(d->cat_shown[c]);
+            free(d->cat_gross[c]);
+            free(d->cat_gross_shown[c]);
         }
+        free(d->ccy_sides);
+        for (size_t k = 0; k < d->n_diffs; k++) {
+            free(d->diffs[k].currency);
+            free(d->diffs[k].net);
+            free(d->diffs[k].gross);
+        }
+        free(d->diffs);
     }
     free(r->days);
     side_free(&r->total_statement);
@@ -122,6 +150,17 @@ void recon_result_free(recon_result *r)
         free(k->file);
     }
     free(r->repaired_keys);
+    for (size_t i = 0; i < r->n_stated; i++) {
+        free(r->stated[i].label);
+        free(r->stated[i].column);
+        free(r->stated[i].kind);
+        free(r->stated[i].stated);
+        free(r->stated[i].rows_sum);
+    }
+    free(r->stated);
+    for (size_t i = 0; i < r->n_statuses; i++)
+        free(r->statuses[i].words);
+    free(r->statuses);
     free(r->zone);
     memset(r, 0, sizeof *r);
 }

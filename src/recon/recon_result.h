@@ -40,6 +40,14 @@ typedef struct recon_amount {
     char *amount;       /* decimal text, major unit */
 } recon_amount;
 
+/* Money differences in one currency: their net and the sum of their
+ * absolute values (decimal text, major unit). */
+typedef struct recon_money {
+    char *currency;
+    char *net;
+    char *gross;
+} recon_money;
+
 /* One side's rows and money: of a day (or the period), every kind
  * together, then per kind (the part of callback_type before ':': a
  * payment and a refund are never added up without the two also shown
@@ -66,6 +74,16 @@ typedef struct recon_day {
                                      * currencies (never added up) */
     char *cat_amounts[CAT_COUNT];   /* the sums per currency, a JSON object's text */
     char *cat_shown[CAT_COUNT];     /* what a reader sees: "CNY 149.00", "JPY 100, USD 1.00" */
+    char *cat_gross[CAT_COUNT];     /* the sums of the absolute differences per currency,
+                                     * a JSON object's text (finance reads -0.01 and +0.01
+                                     * as 0.02 of errors beside the net 0.00) */
+    char *cat_gross_shown[CAT_COUNT]; /* ... as a reader sees them: "CNY 0.02"; NULL: none */
+    char *ccy_sides;                /* the currency_mismatch lines' two sides: "statement
+                                     * USD 10.00; table CNY 70.00"; NULL: none */
+    recon_money *diffs;             /* the day's money differences per currency, each
+                                     * key once (two lines of one key are one difference) */
+    size_t n_diffs;
+    uint64_t diff_keys;             /* keys whose difference is not zero */
 } recon_day;
 
 /* One side's facts on a line (present false: the side has no row).  fee
@@ -152,8 +170,32 @@ typedef struct recon_key {
  * every line goes to the discrepancies file as it is fetched. */
 #define RECON_EXAMPLES 10
 
+/* A status number and the channel's own words for it: the profile's
+ * status map read backwards ("SUCCESS/REVOKED" for 2 in WeChat's). */
+typedef struct recon_status_word {
+    int status;
+    char *words;
+} recon_status_word;
+
+/* A money total a bill states, beside the sum of the rows' column it adds
+ * up (checked equal before anything was compared) and, when rendered, the
+ * statement's compared amounts of that kind. */
+typedef struct recon_stated {
+    const char *file;       /* cfg->files[...] (argv) */
+    char *label;            /* 应结订单总金额, 商家实收共, ... */
+    char *column;           /* the rows' column it adds up */
+    char *kind;             /* NULL: every row */
+    char *stated;           /* as the bill writes it */
+    char *rows_sum;
+} recon_stated;
+
 typedef struct recon_result {
     char from[11], to[11];      /* the period ("" when the statement had no row) */
+    recon_status_word *statuses;  /* the profile's words per status (none: a
+                                     canonical statement, or a constant status) */
+    size_t n_statuses;
+    recon_stated *stated;       /* the bills' own stated totals, in file order */
+    size_t n_stated;
     char *zone;
     bool compared;              /* the comparison ran */
     recon_day *days;
@@ -187,6 +229,12 @@ typedef struct recon_result {
                                    inserted, in the files' order */
     size_t n_repaired_keys;
 } recon_result;
+
+/* The channel's words for status (the profile's map read backwards), or
+ * NULL when the profile has none for it. */
+const char *recon_status_words(const recon_result *r, int status);
+/* Status as finance reads it: "SUCCESS (2)", or "2" without words. */
+const char *recon_status_text(const recon_result *r, int status, char out[], size_t n);
 
 /* Any discrepancy in this run's days? (Carried-over items do not count.) */
 bool recon_has_discrepancies(const recon_result *r);

@@ -31,7 +31,7 @@ import json, sys
 got = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
 want = json.load(open(sys.argv[2]))["lines"]
 def side(s):
-    return None if s is None else {k: s[k] for k in ("amount", "currency", "status")}
+    return None if s is None else {k: s[k] for k in ("amount", "currency", "status", "time")}
 def proj(l):
     return {"category": l["category"], "tenant_id": l["tenant_id"], "channel": l["channel"],
             "out_trade_no": l["out_trade_no"], "callback_type": l["callback_type"],
@@ -52,7 +52,9 @@ PY
     if [[ "$out" == same* ]]; then ok "$1 (${out#same } lines)"; else fail "$1: $out"; fi
 }
 # same_days DESCRIPTION REPORT MODEL_JSON: per tenant, channel and day the
-# rows on each side, matched, unverified, pending and each category's count.
+# rows on each side, matched, unverified, pending and each category's count,
+# its absolute differences per currency, and the day's money differences
+# with each key once.
 same_days() {
     local out
     out=$(python3 - "$2" "$3" <<'PY'
@@ -64,7 +66,9 @@ for d in rep:
     got["%s|%s|%s" % (d["tenant_id"], d["channel"], d["day"])] = {
         "statement": d["statement"]["rows"], "table": d["table"]["rows"],
         "matched": d["matched"], "unverified": d["unverified"], "pending": d["pending"],
-        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]}}
+        "categories": {c: v["count"] for c, v in d["categories"].items() if v["count"]},
+        "absolute": {c: v["absolute"] for c, v in d["categories"].items() if v["absolute"]},
+        "differences": {k: v for k, v in d["differences"].items() if k != "difference_is"}}
 print("same" if got == want else "differ:\n idemload %s\n model    %s" % (
     json.dumps(got, sort_keys=True), json.dumps(want, sort_keys=True)))
 PY
@@ -387,7 +391,7 @@ import json; ls=[json.loads(l) for l in open('bulk.ndjson')]
 print(len(ls), ls[0]['out_trade_no'], ls[-1]['out_trade_no'])")"
 check "the missing amount is the statement's total" jtrue bulk.json \
     "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 12000, 'amount': '$(python3 -c "
-from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")', 'amounts': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}, 'without_amount': 0}"
+from decimal import Decimal; print(sum(Decimal('%d.%02d' % (i, i % 100)) for i in range(12000)))")', 'amounts': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}, 'without_amount': 0, 'absolute': {'CNY': r['reconciliation']['days'][0]['statement']['amounts']['CNY']}}"
 check "the page shows examples and points at the file for the rest" contains bulk.html "11990 more in the discrepancies file"
 
 # Configuration errors: exit 2.
@@ -538,8 +542,8 @@ printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,recei
 run reconcile -d "$DB" --dry-run --rejects rjx.ndjson --report mxr.json mx.csv
 eq "three rows missing in the table: exit 5" 5 "$RC"
 check "missing_in_table's amount per currency, no sum across them" jtrue mxr.json \
-    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days'] if d['channel'] == 'mixed'] == [{'count': 3, 'amount': None, 'amounts': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}, 'without_amount': 0}]"
-check "the summary shows each currency's sum" grep -qF 'missing_in_table 3 (JPY 100, U\u001BSD 2.50, USD 1.00)' "$ERR"
+    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days'] if d['channel'] == 'mixed'] == [{'count': 3, 'amount': None, 'amounts': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}, 'without_amount': 0, 'absolute': {'JPY': '100', 'USD': '1.00', 'U\x1bSD': '2.50'}}]"
+check "the summary shows each currency's sum" grep -qF 'missing_in_table 3 (absolute JPY 100, U\u001BSD 2.50, USD 1.00, net JPY 100, U\u001BSD 2.50, USD 1.00)' "$ERR"
 check "and escapes the currency there too" test "$(grep -c "$(printf '\033')" "$ERR")" -eq 0
 
 # An amount that cannot be read is in no total, and the totals say how
@@ -550,9 +554,9 @@ printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,recei
 run reconcile -d "$DB" --dry-run --report jur.json --html ju.html ju.csv
 eq "two rows missing in the table: exit 5" 5 "$RC"
 check "the statement's side counts the row without a readable amount" jtrue jur.json \
-    "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1, 'kinds': {'pay': {'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}}}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1})]"
+    "[(d['statement'], d['categories']['missing_in_table']) for d in r['reconciliation']['days'] if d['channel'] == 'junk'] == [({'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1, 'kinds': {'pay': {'rows': 2, 'amounts': {'CNY': '2.00'}, 'without_amount': 1}}}, {'count': 2, 'amount': '2.00', 'amounts': {'CNY': '2.00'}, 'without_amount': 1, 'absolute': {'CNY': '2.00'}})]"
 check "the summary says so" grep -qF 'statement 2 rows (CNY 2.00; 1 without a readable amount)' "$ERR"
-check "and for the category" grep -qF 'missing_in_table 2 (CNY 2.00; 1 without an amount)' "$ERR"
+check "and for the category" grep -qF 'missing_in_table 2 (absolute CNY 2.00, net CNY 2.00; 1 without an amount)' "$ERR"
 
 # Amounts per kind and currency (SPEC.md, "Verdict and totals"): a payment
 # and its refund are each shown, not only added up.
@@ -566,20 +570,21 @@ check "the day's statement side per kind and currency" jtrue ki.json \
     "[d['statement']['kinds'] for d in r['reconciliation']['days'] if d['channel'] == 'kinds'] == [{'pay': {'rows': 2, 'amounts': {'CNY': '100.00', 'JPY': '5'}, 'without_amount': 0}, 'refund': {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0}}]"
 check "and the period's totals" jtrue ki.json \
     "r['reconciliation']['totals']['statement']['kinds']['refund'] == {'rows': 1, 'amounts': {'CNY': '30.00'}, 'without_amount': 0} and r['reconciliation']['totals']['table']['kinds'] == {}"
-check "the summary shows each kind" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)], table 0 rows' "$ERR"
+check "the summary shows each kind, and the net" grep -qF 'statement 3 rows [pay 2 (CNY 100.00, JPY 5), refund 1 (CNY 30.00)] (net CNY 70.00, JPY 5), table 0 rows' "$ERR"
 check "and the page" grep -qF '<div class="kind">refund 1<br>CNY 30.00</div>' ki.html
 
 # A category whose lines have no difference (two currencies) has no
-# amount, not "0.00": nothing is known of its money.
+# amount, not "0.00", and shows both sides' amounts (SPEC "Reconcile for
+# finance"), not "1 without an amount".
 q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
    VALUES (8, 'ccy', 'U1', 'pay', 1, '{\"amount\": \"20.00\", \"currency\": \"CNY\"}', '${D}T10:00:00Z')" >/dev/null
 printf '%s\n' 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at' \
     '8,ccy,U1,pay,1,"{""amount"": ""20.00"", ""currency"": ""USD""}",'"${D}T10:00:00Z" >cu.csv
 run reconcile -d "$DB" --dry-run --report cu.json cu.csv
 eq "one currency mismatch: exit 5" 5 "$RC"
-check "its category has no amount (null), one line without one" jtrue cu.json \
-    "[d['categories']['currency_mismatch'] for d in r['reconciliation']['days'] if d['channel'] == 'ccy'] == [{'count': 1, 'amount': None, 'amounts': {}, 'without_amount': 1}]"
-check "the summary says so, no 0.00" grep -qF 'currency_mismatch 1 (1 without an amount)' "$ERR"
+check "its category has no amount (null), both sides' amounts" jtrue cu.json \
+    "[d['categories']['currency_mismatch'] for d in r['reconciliation']['days'] if d['channel'] == 'ccy'] == [{'count': 1, 'amount': None, 'amounts': {}, 'without_amount': 0, 'absolute': {}, 'sides': 'statement USD 20.00; table CNY 20.00'}]"
+check "the summary says so, no 0.00" grep -qF 'currency_mismatch 1 (statement USD 20.00; table CNY 20.00)' "$ERR"
 check "the page too" grep -qF '1 without a readable amount' ju.html
 
 # A hostile file name and a key a spreadsheet would run as a formula: the
@@ -618,8 +623,8 @@ run reconcile -d "$DB" --dry-run --period 2026-11-19..2026-11-20 --report mx.jso
     --discrepancies mx.ndjson mx.csv
 eq "a day without a bill: exit 5" 5 "$RC"
 check "its rows in two currencies: one no_statement line, each currency's money in the category" jtrue mx.json \
-    "[d['categories']['no_statement'] for d in r['reconciliation']['days'] if d['day'] == '2026-11-19'] == [{'count': 1, 'amount': None, 'amounts': {'CNY': '-10.00', 'USD': '-5.00'}, 'without_amount': 0}]"
-check "the summary says the money, not 'without an amount'" grep -q 'no_statement 1 (CNY -10.00, USD -5.00)' "$ERR"
+    "[d['categories']['no_statement'] for d in r['reconciliation']['days'] if d['day'] == '2026-11-19'] == [{'count': 1, 'amount': None, 'amounts': {'CNY': '-10.00', 'USD': '-5.00'}, 'without_amount': 0, 'absolute': {'CNY': '10.00', 'USD': '5.00'}}]"
+check "the summary says the money, not 'without an amount'" grep -qF 'no_statement 1 (absolute CNY 10.00, USD 5.00, net CNY -10.00, USD -5.00)' "$ERR"
 eq "the file has that one line" "no_statement 2026-11-19 None" "$(python3 -c "
 import json; ls=[json.loads(l) for l in open('mx.ndjson')]
 print(' '.join(' '.join(str(x) for x in (l['category'], l['day'], l['difference'])) for l in ls))")"
@@ -631,10 +636,10 @@ run reconcile -d "$DB" --dry-run --rejects rjw2.ndjson --profile wechat-trade --
     --report wr.json --html wr.html "$SRC/samples/bill-wechat-trade-2024-05-01.csv"
 eq "the bill's four rows are missing in the table: exit 5" 5 "$RC"
 check "the summary shows the CNY and the row without an amount" \
-    grep -qF 'missing_in_table 4 (CNY 149.00; 1 without an amount)' "$ERR"
+    grep -qF 'missing_in_table 4 (absolute CNY 149.00, net CNY 149.00; 1 without an amount)' "$ERR"
 check "and no '? ?' in the summary" test "$(grep -cF '? ?' "$ERR")" = 0
 check "nor on the page" test "$(grep -cF '? ?' wr.html)" = 0
 check "the report: the CNY sum, one without an amount" jtrue wr.json \
-    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days']] == [{'count': 4, 'amount': None, 'amounts': {'CNY': '149.00'}, 'without_amount': 1}]"
+    "[d['categories']['missing_in_table'] for d in r['reconciliation']['days']] == [{'count': 4, 'amount': None, 'amounts': {'CNY': '149.00'}, 'without_amount': 1, 'absolute': {'CNY': '149.00'}}]"
 
 finish

@@ -80,14 +80,14 @@ eq "one open item, not two" 1 "$(q "SELECT count(*) FROM idemload_recon_item WHE
 { echo "$header"; row 6 wechat S1 11.00 "${OLD}T09:00:00Z"; } >s2.csv
 run reconcile -d "$DB" --report s2.json s2.csv
 eq "the corrected statement balances the day: exit 0" 0 "$RC"
-eq "the first run's item is resolved as superseded" \
-    "amount_mismatch/resolved/not found again when the day was reconciled again" "$(item 6 S1)"
+eq "the first run's item is resolved: the corrected statement now agrees with the table" \
+    "amount_mismatch/resolved/the statement now agrees with the table" "$(item 6 S1)"
 check "the report lists it as resolved" jtrue s2.json "r['reconciliation']['resolved'] == 1 and r['reconciliation']['appeared'] == 0"
 eq "the day's run record is superseded by the latest run" "discrepancies:true discrepancies:true balanced:false" \
     "$(q "SELECT string_agg(verdict || ':' || (superseded_by IS NOT NULL)::text, ' ' ORDER BY id) FROM idemload_recon_run WHERE tenant_id = 6")"
 
 check "and lists it, with why" jtrue s2.json \
-    "[(i['out_trade_no'], i['category'], i['resolution']) for i in r['reconciliation']['resolved_items']] == [('S1', 'amount_mismatch', 'not found again when the day was reconciled again')] and r['reconciliation']['appeared_items'] == [] and r['reconciliation']['resolved_items_omitted'] == 0"
+    "[(i['out_trade_no'], i['category'], i['resolution']) for i in r['reconciliation']['resolved_items']] == [('S1', 'amount_mismatch', 'the statement now agrees with the table')] and r['reconciliation']['appeared_items'] == [] and r['reconciliation']['resolved_items_omitted'] == 0"
 
 # The same day reconciled again past the grace: its pending item becomes
 # missing_in_statement in place (it keeps its first_seen, and is listed as
