@@ -7,6 +7,7 @@
  * `--profile NAME` runs, and a printed profile loads back unchanged.
  */
 #include "input/profile.h"
+#include "input/profiles_json.h"
 
 #include "input/tenant_map.h"
 
@@ -16,146 +17,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The built-in profiles: their names in the order `profiles` lists them,
+ * each with its one-line summary.  The profiles themselves are JSON files,
+ * src/input/profiles/NAME.json, compiled in by cmake/embed_profiles.cmake
+ * (profile_json_files); a unit test holds the two lists to each other. */
 typedef struct builtin {
     const char *name;
     const char *summary;
-    const char *json;
 } builtin;
 
 static const builtin builtins[] = {
-    {"wechat-trade", "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24/26 "
-     "columns); status from 退款状态; totals checked; merchant column for --tenant-map",
-     "{\"name\": \"wechat-trade\","
-     " \"description\": \"WeChat Pay trade bill (ALL, SUCCESS or REFUND; current and older "
-     "layouts): UTF-8, fields prefixed with a backtick, summary after the rows; status from "
-     "退款状态 (PROCESSING and CHANGE are not final), else 交易状态\","
-     " \"encoding\": \"utf-8\", \"timezone\": \"+08:00\", \"delimiter\": \",\","
-     " \"framing\": {\"end_prefix\": \"总交易单数\"},"
-     " \"cleanup\": {\"strip_prefix\": \"`\", \"trim\": true},"
-     " \"trailer\": {\"count_column\": \"总交易单数\", \"totals\": ["
-     "  {\"summary\": \"应结订单总金额\", \"sum\": \"应结订单金额\"},"
-     "  {\"summary\": \"总交易额\", \"sum\": \"总金额\"},"
-     "  {\"summary\": \"退款总金额\", \"sum\": \"退款金额\"},"
-     "  {\"summary\": \"总退款金额\", \"sum\": \"退款金额\"},"
-     "  {\"summary\": \"手续费总金额\", \"sum\": \"手续费\"}]},"
-     " \"columns\": {"
-     "  \"channel\": {\"value\": \"wechat\"},"
-     "  \"out_trade_no\": {\"from\": [\"商户订单号\"]},"
-     "  \"callback_type\": {\"from\": [\"交易状态\"], \"map\": {\"SUCCESS\": \"pay\", "
-     "\"REVOKED\": \"revoked\", \"REFUND\": \"refund:{商户退款单号}\"}, \"unmapped\": \"reject\"},"
-     "  \"received_at\": {\"from\": [\"退款成功时间\", \"交易时间\"]},"
-     "  \"status\": {\"from\": [\"退款状态\", \"交易状态\"], \"map\": {\"SUCCESS\": \"2\", "
-     "\"REVOKED\": \"2\", \"PROCESSING\": \"1\", \"CHANGE\": \"1\", \"REFUNDCLOSE\": \"3\"}, "
-     "\"unmapped\": \"reject\"}},"
-     " \"merchant\": {\"from\": [\"特约商户号\", \"子商户号\", \"商户号\"], \"none\": [\"0\"]},"
-     " \"covers\": [{\"header_has\": [\"退款申请时间\"], \"kinds\": [\"refund\"]},"
-     "  {\"header_has\": [\"微信退款单号\"], \"kinds\": [\"pay\", \"refund\", \"revoked\"]},"
-     "  {\"kinds\": [\"pay\"]}],"
-     " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": [\"订单金额\", \"总金额\"]}, "
-     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
-     "[\"应结订单金额\", \"总金额\"]}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
-     "\"微信订单号\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": [\"申请退款金额\", \"退款金额\"]}, "
-     "\"currency\": {\"column\": \"货币种类\"}, \"settlement\": {\"amount\": {\"column\": "
-     "\"退款金额\"}, \"fee\": {\"column\": \"手续费\"}}, \"record\": {\"column\": "
-     "\"微信退款单号\"}}]}"},
-    {"alipay-trade", "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
-     "#交易合计/#退款合计 counts and amounts checked",
-     "{\"name\": \"alipay-trade\","
-     " \"description\": \"Alipay trade bill (业务明细): GBK, # lines before and after the rows, "
-     "fields may end in a TAB; the .zip as downloaded or the detail CSV alone\","
-     " \"encoding\": \"gbk\", \"timezone\": \"+08:00\", \"delimiter\": \",\","
-     " \"framing\": {\"skip_prefix\": [\"#\"]},"
-     " \"cleanup\": {\"strip_suffix\": \"\\t\", \"trim\": true},"
-     " \"trailer\": {\"count_lines\": [\"#交易合计\", \"#退款合计\"], \"totals\": ["
-     "  {\"line\": \"#交易合计\", \"label\": \"商家实收共\", \"sum\": \"商家实收（元）\", "
-     "\"kind\": \"pay\"},"
-     "  {\"line\": \"#交易合计\", \"label\": \"商家优惠共\", \"sum\": \"商家优惠（元）\", "
-     "\"kind\": \"pay\"},"
-     "  {\"line\": \"#退款合计\", \"label\": \"商家实收退款共\", \"sum\": \"商家实收（元）\", "
-     "\"kind\": \"refund\"},"
-     "  {\"line\": \"#退款合计\", \"label\": \"商家优惠退款共\", \"sum\": \"商家优惠（元）\", "
-     "\"kind\": \"refund\"},"
-     "  {\"line\": \"#交易合计\", \"label\": \"交易金额共\", \"sum\": \"订单金额（元）\", "
-     "\"kind\": \"pay\"},"
-     "  {\"line\": \"#退款合计\", \"label\": \"交易退款金额共\", \"sum\": \"订单金额（元）\", "
-     "\"kind\": \"refund\"}]},"
-     " \"columns\": {"
-     "  \"channel\": {\"value\": \"alipay\"},"
-     "  \"out_trade_no\": {\"from\": [\"商户订单号\"]},"
-     "  \"callback_type\": {\"from\": [\"业务类型\"], \"map\": {\"交易\": \"pay\", "
-     "\"退款\": \"refund:{退款批次号/请求号}\"}, \"unmapped\": \"reject\"},"
-     "  \"received_at\": {\"from\": [\"完成时间\"]},"
-     "  \"status\": {\"value\": \"2\"}},"
-     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
-     " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"订单金额（元）\"}, \"currency\": {\"value\": "
-     "\"CNY\"}, \"fee\": {\"column\": \"服务费（元）\"}, \"record\": {\"column\": "
-     "\"支付宝交易号\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"订单金额（元）\", \"magnitude\": true}, "
-     "\"currency\": {\"value\": \"CNY\"}, \"fee\": {\"column\": \"服务费（元）\", "
-     "\"magnitude\": true}, \"record\": {\"column\": \"支付宝交易号\"}}]}"},
-    {"stripe-balance", "Stripe itemized balance change report (charge and refund rows; "
-     "created_utc, or created in --timezone; the Dashboard download too)",
-     "{\"name\": \"stripe-balance\","
-     " \"description\": \"Stripe itemized balance change report, columns by name (created_utc "
-     "in UTC, or created in the report's zone: --timezone); categories other than charge and "
-     "refund are skipped\","
-     " \"encoding\": \"utf-8\", \"timezone\": \"Z\", \"delimiter\": \",\","
-     " \"cleanup\": {\"trim\": true},"
-     " \"columns\": {"
-     "  \"channel\": {\"value\": \"stripe\"},"
-     "  \"out_trade_no\": {\"from\": [\"payment_metadata[order_id]\", "
-     "\"payment_metadata[external_identifier]\", \"charge_id\", \"source_id\", "
-     "\"balance_transaction_id\"]},"
-     "  \"callback_type\": {\"from\": [\"reporting_category\"], \"map\": {\"charge\": \"pay\", "
-     "\"refund\": [\"refund:{source_id}\", \"refund:{balance_transaction_id}\"]}, "
-     "\"unmapped\": \"skip\"},"
-     "  \"received_at\": {\"from\": [\"created_utc\", \"created\"]},"
-     "  \"status\": {\"value\": \"2\"}},"
-     " \"utc_columns\": [\"created_utc\"],"
-     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
-     " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"gross\"}, \"currency\": {\"column\": "
-     "\"currency\"}, \"fee\": {\"column\": \"fee\"}, \"record\": {\"column\": "
-     "\"balance_transaction_id\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"gross\", \"magnitude\": true}, "
-     "\"currency\": {\"column\": \"currency\"}, \"fee\": {\"column\": \"fee\"}, "
-     "\"record\": {\"column\": \"balance_transaction_id\"}}]}"},
-    {"paypal-stl", "PayPal settlement report (STL): SB rows, columns named by the CH row; "
-     "payments received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold one)",
-     "{\"name\": \"paypal-stl\","
-     " \"description\": \"PayPal settlement report (STL): row types in the first column, CH "
-     "names the columns, SB rows are transactions; T00xx payments received (CR) and T1107 "
-     "refunds (DR), other codes and directions skipped\","
-     " \"encoding\": \"utf-8\", \"delimiter\": \",\","
-     " \"framing\": {\"row_type\": {\"header\": \"CH\", \"data\": [\"SB\"], \"zone\": \"SH\"}},"
-     " \"cleanup\": {\"trim\": true},"
-     " \"trailer\": {\"footers\": [{\"row_type\": \"SC\", \"counts\": \"section\"}, "
-     "{\"row_type\": \"RC\", \"counts\": \"report\"}, {\"row_type\": \"FF\", \"counts\": "
-     "\"file\"}, {\"row_type\": \"SF\", \"counts\": \"section\", \"optional\": true}, "
-     "{\"row_type\": \"RF\", \"counts\": \"report\", \"optional\": true}],"
-     " \"section_start\": \"SH\", \"report_start\": \"RH\", \"file_start\": \"FH\"},"
-     " \"columns\": {"
-     "  \"channel\": {\"value\": \"paypal\"},"
-     "  \"out_trade_no\": {\"from\": [\"Invoice ID\", \"Custom Field\"]},"
-     "  \"callback_type\": {\"from\": [\"Transaction Event Code\"], \"with\": [\"Transaction "
-     "Debit or Credit\", \"Transaction  Debit or Credit\"], \"map\": {\"T00*/CR\": \"pay\", "
-     "\"T1107/DR\": \"refund:{Transaction ID}\"}, \"unmapped\": \"skip\"},"
-     "  \"received_at\": {\"from\": [\"Transaction Completion Date\"]},"
-     "  \"status\": {\"from\": [\"Transactional Status\"], \"map\": {\"S\": \"2\", \"F\": \"2\", "
-     "\"P\": \"1\", \"D\": \"3\", \"V\": \"3\"}, \"unmapped\": \"reject\", \"default\": \"2\"}},"
-     " \"covers\": [{\"kinds\": [\"pay\", \"refund\"]}],"
-     " \"money\": ["
-     "  {\"kind\": \"pay\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
-     "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
-     "\"Transaction ID\"}},"
-     "  {\"kind\": \"refund\", \"amount\": {\"column\": \"Gross Transaction Amount\", \"unit\": "
-     "\"minor\"}, \"currency\": {\"column\": \"Gross Transaction Currency\"}, \"fee\": "
-     "{\"column\": \"Fee Amount\", \"unit\": \"minor\"}, \"record\": {\"column\": "
-     "\"Transaction ID\"}}]}"},
+    {"wechat-trade",
+     "WeChat Pay trade bill (ALL, SUCCESS, REFUND; 27/20/29 and older 24/26 columns); "
+     "status from 退款状态; totals checked; merchant column for --tenant-map"},
+    {"alipay-trade",
+     "Alipay trade bill 业务明细 (the .zip as downloaded, or the GBK detail CSV); "
+     "#交易合计/#退款合计 counts and amounts checked"},
+    {"stripe-balance",
+     "Stripe itemized balance change report (charge and refund rows; created_utc, or "
+     "created in --timezone; the Dashboard download too)"},
+    {"paypal-stl",
+     "PayPal settlement report (STL): SB rows, columns named by the CH row; payments "
+     "received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold "
+     "one)"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
@@ -175,7 +59,9 @@ const char *profile_builtin_source(const char *name)
 {
     for (size_t i = 0; i < N_BUILTINS; i++)
         if (strcmp(builtins[i].name, name) == 0)
-            return builtins[i].json;
+            for (const profile_json *f = profile_json_files; f->name; f++)
+                if (strcmp(f->name, name) == 0)
+                    return f->text;
     return NULL;
 }
 
@@ -1057,9 +943,9 @@ profile *profile_parse(const char *json, size_t len, const char *origin, buf *er
 
 profile *profile_builtin(const char *name, buf *err)
 {
-    for (size_t i = 0; i < N_BUILTINS; i++)
-        if (strcmp(builtins[i].name, name) == 0)
-            return profile_parse(builtins[i].json, strlen(builtins[i].json), name, err);
+    const char *json = profile_builtin_source(name);
+    if (json)
+        return profile_parse(json, strlen(json), name, err);
     buf_printf(err, "no built-in profile '%s' (built-in:", name);
     for (size_t i = 0; i < N_BUILTINS; i++)
         buf_printf(err, " %s", builtins[i].name);

@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include <jansson.h>
 #include "input/profile.h"
+#include "input/profiles_json.h"
 #include "input/source.h"
 #include "input/transcode.h"
 #include "rules/timestamp.h"
@@ -324,6 +325,37 @@ static void test_zip_members(void **state)
 
 /* ---- profile files --------------------------------------------------------- */
 
+/* The built-in profiles are the JSON files of src/input/profiles/, one per
+ * name `profiles` lists and none more; each file names itself, is the text
+ * profile_builtin_source gives, and parses. */
+static void test_builtins_are_the_files(void **state)
+{
+    (void)state;
+    size_t names = 0, files = 0;
+    for (const char *const *n = profile_builtin_names; *n; n++) {
+        names++;
+        const profile_json *f = profile_json_files;
+        while (f->name && strcmp(f->name, *n) != 0)
+            f++;
+        assert_non_null(f->name);
+        assert_ptr_equal(profile_builtin_source(*n), f->text);
+        assert_int_equal(strlen(f->text), f->len);
+        json_error_t je;
+        json_t *root = json_loads(f->text, 0, &je);
+        assert_non_null(root);
+        assert_string_equal(json_string_value(json_object_get(root, "name")), *n);
+        json_decref(root);
+        buf err = BUF_INIT;
+        profile *p = profile_builtin(*n, &err);
+        assert_non_null(p);
+        profile_free(&p);
+        buf_free(&err);
+    }
+    for (const profile_json *f = profile_json_files; f->name; f++)
+        files++;
+    assert_int_equal(names, files);
+}
+
 static void test_builtins_round_trip(void **state)
 {
     (void)state;
@@ -486,6 +518,7 @@ static void test_excluded_kinds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_builtins_are_the_files),
         cmocka_unit_test(test_fixed_offsets),
         cmocka_unit_test(test_iana_zones),
         cmocka_unit_test(test_zones_refused),
