@@ -289,6 +289,9 @@ static const char STYLE[] =
     "td.whole{white-space:nowrap}.gaps{overflow-wrap:anywhere}"
     "#reconciliation td{overflow-wrap:normal}#reconciliation td.key{overflow-wrap:anywhere}"
     "#reconciliation th,#reconciliation td{padding:4px 5px}"
+    /* the days' table holds both sides' kinds and each category's money: a
+     * size smaller, so that it fits a desktop's width without breaking a figure */
+    "#recon-days{font-size:12px}#recon-days th,#recon-days td{padding:3px 4px}"
     "#recon-stated tr.differs td.mark{background:#fbd5d5;color:#8e1b1b;font-weight:600}"
     "#reconciliation span.net{font-weight:600}#reconciliation span.time{white-space:nowrap}";
 

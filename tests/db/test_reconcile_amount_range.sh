@@ -46,5 +46,5 @@ q "DELETE FROM payment_callback WHERE out_trade_no = 'T2'" >/dev/null
 run reconcile -d "$DB" --dry-run --report r2.json st.csv
 eq "the row beyond range missing in the table: exit 5" 5 "$RC"
 check "... counted in missing_in_table without an amount" jtrue r2.json \
-    "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 1, 'amount': None, 'amounts': {}, 'without_amount': 1}"
+    "r['reconciliation']['days'][0]['categories']['missing_in_table'] == {'count': 1, 'amount': None, 'amounts': {}, 'without_amount': 1, 'absolute': {}}"
 finish
