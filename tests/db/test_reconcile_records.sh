@@ -46,7 +46,9 @@ eq "stripe, a second charge: duplicate_in_statement, nothing else" "duplicate_in
 eq "its line lists both charges" "duplicate_in_statement SORD1 pay 2" "$(lines)"
 eq "the statement's charges: 3 rows, USD 45.50, the file's (10.00 + 25.50 + 10.00)" \
     "3 {'USD': '45.50'}" "$(kind_total pay)"
-eq "the day's statement rows: every row of the 1st" "4 {'USD': '27.00'}" \
+# (a side's amounts are net: both charges of SORD1, less its two refunds)
+eq "the day's statement rows: every row of the 1st, net 10.00 + 10.00 - 4.00 - 3.00" \
+    "4 {'USD': '13.00'}" \
     "$(json r.json "' '.join(str(x) for x in [[d for d in r['reconciliation']['days'] if d['day'] == '2024-05-01'][0]['statement'][k] for k in ('rows', 'amounts')])")"
 # The same charge listed twice (the report downloaded twice): one record,
 # deduplicated, not a discrepancy.
