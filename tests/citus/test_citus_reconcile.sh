@@ -130,9 +130,9 @@ check "the statement reading the table was found in the coordinator's log" test 
 psql -X -q -t -A -d "$CDB" >plan.txt 2>&1 <<SQL
 BEGIN;
 SET LOCAL citus.local_table_join_policy = ${policy:-default};
-CREATE TEMP TABLE idemload_recon_sk (tenant_id bigint, channel text, out_trade_no text, callback_type text);
-INSERT INTO idemload_recon_sk VALUES (1, 'wechat', 'M1', 'pay'), (2, 'alipay', 'B1', 'pay');
-CREATE TEMP TABLE idemload_recon_pairs AS SELECT DISTINCT tenant_id, channel, false AS timed FROM idemload_recon_sk;
+CREATE TEMP TABLE idemload_recon_sk (tenant_id bigint, channel text, out_trade_no text, callback_type text, day date);
+INSERT INTO idemload_recon_sk VALUES (1, 'wechat', 'M1', 'pay', '2026-11-20'), (2, 'alipay', 'B1', 'pay', '2026-11-20');
+CREATE TEMP TABLE idemload_recon_pairs AS SELECT DISTINCT tenant_id, channel, false AS timed, NULL::text[] AS excluded FROM idemload_recon_sk;
 EXPLAIN (COSTS OFF) $(cat read.sql);
 ROLLBACK;
 SQL

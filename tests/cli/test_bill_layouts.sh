@@ -152,16 +152,22 @@ for p in wechat-trade alipay-trade stripe-balance paypal-stl; do
     run profiles $p
     cp "$OUT" "$p.json"
     eq "profiles $p: exit 0" 0 $RC
+    # (a fee compared, or a settlement fact: WeChat's 手续费 is settled
+    # money, not what a callback carries)
     check "profiles $p: money facts for pay and refund (amount, currency, fee)" python3 -c '
 import json, sys
 m = {k["kind"]: k for k in json.load(open(sys.argv[1]))["money"]}
-sys.exit(0 if all(m[k][f] for k in ("pay", "refund") for f in ("amount", "currency", "fee")) else 1)' "$p.json"
+sys.exit(0 if all(m[k]["amount"] and m[k]["currency"]
+                  and (m[k].get("fee") or m[k].get("settlement", {}).get("fee"))
+                  for k in ("pay", "refund")) else 1)' "$p.json"
     run profiles "./$p.json"
     eq "profiles ./$p.json: a printed profile loads back and prints the same" "$(cat "$p.json")" "$(cat "$OUT")"
 done
+# The amount a callback carries (订单金额, 申请退款金额; 总金额 and 退款金额 in
+# the older layout), then the settlement facts (应结订单金额, 退款金额, 手续费).
 eq "wechat-trade money: the columns of the bill (a payment's amount 总金额 in the older layout)" \
-    "pay 应结订单金额/总金额 货币种类 手续费 | refund 退款金额 货币种类 手续费" \
-    "$(json wechat-trade.json '" | ".join(" ".join([k["kind"]] + ["/".join(c) if isinstance(c, list) else c for c in (k["amount"]["column"], k["currency"]["column"], k["fee"]["column"])]) for k in r["money"])')"
+    "pay 订单金额/总金额 货币种类 应结订单金额/总金额 手续费 | refund 申请退款金额/退款金额 货币种类 退款金额 手续费" \
+    "$(json wechat-trade.json '" | ".join(" ".join([k["kind"]] + ["/".join(c) if isinstance(c, list) else c for c in (k["amount"]["column"], k["currency"]["column"], k["settlement"]["amount"]["column"], k["settlement"]["fee"]["column"])]) for k in r["money"])')"
 eq "alipay-trade money: CNY stated by the profile, refunds negative (magnitude)" \
     "CNY True 订单金额（元） 服务费（元）" \
     "$(json alipay-trade.json '" ".join([r["money"][1]["currency"]["value"], str(r["money"][1]["amount"]["magnitude"]), r["money"][1]["amount"]["column"], r["money"][1]["fee"]["column"]])')"

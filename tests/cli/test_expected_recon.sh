@@ -95,11 +95,13 @@ echo "# $(tr '\n' '|' <cases.txt)"
 eq "one run: its lines, each with its difference" \
 "line amount_mismatch M2 -0.50|line currency_mismatch C1 None|line duplicate_in_statement D1 9.00|line missing_in_statement L1 -4.00|line missing_in_statement T1 -3.00|line missing_in_table D1 9.00|line missing_in_table N1 2.00|line status_mismatch S1 0.00" \
     "$(grep '^line' cases.txt | sort | paste -sd'|')"
-eq "one run: statement 6 keys, table 6 rows, 1 matched" "day20 6 6 1 0 0" "$(grep '^day20' cases.txt)"
-# statement CNY 1.00 + 1.00 + 2.00 + 5.00 + 9.00, USD 6.00; table CNY
-# 1.00 + 1.50 + 3.00 + 4.00 + 5.00, JPY 6
+# The statement's side counts every row of the file (D1's two listings,
+# two records of one key), so that it adds up to the file's own sums.
+eq "one run: statement 7 rows of 6 keys, table 6 rows, 1 matched" "day20 7 6 1 0 0" "$(grep '^day20' cases.txt)"
+# statement CNY 1.00 + 1.00 + 2.00 + 5.00 + 8.00 + 9.00, USD 6.00; table
+# CNY 1.00 + 1.50 + 3.00 + 4.00 + 5.00, JPY 6
 eq "one run: each side's money per currency" \
-    "amounts [('CNY', '18.00'), ('USD', '6.00')] [('CNY', '14.50'), ('JPY', '6')]" \
+    "amounts [('CNY', '26.00'), ('USD', '6.00')] [('CNY', '14.50'), ('JPY', '6')]" \
     "$(grep '^amounts' cases.txt)"
 eq "register: day 20 within the grace, 6 discrepancies appeared, T1 and L1 pending" \
     "reg1 6 0 0 2" "$(grep '^reg1' cases.txt)"
