@@ -439,6 +439,25 @@ static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
  * EXIT_INTERRUPTED or the database's status. */
 /* The money totals file i's bill stated (reader_stated_total) into
  * res->stated.  False when out of memory. */
+/* Whether a stated total can stand beside the statement's compared amounts:
+ * only when it adds up the very column the profile compares for its kind
+ * (Alipay's 交易金额共 over 订单金额（元）), never a settlement or discount
+ * column (商家实收共, 商家优惠共, WeChat's 应结订单总金额), which differs from
+ * the compared amount on a bill that agrees with its callbacks. */
+static void stated_comparable(const profile *pf, recon_stated *s)
+{
+    s->comparable = false;
+    s->magnitude = false;
+    for (size_t m = 0; pf && s->kind && s->column && m < pf->n_money; m++) {
+        const money_fact *a = &pf->money[m].amount;
+        if (!pf->money[m].kind || strcmp(pf->money[m].kind, s->kind) != 0)
+            continue;
+        s->comparable = (a->column && strcmp(a->column, s->column) == 0) ||
+                        (a->column_alt && strcmp(a->column_alt, s->column) == 0);
+        s->magnitude = a->magnitude;
+    }
+}
+
 static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_result *res)
 {
     reader_total t;
@@ -457,6 +476,7 @@ static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_re
         s->rows_sum = dup_or_null(t.rows_sum, &oom);
         if (oom)
             return false;
+        stated_comparable(cfg->profile, s);
     }
     return true;
 }

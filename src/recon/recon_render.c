@@ -343,10 +343,11 @@ void recon_disc_discard(recon_disc **wp)
 /* ---- the bill's own stated totals --------------------------------------- */
 
 /* The statement's compared amounts of a stated total's kind, over the
- * run (its entry of total_statement's kinds); NULL: no kind, or none. */
+ * run (its entry of total_statement's kinds); NULL: no kind, none, or a
+ * total of another column than the one compared (recon_stated). */
 static const recon_side *stated_compared(const recon_result *r, const recon_stated *st)
 {
-    for (size_t k = 0; st->kind && k < r->total_statement.n_kinds; k++)
+    for (size_t k = 0; st->comparable && st->kind && k < r->total_statement.n_kinds; k++)
         if (strcmp(r->total_statement.kinds[k].kind, st->kind) == 0)
             return &r->total_statement.kinds[k];
     return NULL;
@@ -361,6 +362,8 @@ static int stated_differs(const recon_side *k, const recon_stated *st)
     if (!k || k->n_amounts != 1 || !dect_parse(st->stated, strlen(st->stated), &a) ||
         !dect_parse(k->amounts[0].amount, strlen(k->amounts[0].amount), &b))
         return -1;
+    if (st->magnitude && a.v < 0)
+        a.v = -a.v;
     return !dect_equal(&a, &b);
 }
 

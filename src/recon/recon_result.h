@@ -187,6 +187,10 @@ typedef struct recon_stated {
     char *kind;             /* NULL: every row */
     char *stated;           /* as the bill writes it */
     char *rows_sum;
+    bool comparable;        /* its column is the amount reconcile compares for
+                               its kind (not a settlement or discount column) */
+    bool magnitude;         /* ... compared as a magnitude (refunds: -50.00
+                               stated, 50.00 compared) */
 } recon_stated;
 
 typedef struct recon_result {
