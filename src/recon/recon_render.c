@@ -684,63 +684,44 @@ static void print_repaired(const recon_result *r, FILE *fp)
     fputc('\n', fp);
 }
 
-void recon_print_summary(const recon_result *r, FILE *fp)
+/* One day's line of the summary: its verdict, both sides, its counts and
+ * each category's money, then the day's money with each key once. */
+static void print_day(FILE *fp, const recon_day *d)
 {
-    if (!r->compared) {
-        fprintf(fp, "reconcile: nothing compared\n");
-        return;
-    }
-    fprintf(fp, "reconcile: period %s..%s (", r->from, r->to);
-    text_fput_term(fp, r->zone);
-    fprintf(fp, "): %s\n", verdict_of(r));
-    for (size_t i = 0; i < r->n_days && i < SUMMARY_MAX_DAYS; i++) {
-        const recon_day *d = &r->days[i];
-        fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
-        text_fput_term(fp, d->channel); /* the data's text, escaped */
-        fprintf(fp, " %s: %s; ", d->day, recon_day_balanced(d) ? "balanced" : "discrepancies");
-        print_side(fp, "statement", &d->statement);
-        print_side(fp, ", table", &d->table);
-        fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
-                (unsigned long long)d->matched, (unsigned long long)d->unverified,
-                (unsigned long long)d->pending);
-        /* The shown amounts name currencies, the statement's text: escaped. */
-        buf t = BUF_INIT;
-        for (int c = 0; c < CAT_COUNT; c++)
-            if (d->cat_count[c]) {
-                fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
-                        (unsigned long long)d->cat_count[c]);
-                buf_clear(&t);
-                if (category_money_text(&t, d, c) && t.len) {
-                    fputs(" (", fp);
-                    text_fput_term(fp, buf_cstr(&t));
-                    fputc(')', fp);
-                }
-            }
-        buf_clear(&t);
-        if (day_money_text(&t, d) && t.len) {
-            fputs("; money differences, each key once: ", fp);
-            text_fput_term(fp, buf_cstr(&t));
-        }
-        buf_free(&t);
-        fputc('\n', fp);
-    }
-    if (r->n_days > 1) {
-        fputs("  all days: ", fp);
-        print_side(fp, "statement", &r->total_statement);
-        print_side(fp, ", table", &r->total_table);
-        fputc('\n', fp);
-    }
-    if (r->n_days > SUMMARY_MAX_DAYS)
-        fprintf(fp, "  ... and %zu more days (see --report)\n", r->n_days - SUMMARY_MAX_DAYS);
-    fprintf(fp, "  matched %llu, unverified %llu, pending %llu",
-            (unsigned long long)r->matched, (unsigned long long)r->unverified,
-            (unsigned long long)r->pending);
+    fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
+    text_fput_term(fp, d->channel); /* the data's text, escaped */
+    fprintf(fp, " %s: %s; ", d->day, recon_day_balanced(d) ? "balanced" : "discrepancies");
+    print_side(fp, "statement", &d->statement);
+    print_side(fp, ", table", &d->table);
+    fprintf(fp, "; matched %llu, unverified %llu, pending %llu",
+            (unsigned long long)d->matched, (unsigned long long)d->unverified,
+            (unsigned long long)d->pending);
+    /* The shown amounts name currencies, the statement's text: escaped. */
+    buf t = BUF_INIT;
     for (int c = 0; c < CAT_COUNT; c++)
-        fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
-                (unsigned long long)r->cat_count[c]);
+        if (d->cat_count[c]) {
+            fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
+                    (unsigned long long)d->cat_count[c]);
+            buf_clear(&t);
+            if (category_money_text(&t, d, c) && t.len) {
+                fputs(" (", fp);
+                text_fput_term(fp, buf_cstr(&t));
+                fputc(')', fp);
+            }
+        }
+    buf_clear(&t);
+    if (day_money_text(&t, d) && t.len) {
+        fputs("; money differences, each key once: ", fp);
+        text_fput_term(fp, buf_cstr(&t));
+    }
+    buf_free(&t);
     fputc('\n', fp);
-    if (recon_has_discrepancies(r))
-        fputs("  difference: " DIFFERENCE_IS "\n", fp);
+}
+
+/* The bills' own stated totals, each beside its rows' sum and, where it
+ * adds up the compared column, the statement's compared amounts. */
+static void print_stated(const recon_result *r, FILE *fp)
+{
     for (size_t i = 0; i < r->n_stated; i++) {
         const recon_stated *st = &r->stated[i];
         const recon_side *k = stated_compared(r, st);
@@ -761,6 +742,37 @@ void recon_print_summary(const recon_result *r, FILE *fp)
         }
         fputs(d > 0 ? " -- DIFFERS\n" : "\n", fp);
     }
+}
+
+void recon_print_summary(const recon_result *r, FILE *fp)
+{
+    if (!r->compared) {
+        fprintf(fp, "reconcile: nothing compared\n");
+        return;
+    }
+    fprintf(fp, "reconcile: period %s..%s (", r->from, r->to);
+    text_fput_term(fp, r->zone);
+    fprintf(fp, "): %s\n", verdict_of(r));
+    for (size_t i = 0; i < r->n_days && i < SUMMARY_MAX_DAYS; i++)
+        print_day(fp, &r->days[i]);
+    if (r->n_days > 1) {
+        fputs("  all days: ", fp);
+        print_side(fp, "statement", &r->total_statement);
+        print_side(fp, ", table", &r->total_table);
+        fputc('\n', fp);
+    }
+    if (r->n_days > SUMMARY_MAX_DAYS)
+        fprintf(fp, "  ... and %zu more days (see --report)\n", r->n_days - SUMMARY_MAX_DAYS);
+    fprintf(fp, "  matched %llu, unverified %llu, pending %llu",
+            (unsigned long long)r->matched, (unsigned long long)r->unverified,
+            (unsigned long long)r->pending);
+    for (int c = 0; c < CAT_COUNT; c++)
+        fprintf(fp, ", %s %llu", recon_category_name((recon_category)c),
+                (unsigned long long)r->cat_count[c]);
+    fputc('\n', fp);
+    if (recon_has_discrepancies(r))
+        fputs("  difference: " DIFFERENCE_IS "\n", fp);
+    print_stated(r, fp);
     if (r->outside_period)
         fprintf(fp, "  outside the period (not compared): %llu rows\n",
                 (unsigned long long)r->outside_period);
