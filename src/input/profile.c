@@ -129,6 +129,7 @@ void profile_free(profile **pp)
     }
     free(p->totals);
     free_strv(p->utc_columns, p->n_utc_columns);
+    free(p->refund_of);
     free_strv(p->merchant_from, p->n_merchant_from);
     free_strv(p->merchant_none, p->n_merchant_none);
     for (size_t i = 0; i < p->n_footers; i++)
@@ -682,6 +683,11 @@ static bool parse_utc_columns(parse_ctx *cx, json_t *root, profile *p)
                     &p->n_utc_columns);
 }
 
+static bool parse_refund_of(parse_ctx *cx, json_t *root, profile *p)
+{
+    return get_str(cx, root, "refund_of", "refund_of", false, false, &p->refund_of);
+}
+
 /* merchant: {"from": [...], "none": [...]}: the row's merchant, for
  * --tenant-map. */
 static bool parse_merchant(parse_ctx *cx, json_t *root, profile *p)
@@ -892,6 +898,7 @@ static const struct root_member {
     {"trailer", parse_trailer},
     {"columns", parse_columns},
     {"utc_columns", parse_utc_columns},
+    {"refund_of", parse_refund_of},
     {"merchant", parse_merchant},
     {"covers", parse_covers},
     {"money", parse_money},
@@ -1367,6 +1374,7 @@ bool profile_to_json(const profile *p, buf *out)
     json_object_set_new(o, "columns", columns_json(p));
     if (p->n_utc_columns)
         json_object_set_new(o, "utc_columns", strv_json(p->utc_columns, p->n_utc_columns));
+    set_str(o, "refund_of", p->refund_of);
     if (p->n_merchant_from)
         json_object_set_new(o, "merchant", merchant_json(p));
     if (p->n_covers)

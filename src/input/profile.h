@@ -208,6 +208,10 @@ typedef struct profile {
     size_t n_totals;
     char **utc_columns;       /* source columns in UTC: never shifted by the zone */
     size_t n_utc_columns;
+    char *refund_of;          /* the column naming, on a payment row, the
+                                 payment and, on a refund row, the payment
+                                 it refunds (Stripe's charge_id): a refund
+                                 takes its payment's key (key_links.h) */
     char **merchant_from;     /* the row's merchant: the first of these columns */
     size_t n_merchant_from;   /* holding a value not in merchant_none */
     char **merchant_none;

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input/key_links.h"
 #include "input/profile.h"
 #include "input/transcode.h"
 #include "rules/timestamp.h"
@@ -109,6 +110,8 @@ typedef struct profile_reader {
     char totals_bad[256];   /* a row's amount that is not one: the first */
     uint64_t unsummed;      /* data rows unreadable or of the wrong width */
     int *merchant_idx;      /* per pf->merchant_from */
+    key_links *links;       /* NULL: refunds keep their own key */
+    int refund_of_idx;      /* pf->refund_of's header index; -1: none */
     char row_kind[64];      /* the row's kind (before --kind), "" when none */
     uint64_t section_base;  /* data_rows when the section started */
     bool section_here, saw_report_start, saw_file_start, saw_footer;
@@ -641,6 +644,9 @@ static bool take_header(profile_reader *pr)
     buf_free(&missing);
     if (ok)
         pr->have_header = true;
+    pr->refund_of_idx = pr->pf->refund_of
+                            ? header_index(pr, pr->pf->refund_of, strlen(pr->pf->refund_of))
+                            : -1;
     return ok;
 }
 
@@ -902,6 +908,30 @@ static bool rename_kind(profile_reader *pr, size_t start)
     return true;
 }
 
+/* The key just built at pr->out[*off..+*len] recorded under a payment
+ * row's refund_of id; a refund row's replaced by its payment's key when
+ * that payment was read (by this file or an earlier one of the command).
+ * False out of memory. */
+static bool link_refund(profile_reader *pr, size_t *off, size_t *len)
+{
+    int k = pr->refund_of_idx;
+    if (!pr->links || k < 0 || pr->vlen[k] == 0)
+        return true;
+    const char *id = pr->vals.data + pr->voff[k];
+    size_t idn = pr->vlen[k];
+    if (strcmp(pr->row_kind, "pay") == 0)
+        return key_links_put(pr->links, id, idn, pr->out.data + *off, *len);
+    if (strcmp(pr->row_kind, "refund") != 0)
+        return true;
+    size_t kn;
+    const char *key = key_links_get(pr->links, id, idn, &kn);
+    if (!key)
+        return true;
+    *off = pr->out.len;
+    *len = kn;
+    return buf_append(&pr->out, key, kn);
+}
+
 /* The row's tenant from its merchant through --tenant-map: *tenant points
  * into the map; ROW_REJECT (pr->msg names the merchant) when the row has
  * none or the map lacks it. */
@@ -957,6 +987,9 @@ static row_outcome build_row(profile_reader *pr, raw_record *out)
             return ROW_OOM;
         len[c] = pr->out.len - off[c];
     }
+    if (have[COL_OUT_TRADE_NO] && !pr->preset[COL_OUT_TRADE_NO] &&
+        !link_refund(pr, &off[COL_OUT_TRADE_NO], &len[COL_OUT_TRADE_NO]))
+        return ROW_OOM;
     const char *tenant = NULL;
     if (pr->pf->tenants && !pr->preset[COL_TENANT_ID]) {
         row_outcome o = merchant_tenant(pr, &tenant);
@@ -1786,6 +1819,8 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     pr->base.path = path;
     pr->pf = opt->profile;
     pr->count_idx = -1;
+    pr->refund_of_idx = -1;
+    pr->links = opt->links;
     for (int c = 0; c < COL_COUNT; c++)
         pr->preset[c] = opt->preset[c];
     if (pr->pf->timezone && pr->pf->tz.fixed)

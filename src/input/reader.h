@@ -28,6 +28,7 @@
 #define READER_MAX_FIELDS ((size_t)1 << 20)
 
 struct profile;
+struct key_links;
 
 typedef struct reader_options {
     input_format format;          /* CSV or NDJSON, never AUTO; ignored with a profile */
@@ -35,6 +36,8 @@ typedef struct reader_options {
                                      profile (profile_reader.c) */
     char delimiter;               /* CSV only */
     bool preset[COL_COUNT];       /* columns --set supplies */
+    struct key_links *links;      /* the command's payments' keys, for a
+                                     profile with refund_of; NULL: none */
 } reader_options;
 
 typedef struct reader reader;

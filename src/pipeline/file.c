@@ -129,15 +129,17 @@ static int identify_input(const char *path, source_identity *sid, file_identity 
 
 /* Opens the file's bytes (the version sid identified) and its reader into
  * in; EXIT_OK, or EXIT_INPUT with the file's error set and logged. */
-static int open_input(const config *cfg, const source_identity *sid, input_format fmt,
+static int open_input(const run_ctx *x, const source_identity *sid, input_format fmt,
                       feed_input *in, reader_options *ropt, file_report *rep)
 {
+    const config *cfg = x->cfg;
     buf err = BUF_INIT;
     int code = EXIT_INPUT;
     in->src = source_open_identified(in->path, sid, &err);
     if (!in->src)
         goto out;
-    *ropt = (reader_options){.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    *ropt = (reader_options){
+        .format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile, .links = x->links};
     for (int c = 0; c < COL_COUNT; c++)
         ropt->preset[c] = cfg->presets.value[c] != NULL;
     in->rdr = reader_open(in->src, in->path, ropt, &err);
@@ -343,12 +345,12 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
      * object only once the ledger says it is to be read, so that a rerun
      * skips it without a GET. */
     if (code == EXIT_OK && !sid.object)
-        code = open_input(cfg, &sid, fmt, &in, &ropt, rep);
+        code = open_input(x, &sid, fmt, &in, &ropt, rep);
     if (code == EXIT_OK && x->ld)
         code = ledger_begin(x->ld, cfg, fmt, &id, wait, &lp, rep);
     *busy = code == EXIT_OK && lp.plan.busy;
     if (code == EXIT_OK && !lp.plan.busy && !lp.plan.skip && sid.object)
-        code = open_input(cfg, &sid, fmt, &in, &ropt, rep);
+        code = open_input(x, &sid, fmt, &in, &ropt, rep);
     if (code == EXIT_OK && !lp.plan.busy && !lp.plan.skip)
         code = load_file(x, &in, &ropt, &lp.plan, rep);
     if (x->ld && in.src && rep->status == FILE_OK)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "core/config.h"
+#include "input/key_links.h"
 #include "input/reader.h"
 #include "load/loader.h"
 #include "load/outcome.h"
@@ -26,6 +27,8 @@ typedef struct run_ctx {
     const sink_set *sinks;
     chunk_outcome *out;     /* the merge's answer for one chunk, reused */
     run_report *rep;
+    key_links *links;       /* the payments' keys for refunds (profile
+                               refund_of); NULL when the profile has none */
 } run_ctx;
 
 /* Loads (or validates) one file; fills rep; returns its exit status.  wait:

@@ -7,6 +7,8 @@
  */
 #include "pipeline/pipeline.h"
 
+#include "input/key_links.h"
+#include "input/profile.h"
 #include "output/log.h"
 #include "output/progress.h"
 #include "pipeline/collectors.h"
@@ -37,7 +39,12 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
      * so sinks_run_end always closes the rejects file. */
     int code = collectors_open(&sinks, &(collector_setup){cfg, ld, rep, &rj, &prog});
     chunk_outcome out = {.details = sinks_want_versions(&sinks)};
-    run_ctx x = {cfg, ld, rj, &sinks, &out, rep};
+    run_ctx x = {cfg, ld, rj, &sinks, &out, rep, NULL};
+    if (code == EXIT_OK && cfg->profile && cfg->profile->refund_of &&
+        !(x.links = key_links_new())) {
+        log_error("out of memory");
+        code = EXIT_INPUT;
+    }
     if (code == EXIT_OK) {
         code = schedule_files(&x);
     } else {
@@ -50,6 +57,7 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
         code = exit_worst(code, loader_finish(ld));
     code = exit_worst(code, sinks_run_end(&sinks, rep));
     chunk_outcome_free(&out);
+    key_links_free(&x.links);
     rep->elapsed_s = now_seconds() - t0;
     run_report_total(rep);
     return code;

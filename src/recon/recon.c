@@ -23,6 +23,7 @@
 #include "db/recon_sql.h"
 #include "db/sql.h"
 #include "db/target.h"
+#include "input/key_links.h"
 #include "input/profile.h"
 #include "input/reader.h"
 #include "input/source.h"
@@ -58,6 +59,8 @@ typedef struct recon_ctx {
     char reg_state[16];                     /* register_state's answer; "" until asked */
     char *net_kinds[2];                     /* the refunds' and the revocations' kind
                                              * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
+    key_links *links;                       /* the payments' keys for refunds
+                                               (profile refund_of), or NULL */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
@@ -307,8 +310,8 @@ static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool
 /* Opens file i: its digest (not for standard input), then the source and
  * the reader.  EXIT_OK, or EXIT_USAGE / EXIT_INPUT with err set; *src and
  * *rdr are the caller's to close in every case. */
-static int open_statement(const config *cfg, size_t i, input_format fmt, file_report *fr,
-                          source **src, reader **rdr, buf *err)
+static int open_statement(const config *cfg, size_t i, input_format fmt, key_links *links,
+                          file_report *fr, source **src, reader **rdr, buf *err)
 {
     const char *path = cfg->files[i];
     if (fmt == FORMAT_AUTO && !cfg->profile) {
@@ -322,7 +325,8 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, file_re
         memcpy(fr->digest, id.digest, sizeof fr->digest);
     }
     *src = source_open_identified(path, &id, err);
-    reader_options ropt = {.format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile};
+    reader_options ropt = {
+        .format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile, .links = links};
     for (int c = 0; c < COL_COUNT; c++)
         ropt.preset[c] = cfg->presets.value[c] != NULL;
     if (*src)
@@ -493,7 +497,7 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, reco
     source *src = NULL;
     reader *rdr = NULL;
     double started = now_seconds();
-    int code = open_statement(cfg, i, fmt, fr, &src, &rdr, &err);
+    int code = open_statement(cfg, i, fmt, x->links, fr, &src, &rdr, &err);
     bool copy_lost = false;
     if (code == EXIT_OK && !db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
         code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
@@ -1732,7 +1736,9 @@ int recon_run(const config *cfg)
     int code = prepare(cfg, &res, &tf, &sf, &grace_s);
     if (code == EXIT_OK) {
         rj = rejects_open(cfg->rejects_path);
-        if (!rj) {
+        if (cfg->profile && cfg->profile->refund_of)
+            x.links = key_links_new();
+        if (!rj || (cfg->profile && cfg->profile->refund_of && !x.links)) {
             log_error("out of memory");
             code = EXIT_INPUT;
         }
@@ -1769,6 +1775,7 @@ int recon_run(const config *cfg)
     if (rendered == EXIT_OK && !x.disc_failed)
         mark_reported(&x, &res);
     tool_close(&x.tool);
+    key_links_free(&x.links);
     run_report_free(&rep);
     recon_result_free(&res);
     facts_free(&tf);
