@@ -2,9 +2,10 @@
 # Installs what is needed, builds, and runs the whole test suite: unit tests,
 # command-line tests and database tests (ctest starts its own throwaway
 # PostgreSQL), then the same suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then under ThreadSanitizer (clang, and gzip
-# inflated by zlib only: the build without ISA-L), then each fuzz target for
-# a bounded time.
+# UndefinedBehaviorSanitizer, then the tests of the threads under
+# ThreadSanitizer (clang, and gzip inflated by zlib only: the build without
+# ISA-L; tests/CMakeLists.txt's TSAN_RUN), then each fuzz target for a
+# bounded time.
 #   scripts/test.sh            everything
 #   QUICK=1 scripts/test.sh    the normal build only
 #   FUZZ_SECONDS=N             seconds per fuzz target (default 30; 0 skips)
@@ -67,8 +68,10 @@ if [ -z "${QUICK:-}" ]; then
     fi
     # Threads checked by a tool: the lanes, the reader thread and the log
     # must share nothing unguarded (a race exits 88 and fails its test).
-    # This build inflates gzip with zlib alone (IDEMLOAD_ISAL=OFF), so the
-    # build without ISA-L runs the whole suite too.
+    # It runs the unit tests and the tests that start, share and stop the
+    # threads (TSAN_RUN in tests/CMakeLists.txt), and inflates gzip with
+    # zlib alone (IDEMLOAD_ISAL=OFF), so the loads of the build without
+    # ISA-L are tested too.
     t0=$(date +%s)
     if bash scripts/setup.sh build-tsan -DIDEMLOAD_TSAN=ON -DCMAKE_C_COMPILER=clang \
             -DCMAKE_BUILD_TYPE=Debug -DIDEMLOAD_ISAL=OFF; then
