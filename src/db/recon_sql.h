@@ -27,6 +27,8 @@ extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
 extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_LISTED[];
+extern const char SQL_RECON_EXTRA_ROWS[];
+extern const char SQL_RECON_ANALYZE_EXTRA_ROWS[];
 extern const char SQL_RECON_EXTRA[];
 extern const char SQL_RECON_ZONE[];
 extern const char SQL_RECON_DAYS_SPAN[];

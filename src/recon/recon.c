@@ -1072,8 +1072,10 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !stage_relisted(x, period) ||
         !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
-        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA, 2,
-              period) ||
+        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
+              NULL) ||
+        !exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0, NULL) ||
+        !exec(x, "reconcile: the other rows' days", SQL_RECON_EXTRA, 2, period) ||
         !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
         !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
         !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
