@@ -31,6 +31,7 @@
 #include "load/loader.h"
 #include "output/html.h"
 #include "output/log.h"
+#include "output/progress.h"
 #include "output/rejects.h"
 #include "output/report.h"
 #include "pipeline/file.h"
@@ -61,6 +62,7 @@ typedef struct recon_ctx {
                                              * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
     key_links *links;                       /* the payments' keys for refunds
                                                (profile refund_of), or NULL */
+    progress prog;                          /* the progress line, as import's */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
@@ -340,8 +342,8 @@ static int open_statement(const config *cfg, size_t i, input_format fmt, key_lin
  * began: header, every valid row (in 1 MiB sends), trailer.  EXIT_OK when
  * all is sent; otherwise the status with err set, and *copy_lost when the
  * database failed (the COPY is over: the caller must not end it). */
-static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_counts *c,
-                        buf *err, bool *copy_lost)
+static int send_records(recon_ctx *x, size_t i, const source *src, reader *rdr, rejects *rj,
+                        load_counts *c, buf *err, bool *copy_lost)
 {
     const config *cfg = x->cfg;
     const char *path = cfg->files[i];
@@ -350,10 +352,13 @@ static int send_records(recon_ctx *x, size_t i, reader *rdr, rejects *rj, load_c
     int code = EXIT_OK;
     bool oom = !copy_binary_header(&out);
     while (!oom) {
-        if ((c->rows_read & 0x3ff) == 0 && signals_interrupted()) {
-            buf_printf(err, "%s: interrupted", path);
-            code = EXIT_INTERRUPTED;
-            break;
+        if ((c->rows_read & 0x3ff) == 0) {
+            if (signals_interrupted()) {
+                buf_printf(err, "%s: interrupted", path);
+                code = EXIT_INTERRUPTED;
+                break;
+            }
+            progress_update(&x->prog, source_raw_offset(src), c->rows_read);
         }
         raw_record rec;
         read_result rr = reader_next(rdr, &rec);
@@ -503,7 +508,8 @@ static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, reco
         code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
         x->failed_logged = true;
     } else if (code == EXIT_OK) {
-        code = send_records(x, i, rdr, rj, &fr->counts, &err, &copy_lost);
+        progress_file(&x->prog, path, source_raw_size(src));
+        code = send_records(x, i, src, rdr, rj, &fr->counts, &err, &copy_lost);
         if (code != EXIT_OK && !copy_lost)
             db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
         else if (!copy_lost && !db_copy_end(x->tool.d, NULL))
@@ -1732,6 +1738,7 @@ int recon_run(const config *cfg)
         rep.files[i].status = FILE_FAILED;
     }
     recon_ctx x = {.cfg = cfg};
+    progress_init(&x.prog, cfg->quiet);
     double t0 = now_seconds();
     int64_t grace_s = 0;
     rejects *rj = NULL;
@@ -1747,6 +1754,7 @@ int recon_run(const config *cfg)
     }
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
+    progress_done(&x.prog);
     if (code != EXIT_OK)
         explain_unread(&rep, code);
     for (size_t i = 0; i < cfg->n_files; i++)
