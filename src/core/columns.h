@@ -41,7 +41,18 @@
     X(CALLBACK_TYPE, callback_type, callback_type, TEXT,  KEY,  NEXT,       "",             A, B) \
     X(STATUS,        status,        status,        INT16, FACT, FIRST_FACT, " DEFAULT 0", A, B) \
     X(PAYLOAD,       payload,       payload,       JSON,  FACT, NEXT,       "",             A, B) \
-    X(RECEIVED_AT,   received_at,   received_us,   TIME,  FACT, NEXT,       " DEFAULT now()", A, B)
+    X(RECEIVED_AT,   received_at,   received_us,   TIME,  FACT, NEXT,       " DEFAULT now()", A, B) \
+    IDEMLOAD_TEST_COLUMN(X, A, B)
+
+/* One more column, in a test build only (tests/unit/test_recon_columns.c,
+ * built with IDEMLOAD_TEST_EXTRA_COLUMN): a fact, to show that every list
+ * of the columns follows the table. */
+#ifdef IDEMLOAD_TEST_EXTRA_COLUMN
+#define IDEMLOAD_TEST_COLUMN(X, A, B) \
+    X(TEST_FACT,     test_fact,     test_fact,     TEXT,  FACT, NEXT,       " DEFAULT ''",  A, B)
+#else
+#define IDEMLOAD_TEST_COLUMN(X, A, B)
+#endif
 
 /* What each kind is called where it is stored. */
 #define COLUMN_STAGE_TYPE_INT64 "bigint"
