@@ -1,10 +1,12 @@
 /*
  * columns.h - the columns idemload loads, in one table: every stage that
  * names them (the record, the chunk's row, the COPY encoder, the staging
- * table and the merge's column lists and key joins in sql.c, the target's
- * checks) is generated from IDEMLOAD_COLUMNS, so adding a column is one row
- * here plus its semantics (how validate.c checks it, how the merge's
- * conflict action treats it).
+ * table and the merge's column lists and key joins in sql.c, reconcile's
+ * staging table, COPY list, table read and key joins in recon_sql.c, the
+ * target's checks) is generated from IDEMLOAD_COLUMNS, so adding a column
+ * is one row here plus its semantics (how validate.c checks it, how the
+ * merge's conflict action treats it; a key column, the register's columns
+ * too: recon_sql.c).
  *
  * Plain preprocessor, so every SQL list stays a string constant the
  * compiler joins and tests/golden shows whole.
@@ -39,7 +41,18 @@
     X(CALLBACK_TYPE, callback_type, callback_type, TEXT,  KEY,  NEXT,       "",             A, B) \
     X(STATUS,        status,        status,        INT16, FACT, FIRST_FACT, " DEFAULT 0", A, B) \
     X(PAYLOAD,       payload,       payload,       JSON,  FACT, NEXT,       "",             A, B) \
-    X(RECEIVED_AT,   received_at,   received_us,   TIME,  FACT, NEXT,       " DEFAULT now()", A, B)
+    X(RECEIVED_AT,   received_at,   received_us,   TIME,  FACT, NEXT,       " DEFAULT now()", A, B) \
+    IDEMLOAD_TEST_COLUMN(X, A, B)
+
+/* One more column, in a test build only (tests/unit/test_recon_columns.c,
+ * built with IDEMLOAD_TEST_EXTRA_COLUMN): a fact, to show that every list
+ * of the columns follows the table. */
+#ifdef IDEMLOAD_TEST_EXTRA_COLUMN
+#define IDEMLOAD_TEST_COLUMN(X, A, B) \
+    X(TEST_FACT,     test_fact,     test_fact,     TEXT,  FACT, NEXT,       " DEFAULT ''",  A, B)
+#else
+#define IDEMLOAD_TEST_COLUMN(X, A, B)
+#endif
 
 /* What each kind is called where it is stored. */
 #define COLUMN_STAGE_TYPE_INT64 "bigint"
@@ -52,6 +65,14 @@
 #define COLUMN_INIT_TYPE_TEXT "TEXT"
 #define COLUMN_INIT_TYPE_JSON "JSONB"
 #define COLUMN_INIT_TYPE_TIME "TIMESTAMPTZ"
+/* What reconcile stages each kind as (db/recon_sql.c's idemload_recon_raw):
+ * the target's own type, as copy_binary_target_row sends it (the payload
+ * as jsonb). */
+#define COLUMN_RECON_TYPE_INT64 "bigint"
+#define COLUMN_RECON_TYPE_INT16 "smallint"
+#define COLUMN_RECON_TYPE_TEXT "text"
+#define COLUMN_RECON_TYPE_JSON "jsonb"
+#define COLUMN_RECON_TYPE_TIME "timestamptz"
 /* The target's column types (as format_type names them) that a value of
  * each kind fits as COPY's binary format carries it (load/copy_encode.c):
  * the append writes straight into such columns only. */

@@ -16,6 +16,38 @@
  */
 #include "db/recon_sql.h"
 
+#include "core/columns.h"
+
+/*
+ * The columns come from the column table (core/columns.h): the staging
+ * table idemload_recon_raw and its COPY list are every column, as
+ * copy_binary_recon_row writes them after file_no and line; the table's
+ * rows are read with every column (RECON_TABLE_COLUMNS); every join,
+ * DISTINCT ON, PARTITION BY, GROUP BY and ORDER BY of a key, and the key
+ * columns each temporary table carries, are KEY_LIST and KEY_JOIN.  Only
+ * what a column means is written by name: status, payload and received_at
+ * as the facts they are, (tenant_id, channel) as the statement's pair.
+ *
+ * The register ({item}, a table of the target's schema that outlives the
+ * run) holds an item's key as columns of its own (out_trade_no and
+ * callback_type NULL on a no_statement line, which stands for the pair's
+ * day), and the discrepancy lines' columns are read by position
+ * (RECON_LINE_COLUMNS, SQL_RECON_REPAIR_INSERTED): a new key column there is
+ * a migration of the register and a column of the report, its semantics, so
+ * the build stops here until they are written.  A new fact needs nothing
+ * here.
+ */
+_Static_assert(KEY_NCOLUMNS == 4,
+               "a new key column: add it to the register ({item}, its joins with i.,"
+               " SQL_RECON_RELISTED, idemload_recon_mended), to SQL_RECON_LINES'"
+               " no_statement branch and to the lines the report reads");
+
+/* idemload_recon_raw's columns after file_no and line: the column table's,
+ * in its order, each of its kind's type in the target. */
+#define RECON_RAW_COLUMN_DEFS_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_SEP_##pos(",") " " #name " " COLUMN_RECON_TYPE_##kind " NOT NULL"
+#define RECON_RAW_COLUMN_DEFS IDEMLOAD_COLUMNS(RECON_RAW_COLUMN_DEFS_1, ~, ~)
+
 /* Money as text -> an exact numeric in the major unit: only its dress
  * taken off (white space and quotes around it, a currency sign, the
  * row's own currency code ccy before or after it, a comma between
@@ -53,10 +85,7 @@
     "((x AT TIME ZONE " RECON_TS_ZONE ") - (x AT TIME ZONE 'UTC'))"
 const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
-    "  file_no integer NOT NULL, line bigint NOT NULL,"
-    "  tenant_id bigint NOT NULL, channel text NOT NULL, out_trade_no text NOT NULL,"
-    "  callback_type text NOT NULL, status smallint NOT NULL, payload jsonb NOT NULL,"
-    "  received_at timestamptz NOT NULL);"
+    "  file_no integer NOT NULL, line bigint NOT NULL," RECON_RAW_COLUMN_DEFS ");"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
@@ -187,8 +216,7 @@ const char SQL_RECON_COVER[] =
     " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
 
 const char SQL_RECON_COPY[] =
-    "COPY idemload_recon_raw (file_no, line, tenant_id, channel, out_trade_no, callback_type,"
-    " status, payload, received_at) FROM STDIN (FORMAT binary)";
+    "COPY idemload_recon_raw (file_no, line, " COLUMN_LIST("") ") FROM STDIN (FORMAT binary)";
 
 /*
  * $1, $2: the period, $3 the zone.  The table's active rows the comparison
@@ -220,14 +248,12 @@ const char SQL_RECON_COPY[] =
  * A row of a kind it cannot list is neither missing from it nor pending. */
 #define RECON_PAIR_COVERS(p, r) \
     "(" p ".excluded IS NULL OR split_part(" r ".callback_type, ':', 1) <> ALL (" p ".excluded))"
-#define RECON_TABLE_COLUMNS \
-    "t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.payload, t.received_at"
+#define RECON_TABLE_COLUMNS COLUMN_LIST("t.")
 const char SQL_RECON_TABLE_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_traw AS "
     "SELECT " RECON_TABLE_COLUMNS ", true AS listed, k.day AS s_day "
     "FROM idemload_recon_sk k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
-    "  FROM {table} t WHERE t.tenant_id = k.tenant_id AND t.channel = k.channel"
-    "   AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type"
+    "  FROM {table} t WHERE " KEY_JOIN("t", "k")
     "   AND {active} LIMIT 1) t "
     "UNION ALL "
     "SELECT " RECON_TABLE_COLUMNS ", false, NULL::date "
@@ -239,8 +265,7 @@ const char SQL_RECON_TABLE_ROWS[] =
     "  AND t.received_at < " RECON_TIME_TO("p.timed")
     "  AND " RECON_PAIR_COVERS("p", "t")
     "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_sk k"
-    "      WHERE k.tenant_id = t.tenant_id AND k.channel = t.channel"
-    "        AND k.out_trade_no = t.out_trade_no AND k.callback_type = t.callback_type)";
+    "      WHERE " KEY_JOIN("k", "t") ")";
 
 /* Around SQL_RECON_TABLE_ROWS on one server: no nested loop but the
  * LATERAL probe's (which has no other plan).  A target never analyzed (a
@@ -266,8 +291,7 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed, k.day AS s_day "
     "FROM {table} t "
     "LEFT JOIN idemload_recon_sk k"
-    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
-    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "  ON " KEY_JOIN("t", "k") " "
     "LEFT JOIN idemload_recon_pairs p"
     "  ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
     "WHERE {active} AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
@@ -289,13 +313,13 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
  * rec is what makes the row one record: its transaction id where the
  * profile declares one and the row has it, else its payload (a digest). */
 #define RECON_STATEMENT_ROWS(raw) \
-    "SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
+    "SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
     "       pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
     "                              " RECON_EXP("r") ", r.currency) AS amount," \
     "       pg_temp.idemload_money(r.f_text, r.fee_minor, r.fee_abs," \
     "                              " RECON_EXP("r") ", r.currency) AS fee, r.rec " \
-    "FROM (SELECT r.file_no, r.line, r.tenant_id, r.channel, r.out_trade_no, r.callback_type," \
+    "FROM (SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
     "        coalesce(f.a_decl, false) AS a_decl, coalesce(f.c_decl, false) AS c_decl," \
@@ -341,7 +365,7 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
  * once per kind (RECON_KIND_FACTS), not per row. */
 const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_t AS " RECON_KIND_FACTS("idemload_recon_traw")
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.status, t.listed,"
+    "SELECT " KEY_LIST("t.") ", t.status, t.listed,"
     "       t.s_day, f.a_decl, f.c_decl, f.f_decl, c.currency,"
     "       pg_temp.idemload_money(CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END,"
     "                              CASE WHEN b.bill THEN s.amount_minor ELSE f.amount_minor END,"
@@ -394,11 +418,11 @@ const char SQL_RECON_TABLE_VIEW[] =
 #define RECON_KEY_PARTIAL(f) "count(" f ") OVER w NOT IN (0, count(*) OVER w)"
 const char SQL_RECON_KEYS[] =
     "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
-    "SELECT q.file_no, q.line, q.tenant_id, q.channel, q.out_trade_no, q.callback_type,"
+    "SELECT q.file_no, q.line, " KEY_LIST("q.") ","
     "       coalesce(q.final_status, q.status) AS status, q.received_at, q.day,"
     "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows, q.conflicting,"
     "       row_number() OVER () AS key_ord FROM ("
-    "SELECT DISTINCT ON (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) s.*,"
+    "SELECT DISTINCT ON (" KEY_LIST("s.") ") s.*,"
     "       min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) OVER w AS final_status,"
     "       count(*) OVER w AS n_rows,"
     "       " RECON_KEY_WINDOW("s.amount") " OR " RECON_KEY_WINDOW("s.currency")
@@ -406,10 +430,10 @@ const char SQL_RECON_KEYS[] =
     "       OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
     "       OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_WINDOW("s.rec") " AS conflicting "
     "FROM (" RECON_STATEMENT_ROWS("idemload_recon_raw") " OFFSET 0) s "
-    "WINDOW w AS (PARTITION BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type"
+    "WINDOW w AS (PARTITION BY " KEY_LIST("s.")
     "             ORDER BY s.received_at DESC, s.file_no DESC, s.line DESC"
     "             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) "
-    "ORDER BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
+    "ORDER BY " KEY_LIST("s.") ","
     "         s.received_at DESC, s.file_no DESC, s.line DESC) q";
 
 /* The rows of each key listed with facts that disagree
@@ -423,7 +447,7 @@ const char SQL_RECON_KEYS[] =
 const char SQL_RECON_LISTED[] =
     "CREATE TEMP TABLE idemload_recon_listed AS "
     RECON_KIND_FACTS("idemload_recon_sk WHERE conflicting")
-    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type,"
+    "SELECT " KEY_LIST("s.") ","
     "       (jsonb_agg(jsonb_build_object("
     "          'amount', pg_temp.idemload_render(s.amount, coalesce(x.exponent, 2)),"
     "          'currency', s.currency,"
@@ -431,14 +455,13 @@ const char SQL_RECON_LISTED[] =
     "          'status', s.status, 'time', pg_temp.idemload_ts_text(s.received_at),"
     "          'file', s.file_no, 'line', s.line) ORDER BY s.file_no, s.line)"
     "        FILTER (WHERE s.n <= $1::int))::text AS listed, count(*) AS n_listed "
-    "FROM (SELECT s.*, row_number() OVER (PARTITION BY s.tenant_id, s.channel, s.out_trade_no,"
-    "                                       s.callback_type ORDER BY s.file_no, s.line) AS n"
+    "FROM (SELECT s.*, row_number() OVER (PARTITION BY " KEY_LIST("s.")
+    "                                       ORDER BY s.file_no, s.line) AS n"
     "        FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
-    "                JOIN idemload_recon_sk k ON k.conflicting AND k.tenant_id = r.tenant_id"
-    "                 AND k.channel = r.channel AND k.out_trade_no = r.out_trade_no"
-    "                 AND k.callback_type = r.callback_type)") ") s) s "
+    "                JOIN idemload_recon_sk k ON k.conflicting AND " KEY_JOIN("k", "r") ")")
+    ") s) s "
     "LEFT JOIN idemload_recon_ccy x ON x.code = s.currency "
-    "GROUP BY s.tenant_id, s.channel, s.out_trade_no, s.callback_type";
+    "GROUP BY " KEY_LIST("s.");
 
 /* The statement's rows of the keys listed more than once, other than the
  * version each key keeps (a second charge of one order, or the same record
@@ -451,11 +474,9 @@ const char SQL_RECON_LISTED[] =
 const char SQL_RECON_EXTRA_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_xrows AS "
     RECON_KIND_FACTS("idemload_recon_sk WHERE n_rows > 1")
-    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.currency, s.amount "
+    "SELECT " KEY_LIST("s.") ", s.currency, s.amount "
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
-    "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND k.tenant_id = r.tenant_id"
-    "         AND k.channel = r.channel AND k.out_trade_no = r.out_trade_no"
-    "         AND k.callback_type = r.callback_type"
+    "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r")
     "         AND (k.file_no, k.line) <> (r.file_no, r.line))") ") s";
 
 const char SQL_RECON_ANALYZE_EXTRA_ROWS[] = "ANALYZE idemload_recon_xrows";
@@ -466,9 +487,7 @@ const char SQL_RECON_EXTRA[] =
     "CREATE TEMP TABLE idemload_recon_extra AS "
     "SELECT k.tenant_id, k.channel, k.day, k.callback_type, s.currency, s.amount "
     "FROM idemload_recon_xrows s "
-    "JOIN idemload_recon_sk k ON k.n_rows > 1 AND k.tenant_id = s.tenant_id"
-    " AND k.channel = s.channel AND k.out_trade_no = s.out_trade_no"
-    " AND k.callback_type = s.callback_type "
+    "JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "s") " "
     "WHERE k.day BETWEEN $1::date AND $2::date";
 
 /* Per file: its rows staged minus the keys its rows represent (what the
@@ -527,7 +546,7 @@ const char SQL_RECON_PAIRS[] =
  * statement of another day (SQL_RECON_RELISTED), and counted in its day,
  * where it had fallen between the two halves and vanished. */
 #define RECON_COMPARE_ROWS \
-    "SELECT s.tenant_id, s.channel, s.out_trade_no, s.callback_type, s.day," \
+    "SELECT " KEY_LIST("s.") ", s.day," \
     "       s.file_no, s.line, s.conflicting, s.key_ord," \
     "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency," \
     "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee," \
@@ -537,11 +556,10 @@ const char SQL_RECON_PAIRS[] =
     "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp," \
     "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp, false AS other_day " \
     "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t" \
-    "  ON t.listed AND t.tenant_id = s.tenant_id AND t.channel = s.channel" \
-    " AND t.out_trade_no = s.out_trade_no AND t.callback_type = s.callback_type " \
+    "  ON t.listed AND " KEY_JOIN("t", "s") " " \
     "WHERE s.day BETWEEN $1::date AND $2::date " \
     "UNION ALL " \
-    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type," \
+    "SELECT " KEY_LIST("t.") "," \
     "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date," \
     "       NULL, NULL, false, NULL," \
     "       false, NULL, NULL, NULL, NULL, NULL," \
@@ -657,7 +675,7 @@ const char SQL_RECON_CLASSIFY[] =
 const char SQL_RECON_LINES[] =
     "CREATE TEMP TABLE idemload_recon_lines AS "
     "SELECT CASE WHEN o.outcome = 'pending' THEN 'pending' ELSE cat END AS category,"
-    "       o.tenant_id, o.channel, o.out_trade_no, o.callback_type, o.day,"
+    "       " KEY_LIST("o.") ", o.day,"
     "       o.s_present, pg_temp.idemload_render(o.s_amount, coalesce(xs.exponent, 2)) AS s_amount,"
     "       o.s_currency, o.s_status, pg_temp.idemload_ts_text(o.s_time) AS s_time,"
     "       pg_temp.idemload_render(o.s_fee, coalesce(xs.exponent, 2)) AS s_fee,"
@@ -676,8 +694,7 @@ const char SQL_RECON_LINES[] =
     " CROSS JOIN LATERAL unnest(CASE WHEN o.outcome = 'pending' THEN ARRAY['pending']"
     "                                ELSE o.categories END) cat"
     " LEFT JOIN idemload_recon_listed d ON cat = 'duplicate_in_statement'"
-    "  AND d.tenant_id = o.tenant_id AND d.channel = o.channel"
-    "  AND d.out_trade_no = o.out_trade_no AND d.callback_type = o.callback_type "
+    "  AND " KEY_JOIN("d", "o") " "
     "WHERE o.outcome IN ('discrepancy', 'pending') "
     "UNION ALL "
     "SELECT 'no_statement', o.tenant_id, o.channel, NULL, NULL, o.day,"
@@ -1240,8 +1257,8 @@ const char SQL_RECON_REG_RESOLVED[] =
  * what the table now holds, and no list of keys is kept in a file. */
 #define RECON_MENDABLE "('missing_in_table', 'amount_mismatch', 'currency_mismatch', 'status_mismatch')"
 const char SQL_RECON_REPAIR_KEYS[] =
-    "CREATE TEMP TABLE idemload_recon_mend AS SELECT DISTINCT tenant_id, channel, out_trade_no,"
-    "  callback_type, day FROM idemload_recon_lines WHERE s_present AND category IN " RECON_MENDABLE ";"
+    "CREATE TEMP TABLE idemload_recon_mend AS SELECT DISTINCT " KEY_LIST("") ","
+    "  day FROM idemload_recon_lines WHERE s_present AND category IN " RECON_MENDABLE ";"
     "ANALYZE idemload_recon_mend;"
     "CREATE TEMP TABLE idemload_recon_mended (category text, tenant_id bigint, channel text,"
     "  out_trade_no text, callback_type text, file_no integer, line bigint);"
@@ -1250,15 +1267,13 @@ const char SQL_RECON_REPAIR_ROWS[] =
     "INSERT INTO idemload_recon_traw "
     "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
     "FROM idemload_recon_mend k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
-    "  FROM {table} t WHERE t.tenant_id = k.tenant_id AND t.channel = k.channel"
-    "   AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type"
+    "  FROM {table} t WHERE " KEY_JOIN("t", "k")
     "   AND {active} LIMIT 1) t";
 const char SQL_RECON_REPAIR_ROWS_DISTRIBUTED[] =
     "INSERT INTO idemload_recon_traw "
     "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
     "FROM {table} t JOIN idemload_recon_mend k"
-    "  ON t.tenant_id = k.tenant_id AND t.channel = k.channel"
-    " AND t.out_trade_no = k.out_trade_no AND t.callback_type = k.callback_type "
+    "  ON " KEY_JOIN("t", "k") " "
     "WHERE {active}";
 
 /* $1 the run.  Its open items of those categories whose table row now
@@ -1273,9 +1288,7 @@ const char SQL_RECON_REG_REPAIRED[] =
     "WITH r AS (UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(), resolved_by = $1,"
     "       resolution = CASE WHEN i.category = 'missing_in_table' THEN " RECON_REPAIRED
     "                         ELSE " RECON_MERGED " END "
-    "  FROM idemload_recon_sk s JOIN idemload_recon_t t ON t.tenant_id = s.tenant_id"
-    "   AND t.channel = s.channel AND t.out_trade_no = s.out_trade_no"
-    "   AND t.callback_type = s.callback_type "
+    "  FROM idemload_recon_sk s JOIN idemload_recon_t t ON " KEY_JOIN("t", "s") " "
     "WHERE i.state = 'open' AND i.last_run = $1 AND i.category IN " RECON_MENDABLE
     "  AND s.tenant_id = i.tenant_id AND s.channel = i.channel AND s.day = i.day"
     "  AND s.out_trade_no = i.out_trade_no AND s.callback_type = i.callback_type"

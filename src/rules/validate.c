@@ -309,6 +309,11 @@ bool validate_record(const raw_record *rec, const presets *pre, bool check_utf8,
     if (!int_column(rec, pre, COL_STATUS, INT16_MIN, INT16_MAX, false, &v, reason))
         return false;
     out->status = (int16_t)v;
+#ifdef IDEMLOAD_TEST_EXTRA_COLUMN
+    /* The test build's extra fact (core/columns.h), checked as a key's text. */
+    if (!key_text(rec, pre, COL_TEST_FACT, &out->test_fact, &out->test_fact_len, reason))
+        return false;
+#endif
     return received_at_column(rec, pre, &out->received_us, reason) &&
            payload_column(rec, pre, check_utf8, out, reason);
 }

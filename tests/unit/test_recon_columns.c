@@ -1,0 +1,221 @@
+/*
+ * test_recon_columns.c - the column lists every command sends are the
+ * column table's (core/columns.h): the fields a COPY tuple carries equal
+ * the COPY's column list, name for name, and the staging table it copies
+ * into has those columns in that order; for reconcile (idemload_recon_raw,
+ * SQL_RECON_COPY, copy_binary_recon_row, the table read) and for import
+ * (idemload_stage, SQL_COPY_STAGE, copy_binary_row; SQL_APPEND,
+ * copy_binary_target_row).
+ *
+ * Built twice: as every unit test, and as unit/test_recon_columns_extra
+ * with IDEMLOAD_TEST_EXTRA_COLUMN, a column table of one more column (a
+ * fact, test_fact): a list written by hand instead of generated, as
+ * SQL_RECON_COPY's was, passes the first and fails the second (the COPY
+ * would send one more field than its list names, an error only at run time).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/columns.h"
+#include "db/recon_sql.h"
+#include "db/sql.h"
+#include "load/copy_encode.h"
+
+#define NAME_1(ID, name, member, kind, key, pos, dflt, A, B) #name,
+static const char *const names[] = {IDEMLOAD_COLUMNS(NAME_1, ~, ~)};
+enum { NCOL = sizeof names / sizeof names[0] };
+
+#define MAXLIST 64
+
+typedef struct list {
+    int n;
+    char item[MAXLIST][64];
+} list;
+
+/* A row with every member of the column table set. */
+#define FILL_INT64(m) r.m = 7;
+#define FILL_INT16(m) r.m = 2;
+#define FILL_TEXT(m) r.m = #m; r.m##_len = strlen(#m);
+#define FILL_JSON(m) r.m = "{\"a\":1}"; r.m##_len = strlen(r.m);
+#define FILL_TIME(m) r.m = INT64_C(1772330400000000);
+#define FILL_1(ID, name, member, kind, key, pos, dflt, A, B) FILL_##kind(member)
+static row full_row(void)
+{
+    row r;
+    memset(&r, 0, sizeof r);
+    IDEMLOAD_COLUMNS(FILL_1, ~, ~)
+    return r;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The number of fields of the one tuple in out (its count, checked against
+ * the fields that follow it, which must end exactly at the end). */
+static int tuple_fields(const buf *out)
+{
+    const unsigned char *p = (const unsigned char *)out->data;
+    assert_true(out->len >= 2);
+    int n = p[0] << 8 | p[1];
+    size_t at = 2;
+    for (int i = 0; i < n; i++) {
+        assert_true(at + 4 <= out->len);
+        at += 4 + get32(p + at);
+    }
+    assert_int_equal(at, out->len);
+    return n;
+}
+
+/* The comma-separated names from just after `open` up to `close` in sql. */
+static list split_after(const char *sql, const char *open, const char *close)
+{
+    list l = {0};
+    const char *s = strstr(sql, open);
+    assert_non_null(s);
+    s += strlen(open);
+    const char *e = strstr(s, close);
+    assert_non_null(e);
+    while (s < e) {
+        const char *c = memchr(s, ',', (size_t)(e - s));
+        if (!c)
+            c = e;
+        const char *a = s, *b = c;
+        while (a < b && *a == ' ')
+            a++;
+        while (b > a && b[-1] == ' ')
+            b--;
+        assert_true(l.n < MAXLIST && b - a < 64);
+        memcpy(l.item[l.n], a, (size_t)(b - a));
+        l.item[l.n][b - a] = '\0';
+        l.n++;
+        s = c + 1;
+    }
+    return l;
+}
+
+/* The column list `lead` (NULL for none) then the column table's names. */
+static void assert_columns(const list *l, const char *lead1, const char *lead2)
+{
+    int k = 0;
+    if (lead1)
+        assert_string_equal(l->item[k++], lead1);
+    if (lead2)
+        assert_string_equal(l->item[k++], lead2);
+    assert_int_equal(l->n, k + NCOL);
+    for (int i = 0; i < NCOL; i++)
+        assert_string_equal(l->item[k + i], names[i]);
+}
+
+/* Column definitions "name type ... NOT NULL": the names. */
+static list def_names(const list *defs)
+{
+    list l = {0};
+    for (int i = 0; i < defs->n; i++) {
+        const char *d = defs->item[i];
+        size_t len = strlen(d);
+        assert_true(len > 9 && strcmp(d + len - 9, " NOT NULL") == 0);
+        size_t w = strcspn(d, " ");
+        memcpy(l.item[i], d, w);
+        l.item[i][w] = '\0';
+    }
+    l.n = defs->n;
+    return l;
+}
+
+static void test_build_has_its_columns(void **state)
+{
+    (void)state;
+#ifdef IDEMLOAD_TEST_EXTRA_COLUMN
+    assert_int_equal(NCOL, 8);
+    assert_string_equal(names[NCOL - 1], "test_fact");
+#else
+    assert_int_equal(NCOL, 7);
+#endif
+}
+
+static void test_recon_copy_list_is_the_tuple(void **state)
+{
+    (void)state;
+    row r = full_row();
+    buf out = BUF_INIT;
+    assert_true(copy_binary_recon_row(&out, 3, 12, &r));
+    list l = split_after(SQL_RECON_COPY, "COPY idemload_recon_raw (", ")");
+    assert_int_equal(l.n, tuple_fields(&out));
+    assert_int_equal(l.n, NCOL + 2);
+    assert_columns(&l, "file_no", "line");
+    buf_free(&out);
+}
+
+static void test_recon_stage_is_the_copy_list(void **state)
+{
+    (void)state;
+    list defs = split_after(SQL_RECON_SETUP, "CREATE TEMP TABLE idemload_recon_raw (", ");");
+    list l = def_names(&defs);
+    assert_columns(&l, "file_no", "line");
+    /* the payload is staged as jsonb, the form copy_binary_recon_row sends */
+    for (int i = 0; i < defs.n; i++)
+        if (strcmp(l.item[i], "payload") == 0)
+            assert_string_equal(defs.item[i], "payload jsonb NOT NULL");
+}
+
+/* The table's rows are read with every column, in each of the four reads. */
+static void test_recon_table_read_has_every_column(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql, *after;
+    } reads[] = {{SQL_RECON_TABLE_ROWS, ", true"},
+                 {SQL_RECON_TABLE_ROWS_DISTRIBUTED, ", k.tenant_id IS NOT NULL"},
+                 {SQL_RECON_REPAIR_ROWS, ", true"},
+                 {SQL_RECON_REPAIR_ROWS_DISTRIBUTED, ", true"}};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        list l = split_after(reads[i].sql, "SELECT ", reads[i].after);
+        assert_int_equal(l.n, NCOL);
+        for (int c = 0; c < NCOL; c++) {
+            char want[80];
+            snprintf(want, sizeof want, "t.%s", names[c]);
+            assert_string_equal(l.item[c], want);
+        }
+    }
+}
+
+static void test_import_copy_lists_are_the_tuples(void **state)
+{
+    (void)state;
+    row r = full_row();
+    buf out = BUF_INIT;
+    assert_true(copy_binary_row(&out, 1, &r));
+    list l = split_after(SQL_COPY_STAGE, "COPY idemload_stage (", ")");
+    assert_int_equal(l.n, tuple_fields(&out));
+    assert_columns(&l, "ord", NULL);
+    list defs = split_after(SQL_CREATE_STAGE, "idemload_stage (", ")");
+    list d = def_names(&defs);
+    assert_columns(&d, "ord", NULL);
+    buf_clear(&out);
+    assert_true(copy_binary_target_row(&out, &r));
+    l = split_after(SQL_APPEND, "COPY {table} (", ")");
+    assert_int_equal(l.n, tuple_fields(&out));
+    assert_columns(&l, NULL, NULL);
+    buf_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build_has_its_columns),
+        cmocka_unit_test(test_recon_copy_list_is_the_tuple),
+        cmocka_unit_test(test_recon_stage_is_the_copy_list),
+        cmocka_unit_test(test_recon_table_read_has_every_column),
+        cmocka_unit_test(test_import_copy_lists_are_the_tuples),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
