@@ -132,6 +132,54 @@ static int expand_objects(config *cfg, s3_paths *expanded)
     return code;
 }
 
+/*
+ * The outputs of the config checked before anything is read or opened for
+ * writing, whatever the command (import, validate, reconcile: each output).
+ * EXIT_OK, or the exit status with the reason logged.
+ */
+static int check_outputs(const config *cfg)
+{
+    buf err = BUF_INIT;
+    int code = EXIT_OK;
+    if (!outputs_check(cfg, &err))
+        code = EXIT_USAGE;
+    /* import and validate check it in run_pipeline, so that their report
+     * still says, file by file, that nothing was read. */
+    else if (cfg->cmd != CMD_IMPORT && cfg->cmd != CMD_VALIDATE &&
+             !outputs_writable(cfg, &err, NULL))
+        code = EXIT_INPUT;
+    if (code != EXIT_OK)
+        log_error("%s", buf_cstr(&err));
+    buf_free(&err);
+    return code;
+}
+
+/* Runs the command (signals installed); its exit status. */
+static int dispatch(const config *cfg)
+{
+    switch (cfg->cmd) {
+    case CMD_IMPORT:
+    case CMD_VALIDATE:
+        return run_pipeline(cfg);
+    case CMD_INIT:
+        return tools_init(cfg);
+    case CMD_CHECK:
+        return tools_check(cfg);
+    case CMD_DEDUPE:
+        return tools_dedupe(cfg);
+    case CMD_CREATE_INDEX:
+        return tools_create_index(cfg);
+    case CMD_STATUS:
+        return tools_status(cfg);
+    case CMD_PROFILES:
+        return cli_profiles(cfg);
+    case CMD_RECONCILE:
+        return recon_run(cfg);
+    default:
+        return EXIT_USAGE;
+    }
+}
+
 int main(int argc, char **argv)
 {
     config cfg;
@@ -164,51 +212,11 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    /* Before anything is read or opened for writing, whatever the command
-     * (import, validate, reconcile: each output of the config). */
-    if (!outputs_check(&cfg, &err)) {
-        log_error("%s", buf_cstr(&err));
-        code = EXIT_USAGE;
+    code = check_outputs(&cfg);
+    if (code != EXIT_OK)
         goto out;
-    }
-    /* import and validate check it in run_pipeline, so that their report
-     * still says, file by file, that nothing was read. */
-    if (cfg.cmd != CMD_IMPORT && cfg.cmd != CMD_VALIDATE && !outputs_writable(&cfg, &err, NULL)) {
-        log_error("%s", buf_cstr(&err));
-        code = EXIT_INPUT;
-        goto out;
-    }
     signals_install();
-    switch (cfg.cmd) {
-    case CMD_IMPORT:
-    case CMD_VALIDATE:
-        code = run_pipeline(&cfg);
-        break;
-    case CMD_INIT:
-        code = tools_init(&cfg);
-        break;
-    case CMD_CHECK:
-        code = tools_check(&cfg);
-        break;
-    case CMD_DEDUPE:
-        code = tools_dedupe(&cfg);
-        break;
-    case CMD_CREATE_INDEX:
-        code = tools_create_index(&cfg);
-        break;
-    case CMD_STATUS:
-        code = tools_status(&cfg);
-        break;
-    case CMD_PROFILES:
-        code = cli_profiles(&cfg);
-        break;
-    case CMD_RECONCILE:
-        code = recon_run(&cfg);
-        break;
-    default:
-        code = EXIT_USAGE;
-        break;
-    }
+    code = dispatch(&cfg);
     code = exit_worst(code, listed);
 out:
     if (fflush(stdout) != 0 || ferror(stdout)) {
