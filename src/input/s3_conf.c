@@ -200,6 +200,62 @@ static bool parse_endpoint(s3_conf *c, const char *url, const char *from, buf *e
     return true;
 }
 
+/* The key pair: the environment's wins over any profile's, as for the AWS
+ * CLI; a half pair is an error rather than a silent mix.  False with
+ * err set. */
+static bool take_credentials(s3_conf *c, const file_keys *k, buf *err)
+{
+    bool ok;
+    if (env("AWS_ACCESS_KEY_ID") || env("AWS_SECRET_ACCESS_KEY")) {
+        if (!env("AWS_ACCESS_KEY_ID") || !env("AWS_SECRET_ACCESS_KEY")) {
+            buf_printf(err, "%s is set but %s is not: set both (or neither, to use profile "
+                            "'%s' of the AWS shared files)",
+                       env("AWS_ACCESS_KEY_ID") ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+                       env("AWS_ACCESS_KEY_ID") ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID",
+                       c->profile);
+            return false;
+        }
+        ok = set_str(&c->access_key, env("AWS_ACCESS_KEY_ID")) &&
+             set_str(&c->secret_key, env("AWS_SECRET_ACCESS_KEY")) &&
+             set_str(&c->session_token, env("AWS_SESSION_TOKEN"));
+    } else {
+        ok = set_str(&c->access_key, k->access_key) && set_str(&c->secret_key, k->secret_key) &&
+             set_str(&c->session_token, k->session_token);
+    }
+    if (!ok) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    if (!c->access_key || !c->secret_key) {
+        buf_printf(err, "no credentials for object storage: set AWS_ACCESS_KEY_ID and "
+                        "AWS_SECRET_ACCESS_KEY, or give profile '%s' aws_access_key_id and "
+                        "aws_secret_access_key in ~/.aws/credentials (AWS_PROFILE chooses the "
+                        "profile)", c->profile);
+        return false;
+    }
+    return true;
+}
+
+/* The region: AWS_REGION, AWS_DEFAULT_REGION, the profile's, else
+ * us-east-1; a name of letters, digits and '-'.  False with err set. */
+static bool take_region(s3_conf *c, const file_keys *k, buf *err)
+{
+    const char *region = env("AWS_REGION") ? env("AWS_REGION")
+                         : env("AWS_DEFAULT_REGION") ? env("AWS_DEFAULT_REGION")
+                         : k->region ? k->region : "us-east-1";
+    if (!set_str(&c->region, region)) {
+        buf_printf(err, "out of memory");
+        return false;
+    }
+    for (const char *r = c->region; *r; r++)
+        if (!isalnum((unsigned char)*r) && *r != '-') {
+            buf_printf(err, "the region '%s' is not a region name (letters, digits and '-')",
+                       c->region);
+            return false;
+        }
+    return true;
+}
+
 bool s3_conf_load(s3_conf *c, int retries, buf *err)
 {
     memset(c, 0, sizeof *c);
@@ -211,48 +267,9 @@ bool s3_conf_load(s3_conf *c, int retries, buf *err)
         buf_printf(err, "out of memory");
     if (!ok)
         goto out;
-    /* The environment's key pair wins over any profile's, as for the AWS
-     * CLI; a half pair is an error rather than a silent mix. */
-    if (env("AWS_ACCESS_KEY_ID") || env("AWS_SECRET_ACCESS_KEY")) {
-        if (!env("AWS_ACCESS_KEY_ID") || !env("AWS_SECRET_ACCESS_KEY")) {
-            buf_printf(err, "%s is set but %s is not: set both (or neither, to use profile "
-                            "'%s' of the AWS shared files)",
-                       env("AWS_ACCESS_KEY_ID") ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
-                       env("AWS_ACCESS_KEY_ID") ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID",
-                       c->profile);
-            ok = false;
-            goto out;
-        }
-        ok = set_str(&c->access_key, env("AWS_ACCESS_KEY_ID")) &&
-             set_str(&c->secret_key, env("AWS_SECRET_ACCESS_KEY")) &&
-             set_str(&c->session_token, env("AWS_SESSION_TOKEN"));
-    } else {
-        ok = set_str(&c->access_key, k.access_key) && set_str(&c->secret_key, k.secret_key) &&
-             set_str(&c->session_token, k.session_token);
-    }
-    if (ok && (!c->access_key || !c->secret_key)) {
-        buf_printf(err, "no credentials for object storage: set AWS_ACCESS_KEY_ID and "
-                        "AWS_SECRET_ACCESS_KEY, or give profile '%s' aws_access_key_id and "
-                        "aws_secret_access_key in ~/.aws/credentials (AWS_PROFILE chooses the "
-                        "profile)", c->profile);
-        ok = false;
+    ok = take_credentials(c, &k, err) && take_region(c, &k, err);
+    if (!ok)
         goto out;
-    }
-    const char *region = env("AWS_REGION") ? env("AWS_REGION")
-                         : env("AWS_DEFAULT_REGION") ? env("AWS_DEFAULT_REGION")
-                         : k.region ? k.region : "us-east-1";
-    ok = ok && set_str(&c->region, region);
-    if (!ok) {
-        buf_printf(err, "out of memory");
-        goto out;
-    }
-    for (const char *r = c->region; *r; r++)
-        if (!isalnum((unsigned char)*r) && *r != '-') {
-            buf_printf(err, "the region '%s' is not a region name (letters, digits and '-')",
-                       c->region);
-            ok = false;
-            goto out;
-        }
     const char *from = env("AWS_ENDPOINT_URL_S3") ? "AWS_ENDPOINT_URL_S3"
                        : env("AWS_ENDPOINT_URL") ? "AWS_ENDPOINT_URL"
                        : k.s3_endpoint ? "the AWS config file's s3 endpoint_url"
