@@ -62,6 +62,16 @@ san_check() {
     fi
     return 0
 }
+# on_pty OUTFILE ARGS...: runs idemload ARGS with stderr on a pseudo-terminal
+# (script(1) from util-linux) and stdout in stdout.txt;
+# OUTFILE gets what the terminal showed, RC the exit status.
+on_pty() {
+    local out=$1
+    shift
+    script -qfec "$(printf '%q ' "$IDEMLOAD" "$@") >stdout.txt" /dev/null </dev/null >"$out" 2>&1
+    RC=$?
+    san_check "$out" "idemload $* on a terminal"
+}
 # run ARGS...: runs idemload; sets RC, OUT (stdout file), ERR (stderr file).
 run() {
     OUT=$WORK/out.txt ERR=$WORK/err.txt

@@ -9,15 +9,6 @@
 command -v script >/dev/null || { fail "script(1) from util-linux is needed"; finish; }
 $GEN --rows 60000 --seed 101 --format csv --out p.csv --quiet
 
-# on_pty OUTFILE ARGS...: runs idemload ARGS with stderr on a pseudo-terminal;
-# OUTFILE gets what the terminal showed, RC the exit status.
-on_pty() {
-    local out=$1
-    shift
-    script -qfec "$(printf '%q ' "$IDEMLOAD" "$@") >stdout.txt" /dev/null </dev/null >"$out" 2>&1
-    RC=$?
-    san_check "$out" "idemload $* on a terminal"
-}
 ESC=$'\033'
 
 on_pty tty.txt validate --chunk-rows 5000 --report rep.json p.csv

@@ -12,13 +12,6 @@ $GEN --rows 100000 --seed 7 --format csv --out p.csv --quiet
 # (a line is drawn at the first row already: a small file shows its absence)
 head -n 1001 p.csv >small.csv
 
-on_pty() {
-    local out=$1
-    shift
-    script -qfec "$(printf '%q ' "$IDEMLOAD" "$@") >stdout.txt" /dev/null </dev/null >"$out" 2>&1
-    RC=$?
-    san_check "$out" "idemload $* on a terminal"
-}
 ESC=$'\033'
 on_pty tty.txt reconcile -d "$DB" --dry-run --report r.json p.csv
 eq "on a terminal: the table lacks the rows, exit 5" 5 "$RC"
