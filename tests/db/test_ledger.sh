@@ -134,11 +134,11 @@ eq "after --force: skipped again" "0 skipped" "$RC $(fstatus s6.json)"
 # =====================================================================
 # 2. kill -9 at seeded random points: the same command resumes
 # =====================================================================
-# 200k rows in 100 chunks; half as many rows (in chunks half as big) in the
+# 100k rows in 100 chunks; half as many rows (in chunks half as big) in the
 # sanitizer builds, whose instrumented client is 2-5 times slower: the same
 # chunk counts and kill points, half the time.
-BIG_ROWS=200000
-[ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && BIG_ROWS=100000
+BIG_ROWS=100000
+[ -n "${IDEMLOAD_INSTRUMENTED:-}" ] && BIG_ROWS=50000
 CR=$((BIG_ROWS / 100)) CR3=$((BIG_ROWS * 3 / 200))
 $GEN --rows $BIG_ROWS --seed 32 --dup-rate 0.1 --ties 0.2 --exact-dup-rate 0.2 --format csv --out big.csv --expected big.exp.csv --quiet
 BIG_DIGEST=$(digest big.csv)
