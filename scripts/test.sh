@@ -8,7 +8,7 @@
 # bounded time.
 #   scripts/test.sh            everything
 #   QUICK=1 scripts/test.sh    the normal build only
-#   FUZZ_SECONDS=N             seconds per fuzz target (default 30; 0 skips)
+#   FUZZ_SECONDS=N             seconds per fuzz target (default 20; 0 skips)
 # The last line is "N passed, M failed": ctest's tests of both builds plus
 # one per fuzz target (fuzz/fuzz_*.c: a target that did not run is a
 # failure); the line before it says what QUICK or FUZZ_SECONDS=0 skipped,
@@ -80,7 +80,7 @@ if [ -z "${QUICK:-}" ]; then
     else
         failed=$((failed + 1))
     fi
-    secs=${FUZZ_SECONDS:-30}
+    secs=${FUZZ_SECONDS:-20}
     shopt -s nullglob
     targets=(fuzz/fuzz_*.c)
     shopt -u nullglob
