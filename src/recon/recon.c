@@ -21,7 +21,6 @@
 #include "core/final_status.h"
 #include "db/db.h"
 #include "db/recon_sql.h"
-#include "db/sql.h"
 #include "db/target.h"
 #include "input/key_links.h"
 #include "input/profile.h"
@@ -39,6 +38,7 @@
 #include "recon/facts.h"
 #include "recon/recon_render.h"
 #include "recon/recon_result.h"
+#include "recon/recon_session.h"
 #include "rules/timezone.h"
 #include "rules/validate.h"
 #include "tools/tools_shared.h"
@@ -46,235 +46,6 @@
 #include "util/digest.h"
 #include "util/exitcodes.h"
 #include "util/signals.h"
-
-/* ---- the session ------------------------------------------------------ */
-
-typedef struct recon_ctx {
-    const config *cfg;
-    tool_ctx tool;
-    buf item, run, item_index, run_index;   /* the register's names, quoted */
-    buf item_name, run_name;                /* ... as text, for to_regclass */
-    char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
-    char window_zone[8];                    /* the first file's own window's
-                                               offset (PayPal's SH), "" if none */
-    char reg_state[16];                     /* register_state's answer; "" until asked */
-    char *net_kinds[2];                     /* the refunds' and the revocations' kind
-                                             * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
-    key_links *links;                       /* the payments' keys for refunds
-                                               (profile refund_of), or NULL */
-    progress prog;                          /* the progress line, as import's */
-    bool failed_logged;
-    bool disc_failed;                       /* the discrepancies file was not published */
-} recon_ctx;
-
-/* NULL-safe copy (NULL stays NULL); sets *oom when memory runs out. */
-static char *dup_or_null(const char *s, bool *oom)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    if (!d)
-        *oom = true;
-    return d;
-}
-
-/* Renders tmpl with the target and the register's names. */
-static bool render(recon_ctx *x, buf *out, const char *tmpl)
-{
-    const char *names[] = {"table", "active", "item", "run", "item_index", "run_index"};
-    const char *values[] = {x->tool.t.quoted, x->tool.t.active, buf_cstr(&x->item),
-                            buf_cstr(&x->run), buf_cstr(&x->item_index), buf_cstr(&x->run_index)};
-    buf_clear(out);
-    return sql_render(out, tmpl, 6, names, values);
-}
-
-/* SIGINT or SIGTERM came (logged once): no statement is sent after it.
- * Its cancel request stops only a statement the server is running; one
- * that came while the client worked (writing the lines, between two
- * statements) would otherwise be lost, and the run commit as if never
- * interrupted.  The exit status then is db_failure_exit's 130. */
-static bool interrupted(recon_ctx *x, const char *what)
-{
-    if (!signals_interrupted())
-        return false;
-    if (!x->failed_logged)
-        log_error("%s: interrupted", what);
-    x->failed_logged = true;
-    return true;
-}
-
-/* Runs a statement of recon_sql.h; NULL after logging "what: ..." (the
- * exit status then is db_failure_exit). */
-static db_result *query(recon_ctx *x, const char *what, const char *tmpl, int n,
-                        const char *const *params)
-{
-    buf sql = BUF_INIT;
-    db_result *res = NULL;
-    if (interrupted(x, what))
-        return NULL;
-    if (!render(x, &sql, tmpl)) {
-        log_error("%s: out of memory", what);
-        db_set_out_of_memory(x->tool.d);
-    } else {
-        res = db_query(x->tool.d, buf_cstr(&sql), n, params);
-        if (!res)
-            tool_db_failure(x->tool.d, what);
-    }
-    buf_free(&sql);
-    if (!res)
-        x->failed_logged = true;
-    return res;
-}
-
-static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
-                 const char *const *params)
-{
-    if (n == 0) {
-        if (interrupted(x, what))
-            return false;
-        buf sql = BUF_INIT;
-        bool rendered = render(x, &sql, tmpl);
-        bool ok = rendered && db_exec(x->tool.d, buf_cstr(&sql));
-        if (!rendered) {
-            log_error("%s: the statement could not be rendered (out of memory)", what);
-            db_set_out_of_memory(x->tool.d);
-        } else if (!ok) {
-            tool_db_failure(x->tool.d, what);
-        }
-        if (!ok)
-            x->failed_logged = true;
-        buf_free(&sql);
-        return ok;
-    }
-    db_result *r = query(x, what, tmpl, n, params);
-    bool ok = r != NULL;
-    db_result_free(&r);
-    return ok;
-}
-
-/* The zone's name as PostgreSQL's AT TIME ZONE reads it: an IANA name as
- * it is; a fixed offset in any spelling timezone.c takes ("+08:00",
- * "+0800", "+08") as the POSIX "UTC-08:00" (POSIX counts west positive, and
- * PostgreSQL refuses "UTC-0800"); "Z" or none as UTC. */
-static char *zone_for_sql(const char *zone)
-{
-    int32_t east;
-    if (!zone || !*zone)
-        return strdup("UTC");
-    if (!tz_fixed_offset(zone, &east))
-        return strdup(zone);
-    if (east == 0)
-        return strdup("UTC");
-    char west[8], out[16];
-    tz_format_offset(-east, west);
-    snprintf(out, sizeof out, "UTC%s", west);
-    return strdup(out);
-}
-
-static const char *bool_text(bool b)
-{
-    return b ? "true" : "false";
-}
-
-/* A fact's path literal and constant as parameters (NULL when absent);
- * paths[k] owns the literal. */
-static bool loc_params(const fact_loc *l, buf *path, const char **p_path, const char **p_const)
-{
-    buf_clear(path);
-    *p_path = NULL;
-    *p_const = l->constant;
-    if (!l->path)
-        return true;
-    if (!fact_path_literal(l, path))
-        return false;
-    *p_path = buf_cstr(path);
-    return true;
-}
-
-/* A fact's alternative member (path_alt) as a text[] literal, NULL when
- * it has none; alt owns the literal. */
-static bool alt_param(const fact_loc *l, buf *alt, const char **p_alt)
-{
-    buf_clear(alt);
-    *p_alt = NULL;
-    if (!l->path_alt)
-        return true;
-    fact_loc a = {.path = l->path_alt, .one_member = l->one_member};
-    if (!fact_path_literal(&a, alt))
-        return false;
-    *p_alt = buf_cstr(alt);
-    return true;
-}
-
-/* The currency exponents, the statement's and the table's facts, the
- * session settings, and the view of the table's facts. */
-static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const facts_map *tf,
-                        const stmt_facts *sf)
-{
-    if (!exec(x, "reconcile: preparing the session's temporary tables", SQL_RECON_SETUP, 0, NULL))
-        return false;
-    char grace[32];
-    snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
-    const char *set[] = {zone, grace, clock_test_now()};
-    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 3, set))
-        return false;
-    buf codes = BUF_INIT, exps = BUF_INIT;
-    bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");
-    const char *code;
-    int e;
-    for (size_t i = 0; ok && currency_exponent_at(i, &code, &e); i++)
-        ok = buf_printf(&codes, "%s%s", i ? "," : "", code) &&
-             buf_printf(&exps, "%s%d", i ? "," : "", e);
-    ok = ok && buf_append_str(&codes, "}") && buf_append_str(&exps, "}");
-    const char *cp[] = {buf_cstr(&codes), buf_cstr(&exps)};
-    ok = ok && exec(x, "reconcile: currency exponents", SQL_RECON_CCY, 2, cp);
-    buf_free(&codes);
-    buf_free(&exps);
-    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT, pr = BUF_INIT;
-    buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
-    for (size_t i = 0; ok && i < sf->n; i++) {
-        const stmt_facts_entry *s = &sf->e[i];
-        const char *p[15];
-        p[0] = s->kind;
-        ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
-             loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
-             loc_params(&s->f[FACT_FEE], &pf, &p[7], &p[8]);
-        p[3] = bool_text(s->f[FACT_AMOUNT].minor);
-        p[4] = bool_text(s->f[FACT_AMOUNT].magnitude);
-        p[9] = bool_text(s->f[FACT_FEE].minor);
-        p[10] = bool_text(s->f[FACT_FEE].magnitude);
-        static const recon_fact with_alt[] = {FACT_AMOUNT, FACT_CURRENCY, FACT_FEE};
-        for (int k = 0; ok && k < 3; k++)
-            ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
-        const char *no_const;
-        ok = ok && loc_params(&s->record, &pr, &p[14], &no_const);
-        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 15, p);
-    }
-    for (int k = 0; k < 3; k++)
-        buf_free(&alt[k]);
-    for (size_t i = 0; ok && i < tf->n; i++) {
-        const facts_entry *t = &tf->e[i];
-        const char *p[13];
-        const char *unused;
-        p[0] = t->channel;
-        p[1] = t->kind;
-        ok = loc_params(&t->f[FACT_AMOUNT], &pa, &p[2], &p[3]) &&
-             loc_params(&t->f[FACT_CURRENCY], &pc, &p[6], &p[7]) &&
-             loc_params(&t->f[FACT_FEE], &pf, &p[8], &p[9]) &&
-             loc_params(&t->f[FACT_TIME], &pt, &p[12], &unused);
-        p[4] = bool_text(t->f[FACT_AMOUNT].minor);
-        p[5] = bool_text(t->f[FACT_AMOUNT].magnitude);
-        p[10] = bool_text(t->f[FACT_FEE].minor);
-        p[11] = bool_text(t->f[FACT_FEE].magnitude);
-        ok = ok && exec(x, "reconcile: the table's facts (--facts)", SQL_RECON_TFACTS, 13, p);
-    }
-    buf_free(&pr);
-    buf_free(&pa);
-    buf_free(&pc);
-    buf_free(&pf);
-    buf_free(&pt);
-    return ok;
-}
 
 /* ---- reading the statement ------------------------------------------- */
 
@@ -437,7 +208,7 @@ static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
         char file_no[24];
         snprintf(file_no, sizeof file_no, "%zu", i + 1);
         const char *p[] = {file_no, lit.len ? buf_cstr(&lit) : NULL};
-        ok = exec(x, "reconcile: the kinds the statement cannot list", SQL_RECON_COVER, 2, p);
+        ok = recon_exec(x, "reconcile: the kinds the statement cannot list", SQL_RECON_COVER, 2, p);
     }
     buf_free(&lit);
     return ok;
@@ -478,11 +249,11 @@ static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_re
         recon_stated *s = &res->stated[res->n_stated++];
         bool oom = false;
         s->file = cfg->files[i];
-        s->label = dup_or_null(t.label, &oom);
-        s->column = dup_or_null(t.column, &oom);
-        s->kind = dup_or_null(t.kind, &oom);
-        s->stated = dup_or_null(t.stated, &oom);
-        s->rows_sum = dup_or_null(t.rows_sum, &oom);
+        s->label = recon_dup_or_null(t.label, &oom);
+        s->column = recon_dup_or_null(t.column, &oom);
+        s->kind = recon_dup_or_null(t.kind, &oom);
+        s->stated = recon_dup_or_null(t.stated, &oom);
+        s->rows_sum = recon_dup_or_null(t.rows_sum, &oom);
         if (oom)
             return false;
         stated_comparable(cfg->profile, s);
@@ -578,8 +349,8 @@ static bool side_add(recon_side *s, const char *currency, const char *amount)
     s->amounts = grown;
     bool oom = false;
     recon_amount *a = &s->amounts[s->n_amounts++];
-    a->currency = dup_or_null(currency, &oom);
-    a->amount = dup_or_null(amount, &oom);
+    a->currency = recon_dup_or_null(currency, &oom);
+    a->amount = recon_dup_or_null(amount, &oom);
     return !oom;
 }
 
@@ -618,8 +389,8 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
         res->total_table.rows += d->table.rows;
         res->total_table.without_amount += d->table.without_amount;
     }
-    db_result *r = query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 2,
-                         (const char *const *)x->net_kinds);
+    db_result *r = recon_query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 2,
+                               (const char *const *)x->net_kinds);
     if (!r)
         return false;
     bool ok = true;
@@ -627,7 +398,8 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
         ok = side_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table,
                       db_value(r, i, 1), db_value(r, i, 2));
     db_result_free(&r);
-    r = ok ? query(x, "reconcile: the period's totals per kind", SQL_RECON_PERIOD_KINDS, 0, NULL)
+    r = ok ? recon_query(x, "reconcile: the period's totals per kind", SQL_RECON_PERIOD_KINDS, 0,
+                         NULL)
            : NULL;
     if (ok && !r)
         return false;
@@ -643,8 +415,8 @@ static bool gather_period_totals(recon_ctx *x, recon_result *res)
 /* Each day's two sides per kind and currency (SQL_RECON_DAY_KINDS). */
 static bool gather_day_kinds(recon_ctx *x, recon_result *res)
 {
-    db_result *r = query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0,
-                         NULL);
+    db_result *r = recon_query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0,
+                               NULL);
     if (!r)
         return false;
     size_t at = 0;
@@ -681,20 +453,21 @@ static char *kind_names_json(const config *cfg, const char *kind)
  * query failed; *oom when memory ran out. */
 static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
 {
-    db_result *r = query(x, "reconcile: the currency mismatches per day", SQL_RECON_DAY_CCY_SIDES,
-                         0, NULL);
+    db_result *r = recon_query(x, "reconcile: the currency mismatches per day",
+                               SQL_RECON_DAY_CCY_SIDES, 0, NULL);
     if (!r)
         return false;
     size_t at = 0;
     for (int i = 0; !*oom && i < db_nrows(r); i++) {
         recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
         if (d && !db_is_null(r, i, 3))
-            d->ccy_sides = dup_or_null(db_value(r, i, 3), oom);
+            d->ccy_sides = recon_dup_or_null(db_value(r, i, 3), oom);
     }
     db_result_free(&r);
     if (*oom)
         return true;
-    r = query(x, "reconcile: the money differences per day", SQL_RECON_DAY_DIFFERENCES, 0, NULL);
+    r = recon_query(x, "reconcile: the money differences per day", SQL_RECON_DAY_DIFFERENCES, 0,
+                    NULL);
     if (!r)
         return false;
     at = 0;
@@ -709,9 +482,9 @@ static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
         }
         d->diffs = grown;
         recon_money *m = &d->diffs[d->n_diffs++];
-        m->currency = dup_or_null(db_value(r, i, 3), oom);
-        m->net = dup_or_null(db_value(r, i, 4), oom);
-        m->gross = dup_or_null(db_value(r, i, 5), oom);
+        m->currency = recon_dup_or_null(db_value(r, i, 3), oom);
+        m->net = recon_dup_or_null(db_value(r, i, 4), oom);
+        m->gross = recon_dup_or_null(db_value(r, i, 5), oom);
         d->diff_keys += (uint64_t)db_int(r, i, 6);
     }
     db_result_free(&r);
@@ -720,7 +493,7 @@ static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
 
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
-    db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
+    db_result *r = recon_query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
     if (!r)
         return false;
     bool oom = false;
@@ -730,7 +503,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
     for (int i = 0; !oom && i < n; i++) {
         recon_day *d = &res->days[res->n_days++];
         d->tenant_id = db_int(r, i, 0);
-        d->channel = dup_or_null(db_value(r, i, 1), &oom);
+        d->channel = recon_dup_or_null(db_value(r, i, 1), &oom);
         snprintf(d->day, sizeof d->day, "%s", db_value(r, i, 2));
         d->statement.rows = (uint64_t)db_int(r, i, 3);
         d->table.rows = (uint64_t)db_int(r, i, 4);
@@ -746,7 +519,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
     db_result_free(&r);
     if (oom)
         goto oom;
-    r = query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 2, (const char *const *)x->net_kinds);
+    r = recon_query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 2, (const char *const *)x->net_kinds);
     if (!r)
         return false;
     size_t at = 0;
@@ -762,7 +535,7 @@ static bool gather_days(recon_ctx *x, recon_result *res)
         goto oom;
     if (!gather_day_kinds(x, res))
         return false;
-    r = query(x, "reconcile: the categories per day", SQL_RECON_DAY_CATEGORIES, 0, NULL);
+    r = recon_query(x, "reconcile: the categories per day", SQL_RECON_DAY_CATEGORIES, 0, NULL);
     if (!r)
         return false;
     at = 0;
@@ -775,14 +548,14 @@ static bool gather_days(recon_ctx *x, recon_result *res)
             continue;
         d->cat_count[c] = (uint64_t)db_int(r, i, 4);
         if (!db_is_null(r, i, 5))
-            d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
-        d->cat_amounts[c] = dup_or_null(db_value(r, i, 6), &oom);
+            d->cat_amount[c] = recon_dup_or_null(db_value(r, i, 5), &oom);
+        d->cat_amounts[c] = recon_dup_or_null(db_value(r, i, 6), &oom);
         if (!db_is_null(r, i, 7))
-            d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
+            d->cat_shown[c] = recon_dup_or_null(db_value(r, i, 7), &oom);
         d->cat_without[c] = (uint64_t)db_int(r, i, 8);
-        d->cat_gross[c] = dup_or_null(db_value(r, i, 9), &oom);
+        d->cat_gross[c] = recon_dup_or_null(db_value(r, i, 9), &oom);
         if (!db_is_null(r, i, 10))
-            d->cat_gross_shown[c] = dup_or_null(db_value(r, i, 10), &oom);
+            d->cat_gross_shown[c] = recon_dup_or_null(db_value(r, i, 10), &oom);
         res->cat_count[c] += d->cat_count[c];
     }
     db_result_free(&r);
@@ -800,18 +573,19 @@ static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
     f->present = strcmp(db_value(r, i, col), "t") == 0;
     if (!f->present)
         return;
-    f->amount = db_is_null(r, i, col + 1) ? NULL : dup_or_null(db_value(r, i, col + 1), oom);
-    f->currency = db_is_null(r, i, col + 2) ? NULL : dup_or_null(db_value(r, i, col + 2), oom);
+    f->amount = db_is_null(r, i, col + 1) ? NULL : recon_dup_or_null(db_value(r, i, col + 1), oom);
+    f->currency =
+        db_is_null(r, i, col + 2) ? NULL : recon_dup_or_null(db_value(r, i, col + 2), oom);
     f->status = (int)db_int(r, i, col + 3);
-    f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
-    f->fee = db_is_null(r, i, col + 5) ? NULL : dup_or_null(db_value(r, i, col + 5), oom);
+    f->time = db_is_null(r, i, col + 4) ? NULL : recon_dup_or_null(db_value(r, i, col + 4), oom);
+    f->fee = db_is_null(r, i, col + 5) ? NULL : recon_dup_or_null(db_value(r, i, col + 5), oom);
 }
 
 /* member of a listing as a copy of its text, NULL when absent or null. */
 static char *listing_member(json_t *o, const char *member, bool *oom)
 {
     const char *v = json_string_value(json_object_get(o, member));
-    return v ? dup_or_null(v, oom) : NULL;
+    return v ? recon_dup_or_null(v, oom) : NULL;
 }
 
 /* A duplicate_in_statement line's listings, the JSON array text
@@ -854,18 +628,18 @@ static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
     memset(l, 0, sizeof *l);
     l->category = recon_category_of(db_value(r, i, 0));
     l->tenant_id = db_int(r, i, 1);
-    l->channel = dup_or_null(db_value(r, i, 2), &oom);
-    l->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
-    l->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
+    l->channel = recon_dup_or_null(db_value(r, i, 2), &oom);
+    l->out_trade_no = db_is_null(r, i, 3) ? NULL : recon_dup_or_null(db_value(r, i, 3), &oom);
+    l->callback_type = db_is_null(r, i, 4) ? NULL : recon_dup_or_null(db_value(r, i, 4), &oom);
     snprintf(l->day, sizeof l->day, "%s", db_value(r, i, 5));
     facts_of(r, i, 6, &l->statement, &oom);
     facts_of(r, i, 12, &l->table, &oom);
-    l->difference = db_is_null(r, i, 18) ? NULL : dup_or_null(db_value(r, i, 18), &oom);
+    l->difference = db_is_null(r, i, 18) ? NULL : recon_dup_or_null(db_value(r, i, 18), &oom);
     int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
     l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1] : NULL;
     l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
     l->listed_rows = db_is_null(r, i, 22) ? 0 : db_int(r, i, 22);
-    l->first_seen = db_is_null(r, i, 23) ? NULL : dup_or_null(db_value(r, i, 23), &oom);
+    l->first_seen = db_is_null(r, i, 23) ? NULL : recon_dup_or_null(db_value(r, i, 23), &oom);
     return !oom && (db_is_null(r, i, 21) || listings_of(x, db_value(r, i, 21), l));
 }
 
@@ -888,12 +662,13 @@ static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool 
     }
     size_t kept[CAT_COUNT] = {0}, cap = 0;
     if (res->compared)
-        ok = exec(x, "reconcile: the discrepancies",
-                  !res->registered ? SQL_RECON_LINE_CURSOR
-                  : res->seen_again ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR_NEW,
-                  0, NULL);
+        ok = recon_exec(x, "reconcile: the discrepancies",
+                        !res->registered ? SQL_RECON_LINE_CURSOR
+                        : res->seen_again ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR_NEW,
+                        0, NULL);
     while (ok && res->compared) {
-        db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
+        db_result *r =
+            recon_query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
         if (!r) {
             ok = false;
             break;
@@ -932,7 +707,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool 
             break;
     }
     if (ok && res->compared)
-        ok = exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
+        ok = recon_exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
     buf_clear(&err);
     if (ok && !recon_disc_finish(w, &err)) {
         log_error("%s", buf_cstr(&err));
@@ -947,7 +722,7 @@ static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool 
  * represents. */
 static bool gather_dedup(recon_ctx *x, run_report *rep)
 {
-    db_result *r = query(x, "reconcile: rows per file", SQL_RECON_FILE_DEDUP, 0, NULL);
+    db_result *r = recon_query(x, "reconcile: rows per file", SQL_RECON_FILE_DEDUP, 0, NULL);
     if (!r)
         return false;
     for (int i = 0; i < db_nrows(r); i++) {
@@ -990,8 +765,8 @@ static const char *register_state(recon_ctx *x)
 {
     if (x->reg_state[0])
         return x->reg_state;
-    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
-                         (const char *const[]){buf_cstr(&x->item_name)});
+    db_result *r = recon_query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
+                               (const char *const[]){buf_cstr(&x->item_name)});
     if (!r)
         return NULL;
     snprintf(x->reg_state, sizeof x->reg_state, "%s", db_value(r, 0, 0));
@@ -1008,12 +783,12 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
     const char *state = register_state(x);
     if (!state)
         return false;
-    return (strcmp(state, "readable") == 0 ? exec(x, "reconcile: the keys later statements listed (the register)",
+    return (strcmp(state, "readable") == 0 ? recon_exec(x, "reconcile: the keys later statements listed (the register)",
                             SQL_RECON_RELISTED, 2, period)
-                     : exec(x, "reconcile: the keys later statements listed",
-                            SQL_RECON_RELISTED_NONE, 0, NULL)) &&
-           exec(x, "reconcile: analyzing the keys later statements listed",
-                SQL_RECON_ANALYZE_RELISTED, 0, NULL);
+                     : recon_exec(x, "reconcile: the keys later statements listed",
+                                  SQL_RECON_RELISTED_NONE, 0, NULL)) &&
+           recon_exec(x, "reconcile: analyzing the keys later statements listed",
+                      SQL_RECON_ANALYZE_RELISTED, 0, NULL);
 }
 
 /* The table's rows of the statement's keys and of its pairs' period into
@@ -1023,10 +798,10 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
 {
     const char *what = "reconcile: reading the table's rows of the statement";
     if (x->tool.t.distributed)
-        return exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
-    return exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
-           exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
-           exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
+        return recon_exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
+    return recon_exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
+           recon_exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
 }
 
 static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
@@ -1036,17 +811,18 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
         log_error("reconcile: out of memory");
         return false;
     }
-    bool keyed = exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 1,
-                      (const char *const[]){buf_cstr(&finals)});
+    bool keyed = recon_exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 1,
+                            (const char *const[]){buf_cstr(&finals)});
     buf_free(&finals);
     if (!keyed ||
-        !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
-        !exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
-              1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||
+        !recon_exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
+        !recon_exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
+                    1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||
         !gather_dedup(x, rep))
         return false;
     if (!x->cfg->period) {
-        db_result *r = query(x, "reconcile: the statement's days", SQL_RECON_DAYS_SPAN, 0, NULL);
+        db_result *r =
+            recon_query(x, "reconcile: the statement's days", SQL_RECON_DAYS_SPAN, 0, NULL);
         if (!r)
             return false;
         if (!db_is_null(r, 0, 0)) {
@@ -1058,7 +834,8 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
             return true;   /* no valid row: nothing to compare */
     }
     const char *period[] = {res->from, res->to};
-    db_result *r = query(x, "reconcile: rows outside the period", SQL_RECON_OUTSIDE, 2, period);
+    db_result *r =
+        recon_query(x, "reconcile: rows outside the period", SQL_RECON_OUTSIDE, 2, period);
     if (!r)
         return false;
     res->outside_period = (uint64_t)db_int(r, 0, 0);
@@ -1068,23 +845,24 @@ static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
     buf channel = BUF_INIT;
     bool preset = preset_pair(x->cfg, tenant, &channel);
     const char *pair[] = {preset ? tenant : NULL, preset ? buf_cstr(&channel) : NULL};
-    bool paired = exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2,
-                       pair);
+    bool paired = recon_exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS,
+                             2, pair);
     buf_free(&channel);
     if (!paired ||
-        !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
+        !recon_exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
         !read_table_rows(x, rows) ||
-        !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
-        !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
+        !recon_exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
+        !recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
         !stage_relisted(x, period) ||
-        !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
-        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
-              NULL) ||
-        !exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0, NULL) ||
-        !exec(x, "reconcile: the other rows' days", SQL_RECON_EXTRA, 2, period) ||
-        !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
-        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
-        !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
+        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
+        !recon_exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
+                    NULL) ||
+        !recon_exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0,
+                    NULL) ||
+        !recon_exec(x, "reconcile: the other rows' days", SQL_RECON_EXTRA, 2, period) ||
+        !recon_exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
+        !recon_exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
+        !recon_exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
         return false;
     /* Compared only once the figures are in: a failure gathering them must
      * not leave a verdict ("balanced") standing on partial figures. */
@@ -1174,7 +952,7 @@ static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id
         return false;
     }
     const char *p[] = {run_id, files, text};
-    bool ok = exec(x, "reconcile: the register's runs", SQL_RECON_REG_RUNS, 3, p);
+    bool ok = recon_exec(x, "reconcile: the register's runs", SQL_RECON_REG_RUNS, 3, p);
     free(text);
     return ok;
 }
@@ -1191,17 +969,17 @@ static bool read_items(db_result *r, int resolution_col, recon_items *out)
     oom = !out->items;
     for (int i = 0; !oom && i < n; i++) {
         recon_carried *c = &out->items[out->n++];
-        c->category = dup_or_null(db_value(r, i, 0), &oom);
+        c->category = recon_dup_or_null(db_value(r, i, 0), &oom);
         c->tenant_id = db_int(r, i, 1);
-        c->channel = dup_or_null(db_value(r, i, 2), &oom);
-        c->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
-        c->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
+        c->channel = recon_dup_or_null(db_value(r, i, 2), &oom);
+        c->out_trade_no = db_is_null(r, i, 3) ? NULL : recon_dup_or_null(db_value(r, i, 3), &oom);
+        c->callback_type = db_is_null(r, i, 4) ? NULL : recon_dup_or_null(db_value(r, i, 4), &oom);
         snprintf(c->day, sizeof c->day, "%s", db_value(r, i, 5));
         c->age_days = db_int(r, i, 6);
-        c->difference = db_is_null(r, i, 7) ? NULL : dup_or_null(db_value(r, i, 7), &oom);
-        c->first_seen = dup_or_null(db_value(r, i, 8), &oom);
+        c->difference = db_is_null(r, i, 7) ? NULL : recon_dup_or_null(db_value(r, i, 7), &oom);
+        c->first_seen = recon_dup_or_null(db_value(r, i, 8), &oom);
         if (resolution_col >= 0 && !db_is_null(r, i, resolution_col))
-            c->resolution = dup_or_null(db_value(r, i, resolution_col), &oom);
+            c->resolution = recon_dup_or_null(db_value(r, i, resolution_col), &oom);
     }
     if (oom)
         log_error("reconcile: out of memory");
@@ -1213,7 +991,7 @@ static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
     char limit[16];
     snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
     const char *params[] = {res->from, res->to, limit};
-    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 3, params);
+    db_result *r = recon_query(x, "reconcile: carried-over discrepancies", sql, 3, params);
     if (!r)
         return false;
     if (db_nrows(r) > 0) {
@@ -1235,7 +1013,7 @@ static bool gather_changed(recon_ctx *x, const char *what, const char *sql, cons
 {
     char limit[16];
     snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
-    db_result *r = query(x, what, sql, 2, (const char *const[]){run_id, limit});
+    db_result *r = recon_query(x, what, sql, 2, (const char *const[]){run_id, limit});
     if (!r)
         return false;
     if (db_nrows(r) > 0)
@@ -1249,7 +1027,8 @@ static bool gather_changed(recon_ctx *x, const char *what, const char *sql, cons
  * res->seen_again: there were some. */
 static bool seen_again(recon_ctx *x, recon_result *res, const char *const *ip)
 {
-    db_result *r = query(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip);
+    db_result *r =
+        recon_query(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip);
     if (!r)
         return false;
     res->seen_again = db_int(r, 0, 0) > 0;
@@ -1262,25 +1041,26 @@ static bool seen_again(recon_ctx *x, recon_result *res, const char *const *ip)
  * first_seen of each line and what is carried over. */
 static bool write_register(recon_ctx *x, recon_result *res, const run_report *rep)
 {
-    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_EXISTS, 2,
-                         (const char *const[]){buf_cstr(&x->item_name), buf_cstr(&x->run_name)});
+    db_result *r =
+        recon_query(x, "reconcile: the register", SQL_RECON_REGISTER_EXISTS, 2,
+                    (const char *const[]){buf_cstr(&x->item_name), buf_cstr(&x->run_name)});
     if (!r)
         return false;
     bool exists = strcmp(db_value(r, 0, 0), "t") == 0;
     bool current = strcmp(db_value(r, 0, 1), "t") == 0;
     db_result_free(&r);
-    if (!exists && !exec(x, "reconcile: creating the register (CREATE on the target's schema is "
-                            "needed once, or a --dry-run)",
-                         SQL_RECON_REGISTER_CREATE, 0, NULL))
+    if (!exists && !recon_exec(x, "reconcile: creating the register (CREATE on the target's "
+                                  "schema is needed once, or a --dry-run)",
+                               SQL_RECON_REGISTER_CREATE, 0, NULL))
         return false;
     if (exists && !current &&
-        !exec(x, "reconcile: adding reported_by to the register (its owner's ALTER is needed "
-                 "once)", SQL_RECON_REGISTER_UPGRADE, 0, NULL))
+        !recon_exec(x, "reconcile: adding reported_by to the register (its owner's ALTER is "
+                       "needed once)", SQL_RECON_REGISTER_UPGRADE, 0, NULL))
         return false;
-    if (!exec(x, "reconcile: the register's run number (waiting for another run)",
-              SQL_RECON_RUN_LOCK, 0, NULL))
+    if (!recon_exec(x, "reconcile: the register's run number (waiting for another run)",
+                    SQL_RECON_RUN_LOCK, 0, NULL))
         return false;
-    r = query(x, "reconcile: the register's run number", SQL_RECON_RUN_ID, 0, NULL);
+    r = recon_query(x, "reconcile: the register's run number", SQL_RECON_RUN_ID, 0, NULL);
     if (!r)
         return false;
     res->run_id = db_int(r, 0, 0);
@@ -1293,28 +1073,30 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
         log_error("reconcile: out of memory");
     const char *rp[] = {run_id, res->from, res->to};
     const char *ip[] = {run_id, paths};
-    ok = ok && exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL) &&
-         exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
-              3, rp) &&
-         exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
-         exec(x, "reconcile: register (escalated in the period)", SQL_RECON_REG_ESCALATING, 0,
-              NULL) &&
-         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 2, rp) &&
+    ok = ok &&
+         recon_exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL) &&
+         recon_exec(x, "reconcile: register (resolving listed items)",
+                    SQL_RECON_REG_RESOLVE_LISTED, 3, rp) &&
+         recon_exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
+         recon_exec(x, "reconcile: register (escalated in the period)",
+                    SQL_RECON_REG_ESCALATING, 0, NULL) &&
+         recon_exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 2, rp) &&
          seen_again(x, res, ip) &&
-         exec(x, "reconcile: register (new items)",
-              res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
-         exec(x, "reconcile: register (keys listed on another day than their row's)",
-              SQL_RECON_REG_LISTED_ELSEWHERE, 2, ip) &&
+         recon_exec(x, "reconcile: register (new items)",
+                    res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2,
+                    ip) &&
+         recon_exec(x, "reconcile: register (keys listed on another day than their row's)",
+                    SQL_RECON_REG_LISTED_ELSEWHERE, 2, ip) &&
          /* the lines' cursor joins the items when some were seen again */
          (!res->seen_again ||
-          exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
+          recon_exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
          write_runs(x, res, run_id, files);
     free(paths);
     free(files);
     if (!ok)
         return false;
-    if (!exec(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARING, 1,
-              (const char *const[]){run_id}) ||
+    if (!recon_exec(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARING, 1,
+                    (const char *const[]){run_id}) ||
         !gather_changed(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARED, run_id,
                         &res->appeared_items) ||
         !gather_changed(x, "reconcile: register (what was resolved)", SQL_RECON_REG_RESOLVED,
@@ -1322,7 +1104,7 @@ static bool write_register(recon_ctx *x, recon_result *res, const run_report *re
         return false;
     res->appeared = res->appeared_items.total;
     res->resolved = res->resolved_items.total;
-    r = query(x, "reconcile: register (escalated)", SQL_RECON_REG_ESCALATED_EARLIER, 0, NULL);
+    r = recon_query(x, "reconcile: register (escalated)", SQL_RECON_REG_ESCALATED_EARLIER, 0, NULL);
     if (!r)
         return false;
     res->escalated = (uint64_t)db_int(r, 0, 0);
@@ -1399,8 +1181,8 @@ static int gather_inserted(recon_ctx *x, recon_result *res)
 {
     char limit[16];
     snprintf(limit, sizeof limit, "%d", RECON_REPAIR_LISTED);
-    db_result *r = query(x, "--repair: the rows it inserted", SQL_RECON_REPAIR_INSERTED, 1,
-                         (const char *const[]){limit});
+    db_result *r = recon_query(x, "--repair: the rows it inserted", SQL_RECON_REPAIR_INSERTED, 1,
+                               (const char *const[]){limit});
     if (!r)
         return db_failure_exit(x->tool.d);
     int n = db_nrows(r);
@@ -1410,12 +1192,12 @@ static int gather_inserted(recon_ctx *x, recon_result *res)
     for (int i = 0; !oom && i < n; i++) {
         recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
         k->tenant_id = db_int(r, i, 0);
-        k->channel = dup_or_null(db_value(r, i, 1), &oom);
-        k->out_trade_no = dup_or_null(db_value(r, i, 2), &oom);
-        k->callback_type = dup_or_null(db_value(r, i, 3), &oom);
+        k->channel = recon_dup_or_null(db_value(r, i, 1), &oom);
+        k->out_trade_no = recon_dup_or_null(db_value(r, i, 2), &oom);
+        k->callback_type = recon_dup_or_null(db_value(r, i, 3), &oom);
         int64_t file_no = db_is_null(r, i, 4) ? 0 : db_int(r, i, 4);
         k->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files
-                      ? dup_or_null(x->cfg->files[file_no - 1], &oom)
+                      ? recon_dup_or_null(x->cfg->files[file_no - 1], &oom)
                       : NULL;
         k->line = db_is_null(r, i, 5) ? 0 : db_int(r, i, 5);
     }
@@ -1440,14 +1222,14 @@ static int mend_register(recon_ctx *x, recon_result *res)
     char run_id[32];
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
     const char *what = "--repair: the table's rows of the keys it repaired";
-    bool ok = exec(x, what, SQL_RECON_REPAIR_KEYS, 0, NULL) &&
-              exec(x, what,
-                   x->tool.t.distributed ? SQL_RECON_REPAIR_ROWS_DISTRIBUTED
-                                         : SQL_RECON_REPAIR_ROWS,
-                   0, NULL) &&
-              exec(x, "--repair: resolving the register's items it repaired",
-                   SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
-    db_result *r = ok ? query(x, what, SQL_RECON_REPAIR_MENDED, 0, NULL) : NULL;
+    bool ok = recon_exec(x, what, SQL_RECON_REPAIR_KEYS, 0, NULL) &&
+              recon_exec(x, what,
+                         x->tool.t.distributed ? SQL_RECON_REPAIR_ROWS_DISTRIBUTED
+                                               : SQL_RECON_REPAIR_ROWS,
+                         0, NULL) &&
+              recon_exec(x, "--repair: resolving the register's items it repaired",
+                         SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
+    db_result *r = ok ? recon_query(x, what, SQL_RECON_REPAIR_MENDED, 0, NULL) : NULL;
     if (!r)
         return db_failure_exit(x->tool.d);
     res->repaired = (uint64_t)db_int(r, 0, 0);
@@ -1474,7 +1256,7 @@ static void mark_reported(recon_ctx *x, const recon_result *res)
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
     buf sql = BUF_INIT;
     db_result *r = NULL;
-    if (render(x, &sql, SQL_RECON_REG_REPORTED))
+    if (recon_sql_render(x, &sql, SQL_RECON_REG_REPORTED))
         r = db_query(x->tool.d, buf_cstr(&sql), 1, (const char *const[]){run_id});
     if (!r)
         log_warn("reconcile: could not record that run %s's outputs showed what appeared; the "
@@ -1574,7 +1356,7 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     if (!x->window_zone[0] || cfg->timezone || (cfg->profile && cfg->profile->timezone))
         return true;
     char *zone = strdup(x->window_zone);
-    char *sql = zone_for_sql(zone);
+    char *sql = recon_zone_for_sql(zone);
     if (!zone || !sql) {
         free(zone);
         free(sql);
@@ -1586,7 +1368,7 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     free(x->sql_zone);
     x->sql_zone = sql;
     const char *set[] = {x->sql_zone};
-    return exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
+    return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
 }
 
 /* Connects, stages, compares and (unless a dry run) registers, writes the
@@ -1611,11 +1393,11 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         return EXIT_INPUT;
     if (!db_begin(x->tool.d))
         return tool_db_failure(x->tool.d, "reconcile: BEGIN");
-    x->sql_zone = zone_for_sql(res->zone);
+    x->sql_zone = recon_zone_for_sql(res->zone);
     x->net_kinds[0] = kind_names_json(cfg, "refund");
     x->net_kinds[1] = kind_names_json(cfg, "revoked");
     bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
-              stage_setup(x, x->sql_zone, grace_s, tf, sf);
+              recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
         int c = stage_file(x, i, rj, &rep->files[i], res);
         if (c != EXIT_OK) {
@@ -1662,7 +1444,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     }
     /* The last moment an interrupt can stop the run: after it, the
      * register is committed and the run whole. */
-    if (ok && interrupted(x, "reconcile"))
+    if (ok && recon_interrupted(x, "reconcile"))
         ok = false;
     if (!ok && code == EXIT_OK)
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;
