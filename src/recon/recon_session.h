@@ -30,7 +30,7 @@ typedef struct recon_ctx {
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
     char window_zone[8];                    /* the first file's own window's
                                                offset (PayPal's SH), "" if none */
-    char reg_state[16];                     /* register_state's answer; "" until asked */
+    char reg_state[16];                     /* recon_register_state's answer; "" until asked */
     char *net_kinds[2];                     /* the refunds' and the revocations' kind
                                              * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
     key_links *links;                       /* the payments' keys for refunds
