@@ -277,14 +277,12 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
 }
 
-/* Connects, stages, compares and (unless a dry run) registers, writes the
- * discrepancies file, commits.  Returns the status of the files and the
- * database (not yet the verdict's 5). */
-static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
-                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+/* Connects to the target, checks its shape, names the register and
+ * begins the run's one transaction.  EXIT_OK, or the status to return
+ * (logged); x's tool is the caller's to close in either case. */
+static int begin_run(recon_ctx *x, run_report *rep)
 {
-    const config *cfg = x->cfg;
-    int code = tool_open(cfg, &x->tool);
+    int code = tool_open(x->cfg, &x->tool);
     if (code != EXIT_OK)
         return code;
     rep->database = strdup(db_describe(x->tool.d));
@@ -299,15 +297,20 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         return EXIT_INPUT;
     if (!db_begin(x->tool.d))
         return tool_db_failure(x->tool.d, "reconcile: BEGIN");
-    x->sql_zone = recon_zone_for_sql(res->zone);
-    x->net_kinds[0] = recon_kind_names_json(cfg, "refund");
-    x->net_kinds[1] = recon_kind_names_json(cfg, "revoked");
-    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
-              recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    return EXIT_OK;
+}
+
+/* Stages each file in turn (recon_stage_file): the first that fails stops
+ * the run, *code takes its status and each file after it says it was not
+ * read.  False when a file failed. */
+static bool stage_files(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj, int *code)
+{
+    const config *cfg = x->cfg;
+    bool ok = true;
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
         int c = recon_stage_file(x, i, rj, &rep->files[i], res);
         if (c != EXIT_OK) {
-            code = c;
+            *code = c;
             ok = false;
             for (size_t k = i + 1; k < cfg->n_files; k++) {
                 rep->files[k].path = cfg->files[k];
@@ -317,44 +320,41 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
             }
         }
     }
-    if (ok)
-        ok = window_zone(x, res);
-    if (ok)
-        ok = recon_compare(x, res, rep);
-    /* --repair missing inserts the rows the comparison found missing; a
-     * statement row outside an explicit period was never compared, and
-     * the merge would insert it all the same (its callback's absence then
-     * never shown when its own day is reconciled): refused before
-     * anything is written. */
-    if (ok && cfg->repair == REPAIR_MISSING && res->outside_period > 0) {
-        log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
-                  "compared, and the repair would insert %s; give a period covering the "
-                  "statement's days, or repair without --period",
-                  (unsigned long long)res->outside_period,
-                  res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
-                  res->outside_period == 1 ? "it" : "them");
-        code = EXIT_USAGE;
-        ok = false;
-        res->compared = false;
-    }
-    if (ok && !cfg->dry_run && res->compared)
-        ok = recon_write_register(x, res, rep);
-    else if (ok && cfg->dry_run && res->compared)
-        ok = recon_read_register(x, res);
-    recon_disc *disc = NULL;
-    if (ok) {
-        bool io_failed;
-        ok = recon_stream_lines(x, res, &disc, &io_failed);
-        if (!ok && io_failed)
-            code = EXIT_INPUT;
-    }
+    return ok;
+}
+
+/* --repair missing inserts the rows the comparison found missing; a
+ * statement row outside an explicit period was never compared, and
+ * the merge would insert it all the same (its callback's absence then
+ * never shown when its own day is reconciled): refused before
+ * anything is written.  True (logged, res->compared unset) when refused. */
+static bool repair_outside_period(const config *cfg, recon_result *res)
+{
+    if (cfg->repair != REPAIR_MISSING || res->outside_period == 0)
+        return false;
+    log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
+              "compared, and the repair would insert %s; give a period covering the "
+              "statement's days, or repair without --period",
+              (unsigned long long)res->outside_period,
+              res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
+              res->outside_period == 1 ? "it" : "them");
+    res->compared = false;
+    return true;
+}
+
+/* Ends the run's transaction: commits it when everything went well (ok)
+ * and this is no dry run, otherwise rolls it back; then the discrepancies
+ * file *disc takes its place or is discarded (*disc is NULL after).  code
+ * is the status so far; returns the run's. */
+static int end_run(recon_ctx *x, recon_result *res, bool ok, int code, recon_disc **disc)
+{
     /* The last moment an interrupt can stop the run: after it, the
      * register is committed and the run whole. */
     if (ok && recon_interrupted(x, "reconcile"))
         ok = false;
     if (!ok && code == EXIT_OK)
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;
-    if (ok && !cfg->dry_run) {
+    if (ok && !x->cfg->dry_run) {
         if (!db_commit(x->tool.d)) {
             code = tool_db_failure(x->tool.d, "reconcile: COMMIT");
             ok = false;
@@ -370,17 +370,56 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         recon_result_unregister(res);
     /* The file takes its place only beside a committed register (or after a
      * dry run that compared everything); a failure leaves what was there. */
-    if (ok && disc) {
+    if (ok && *disc) {
         buf perr = BUF_INIT;
-        if (!recon_disc_publish(&disc, &perr)) {
+        if (!recon_disc_publish(disc, &perr)) {
             log_error("%s", buf_cstr(&perr));
             code = EXIT_INPUT;
             x->disc_failed = true;
         }
         buf_free(&perr);
     }
-    recon_disc_discard(&disc);
+    recon_disc_discard(disc);
     return code;
+}
+
+/* Connects, stages, compares and (unless a dry run) registers, writes the
+ * discrepancies file, commits.  Returns the status of the files and the
+ * database (not yet the verdict's 5). */
+static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
+                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+{
+    const config *cfg = x->cfg;
+    int code = begin_run(x, rep);
+    if (code != EXIT_OK)
+        return code;
+    x->sql_zone = recon_zone_for_sql(res->zone);
+    x->net_kinds[0] = recon_kind_names_json(cfg, "refund");
+    x->net_kinds[1] = recon_kind_names_json(cfg, "revoked");
+    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
+              recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    if (ok)
+        ok = stage_files(x, res, rep, rj, &code);
+    if (ok)
+        ok = window_zone(x, res);
+    if (ok)
+        ok = recon_compare(x, res, rep);
+    if (ok && repair_outside_period(cfg, res)) {
+        code = EXIT_USAGE;
+        ok = false;
+    }
+    if (ok && !cfg->dry_run && res->compared)
+        ok = recon_write_register(x, res, rep);
+    else if (ok && cfg->dry_run && res->compared)
+        ok = recon_read_register(x, res);
+    recon_disc *disc = NULL;
+    if (ok) {
+        bool io_failed;
+        ok = recon_stream_lines(x, res, &disc, &io_failed);
+        if (!ok && io_failed)
+            code = EXIT_INPUT;
+    }
+    return end_run(x, res, ok, code, &disc);
 }
 
 /* A file the run never came to read (an option refused, the database or
