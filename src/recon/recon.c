@@ -441,28 +441,88 @@ static void explain_unread(run_report *rep, int code)
     }
 }
 
+/* The run's report before anything is read: what the run is, and each
+ * file failed until it is read.  False when out of memory; rep is the
+ * caller's to free (run_report_free) once this returned true. */
+static bool report_init(const config *cfg, run_report *rep)
+{
+    if (!run_report_init(rep, cfg->n_files))
+        return false;
+    rep->validate_only = cfg->repair == REPAIR_NONE;
+    rep->reconcile = true;
+    rep->repair = cfg->repair == REPAIR_MISSING ? "missing"
+                  : cfg->repair == REPAIR_MERGE ? "merge"
+                                                : NULL;
+    rep->dry_run = cfg->dry_run;
+    rep->target = strdup(cfg->table);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
+        rep->files[i].path = cfg->files[i];
+        rep->files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
+        rep->files[i].status = FILE_FAILED;
+    }
+    return true;
+}
+
+/* What reading the files needs beside the session: the rejects file
+ * (*rj) and, when the profile links refunds to payments (refund_of), the
+ * payments' keys (x->links).  EXIT_OK, or EXIT_INPUT out of memory
+ * (logged); both are the caller's to free in either case. */
+static int open_reading(recon_ctx *x, rejects **rj)
+{
+    const config *cfg = x->cfg;
+    *rj = rejects_open(cfg->rejects_path);
+    if (cfg->profile && cfg->profile->refund_of)
+        x->links = key_links_new();
+    if (!*rj || (cfg->profile && cfg->profile->refund_of && !x->links)) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Closes the rejects file (*rj NULL: none was opened), its summary into
+ * rep.  code is the status so far; returns it, worsened to EXIT_INPUT
+ * (logged) when the file could not be completed. */
+static int close_rejects(rejects **rj, run_report *rep, int code)
+{
+    if (*rj) {
+        buf e = BUF_INIT;
+        rejects_take_summary(*rj, &rep->rejects);
+        if (!rejects_close(rj, &e)) {
+            log_error("%s", buf_cstr(&e));
+            code = exit_worst(code, EXIT_INPUT);
+        }
+        buf_free(&e);
+    }
+    return code;
+}
+
+/* Closes x's connection and frees what x owns. */
+static void ctx_free(recon_ctx *x)
+{
+    tool_close(&x->tool);
+    key_links_free(&x->links);
+    buf_free(&x->item);
+    buf_free(&x->run);
+    buf_free(&x->item_index);
+    buf_free(&x->run_index);
+    buf_free(&x->item_name);
+    buf_free(&x->run_name);
+    free(x->sql_zone);
+    free(x->net_kinds[0]);
+    free(x->net_kinds[1]);
+}
+
 int recon_run(const config *cfg)
 {
     recon_result res = {.repair = cfg->repair, .dry_run = cfg->dry_run};
     facts_map tf = {0};
     stmt_facts sf = {0};
     run_report rep;
-    if (!run_report_init(&rep, cfg->n_files)) {
+    if (!report_init(cfg, &rep)) {
         log_error("out of memory");
         return EXIT_INPUT;
-    }
-    rep.validate_only = cfg->repair == REPAIR_NONE;
-    rep.reconcile = true;
-    rep.repair = cfg->repair == REPAIR_MISSING ? "missing"
-                 : cfg->repair == REPAIR_MERGE ? "merge"
-                                               : NULL;
-    rep.dry_run = cfg->dry_run;
-    rep.target = strdup(cfg->table);
-    for (size_t i = 0; i < cfg->n_files; i++) {
-        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
-        rep.files[i].path = cfg->files[i];
-        rep.files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
-        rep.files[i].status = FILE_FAILED;
     }
     recon_ctx x = {.cfg = cfg};
     progress_init(&x.prog, cfg->quiet);
@@ -470,15 +530,8 @@ int recon_run(const config *cfg)
     int64_t grace_s = 0;
     rejects *rj = NULL;
     int code = prepare(cfg, &res, &tf, &sf, &grace_s);
-    if (code == EXIT_OK) {
-        rj = rejects_open(cfg->rejects_path);
-        if (cfg->profile && cfg->profile->refund_of)
-            x.links = key_links_new();
-        if (!rj || (cfg->profile && cfg->profile->refund_of && !x.links)) {
-            log_error("out of memory");
-            code = EXIT_INPUT;
-        }
-    }
+    if (code == EXIT_OK)
+        code = open_reading(&x, &rj);
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
     progress_done(&x.prog);
@@ -496,35 +549,17 @@ int recon_run(const config *cfg)
     }
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);
-    if (rj) {
-        buf e = BUF_INIT;
-        rejects_take_summary(rj, &rep.rejects);
-        if (!rejects_close(&rj, &e)) {
-            log_error("%s", buf_cstr(&e));
-            code = exit_worst(code, EXIT_INPUT);
-        }
-        buf_free(&e);
-    }
+    code = close_rejects(&rj, &rep, code);
     rep.elapsed_s = now_seconds() - t0;
     run_report_total(&rep);
     int rendered = recon_render_outputs(cfg, &res, &rep, code);
     code = exit_worst(code, rendered);
     if (rendered == EXIT_OK && !x.disc_failed)
         mark_reported(&x, &res);
-    tool_close(&x.tool);
-    key_links_free(&x.links);
+    ctx_free(&x);
     run_report_free(&rep);
     recon_result_free(&res);
     facts_free(&tf);
     stmt_facts_free(&sf);
-    buf_free(&x.item);
-    buf_free(&x.run);
-    buf_free(&x.item_index);
-    buf_free(&x.run_index);
-    buf_free(&x.item_name);
-    buf_free(&x.run_name);
-    free(x.sql_zone);
-    free(x.net_kinds[0]);
-    free(x.net_kinds[1]);
     return code;
 }
