@@ -9,6 +9,11 @@
  * discrepancies file made durable before that transaction commits, and a
  * dry run rolls everything back instead.  --repair runs the import
  * pipeline afterwards, on its own connection, as import would.
+ *
+ * This file is the command: the run's order, --repair and the outputs.
+ * Its parts do the work on the session (recon_session.h): reading the
+ * statement (recon_read.c), the comparison and its gathering
+ * (recon_gather.c), the register (recon_register.c).
  */
 #include "recon/recon.h"
 
