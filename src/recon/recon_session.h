@@ -77,10 +77,12 @@ bool recon_exec(recon_ctx *x, const char *what, const char *tmpl, int n,
  * free; NULL when out of memory. */
 char *recon_zone_for_sql(const char *zone);
 
-/* The currency exponents, the statement's and the table's facts, the
- * session settings, and the view of the table's facts.  In the run's
- * transaction, before any file is staged; zone as recon_zone_for_sql gives
- * it.  False after logging (as recon_exec). */
+/* The session's temporary tables and settings, the currency exponents,
+ * and where each side keeps its facts: the statement's (its profile) and
+ * the table's (--facts); the view of the table's facts over them is made
+ * later, by recon_compare.  In the run's transaction, before any file is
+ * staged; zone as recon_zone_for_sql gives it.  False after logging (as
+ * recon_exec). */
 bool recon_stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const facts_map *tf,
                        const stmt_facts *sf);
 
