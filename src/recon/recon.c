@@ -9,1349 +9,42 @@
  * discrepancies file made durable before that transaction commits, and a
  * dry run rolls everything back instead.  --repair runs the import
  * pipeline afterwards, on its own connection, as import would.
+ *
+ * This file is the command: the run's order, --repair and the outputs.
+ * Its parts do the work on the session (recon_session.h): reading the
+ * statement (recon_read.c), the comparison and its gathering
+ * (recon_gather.c), the register (recon_register.c).
  */
 #include "recon/recon.h"
 
-#include <errno.h>
-#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "core/final_status.h"
+#include "core/formats.h"
 #include "db/db.h"
 #include "db/recon_sql.h"
-#include "db/sql.h"
 #include "db/target.h"
 #include "input/key_links.h"
 #include "input/profile.h"
-#include "input/reader.h"
-#include "input/source.h"
-#include "load/copy_encode.h"
 #include "load/loader.h"
-#include "output/html.h"
 #include "output/log.h"
 #include "output/progress.h"
 #include "output/rejects.h"
 #include "output/report.h"
-#include "pipeline/file.h"
 #include "pipeline/pipeline.h"
 #include "recon/facts.h"
+#include "recon/recon_gather.h"
+#include "recon/recon_read.h"
+#include "recon/recon_register.h"
 #include "recon/recon_render.h"
 #include "recon/recon_result.h"
+#include "recon/recon_session.h"
 #include "rules/timezone.h"
-#include "rules/validate.h"
 #include "tools/tools_shared.h"
 #include "util/clock.h"
-#include "util/digest.h"
 #include "util/exitcodes.h"
 #include "util/signals.h"
-
-/* ---- the session ------------------------------------------------------ */
-
-typedef struct recon_ctx {
-    const config *cfg;
-    tool_ctx tool;
-    buf item, run, item_index, run_index;   /* the register's names, quoted */
-    buf item_name, run_name;                /* ... as text, for to_regclass */
-    char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
-    char window_zone[8];                    /* the first file's own window's
-                                               offset (PayPal's SH), "" if none */
-    char reg_state[16];                     /* register_state's answer; "" until asked */
-    char *net_kinds[2];                     /* the refunds' and the revocations' kind
-                                             * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
-    key_links *links;                       /* the payments' keys for refunds
-                                               (profile refund_of), or NULL */
-    progress prog;                          /* the progress line, as import's */
-    bool failed_logged;
-    bool disc_failed;                       /* the discrepancies file was not published */
-} recon_ctx;
-
-/* NULL-safe copy (NULL stays NULL); sets *oom when memory runs out. */
-static char *dup_or_null(const char *s, bool *oom)
-{
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    if (!d)
-        *oom = true;
-    return d;
-}
-
-/* Renders tmpl with the target and the register's names. */
-static bool render(recon_ctx *x, buf *out, const char *tmpl)
-{
-    const char *names[] = {"table", "active", "item", "run", "item_index", "run_index"};
-    const char *values[] = {x->tool.t.quoted, x->tool.t.active, buf_cstr(&x->item),
-                            buf_cstr(&x->run), buf_cstr(&x->item_index), buf_cstr(&x->run_index)};
-    buf_clear(out);
-    return sql_render(out, tmpl, 6, names, values);
-}
-
-/* SIGINT or SIGTERM came (logged once): no statement is sent after it.
- * Its cancel request stops only a statement the server is running; one
- * that came while the client worked (writing the lines, between two
- * statements) would otherwise be lost, and the run commit as if never
- * interrupted.  The exit status then is db_failure_exit's 130. */
-static bool interrupted(recon_ctx *x, const char *what)
-{
-    if (!signals_interrupted())
-        return false;
-    if (!x->failed_logged)
-        log_error("%s: interrupted", what);
-    x->failed_logged = true;
-    return true;
-}
-
-/* Runs a statement of recon_sql.h; NULL after logging "what: ..." (the
- * exit status then is db_failure_exit). */
-static db_result *query(recon_ctx *x, const char *what, const char *tmpl, int n,
-                        const char *const *params)
-{
-    buf sql = BUF_INIT;
-    db_result *res = NULL;
-    if (interrupted(x, what))
-        return NULL;
-    if (!render(x, &sql, tmpl)) {
-        log_error("%s: out of memory", what);
-        db_set_out_of_memory(x->tool.d);
-    } else {
-        res = db_query(x->tool.d, buf_cstr(&sql), n, params);
-        if (!res)
-            tool_db_failure(x->tool.d, what);
-    }
-    buf_free(&sql);
-    if (!res)
-        x->failed_logged = true;
-    return res;
-}
-
-static bool exec(recon_ctx *x, const char *what, const char *tmpl, int n,
-                 const char *const *params)
-{
-    if (n == 0) {
-        if (interrupted(x, what))
-            return false;
-        buf sql = BUF_INIT;
-        bool rendered = render(x, &sql, tmpl);
-        bool ok = rendered && db_exec(x->tool.d, buf_cstr(&sql));
-        if (!rendered) {
-            log_error("%s: the statement could not be rendered (out of memory)", what);
-            db_set_out_of_memory(x->tool.d);
-        } else if (!ok) {
-            tool_db_failure(x->tool.d, what);
-        }
-        if (!ok)
-            x->failed_logged = true;
-        buf_free(&sql);
-        return ok;
-    }
-    db_result *r = query(x, what, tmpl, n, params);
-    bool ok = r != NULL;
-    db_result_free(&r);
-    return ok;
-}
-
-/* The zone's name as PostgreSQL's AT TIME ZONE reads it: an IANA name as
- * it is; a fixed offset in any spelling timezone.c takes ("+08:00",
- * "+0800", "+08") as the POSIX "UTC-08:00" (POSIX counts west positive, and
- * PostgreSQL refuses "UTC-0800"); "Z" or none as UTC. */
-static char *zone_for_sql(const char *zone)
-{
-    int32_t east;
-    if (!zone || !*zone)
-        return strdup("UTC");
-    if (!tz_fixed_offset(zone, &east))
-        return strdup(zone);
-    if (east == 0)
-        return strdup("UTC");
-    char west[8], out[16];
-    tz_format_offset(-east, west);
-    snprintf(out, sizeof out, "UTC%s", west);
-    return strdup(out);
-}
-
-static const char *bool_text(bool b)
-{
-    return b ? "true" : "false";
-}
-
-/* A fact's path literal and constant as parameters (NULL when absent);
- * paths[k] owns the literal. */
-static bool loc_params(const fact_loc *l, buf *path, const char **p_path, const char **p_const)
-{
-    buf_clear(path);
-    *p_path = NULL;
-    *p_const = l->constant;
-    if (!l->path)
-        return true;
-    if (!fact_path_literal(l, path))
-        return false;
-    *p_path = buf_cstr(path);
-    return true;
-}
-
-/* A fact's alternative member (path_alt) as a text[] literal, NULL when
- * it has none; alt owns the literal. */
-static bool alt_param(const fact_loc *l, buf *alt, const char **p_alt)
-{
-    buf_clear(alt);
-    *p_alt = NULL;
-    if (!l->path_alt)
-        return true;
-    fact_loc a = {.path = l->path_alt, .one_member = l->one_member};
-    if (!fact_path_literal(&a, alt))
-        return false;
-    *p_alt = buf_cstr(alt);
-    return true;
-}
-
-/* The currency exponents, the statement's and the table's facts, the
- * session settings, and the view of the table's facts. */
-static bool stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const facts_map *tf,
-                        const stmt_facts *sf)
-{
-    if (!exec(x, "reconcile: preparing the session's temporary tables", SQL_RECON_SETUP, 0, NULL))
-        return false;
-    char grace[32];
-    snprintf(grace, sizeof grace, "%lld", (long long)grace_s);
-    const char *set[] = {zone, grace, clock_test_now()};
-    if (!exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 3, set))
-        return false;
-    buf codes = BUF_INIT, exps = BUF_INIT;
-    bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");
-    const char *code;
-    int e;
-    for (size_t i = 0; ok && currency_exponent_at(i, &code, &e); i++)
-        ok = buf_printf(&codes, "%s%s", i ? "," : "", code) &&
-             buf_printf(&exps, "%s%d", i ? "," : "", e);
-    ok = ok && buf_append_str(&codes, "}") && buf_append_str(&exps, "}");
-    const char *cp[] = {buf_cstr(&codes), buf_cstr(&exps)};
-    ok = ok && exec(x, "reconcile: currency exponents", SQL_RECON_CCY, 2, cp);
-    buf_free(&codes);
-    buf_free(&exps);
-    buf pa = BUF_INIT, pc = BUF_INIT, pf = BUF_INIT, pt = BUF_INIT, pr = BUF_INIT;
-    buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
-    for (size_t i = 0; ok && i < sf->n; i++) {
-        const stmt_facts_entry *s = &sf->e[i];
-        const char *p[15];
-        p[0] = s->kind;
-        ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
-             loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
-             loc_params(&s->f[FACT_FEE], &pf, &p[7], &p[8]);
-        p[3] = bool_text(s->f[FACT_AMOUNT].minor);
-        p[4] = bool_text(s->f[FACT_AMOUNT].magnitude);
-        p[9] = bool_text(s->f[FACT_FEE].minor);
-        p[10] = bool_text(s->f[FACT_FEE].magnitude);
-        static const recon_fact with_alt[] = {FACT_AMOUNT, FACT_CURRENCY, FACT_FEE};
-        for (int k = 0; ok && k < 3; k++)
-            ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
-        const char *no_const;
-        ok = ok && loc_params(&s->record, &pr, &p[14], &no_const);
-        ok = ok && exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 15, p);
-    }
-    for (int k = 0; k < 3; k++)
-        buf_free(&alt[k]);
-    for (size_t i = 0; ok && i < tf->n; i++) {
-        const facts_entry *t = &tf->e[i];
-        const char *p[13];
-        const char *unused;
-        p[0] = t->channel;
-        p[1] = t->kind;
-        ok = loc_params(&t->f[FACT_AMOUNT], &pa, &p[2], &p[3]) &&
-             loc_params(&t->f[FACT_CURRENCY], &pc, &p[6], &p[7]) &&
-             loc_params(&t->f[FACT_FEE], &pf, &p[8], &p[9]) &&
-             loc_params(&t->f[FACT_TIME], &pt, &p[12], &unused);
-        p[4] = bool_text(t->f[FACT_AMOUNT].minor);
-        p[5] = bool_text(t->f[FACT_AMOUNT].magnitude);
-        p[10] = bool_text(t->f[FACT_FEE].minor);
-        p[11] = bool_text(t->f[FACT_FEE].magnitude);
-        ok = ok && exec(x, "reconcile: the table's facts (--facts)", SQL_RECON_TFACTS, 13, p);
-    }
-    buf_free(&pr);
-    buf_free(&pa);
-    buf_free(&pc);
-    buf_free(&pf);
-    buf_free(&pt);
-    return ok;
-}
-
-/* ---- reading the statement ------------------------------------------- */
-
-#define COPY_FLUSH_BYTES (1u << 20)
-
-/* One record of file i, validated: a rejected one to rj (counted in c), a
- * valid one encoded into out for the COPY.  EXIT_OK, or EXIT_INPUT with
- * err set: the rejects file cannot be written, --max-rejects is exceeded,
- * or out of memory. */
-static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool check_utf8,
-                        rejects *rj, load_counts *c, buf *reason, buf *out, buf *err)
-{
-    const char *path = cfg->files[i];
-    row r;
-    buf_clear(reason);
-    if (validate_record(rec, &cfg->presets, check_utf8, &r, reason)) {
-        if (copy_binary_recon_row(out, (int32_t)(i + 1), (int64_t)rec->line, &r))
-            return EXIT_OK;
-        buf_clear(err);
-        buf_printf(err, "%s: out of memory", path);
-        return EXIT_INPUT;
-    }
-    c->rows_rejected++;
-    if (!rejects_write_converted(rj, path, rec->line, buf_cstr(reason), rec->raw, rec->raw_len,
-                                 rec->orig, rec->orig_len, err))
-        return EXIT_INPUT;
-    if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
-        buf_printf(err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
-                   (long long)cfg->max_rejects);
-        return EXIT_INPUT;
-    }
-    return EXIT_OK;
-}
-
-/* Opens file i: its digest (not for standard input), then the source and
- * the reader.  EXIT_OK, or EXIT_USAGE / EXIT_INPUT with err set; *src and
- * *rdr are the caller's to close in every case. */
-static int open_statement(const config *cfg, size_t i, input_format fmt, key_links *links,
-                          file_report *fr, source **src, reader **rdr, buf *err)
-{
-    const char *path = cfg->files[i];
-    if (fmt == FORMAT_AUTO && !cfg->profile) {
-        format_unknown(err, path);
-        return EXIT_USAGE;
-    }
-    source_identity id = {.size = -1};
-    if (!source_path_is_stream(path)) {
-        if (!source_identify(path, &id, err))
-            return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-        memcpy(fr->digest, id.digest, sizeof fr->digest);
-    }
-    *src = source_open_identified(path, &id, err);
-    reader_options ropt = {
-        .format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile, .links = links};
-    for (int c = 0; c < COL_COUNT; c++)
-        ropt.preset[c] = cfg->presets.value[c] != NULL;
-    if (*src)
-        *rdr = reader_open(*src, path, &ropt, err);
-    if (*rdr)
-        file_warn_unused_presets(cfg, *rdr, path);
-    return *rdr ? EXIT_OK : signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-}
-
-/* Sends file i's records, read from rdr, in the binary COPY the caller
- * began: header, every valid row (in 1 MiB sends), trailer.  EXIT_OK when
- * all is sent; otherwise the status with err set, and *copy_lost when the
- * database failed (the COPY is over: the caller must not end it). */
-static int send_records(recon_ctx *x, size_t i, const source *src, reader *rdr, rejects *rj,
-                        load_counts *c, buf *err, bool *copy_lost)
-{
-    const config *cfg = x->cfg;
-    const char *path = cfg->files[i];
-    bool check_utf8 = reader_records_need_utf8_check(rdr);
-    buf reason = BUF_INIT, out = BUF_INIT;
-    int code = EXIT_OK;
-    bool oom = !copy_binary_header(&out);
-    while (!oom) {
-        if ((c->rows_read & 0x3ff) == 0) {
-            if (signals_interrupted()) {
-                buf_printf(err, "%s: interrupted", path);
-                code = EXIT_INTERRUPTED;
-                break;
-            }
-            progress_update(&x->prog, source_raw_offset(src), c->rows_read);
-        }
-        raw_record rec;
-        read_result rr = reader_next(rdr, &rec);
-        if (rr == READ_EOF) {
-            oom = !copy_binary_trailer(&out);
-            if (!oom && !db_copy_send(x->tool.d, out.data, out.len))
-                *copy_lost = true;
-            break;
-        }
-        if (rr == READ_FAILED) {
-            buf_append_str(err, reader_error(rdr));
-            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-            break;
-        }
-        c->rows_read++;
-        if (rec.skipped) {
-            c->rows_skipped++;
-            continue;
-        }
-        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, err);
-        if (code != EXIT_OK)
-            break;
-        if (out.len >= COPY_FLUSH_BYTES) {
-            if (!db_copy_send(x->tool.d, out.data, out.len)) {
-                *copy_lost = true;
-                break;
-            }
-            buf_clear(&out);
-        }
-    }
-    if (oom) {
-        buf_clear(err);
-        buf_printf(err, "%s: out of memory", path);
-        code = EXIT_INPUT;
-    }
-    buf_free(&reason);
-    buf_free(&out);
-    return code;
-}
-
-/* Appends s to out as an element of a PostgreSQL array literal (quoted,
- * '"' and '\\' escaped); false when out of memory. */
-static bool array_element(buf *out, const char *s, bool first)
-{
-    bool ok = (first || buf_append_char(out, ',')) && buf_append_char(out, '"');
-    for (; ok && *s; s++)
-        ok = (*s == '"' || *s == '\\' ? buf_append_char(out, '\\') : true) &&
-             buf_append_char(out, *s);
-    return ok && buf_append_char(out, '"');
-}
-
-/* The kinds file i cannot list (those its profile's covers rules name but
- * the one its header matched does not: SPEC.md, "Reconcile for finance")
- * into idemload_recon_cover, where SQL_RECON_PAIRS reads them: NULL, none,
- * for a canonical file or a profile that declares none.  False, logged, on
- * failure. */
-static bool stage_cover(recon_ctx *x, size_t i, uint32_t matched)
-{
-    char **kinds = NULL;
-    size_t n = 0;
-    bool oom = false;
-    buf lit = BUF_INIT;
-    if (x->cfg->profile && profile_excluded_kinds(x->cfg->profile, matched, &kinds, &n, &oom)) {
-        oom = !buf_append_char(&lit, '{');
-        for (size_t k = 0; !oom && k < n; k++)
-            oom = !array_element(&lit, kinds[k], k == 0);
-        oom = oom || !buf_append_char(&lit, '}');
-    }
-    for (size_t k = 0; k < n; k++)
-        free(kinds[k]);
-    free(kinds);
-    bool ok = false;
-    if (oom) {
-        log_error("reconcile: out of memory");
-    } else {
-        char file_no[24];
-        snprintf(file_no, sizeof file_no, "%zu", i + 1);
-        const char *p[] = {file_no, lit.len ? buf_cstr(&lit) : NULL};
-        ok = exec(x, "reconcile: the kinds the statement cannot list", SQL_RECON_COVER, 2, p);
-    }
-    buf_free(&lit);
-    return ok;
-}
-
-/* Reads file i and COPYs its valid rows; rejects to rj.  Returns EXIT_OK,
- * EXIT_INPUT (unreadable, corrupt, its own totals wrong: fr's error set),
- * EXIT_INTERRUPTED or the database's status. */
-/* The money totals file i's bill stated (reader_stated_total) into
- * res->stated.  False when out of memory. */
-/* Whether a stated total can stand beside the statement's compared amounts:
- * only when it adds up the very column the profile compares for its kind
- * (Alipay's 交易金额共 over 订单金额（元）), never a settlement or discount
- * column (商家实收共, 商家优惠共, WeChat's 应结订单总金额), which differs from
- * the compared amount on a bill that agrees with its callbacks. */
-static void stated_comparable(const profile *pf, recon_stated *s)
-{
-    s->comparable = false;
-    s->magnitude = false;
-    for (size_t m = 0; pf && s->kind && s->column && m < pf->n_money; m++) {
-        const money_fact *a = &pf->money[m].amount;
-        if (!pf->money[m].kind || strcmp(pf->money[m].kind, s->kind) != 0)
-            continue;
-        s->comparable = (a->column && strcmp(a->column, s->column) == 0) ||
-                        (a->column_alt && strcmp(a->column_alt, s->column) == 0);
-        s->magnitude = a->magnitude;
-    }
-}
-
-static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_result *res)
-{
-    reader_total t;
-    for (size_t k = 0; reader_stated_total(rdr, k, &t); k++) {
-        recon_stated *grown = realloc(res->stated, (res->n_stated + 1) * sizeof *grown);
-        if (!grown)
-            return false;
-        res->stated = grown;
-        recon_stated *s = &res->stated[res->n_stated++];
-        bool oom = false;
-        s->file = cfg->files[i];
-        s->label = dup_or_null(t.label, &oom);
-        s->column = dup_or_null(t.column, &oom);
-        s->kind = dup_or_null(t.kind, &oom);
-        s->stated = dup_or_null(t.stated, &oom);
-        s->rows_sum = dup_or_null(t.rows_sum, &oom);
-        if (oom)
-            return false;
-        stated_comparable(cfg->profile, s);
-    }
-    return true;
-}
-
-static int stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, recon_result *res)
-{
-    const config *cfg = x->cfg;
-    const char *path = cfg->files[i];
-    input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
-    fr->path = path;
-    fr->format = cfg->profile ? cfg->profile->name : format_name(fmt);
-    fr->status = FILE_FAILED;
-    buf err = BUF_INIT;
-    source *src = NULL;
-    reader *rdr = NULL;
-    double started = now_seconds();
-    int code = open_statement(cfg, i, fmt, x->links, fr, &src, &rdr, &err);
-    bool copy_lost = false;
-    if (code == EXIT_OK && !db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
-        code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-        x->failed_logged = true;
-    } else if (code == EXIT_OK) {
-        progress_file(&x->prog, path, source_raw_size(src));
-        code = send_records(x, i, src, rdr, rj, &fr->counts, &err, &copy_lost);
-        if (code != EXIT_OK && !copy_lost)
-            db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
-        else if (!copy_lost && !db_copy_end(x->tool.d, NULL))
-            copy_lost = true;
-        if (copy_lost) {
-            code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-            x->failed_logged = true;
-        } else if (code == EXIT_OK && !rejects_sync(rj, &err)) {
-            code = EXIT_INPUT;
-        }
-    }
-    if (code == EXIT_OK && !stage_cover(x, i, reader_covers_matched(rdr)))
-        code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_INPUT;
-    if (code == EXIT_OK && !keep_stated(cfg, i, rdr, res)) {
-        buf_printf(&err, "reconcile: out of memory");
-        code = EXIT_INPUT;
-    }
-    if (code == EXIT_OK) {
-        fr->status = FILE_OK;
-        file_warn_money_unchecked(rdr, path, fr);
-        const char *wz = reader_window_zone(rdr);
-        if (wz && !x->window_zone[0])
-            snprintf(x->window_zone, sizeof x->window_zone, "%s", wz);
-    } else
-        /* Nothing of it is compared (its rows are in a COPY that is
-         * rolled back): its figures say so, as import's and validate's of
-         * a file refused by its own totals. */
-        memset(&fr->counts, 0, sizeof fr->counts);
-    if (err.len) {
-        log_error("%s", buf_cstr(&err));
-        file_report_set_error(fr, buf_cstr(&err));
-    }
-    reader_close(&rdr);
-    source_close(&src);
-    buf_free(&err);
-    fr->elapsed_s = now_seconds() - started;
-    return code;
-}
-
-/* ---- gathering -------------------------------------------------------- */
-
-static recon_day *find_day(recon_result *res, size_t *from, int64_t tenant, const char *channel,
-                           const char *day)
-{
-    for (size_t k = *from; k < res->n_days; k++) {
-        recon_day *d = &res->days[k];
-        if (d->tenant_id == tenant && strcmp(d->channel, channel) == 0 && strcmp(d->day, day) == 0) {
-            *from = k;
-            return d;
-        }
-    }
-    for (size_t k = 0; k < *from && k < res->n_days; k++) {
-        recon_day *d = &res->days[k];
-        if (d->tenant_id == tenant && strcmp(d->channel, channel) == 0 && strcmp(d->day, day) == 0)
-            return d;
-    }
-    return NULL;
-}
-
-/* Appends currency's amount to side s; false when out of memory. */
-static bool side_add(recon_side *s, const char *currency, const char *amount)
-{
-    recon_amount *grown = realloc(s->amounts, (s->n_amounts + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    s->amounts = grown;
-    bool oom = false;
-    recon_amount *a = &s->amounts[s->n_amounts++];
-    a->currency = dup_or_null(currency, &oom);
-    a->amount = dup_or_null(amount, &oom);
-    return !oom;
-}
-
-/* One row of SQL_RECON_DAY_KINDS or _PERIOD_KINDS, from column c (kind,
- * currency, amount, the kind's rows, those without an amount, how many
- * amounts): into s's entry of that kind (the rows come ordered by kind, so
- * it is the last entry or a new one).  False when memory runs out. */
-static bool kind_add(recon_side *s, db_result *r, int i, int c)
-{
-    const char *kind = db_value(r, i, c);
-    recon_side *k = s->n_kinds ? &s->kinds[s->n_kinds - 1] : NULL;
-    if (!k || strcmp(k->kind, kind) != 0) {
-        recon_side *grown = realloc(s->kinds, (s->n_kinds + 1) * sizeof *grown);
-        if (!grown)
-            return false;
-        s->kinds = grown;
-        k = &s->kinds[s->n_kinds++];
-        memset(k, 0, sizeof *k);
-        k->kind = strdup(kind);
-        if (!k->kind)
-            return false;
-        k->rows = (uint64_t)db_int(r, i, c + 3);
-        k->without_amount = (uint64_t)db_int(r, i, c + 4);
-    }
-    return db_int(r, i, c + 5) == 0 || side_add(k, db_value(r, i, c + 1), db_value(r, i, c + 2));
-}
-
-/* The run's two sides over every day: rows summed here, amounts per
- * currency summed by the server (exact numerics). */
-static bool gather_period_totals(recon_ctx *x, recon_result *res)
-{
-    for (size_t i = 0; i < res->n_days; i++) {
-        const recon_day *d = &res->days[i];
-        res->total_statement.rows += d->statement.rows;
-        res->total_statement.without_amount += d->statement.without_amount;
-        res->total_table.rows += d->table.rows;
-        res->total_table.without_amount += d->table.without_amount;
-    }
-    db_result *r = query(x, "reconcile: the period's totals", SQL_RECON_PERIOD_AMOUNTS, 2,
-                         (const char *const *)x->net_kinds);
-    if (!r)
-        return false;
-    bool ok = true;
-    for (int i = 0; ok && i < db_nrows(r); i++)
-        ok = side_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table,
-                      db_value(r, i, 1), db_value(r, i, 2));
-    db_result_free(&r);
-    r = ok ? query(x, "reconcile: the period's totals per kind", SQL_RECON_PERIOD_KINDS, 0, NULL)
-           : NULL;
-    if (ok && !r)
-        return false;
-    for (int i = 0; ok && i < db_nrows(r); i++)
-        ok = kind_add(db_value(r, i, 0)[0] == 's' ? &res->total_statement : &res->total_table, r,
-                      i, 1);
-    db_result_free(&r);
-    if (!ok)
-        log_error("reconcile: out of memory gathering the figures");
-    return ok;
-}
-
-/* Each day's two sides per kind and currency (SQL_RECON_DAY_KINDS). */
-static bool gather_day_kinds(recon_ctx *x, recon_result *res)
-{
-    db_result *r = query(x, "reconcile: the amounts per day and kind", SQL_RECON_DAY_KINDS, 0,
-                         NULL);
-    if (!r)
-        return false;
-    size_t at = 0;
-    bool oom = false;
-    for (int i = 0; !oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        if (d)
-            oom = !kind_add(db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table, r, i, 4);
-    }
-    db_result_free(&r);
-    if (oom)
-        log_error("reconcile: out of memory gathering the figures");
-    return !oom;
-}
-
-/* The names a kind of the profile's vocabulary has in the table's: kind
- * itself and every --kind rename of it, as a JSON array's text (NULL when
- * out of memory): the refunds subtracted from a side's net amounts, the
- * revocations left apart (SQL_RECON_DAY_AMOUNTS). */
-static char *kind_names_json(const config *cfg, const char *kind)
-{
-    json_t *a = json_array();
-    json_array_append_new(a, json_string(kind));
-    for (size_t i = 0; i < cfg->n_kind_rename; i++)
-        if (strcmp(cfg->kind_rename[i].from, kind) == 0 && cfg->kind_rename[i].to)
-            json_array_append_new(a, json_string(cfg->kind_rename[i].to));
-    char *text = json_dumps(a, JSON_COMPACT);
-    json_decref(a);
-    return text;
-}
-
-/* Each day's currency_mismatch sides and its money differences, each key
- * once (SQL_RECON_DAY_CCY_SIDES, SQL_RECON_DAY_DIFFERENCES).  False when a
- * query failed; *oom when memory ran out. */
-static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
-{
-    db_result *r = query(x, "reconcile: the currency mismatches per day", SQL_RECON_DAY_CCY_SIDES,
-                         0, NULL);
-    if (!r)
-        return false;
-    size_t at = 0;
-    for (int i = 0; !*oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        if (d && !db_is_null(r, i, 3))
-            d->ccy_sides = dup_or_null(db_value(r, i, 3), oom);
-    }
-    db_result_free(&r);
-    if (*oom)
-        return true;
-    r = query(x, "reconcile: the money differences per day", SQL_RECON_DAY_DIFFERENCES, 0, NULL);
-    if (!r)
-        return false;
-    at = 0;
-    for (int i = 0; !*oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        if (!d)
-            continue;
-        recon_money *grown = realloc(d->diffs, (d->n_diffs + 1) * sizeof *grown);
-        if (!grown) {
-            *oom = true;
-            break;
-        }
-        d->diffs = grown;
-        recon_money *m = &d->diffs[d->n_diffs++];
-        m->currency = dup_or_null(db_value(r, i, 3), oom);
-        m->net = dup_or_null(db_value(r, i, 4), oom);
-        m->gross = dup_or_null(db_value(r, i, 5), oom);
-        d->diff_keys += (uint64_t)db_int(r, i, 6);
-    }
-    db_result_free(&r);
-    return true;
-}
-
-static bool gather_days(recon_ctx *x, recon_result *res)
-{
-    db_result *r = query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
-    if (!r)
-        return false;
-    bool oom = false;
-    int n = db_nrows(r);
-    res->days = calloc(n ? (size_t)n : 1, sizeof *res->days);
-    oom = !res->days;
-    for (int i = 0; !oom && i < n; i++) {
-        recon_day *d = &res->days[res->n_days++];
-        d->tenant_id = db_int(r, i, 0);
-        d->channel = dup_or_null(db_value(r, i, 1), &oom);
-        snprintf(d->day, sizeof d->day, "%s", db_value(r, i, 2));
-        d->statement.rows = (uint64_t)db_int(r, i, 3);
-        d->table.rows = (uint64_t)db_int(r, i, 4);
-        d->matched = (uint64_t)db_int(r, i, 5);
-        d->unverified = (uint64_t)db_int(r, i, 6);
-        d->pending = (uint64_t)db_int(r, i, 7);
-        d->statement.without_amount = (uint64_t)db_int(r, i, 8);
-        d->table.without_amount = (uint64_t)db_int(r, i, 9);
-        res->matched += d->matched;
-        res->unverified += d->unverified;
-        res->pending += d->pending;
-    }
-    db_result_free(&r);
-    if (oom)
-        goto oom;
-    r = query(x, "reconcile: the amounts per day", SQL_RECON_DAY_AMOUNTS, 2, (const char *const *)x->net_kinds);
-    if (!r)
-        return false;
-    size_t at = 0;
-    for (int i = 0; !oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        if (!d)
-            continue;
-        recon_side *s = db_value(r, i, 3)[0] == 's' ? &d->statement : &d->table;
-        oom = !side_add(s, db_value(r, i, 4), db_value(r, i, 5));
-    }
-    db_result_free(&r);
-    if (oom)
-        goto oom;
-    if (!gather_day_kinds(x, res))
-        return false;
-    r = query(x, "reconcile: the categories per day", SQL_RECON_DAY_CATEGORIES, 0, NULL);
-    if (!r)
-        return false;
-    at = 0;
-    for (int i = 0; !oom && i < db_nrows(r); i++) {
-        recon_day *d = find_day(res, &at, db_int(r, i, 0), db_value(r, i, 1), db_value(r, i, 2));
-        recon_category c = recon_category_of(db_value(r, i, 3));
-        if (!d && c == CAT_NO_STATEMENT)
-            continue;
-        if (!d || c == CAT_COUNT)
-            continue;
-        d->cat_count[c] = (uint64_t)db_int(r, i, 4);
-        if (!db_is_null(r, i, 5))
-            d->cat_amount[c] = dup_or_null(db_value(r, i, 5), &oom);
-        d->cat_amounts[c] = dup_or_null(db_value(r, i, 6), &oom);
-        if (!db_is_null(r, i, 7))
-            d->cat_shown[c] = dup_or_null(db_value(r, i, 7), &oom);
-        d->cat_without[c] = (uint64_t)db_int(r, i, 8);
-        d->cat_gross[c] = dup_or_null(db_value(r, i, 9), &oom);
-        if (!db_is_null(r, i, 10))
-            d->cat_gross_shown[c] = dup_or_null(db_value(r, i, 10), &oom);
-        res->cat_count[c] += d->cat_count[c];
-    }
-    db_result_free(&r);
-    if (!oom && !gather_day_money(x, res, &oom))
-        return false;
-    if (!oom)
-        return gather_period_totals(x, res);
-oom:
-    log_error("reconcile: out of memory gathering the figures");
-    return false;
-}
-
-static void facts_of(db_result *r, int i, int col, recon_facts *f, bool *oom)
-{
-    f->present = strcmp(db_value(r, i, col), "t") == 0;
-    if (!f->present)
-        return;
-    f->amount = db_is_null(r, i, col + 1) ? NULL : dup_or_null(db_value(r, i, col + 1), oom);
-    f->currency = db_is_null(r, i, col + 2) ? NULL : dup_or_null(db_value(r, i, col + 2), oom);
-    f->status = (int)db_int(r, i, col + 3);
-    f->time = db_is_null(r, i, col + 4) ? NULL : dup_or_null(db_value(r, i, col + 4), oom);
-    f->fee = db_is_null(r, i, col + 5) ? NULL : dup_or_null(db_value(r, i, col + 5), oom);
-}
-
-/* member of a listing as a copy of its text, NULL when absent or null. */
-static char *listing_member(json_t *o, const char *member, bool *oom)
-{
-    const char *v = json_string_value(json_object_get(o, member));
-    return v ? dup_or_null(v, oom) : NULL;
-}
-
-/* A duplicate_in_statement line's listings, the JSON array text
- * SQL_RECON_LISTED made, into l->listed.  False: out of memory or a text
- * that is not that array (a bug, logged). */
-static bool listings_of(const recon_ctx *x, const char *text, recon_line *l)
-{
-    json_error_t jerr;
-    json_t *a = json_loads(text, 0, &jerr);
-    if (!json_is_array(a)) {
-        log_error("reconcile: the listings of %s are not a JSON array: %s", l->out_trade_no,
-                  jerr.text);
-        json_decref(a);
-        return false;
-    }
-    size_t n = json_array_size(a);
-    bool oom = n > 0 && !(l->listed = calloc(n, sizeof *l->listed));
-    for (size_t k = 0; !oom && k < n; k++) {
-        json_t *o = json_array_get(a, k);
-        recon_listing *g = &l->listed[l->n_listed++];
-        g->facts.present = true;
-        g->facts.amount = listing_member(o, "amount", &oom);
-        g->facts.currency = listing_member(o, "currency", &oom);
-        g->facts.fee = listing_member(o, "fee", &oom);
-        g->facts.time = listing_member(o, "time", &oom);
-        g->facts.status = (int)json_integer_value(json_object_get(o, "status"));
-        json_int_t file_no = json_integer_value(json_object_get(o, "file"));
-        g->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1]
-                                                                    : NULL;
-        g->line = json_integer_value(json_object_get(o, "line"));
-    }
-    json_decref(a);
-    return !oom;
-}
-
-/* Row i of a FETCH of the lines cursor as a line (copies). */
-static bool line_of(const recon_ctx *x, db_result *r, int i, recon_line *l)
-{
-    bool oom = false;
-    memset(l, 0, sizeof *l);
-    l->category = recon_category_of(db_value(r, i, 0));
-    l->tenant_id = db_int(r, i, 1);
-    l->channel = dup_or_null(db_value(r, i, 2), &oom);
-    l->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
-    l->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
-    snprintf(l->day, sizeof l->day, "%s", db_value(r, i, 5));
-    facts_of(r, i, 6, &l->statement, &oom);
-    facts_of(r, i, 12, &l->table, &oom);
-    l->difference = db_is_null(r, i, 18) ? NULL : dup_or_null(db_value(r, i, 18), &oom);
-    int64_t file_no = db_is_null(r, i, 19) ? 0 : db_int(r, i, 19);
-    l->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files ? x->cfg->files[file_no - 1] : NULL;
-    l->line = db_is_null(r, i, 20) ? 0 : db_int(r, i, 20);
-    l->listed_rows = db_is_null(r, i, 22) ? 0 : db_int(r, i, 22);
-    l->first_seen = db_is_null(r, i, 23) ? NULL : dup_or_null(db_value(r, i, 23), &oom);
-    return !oom && (db_is_null(r, i, 21) || listings_of(x, db_value(r, i, 21), l));
-}
-
-/* Every discrepancy line, fetched through a cursor: each written to the
- * --discrepancies file (when asked; *wp, for the caller to publish once the
- * register is committed, or to discard), the first RECON_EXAMPLES of each
- * category kept in res->lines.  The file is complete and durable when this
- * returns true.  *io_failed: the file, not the database, failed. */
-static bool stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool *io_failed)
-{
-    buf err = BUF_INIT;
-    recon_disc *w = NULL;
-    bool ok = true;
-    *io_failed = false;
-    if (x->cfg->discrepancies_path && !(w = *wp = recon_disc_open(x->cfg->discrepancies_path, res, &err))) {
-        log_error("%s", buf_cstr(&err));
-        *io_failed = true;
-        buf_free(&err);
-        return false;
-    }
-    size_t kept[CAT_COUNT] = {0}, cap = 0;
-    if (res->compared)
-        ok = exec(x, "reconcile: the discrepancies",
-                  !res->registered ? SQL_RECON_LINE_CURSOR
-                  : res->seen_again ? SQL_RECON_LINE_CURSOR_REG : SQL_RECON_LINE_CURSOR_NEW,
-                  0, NULL);
-    while (ok && res->compared) {
-        db_result *r = query(x, "reconcile: the discrepancies", SQL_RECON_LINE_FETCH, 0, NULL);
-        if (!r) {
-            ok = false;
-            break;
-        }
-        int n = db_nrows(r);
-        for (int i = 0; ok && i < n; i++) {
-            recon_line l;
-            if (!line_of(x, r, i, &l)) {
-                log_error("reconcile: out of memory reading the discrepancies");
-                ok = false;
-            } else if (w && !recon_disc_write(w, &l, &err)) {
-                log_error("%s", buf_cstr(&err));
-                *io_failed = true;
-                ok = false;
-            }
-            bool keep = ok && l.category < CAT_COUNT && kept[l.category] < RECON_EXAMPLES;
-            if (keep && res->n_lines == cap) {
-                size_t c = cap ? 2 * cap : 16;
-                recon_line *grown = realloc(res->lines, c * sizeof *grown);
-                if (grown) {
-                    res->lines = grown;
-                    cap = c;
-                } else {
-                    keep = false;   /* an example fewer on the page, no more */
-                }
-            }
-            if (keep) {
-                kept[l.category]++;
-                res->lines[res->n_lines++] = l;
-            } else {
-                recon_line_free(&l);
-            }
-        }
-        db_result_free(&r);
-        if (n == 0)
-            break;
-    }
-    if (ok && res->compared)
-        ok = exec(x, "reconcile: the discrepancies", SQL_RECON_LINE_CLOSE, 0, NULL);
-    buf_clear(&err);
-    if (ok && !recon_disc_finish(w, &err)) {
-        log_error("%s", buf_cstr(&err));
-        *io_failed = true;
-        ok = false;
-    }
-    buf_free(&err);
-    return ok;
-}
-
-/* Per-file deduplication: rows staged minus the keys each file's row
- * represents. */
-static bool gather_dedup(recon_ctx *x, run_report *rep)
-{
-    db_result *r = query(x, "reconcile: rows per file", SQL_RECON_FILE_DEDUP, 0, NULL);
-    if (!r)
-        return false;
-    for (int i = 0; i < db_nrows(r); i++) {
-        int64_t f = db_int(r, i, 0);
-        if (f >= 1 && (size_t)f <= rep->n_files)
-            rep->files[f - 1].counts.rows_deduplicated = (uint64_t)db_int(r, i, 1);
-    }
-    db_result_free(&r);
-    return true;
-}
-
-/* The comparison: facts, keys, the period, both joins, the outcomes and
- * the lines; then the figures back. */
-/* The (tenant, channel) pair every row of the statement has whatever it
- * holds: --set tenant_id with --set channel or the profile's constant
- * channel, into tenant and channel (validated and trimmed as a row's
- * values are); false when the options name no such pair. */
-static bool preset_pair(const config *cfg, char tenant[24], buf *channel)
-{
-    const char *t = cfg->presets.value[COL_TENANT_ID];
-    const char *c = cfg->presets.value[COL_CHANNEL];
-    const column_rule *rule = cfg->profile ? &cfg->profile->col[COL_CHANNEL] : NULL;
-    if (!c && rule && rule->set && rule->n_from == 0 && rule->value)
-        c = rule->value;
-    int64_t id;
-    if (!t || !c || !parse_int_in_range(t, strlen(t), INT64_MIN, INT64_MAX, &id))
-        return false;
-    size_t n = strlen(c);
-    trim_white_space(&c, &n);
-    snprintf(tenant, 24, "%lld", (long long)id);
-    buf_clear(channel);
-    return n > 0 && buf_append(channel, c, n);
-}
-
-/* The register's state, as SQL_RECON_REGISTER_READABLE gives it: "absent",
- * "readable" or "denied", asked once per run (the comparison and a dry
- * run's carried-over items both need it, in one transaction); NULL
- * (logged) when the query failed.  Owned by x. */
-static const char *register_state(recon_ctx *x)
-{
-    if (x->reg_state[0])
-        return x->reg_state;
-    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_READABLE, 1,
-                         (const char *const[]){buf_cstr(&x->item_name)});
-    if (!r)
-        return NULL;
-    snprintf(x->reg_state, sizeof x->reg_state, "%s", db_value(r, 0, 0));
-    db_result_free(&r);
-    return x->reg_state;
-}
-
-/* The keys of the period a statement of another day listed, by the
- * register (SQL_RECON_RELISTED), for the classification: read when the
- * role may read the register, none when there is no register yet or a dry
- * run's role may not read it (read_register says so). */
-static bool stage_relisted(recon_ctx *x, const char *const *period)
-{
-    const char *state = register_state(x);
-    if (!state)
-        return false;
-    return (strcmp(state, "readable") == 0 ? exec(x, "reconcile: the keys later statements listed (the register)",
-                            SQL_RECON_RELISTED, 2, period)
-                     : exec(x, "reconcile: the keys later statements listed",
-                            SQL_RECON_RELISTED_NONE, 0, NULL)) &&
-           exec(x, "reconcile: analyzing the keys later statements listed",
-                SQL_RECON_ANALYZE_RELISTED, 0, NULL);
-}
-
-/* The table's rows of the statement's keys and of its pairs' period into
- * a temporary table (SQL_RECON_TABLE_ROWS: on one server, with no nested
- * loop but the probe's, whatever statistics the target has or lacks). */
-static bool read_table_rows(recon_ctx *x, const char *const *rows)
-{
-    const char *what = "reconcile: reading the table's rows of the statement";
-    if (x->tool.t.distributed)
-        return exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
-    return exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
-           exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
-           exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
-}
-
-static bool compare(recon_ctx *x, recon_result *res, run_report *rep)
-{
-    buf finals = BUF_INIT;
-    if (!final_status_array(x->cfg->final_status, x->cfg->n_final_status, &finals)) {
-        log_error("reconcile: out of memory");
-        return false;
-    }
-    bool keyed = exec(x, "reconcile: the statement's keys and facts", SQL_RECON_KEYS, 1,
-                      (const char *const[]){buf_cstr(&finals)});
-    buf_free(&finals);
-    if (!keyed ||
-        !exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0, NULL) ||
-        !exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
-              1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||
-        !gather_dedup(x, rep))
-        return false;
-    if (!x->cfg->period) {
-        db_result *r = query(x, "reconcile: the statement's days", SQL_RECON_DAYS_SPAN, 0, NULL);
-        if (!r)
-            return false;
-        if (!db_is_null(r, 0, 0)) {
-            snprintf(res->from, sizeof res->from, "%s", db_value(r, 0, 0));
-            snprintf(res->to, sizeof res->to, "%s", db_value(r, 0, 1));
-        }
-        db_result_free(&r);
-        if (!res->from[0])
-            return true;   /* no valid row: nothing to compare */
-    }
-    const char *period[] = {res->from, res->to};
-    db_result *r = query(x, "reconcile: rows outside the period", SQL_RECON_OUTSIDE, 2, period);
-    if (!r)
-        return false;
-    res->outside_period = (uint64_t)db_int(r, 0, 0);
-    db_result_free(&r);
-    const char *rows[] = {res->from, res->to, x->sql_zone};
-    char tenant[24];
-    buf channel = BUF_INIT;
-    bool preset = preset_pair(x->cfg, tenant, &channel);
-    const char *pair[] = {preset ? tenant : NULL, preset ? buf_cstr(&channel) : NULL};
-    bool paired = exec(x, "reconcile: the statement's tenants and channels", SQL_RECON_PAIRS, 2,
-                       pair);
-    buf_free(&channel);
-    if (!paired ||
-        !exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
-        !read_table_rows(x, rows) ||
-        !exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
-        !exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
-        !stage_relisted(x, period) ||
-        !exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
-        !exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
-              NULL) ||
-        !exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0, NULL) ||
-        !exec(x, "reconcile: the other rows' days", SQL_RECON_EXTRA, 2, period) ||
-        !exec(x, "reconcile: analyzing the outcomes", SQL_RECON_ANALYZE_OUT, 0, NULL) ||
-        !exec(x, "reconcile: the discrepancies", SQL_RECON_LINES, 0, NULL) ||
-        !exec(x, "reconcile: analyzing the discrepancies", SQL_RECON_ANALYZE_LINES, 0, NULL))
-        return false;
-    /* Compared only once the figures are in: a failure gathering them must
-     * not leave a verdict ("balanced") standing on partial figures. */
-    if (!gather_days(x, res))
-        return false;
-    res->compared = true;
-    return true;
-}
-
-/* ---- the register ----------------------------------------------------- */
-
-static bool register_names(recon_ctx *x)
-{
-    const target *t = &x->tool.t;
-    db *d = x->tool.d;
-    bool ok = true;
-    const struct {
-        buf *quoted;
-        buf *text;
-        const char *name;
-    } names[] = {{&x->item, &x->item_name, "idemload_recon_item"},
-                 {&x->run, &x->run_name, "idemload_recon_run"},
-                 {&x->item_index, NULL, "idemload_recon_item_open"},
-                 {&x->run_index, NULL, "idemload_recon_run_day"}};
-    for (size_t i = 0; ok && i < sizeof names / sizeof names[0]; i++) {
-        if (names[i].text) {
-            ok = db_append_ident(d, names[i].quoted, t->schema) &&
-                 buf_append_char(names[i].quoted, '.') &&
-                 db_append_ident(d, names[i].quoted, names[i].name);
-            ok = ok && buf_append_str(names[i].text, buf_cstr(names[i].quoted));
-        } else {
-            ok = db_append_ident(d, names[i].quoted, names[i].name);
-        }
-    }
-    if (!ok)
-        log_error("reconcile: out of memory");
-    return ok;
-}
-
-/* The files as a JSON array of paths ($2 of the item statements) and as
- * [{"path", "digest"}] for the run rows. */
-static bool files_json(const config *cfg, const run_report *rep, char **paths, char **files)
-{
-    json_t *p = json_array(), *f = json_array();
-    for (size_t i = 0; p && f && i < cfg->n_files; i++) {
-        json_array_append_new(p, json_string(cfg->files[i]));
-        json_array_append_new(f, json_pack("{s:s, s:s?}", "path", cfg->files[i], "digest",
-                                           rep->files[i].digest[0] ? rep->files[i].digest : NULL));
-    }
-    *paths = p ? json_dumps(p, JSON_COMPACT) : NULL;
-    *files = f ? json_dumps(f, JSON_COMPACT) : NULL;
-    json_decref(p);
-    json_decref(f);
-    return *paths && *files;
-}
-
-/* The run rows: one per (tenant, channel, day). */
-static bool write_runs(recon_ctx *x, const recon_result *res, const char *run_id, const char *files)
-{
-    json_t *days = json_array();
-    for (size_t i = 0; days && i < res->n_days; i++) {
-        const recon_day *d = &res->days[i];
-        bool balanced = recon_day_balanced(d);
-        json_t *cats = json_object();
-        for (int c = 0; c < CAT_COUNT; c++) {
-            if (!d->cat_count[c])
-                continue;
-            json_t *amounts = json_loads(d->cat_amounts[c] ? d->cat_amounts[c] : "{}", 0, NULL);
-            json_object_set_new(cats, recon_category_name((recon_category)c),
-                                json_pack("{s:I, s:s?, s:o?}", "count", (json_int_t)d->cat_count[c],
-                                          "amount", d->cat_amount[c], "amounts", amounts));
-        }
-        json_array_append_new(
-            days, json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "tenant_id",
-                            (json_int_t)d->tenant_id, "channel", d->channel, "day", d->day,
-                            "verdict", balanced ? "balanced" : "discrepancies", "statement",
-                            recon_side_json(&d->statement), "table_side",
-                            recon_side_json(&d->table),
-                            "matched", (json_int_t)d->matched, "unverified",
-                            (json_int_t)d->unverified, "pending", (json_int_t)d->pending,
-                            "categories", cats));
-    }
-    char *text = days ? json_dumps(days, JSON_COMPACT) : NULL;
-    json_decref(days);
-    if (!text) {
-        log_error("reconcile: out of memory");
-        return false;
-    }
-    const char *p[] = {run_id, files, text};
-    bool ok = exec(x, "reconcile: the register's runs", SQL_RECON_REG_RUNS, 3, p);
-    free(text);
-    return ok;
-}
-
-/* The register's items of r (columns: category, tenant_id, channel,
- * out_trade_no, callback_type, day, age in days, difference, first_seen,
- * and the resolution in column resolution_col unless it is -1) into *out:
- * false when memory runs out (logged). */
-static bool read_items(db_result *r, int resolution_col, recon_items *out)
-{
-    int n = db_nrows(r);
-    bool oom = false;
-    out->items = calloc(n ? (size_t)n : 1, sizeof *out->items);
-    oom = !out->items;
-    for (int i = 0; !oom && i < n; i++) {
-        recon_carried *c = &out->items[out->n++];
-        c->category = dup_or_null(db_value(r, i, 0), &oom);
-        c->tenant_id = db_int(r, i, 1);
-        c->channel = dup_or_null(db_value(r, i, 2), &oom);
-        c->out_trade_no = db_is_null(r, i, 3) ? NULL : dup_or_null(db_value(r, i, 3), &oom);
-        c->callback_type = db_is_null(r, i, 4) ? NULL : dup_or_null(db_value(r, i, 4), &oom);
-        snprintf(c->day, sizeof c->day, "%s", db_value(r, i, 5));
-        c->age_days = db_int(r, i, 6);
-        c->difference = db_is_null(r, i, 7) ? NULL : dup_or_null(db_value(r, i, 7), &oom);
-        c->first_seen = dup_or_null(db_value(r, i, 8), &oom);
-        if (resolution_col >= 0 && !db_is_null(r, i, resolution_col))
-            c->resolution = dup_or_null(db_value(r, i, resolution_col), &oom);
-    }
-    if (oom)
-        log_error("reconcile: out of memory");
-    return !oom;
-}
-
-static bool gather_carried(recon_ctx *x, recon_result *res, const char *sql)
-{
-    char limit[16];
-    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
-    const char *params[] = {res->from, res->to, limit};
-    db_result *r = query(x, "reconcile: carried-over discrepancies", sql, 3, params);
-    if (!r)
-        return false;
-    if (db_nrows(r) > 0) {
-        res->carried_over = (uint64_t)db_int(r, 0, 9);
-        res->carried_oldest = db_int(r, 0, 10);
-    }
-    recon_items got = {0};
-    bool ok = read_items(r, -1, &got);
-    res->carried = got.items;
-    res->n_carried = got.n;
-    db_result_free(&r);
-    return ok;
-}
-
-/* What this run's register changed (SQL_RECON_REG_APPEARED or _RESOLVED):
- * the first RECON_CARRIED_LISTED items, and how many. */
-static bool gather_changed(recon_ctx *x, const char *what, const char *sql, const char *run_id,
-                           recon_items *out)
-{
-    char limit[16];
-    snprintf(limit, sizeof limit, "%d", RECON_CARRIED_LISTED);
-    db_result *r = query(x, what, sql, 2, (const char *const[]){run_id, limit});
-    if (!r)
-        return false;
-    if (db_nrows(r) > 0)
-        out->total = (uint64_t)db_int(r, 0, 10);
-    bool ok = read_items(r, 9, out);
-    db_result_free(&r);
-    return ok;
-}
-
-/* The register's open items this run found again, brought up to date;
- * res->seen_again: there were some. */
-static bool seen_again(recon_ctx *x, recon_result *res, const char *const *ip)
-{
-    db_result *r = query(x, "reconcile: register (items seen again)", SQL_RECON_REG_UPSERT, 2, ip);
-    if (!r)
-        return false;
-    res->seen_again = db_int(r, 0, 0) > 0;
-    db_result_free(&r);
-    return true;
-}
-
-/* Writes this run into the register (same transaction as the comparison):
- * resolves, supersedes, escalates, opens; the runs; then reads back the
- * first_seen of each line and what is carried over. */
-static bool write_register(recon_ctx *x, recon_result *res, const run_report *rep)
-{
-    db_result *r = query(x, "reconcile: the register", SQL_RECON_REGISTER_EXISTS, 2,
-                         (const char *const[]){buf_cstr(&x->item_name), buf_cstr(&x->run_name)});
-    if (!r)
-        return false;
-    bool exists = strcmp(db_value(r, 0, 0), "t") == 0;
-    bool current = strcmp(db_value(r, 0, 1), "t") == 0;
-    db_result_free(&r);
-    if (!exists && !exec(x, "reconcile: creating the register (CREATE on the target's schema is "
-                            "needed once, or a --dry-run)",
-                         SQL_RECON_REGISTER_CREATE, 0, NULL))
-        return false;
-    if (exists && !current &&
-        !exec(x, "reconcile: adding reported_by to the register (its owner's ALTER is needed "
-                 "once)", SQL_RECON_REGISTER_UPGRADE, 0, NULL))
-        return false;
-    if (!exec(x, "reconcile: the register's run number (waiting for another run)",
-              SQL_RECON_RUN_LOCK, 0, NULL))
-        return false;
-    r = query(x, "reconcile: the register's run number", SQL_RECON_RUN_ID, 0, NULL);
-    if (!r)
-        return false;
-    res->run_id = db_int(r, 0, 0);
-    db_result_free(&r);
-    char run_id[32];
-    snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
-    char *paths = NULL, *files = NULL;
-    bool ok = files_json(x->cfg, rep, &paths, &files);
-    if (!ok)
-        log_error("reconcile: out of memory");
-    const char *rp[] = {run_id, res->from, res->to};
-    const char *ip[] = {run_id, paths};
-    ok = ok && exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL) &&
-         exec(x, "reconcile: register (resolving listed items)", SQL_RECON_REG_RESOLVE_LISTED,
-              3, rp) &&
-         exec(x, "reconcile: register (superseding)", SQL_RECON_REG_SUPERSEDE, 3, rp) &&
-         exec(x, "reconcile: register (escalated in the period)", SQL_RECON_REG_ESCALATING, 0,
-              NULL) &&
-         exec(x, "reconcile: register (escalating)", SQL_RECON_REG_ESCALATE, 2, rp) &&
-         seen_again(x, res, ip) &&
-         exec(x, "reconcile: register (new items)",
-              res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2, ip) &&
-         exec(x, "reconcile: register (keys listed on another day than their row's)",
-              SQL_RECON_REG_LISTED_ELSEWHERE, 2, ip) &&
-         /* the lines' cursor joins the items when some were seen again */
-         (!res->seen_again ||
-          exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
-         write_runs(x, res, run_id, files);
-    free(paths);
-    free(files);
-    if (!ok)
-        return false;
-    if (!exec(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARING, 1,
-              (const char *const[]){run_id}) ||
-        !gather_changed(x, "reconcile: register (what appeared)", SQL_RECON_REG_APPEARED, run_id,
-                        &res->appeared_items) ||
-        !gather_changed(x, "reconcile: register (what was resolved)", SQL_RECON_REG_RESOLVED,
-                        run_id, &res->resolved_items))
-        return false;
-    res->appeared = res->appeared_items.total;
-    res->resolved = res->resolved_items.total;
-    r = query(x, "reconcile: register (escalated)", SQL_RECON_REG_ESCALATED_EARLIER, 0, NULL);
-    if (!r)
-        return false;
-    res->escalated = (uint64_t)db_int(r, 0, 0);
-    db_result_free(&r);
-    res->registered = true;
-    return gather_carried(x, res, SQL_RECON_REG_CARRIED);
-}
-
-/* A dry run writes no register but reads it: what a run would carry over.
- * No register yet: nothing is open.  A role that may not read it: said,
- * and the count stays 0 (res->carried_unknown). */
-static bool read_register(recon_ctx *x, recon_result *res)
-{
-    const char *state = register_state(x);
-    if (!state)
-        return false;
-    bool readable = strcmp(state, "readable") == 0;
-    if (strcmp(state, "denied") == 0) {
-        log_warn("reconcile --dry-run: this role may not read the register (%s): what earlier "
-                 "runs left open is not known, and carried over is given as 0; nor which of the "
-                 "table's rows statements of other days listed, so such a row the statement "
-                 "lacks is counted as a run without the register would count it",
-                 buf_cstr(&x->item_name));
-        res->carried_unknown = true;
-    }
-    return !readable || gather_carried(x, res, SQL_RECON_DRY_CARRIED);
-}
-
-/* ---- the command ------------------------------------------------------ */
 
 /* --repair: the import pipeline over the same files, after the comparison
  * committed: missing inserts only keys the table lacks (the merge's
@@ -1399,8 +92,8 @@ static int gather_inserted(recon_ctx *x, recon_result *res)
 {
     char limit[16];
     snprintf(limit, sizeof limit, "%d", RECON_REPAIR_LISTED);
-    db_result *r = query(x, "--repair: the rows it inserted", SQL_RECON_REPAIR_INSERTED, 1,
-                         (const char *const[]){limit});
+    db_result *r = recon_query(x, "--repair: the rows it inserted", SQL_RECON_REPAIR_INSERTED, 1,
+                               (const char *const[]){limit});
     if (!r)
         return db_failure_exit(x->tool.d);
     int n = db_nrows(r);
@@ -1410,12 +103,12 @@ static int gather_inserted(recon_ctx *x, recon_result *res)
     for (int i = 0; !oom && i < n; i++) {
         recon_key *k = &res->repaired_keys[res->n_repaired_keys++];
         k->tenant_id = db_int(r, i, 0);
-        k->channel = dup_or_null(db_value(r, i, 1), &oom);
-        k->out_trade_no = dup_or_null(db_value(r, i, 2), &oom);
-        k->callback_type = dup_or_null(db_value(r, i, 3), &oom);
+        k->channel = recon_dup_or_null(db_value(r, i, 1), &oom);
+        k->out_trade_no = recon_dup_or_null(db_value(r, i, 2), &oom);
+        k->callback_type = recon_dup_or_null(db_value(r, i, 3), &oom);
         int64_t file_no = db_is_null(r, i, 4) ? 0 : db_int(r, i, 4);
         k->file = file_no > 0 && (size_t)file_no <= x->cfg->n_files
-                      ? dup_or_null(x->cfg->files[file_no - 1], &oom)
+                      ? recon_dup_or_null(x->cfg->files[file_no - 1], &oom)
                       : NULL;
         k->line = db_is_null(r, i, 5) ? 0 : db_int(r, i, 5);
     }
@@ -1440,14 +133,14 @@ static int mend_register(recon_ctx *x, recon_result *res)
     char run_id[32];
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
     const char *what = "--repair: the table's rows of the keys it repaired";
-    bool ok = exec(x, what, SQL_RECON_REPAIR_KEYS, 0, NULL) &&
-              exec(x, what,
-                   x->tool.t.distributed ? SQL_RECON_REPAIR_ROWS_DISTRIBUTED
-                                         : SQL_RECON_REPAIR_ROWS,
-                   0, NULL) &&
-              exec(x, "--repair: resolving the register's items it repaired",
-                   SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
-    db_result *r = ok ? query(x, what, SQL_RECON_REPAIR_MENDED, 0, NULL) : NULL;
+    bool ok = recon_exec(x, what, SQL_RECON_REPAIR_KEYS, 0, NULL) &&
+              recon_exec(x, what,
+                         x->tool.t.distributed ? SQL_RECON_REPAIR_ROWS_DISTRIBUTED
+                                               : SQL_RECON_REPAIR_ROWS,
+                         0, NULL) &&
+              recon_exec(x, "--repair: resolving the register's items it repaired",
+                         SQL_RECON_REG_REPAIRED, 1, (const char *const[]){run_id});
+    db_result *r = ok ? recon_query(x, what, SQL_RECON_REPAIR_MENDED, 0, NULL) : NULL;
     if (!r)
         return db_failure_exit(x->tool.d);
     res->repaired = (uint64_t)db_int(r, 0, 0);
@@ -1474,7 +167,7 @@ static void mark_reported(recon_ctx *x, const recon_result *res)
     snprintf(run_id, sizeof run_id, "%lld", (long long)res->run_id);
     buf sql = BUF_INIT;
     db_result *r = NULL;
-    if (render(x, &sql, SQL_RECON_REG_REPORTED))
+    if (recon_sql_render(x, &sql, SQL_RECON_REG_REPORTED))
         r = db_query(x->tool.d, buf_cstr(&sql), 1, (const char *const[]){run_id});
     if (!r)
         log_warn("reconcile: could not record that run %s's outputs showed what appeared; the "
@@ -1574,7 +267,7 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     if (!x->window_zone[0] || cfg->timezone || (cfg->profile && cfg->profile->timezone))
         return true;
     char *zone = strdup(x->window_zone);
-    char *sql = zone_for_sql(zone);
+    char *sql = recon_zone_for_sql(zone);
     if (!zone || !sql) {
         free(zone);
         free(sql);
@@ -1586,17 +279,15 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     free(x->sql_zone);
     x->sql_zone = sql;
     const char *set[] = {x->sql_zone};
-    return exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
+    return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
 }
 
-/* Connects, stages, compares and (unless a dry run) registers, writes the
- * discrepancies file, commits.  Returns the status of the files and the
- * database (not yet the verdict's 5). */
-static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
-                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+/* Connects to the target, checks its shape, names the register and
+ * begins the run's one transaction.  EXIT_OK, or the status to return
+ * (logged); x's tool is the caller's to close in either case. */
+static int begin_run(recon_ctx *x, run_report *rep)
 {
-    const config *cfg = x->cfg;
-    int code = tool_open(cfg, &x->tool);
+    int code = tool_open(x->cfg, &x->tool);
     if (code != EXIT_OK)
         return code;
     rep->database = strdup(db_describe(x->tool.d));
@@ -1607,19 +298,24 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         return EXIT_USAGE;
     }
     buf_free(&err);
-    if (!register_names(x))
+    if (!recon_register_names(x))
         return EXIT_INPUT;
     if (!db_begin(x->tool.d))
         return tool_db_failure(x->tool.d, "reconcile: BEGIN");
-    x->sql_zone = zone_for_sql(res->zone);
-    x->net_kinds[0] = kind_names_json(cfg, "refund");
-    x->net_kinds[1] = kind_names_json(cfg, "revoked");
-    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
-              stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    return EXIT_OK;
+}
+
+/* Stages each file in turn (recon_stage_file): the first that fails stops
+ * the run, *code takes its status and each file after it says it was not
+ * read.  False when a file failed. */
+static bool stage_files(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj, int *code)
+{
+    const config *cfg = x->cfg;
+    bool ok = true;
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
-        int c = stage_file(x, i, rj, &rep->files[i], res);
+        int c = recon_stage_file(x, i, rj, &rep->files[i], res);
         if (c != EXIT_OK) {
-            code = c;
+            *code = c;
             ok = false;
             for (size_t k = i + 1; k < cfg->n_files; k++) {
                 rep->files[k].path = cfg->files[k];
@@ -1629,44 +325,41 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
             }
         }
     }
-    if (ok)
-        ok = window_zone(x, res);
-    if (ok)
-        ok = compare(x, res, rep);
-    /* --repair missing inserts the rows the comparison found missing; a
-     * statement row outside an explicit period was never compared, and
-     * the merge would insert it all the same (its callback's absence then
-     * never shown when its own day is reconciled): refused before
-     * anything is written. */
-    if (ok && cfg->repair == REPAIR_MISSING && res->outside_period > 0) {
-        log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
-                  "compared, and the repair would insert %s; give a period covering the "
-                  "statement's days, or repair without --period",
-                  (unsigned long long)res->outside_period,
-                  res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
-                  res->outside_period == 1 ? "it" : "them");
-        code = EXIT_USAGE;
-        ok = false;
-        res->compared = false;
-    }
-    if (ok && !cfg->dry_run && res->compared)
-        ok = write_register(x, res, rep);
-    else if (ok && cfg->dry_run && res->compared)
-        ok = read_register(x, res);
-    recon_disc *disc = NULL;
-    if (ok) {
-        bool io_failed;
-        ok = stream_lines(x, res, &disc, &io_failed);
-        if (!ok && io_failed)
-            code = EXIT_INPUT;
-    }
+    return ok;
+}
+
+/* --repair missing inserts the rows the comparison found missing; a
+ * statement row outside an explicit period was never compared, and
+ * the merge would insert it all the same (its callback's absence then
+ * never shown when its own day is reconciled): refused before
+ * anything is written.  True (logged, res->compared unset) when refused. */
+static bool repair_outside_period(const config *cfg, recon_result *res)
+{
+    if (cfg->repair != REPAIR_MISSING || res->outside_period == 0)
+        return false;
+    log_error("reconcile --repair missing: %llu statement %s outside --period %s..%s, never "
+              "compared, and the repair would insert %s; give a period covering the "
+              "statement's days, or repair without --period",
+              (unsigned long long)res->outside_period,
+              res->outside_period == 1 ? "row falls" : "rows fall", res->from, res->to,
+              res->outside_period == 1 ? "it" : "them");
+    res->compared = false;
+    return true;
+}
+
+/* Ends the run's transaction: commits it when everything went well (ok)
+ * and this is no dry run, otherwise rolls it back; then the discrepancies
+ * file *disc takes its place or is discarded (*disc is NULL after).  code
+ * is the status so far; returns the run's. */
+static int end_run(recon_ctx *x, recon_result *res, bool ok, int code, recon_disc **disc)
+{
     /* The last moment an interrupt can stop the run: after it, the
      * register is committed and the run whole. */
-    if (ok && interrupted(x, "reconcile"))
+    if (ok && recon_interrupted(x, "reconcile"))
         ok = false;
     if (!ok && code == EXIT_OK)
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_DATABASE;
-    if (ok && !cfg->dry_run) {
+    if (ok && !x->cfg->dry_run) {
         if (!db_commit(x->tool.d)) {
             code = tool_db_failure(x->tool.d, "reconcile: COMMIT");
             ok = false;
@@ -1682,17 +375,56 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
         recon_result_unregister(res);
     /* The file takes its place only beside a committed register (or after a
      * dry run that compared everything); a failure leaves what was there. */
-    if (ok && disc) {
+    if (ok && *disc) {
         buf perr = BUF_INIT;
-        if (!recon_disc_publish(&disc, &perr)) {
+        if (!recon_disc_publish(disc, &perr)) {
             log_error("%s", buf_cstr(&perr));
             code = EXIT_INPUT;
             x->disc_failed = true;
         }
         buf_free(&perr);
     }
-    recon_disc_discard(&disc);
+    recon_disc_discard(disc);
     return code;
+}
+
+/* Connects, stages, compares and (unless a dry run) registers, writes the
+ * discrepancies file, commits.  Returns the status of the files and the
+ * database (not yet the verdict's 5). */
+static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
+                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+{
+    const config *cfg = x->cfg;
+    int code = begin_run(x, rep);
+    if (code != EXIT_OK)
+        return code;
+    x->sql_zone = recon_zone_for_sql(res->zone);
+    x->net_kinds[0] = recon_kind_names_json(cfg, "refund");
+    x->net_kinds[1] = recon_kind_names_json(cfg, "revoked");
+    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
+              recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    if (ok)
+        ok = stage_files(x, res, rep, rj, &code);
+    if (ok)
+        ok = window_zone(x, res);
+    if (ok)
+        ok = recon_compare(x, res, rep);
+    if (ok && repair_outside_period(cfg, res)) {
+        code = EXIT_USAGE;
+        ok = false;
+    }
+    if (ok && !cfg->dry_run && res->compared)
+        ok = recon_write_register(x, res, rep);
+    else if (ok && cfg->dry_run && res->compared)
+        ok = recon_read_register(x, res);
+    recon_disc *disc = NULL;
+    if (ok) {
+        bool io_failed;
+        ok = recon_stream_lines(x, res, &disc, &io_failed);
+        if (!ok && io_failed)
+            code = EXIT_INPUT;
+    }
+    return end_run(x, res, ok, code, &disc);
 }
 
 /* A file the run never came to read (an option refused, the database or
@@ -1714,28 +446,88 @@ static void explain_unread(run_report *rep, int code)
     }
 }
 
+/* The run's report before anything is read: what the run is, and each
+ * file failed until it is read.  False when out of memory; rep is the
+ * caller's to free (run_report_free) once this returned true. */
+static bool report_init(const config *cfg, run_report *rep)
+{
+    if (!run_report_init(rep, cfg->n_files))
+        return false;
+    rep->validate_only = cfg->repair == REPAIR_NONE;
+    rep->reconcile = true;
+    rep->repair = cfg->repair == REPAIR_MISSING ? "missing"
+                  : cfg->repair == REPAIR_MERGE ? "merge"
+                                                : NULL;
+    rep->dry_run = cfg->dry_run;
+    rep->target = strdup(cfg->table);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
+        rep->files[i].path = cfg->files[i];
+        rep->files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
+        rep->files[i].status = FILE_FAILED;
+    }
+    return true;
+}
+
+/* What reading the files needs beside the session: the rejects file
+ * (*rj) and, when the profile links refunds to payments (refund_of), the
+ * payments' keys (x->links).  EXIT_OK, or EXIT_INPUT out of memory
+ * (logged); both are the caller's to free in either case. */
+static int open_reading(recon_ctx *x, rejects **rj)
+{
+    const config *cfg = x->cfg;
+    *rj = rejects_open(cfg->rejects_path);
+    if (cfg->profile && cfg->profile->refund_of)
+        x->links = key_links_new();
+    if (!*rj || (cfg->profile && cfg->profile->refund_of && !x->links)) {
+        log_error("out of memory");
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Closes the rejects file (*rj NULL: none was opened), its summary into
+ * rep.  code is the status so far; returns it, worsened to EXIT_INPUT
+ * (logged) when the file could not be completed. */
+static int close_rejects(rejects **rj, run_report *rep, int code)
+{
+    if (*rj) {
+        buf e = BUF_INIT;
+        rejects_take_summary(*rj, &rep->rejects);
+        if (!rejects_close(rj, &e)) {
+            log_error("%s", buf_cstr(&e));
+            code = exit_worst(code, EXIT_INPUT);
+        }
+        buf_free(&e);
+    }
+    return code;
+}
+
+/* Closes x's connection and frees what x owns. */
+static void ctx_free(recon_ctx *x)
+{
+    tool_close(&x->tool);
+    key_links_free(&x->links);
+    buf_free(&x->item);
+    buf_free(&x->run);
+    buf_free(&x->item_index);
+    buf_free(&x->run_index);
+    buf_free(&x->item_name);
+    buf_free(&x->run_name);
+    free(x->sql_zone);
+    free(x->net_kinds[0]);
+    free(x->net_kinds[1]);
+}
+
 int recon_run(const config *cfg)
 {
     recon_result res = {.repair = cfg->repair, .dry_run = cfg->dry_run};
     facts_map tf = {0};
     stmt_facts sf = {0};
     run_report rep;
-    if (!run_report_init(&rep, cfg->n_files)) {
+    if (!report_init(cfg, &rep)) {
         log_error("out of memory");
         return EXIT_INPUT;
-    }
-    rep.validate_only = cfg->repair == REPAIR_NONE;
-    rep.reconcile = true;
-    rep.repair = cfg->repair == REPAIR_MISSING ? "missing"
-                 : cfg->repair == REPAIR_MERGE ? "merge"
-                                               : NULL;
-    rep.dry_run = cfg->dry_run;
-    rep.target = strdup(cfg->table);
-    for (size_t i = 0; i < cfg->n_files; i++) {
-        input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(cfg->files[i]);
-        rep.files[i].path = cfg->files[i];
-        rep.files[i].format = cfg->profile ? cfg->profile->name : format_name(fmt);
-        rep.files[i].status = FILE_FAILED;
     }
     recon_ctx x = {.cfg = cfg};
     progress_init(&x.prog, cfg->quiet);
@@ -1743,15 +535,8 @@ int recon_run(const config *cfg)
     int64_t grace_s = 0;
     rejects *rj = NULL;
     int code = prepare(cfg, &res, &tf, &sf, &grace_s);
-    if (code == EXIT_OK) {
-        rj = rejects_open(cfg->rejects_path);
-        if (cfg->profile && cfg->profile->refund_of)
-            x.links = key_links_new();
-        if (!rj || (cfg->profile && cfg->profile->refund_of && !x.links)) {
-            log_error("out of memory");
-            code = EXIT_INPUT;
-        }
-    }
+    if (code == EXIT_OK)
+        code = open_reading(&x, &rj);
     if (code == EXIT_OK)
         code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
     progress_done(&x.prog);
@@ -1769,35 +554,17 @@ int recon_run(const config *cfg)
     }
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);
-    if (rj) {
-        buf e = BUF_INIT;
-        rejects_take_summary(rj, &rep.rejects);
-        if (!rejects_close(&rj, &e)) {
-            log_error("%s", buf_cstr(&e));
-            code = exit_worst(code, EXIT_INPUT);
-        }
-        buf_free(&e);
-    }
+    code = close_rejects(&rj, &rep, code);
     rep.elapsed_s = now_seconds() - t0;
     run_report_total(&rep);
     int rendered = recon_render_outputs(cfg, &res, &rep, code);
     code = exit_worst(code, rendered);
     if (rendered == EXIT_OK && !x.disc_failed)
         mark_reported(&x, &res);
-    tool_close(&x.tool);
-    key_links_free(&x.links);
+    ctx_free(&x);
     run_report_free(&rep);
     recon_result_free(&res);
     facts_free(&tf);
     stmt_facts_free(&sf);
-    buf_free(&x.item);
-    buf_free(&x.run);
-    buf_free(&x.item_index);
-    buf_free(&x.run_index);
-    buf_free(&x.item_name);
-    buf_free(&x.run_name);
-    free(x.sql_zone);
-    free(x.net_kinds[0]);
-    free(x.net_kinds[1]);
     return code;
 }

@@ -7,8 +7,11 @@
  * file and page section.
  *
  * The coordinator (recon.c) gathers everything into a recon_result
- * (recon_result.h) first, then calls recon_render.c to render it (gather,
- * then render); the renderer never calls back into the coordinator.
+ * (recon_result.h) first, through its parts on one session
+ * (recon_session.h): recon_read.c reads and stages the statement,
+ * recon_gather.c compares and gathers, recon_register.c keeps the
+ * register; then it calls recon_render.c to render it (gather, then
+ * render).  Neither the parts nor the renderer call back into it.
  */
 #ifndef IDEMLOAD_RECON_H
 #define IDEMLOAD_RECON_H

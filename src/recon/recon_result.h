@@ -1,11 +1,11 @@
 /*
  * recon_result.h - what one `idemload reconcile` run found (SPEC.md,
  * "Reconcile: the statement against the table, both ways"), gathered by
- * the coordinator (recon.c) and rendered by recon_render.c: the
- * categories, the figures per tenant, channel and day, the example lines,
- * the items carried over, what --repair inserted.  Plain data and its
- * small helpers only: nothing here queries or prints, so both sides use it
- * and neither calls the other back.
+ * the coordinator (recon.c, through its parts) and rendered by
+ * recon_render.c: the categories, the figures per tenant, channel and
+ * day, the example lines, the items carried over, what --repair
+ * inserted.  Plain data and its small helpers only: nothing here queries
+ * or prints, so both sides use it and neither calls the other back.
  * Ownership: a recon_result owns all its strings; recon_result_free()
  * releases them.
  */
