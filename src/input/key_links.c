@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/hash.h"
 
 struct key_links {
     buf arena;
@@ -22,16 +23,6 @@ typedef struct entry_head {
     size_t idn, keyn;
 } entry_head;
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;    /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static const entry_head *head_at(const key_links *kl, size_t off)
 {
     return (const entry_head *)(const void *)(kl->arena.data + off);
@@ -41,7 +32,7 @@ static const entry_head *head_at(const key_links *kl, size_t off)
 static size_t find_slot(const key_links *kl, const char *id, size_t idn)
 {
     size_t mask = kl->cap - 1;
-    for (size_t i = hash_bytes(id, idn) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_fnv1a(HASH_FNV1A_INIT, id, idn) & mask;; i = (i + 1) & mask) {
         if (!kl->slot[i])
             return i;
         size_t off = kl->slot[i] - 1;

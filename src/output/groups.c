@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 typedef struct entry {
     int64_t tenant_id;
     char *channel;      /* NUL-terminated copies: key texts hold no NUL */
@@ -52,23 +54,13 @@ size_t group_kind_len(const char *callback_type, size_t len)
     return colon ? (size_t)(colon - callback_type) : len;
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 static size_t slot_of(const group_table *g, int64_t tenant, const char *ch, size_t ch_len,
                       const char *kind, size_t kind_len)
 {
-    uint64_t h = fnv(UINT64_C(0xcbf29ce484222325), &tenant, sizeof tenant);
-    h = fnv(h, ch, ch_len);
-    h = fnv(h, "\0", 1);
-    h = fnv(h, kind, kind_len);
+    uint64_t h = hash_fnv1a(HASH_FNV1A_INIT, &tenant, sizeof tenant);
+    h = hash_fnv1a(h, ch, ch_len);
+    h = hash_fnv1a(h, "\0", 1);
+    h = hash_fnv1a(h, kind, kind_len);
     size_t k = (size_t)h & (g->cap - 1);
     while (g->e[k].channel) {
         const entry *e = &g->e[k];

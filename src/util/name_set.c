@@ -8,21 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a, 64 bits. */
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
+#include "util/hash.h"
 
 /* The slot holding s[0..n), or the empty slot where it would go. */
 static size_t probe(const name_index *ix, const char *s, size_t n)
 {
-    size_t k = (size_t)hash(s, n) & (ix->cap - 1);
+    size_t k = (size_t)hash_fnv1a(HASH_FNV1A_INIT, s, n) & (ix->cap - 1);
     for (; ix->slot[k]; k = (k + 1) & (ix->cap - 1)) {
         size_t j = ix->slot[k] - 1;
         if (ix->len[j] == n && memcmp(ix->base + ix->off[j], s, n) == 0)
