@@ -99,6 +99,17 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep)
     return code;
 }
 
+int pipeline_import(const config *cfg, run_report *rep)
+{
+    int code = EXIT_OK;
+    loader *ld = loader_open(cfg, &code);
+    if (!ld)
+        return code;
+    code = pipeline_run(cfg, ld, rep);
+    loader_close(&ld);
+    return code;
+}
+
 statement_reading *pipeline_reading_open(const config *cfg, run_report *rep)
 {
     statement_reading *r = malloc(sizeof *r);

@@ -32,6 +32,14 @@ int pipeline_run(const config *cfg, loader *ld, run_report *rep);
 void pipeline_not_started(const config *cfg, file_report *fr, const char *path, const char *why);
 
 /*
+ * Imports cfg's files, as `idemload import` would, on a loader of its own
+ * (opened and closed here): reconcile's --repair, with the options it
+ * chose.  Fills *rep (initialized by the caller for cfg->n_files files);
+ * returns the exit status.
+ */
+int pipeline_import(const config *cfg, run_report *rep);
+
+/*
  * A command that takes a statement's rows for a purpose of its own
  * (reconcile, which COPYs them): each file is opened, read by the reading
  * thread, validated and its rejects written as import and validate do it,

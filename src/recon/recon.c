@@ -26,7 +26,6 @@
 #include "db/recon_sql.h"
 #include "db/target.h"
 #include "input/profile.h"
-#include "load/loader.h"
 #include "output/log.h"
 #include "output/report.h"
 #include "pipeline/pipeline.h"
@@ -56,29 +55,24 @@ static int repair(const config *cfg, run_report *rep)
     if (cfg->repair == REPAIR_MISSING)
         c.conflict = CONFLICT_NOTHING;
     c.force = true;   /* a file the ledger holds is repaired all the same */
-    int code = EXIT_OK;
-    loader *ld = loader_open(&c, &code);
     run_report r2;
-    if (ld && !run_report_init(&r2, cfg->n_files)) {
-        loader_close(&ld);
-        log_error("out of memory");
-        code = EXIT_INPUT;
-    }
-    if (ld) {
-        code = pipeline_run(&c, ld, &r2);
-        loader_close(&ld);
-        for (size_t i = 0; i < cfg->n_files; i++) {
-            load_counts *to = &rep->files[i].counts;
-            const load_counts *from = &r2.files[i].counts;
-            to->inserted = from->inserted;
-            to->updated = from->updated;
-            to->unchanged = from->unchanged;
-            to->stale = from->stale;
-            to->existing = from->existing;
-            to->chunks = from->chunks;
-        }
+    if (!run_report_init(&r2, cfg->n_files)) {
         run_report_free(&r2);
+        log_error("out of memory");
+        return EXIT_INPUT;
     }
+    int code = pipeline_import(&c, &r2);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        load_counts *to = &rep->files[i].counts;
+        const load_counts *from = &r2.files[i].counts;
+        to->inserted = from->inserted;
+        to->updated = from->updated;
+        to->unchanged = from->unchanged;
+        to->stale = from->stale;
+        to->existing = from->existing;
+        to->chunks = from->chunks;
+    }
+    run_report_free(&r2);
     return code;
 }
 
