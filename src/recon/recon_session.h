@@ -5,7 +5,7 @@
  * statements on its one connection, and the session's setup.  Internal to
  * src/recon/; nothing outside it includes this.
  *
- * Ownership: recon_run() owns the recon_ctx (its tool, links, buffers and
+ * Ownership: recon_run() owns the recon_ctx (its tool, reading, buffers and
  * strings) and frees them at its end.
  */
 #ifndef IDEMLOAD_RECON_SESSION_H
