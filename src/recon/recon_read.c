@@ -57,9 +57,11 @@ static int copy_begin(void *st, const char *path, file_report *rep)
     if (!db_copy_begin(c->x->tool.d, SQL_RECON_COPY))
         return copy_failed(c);
     c->lost = false;
-    if (!copy_binary_header(&c->out))
-        return copy_oom(path, rep);
-    return EXIT_OK;
+    if (copy_binary_header(&c->out))
+        return EXIT_OK;
+    /* No end follows a failed begin: the COPY is aborted here. */
+    db_copy_end(c->x->tool.d, "out of memory");
+    return copy_oom(path, rep);
 }
 
 /* Every valid row of the chunk, in file order, into the COPY. */
@@ -98,6 +100,7 @@ static int copy_finish(stage_copy *c, int code, file_report *rep)
         return copy_failed(c);
     return code;
 }
+
 /* Appends s to out as an element of a PostgreSQL array literal (quoted,
  * '"' and '\\' escaped); false when out of memory. */
 static bool array_element(buf *out, const char *s, bool first)
