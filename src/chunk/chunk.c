@@ -91,6 +91,7 @@ struct chunk {
     uint32_t *table;        /* row index + 1, 0 = empty */
     size_t table_cap;       /* power of two, > 2 * rows */
     chunk_counts counts;
+    bool keep_every_row;
     bool keep_first;
     int16_t final_status[CHUNK_MAX_FINAL];
     size_t n_final;
@@ -201,6 +202,7 @@ void chunk_reset(chunk *ch)
 
 void chunk_set_policy(chunk *ch, const chunk_policy *p)
 {
+    ch->keep_every_row = p->keep_every_row;
     ch->keep_first = p->keep_first;
     ch->n_final = p->n_final_status < CHUNK_MAX_FINAL ? p->n_final_status : CHUNK_MAX_FINAL;
     for (size_t i = 0; i < ch->n_final; i++)
@@ -286,10 +288,31 @@ static bool store(chunk *ch, slot_row *s, const row *r, uint64_t hash64)
     return true;
 }
 
+/* Room for one more row in ch->rows; false when out of memory. */
+static bool room_for_row(chunk *ch)
+{
+    if (ch->n < ch->cap)
+        return true;
+    size_t cap = ch->cap * 2;
+    slot_row *rows = realloc(ch->rows, cap * sizeof *rows);
+    if (!rows)
+        return false;
+    ch->rows = rows;
+    ch->cap = cap;
+    return true;
+}
+
 bool chunk_add(chunk *ch, const row *r)
 {
     assert(!ch->sorted);
     uint64_t h64 = row_key_hash64(r);
+    if (ch->keep_every_row) {
+        /* In file order, the key index left empty: nothing is looked up. */
+        if (!room_for_row(ch) || !store(ch, &ch->rows[ch->n], r, h64))
+            return false;
+        ch->n++;
+        return true;
+    }
     uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
     size_t mask = ch->table_cap - 1;
     size_t j = h & mask;
@@ -330,14 +353,8 @@ bool chunk_add(chunk *ch, const row *r)
         }
         j = (j + 1) & mask;
     }
-    if (ch->n == ch->cap) {
-        size_t cap = ch->cap * 2;
-        slot_row *rows = realloc(ch->rows, cap * sizeof *rows);
-        if (!rows)
-            return false;
-        ch->rows = rows;
-        ch->cap = cap;
-    }
+    if (!room_for_row(ch))
+        return false;
     if (ch->n + 1 > ch->table_cap / 2) {
         if (!grow_table(ch, ch->n + 1))
             return false;

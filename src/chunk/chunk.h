@@ -3,6 +3,8 @@
  *
  * Inside a chunk each business key keeps one row; the others are counted
  * as deduplicated.  Which one is the chunk's policy (chunk_set_policy):
+ * - every row (reconcile, which counts each row of a statement): no
+ *   deduplication, the rows in file order;
  * - latest (the default, --on-conflict update): the row with the latest
  *   received_at instant, on a tie the row read later; but when any row of
  *   the key holds a final status, the kept row takes the first such status
@@ -61,6 +63,7 @@ typedef struct chunk_policy {
     bool keep_first;
     const int16_t *final_status;
     size_t n_final_status;
+    bool keep_every_row;    /* no deduplication: the others are then unused */
 } chunk_policy;
 
 #define CHUNK_MAX_FINAL 32
@@ -75,7 +78,8 @@ void chunk_reset(chunk *ch);
 void chunk_set_policy(chunk *ch, const chunk_policy *p);
 
 /*
- * Adds a copy of *r, deduplicating against the rows already in the chunk.
+ * Adds a copy of *r, deduplicating against the rows already in the chunk
+ * (unless its policy keeps every row).
  * Returns false only when memory runs out (the chunk is then unchanged).
  */
 bool chunk_add(chunk *ch, const row *r);

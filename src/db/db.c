@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "util/exitcodes.h"
+#include "util/fault.h"
 #include "util/signals.h"
 
 struct db {
@@ -208,7 +209,10 @@ static const sqlstate_rule sqlstate_rules[] = {
     {"25006", DBE_FATAL, EXIT_DATABASE, "; the server is read-only (a standby?)"},
     /* the client's own out of memory (db_set_out_of_memory) is told apart
      * by the handle, not by this code, which the server uses too */
-    /* classes */
+    /* classes; a failed connect and a connection lost mid-statement have
+     * no SQLSTATE from libpq: they stand as this class's 08001 (cannot
+     * establish a connection) and 08006 (connection failure), by
+     * convention (SQLSTATE_CONNECT_FAILED, SQLSTATE_CONNECTION_LOST) */
     {"08", DBE_CONNECTION, EXIT_DATABASE, ""},
     {"22", DBE_DATA, EXIT_DATABASE, ""},
     {"23", DBE_DATA, EXIT_DATABASE, ""},
@@ -223,27 +227,32 @@ static const sqlstate_rule sqlstate_rules[] = {
      "rejected, fix it and run the same command again"},
     {"53", DBE_FATAL, EXIT_DATABASE,
      "; the server is out of a resource (disk, memory, connections)"},
+    /* anything else (the last row) */
+    {"", DBE_FATAL, EXIT_DATABASE, ""},
 };
 
-/* The rule for state (a code, then its class), or NULL: not listed. */
+#define SQLSTATE_CONNECT_FAILED "08001"
+#define SQLSTATE_CONNECTION_LOST "08006"
+
+/* The rule for state (a code, then its class, then anything else). */
 static const sqlstate_rule *rule_of(const char *state)
 {
     size_t n = sizeof sqlstate_rules / sizeof sqlstate_rules[0];
-    if (!state || strlen(state) != 5)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (strlen(sqlstate_rules[i].state) == 5 && strcmp(sqlstate_rules[i].state, state) == 0)
-            return &sqlstate_rules[i];
-    for (size_t i = 0; i < n; i++)
-        if (strlen(sqlstate_rules[i].state) == 2 && strncmp(sqlstate_rules[i].state, state, 2) == 0)
-            return &sqlstate_rules[i];
-    return NULL;
+    if (state && strlen(state) == 5) {
+        for (size_t i = 0; i < n; i++)
+            if (strlen(sqlstate_rules[i].state) == 5 && strcmp(sqlstate_rules[i].state, state) == 0)
+                return &sqlstate_rules[i];
+        for (size_t i = 0; i < n; i++)
+            if (strlen(sqlstate_rules[i].state) == 2 &&
+                strncmp(sqlstate_rules[i].state, state, 2) == 0)
+                return &sqlstate_rules[i];
+    }
+    return &sqlstate_rules[n - 1];
 }
 
 const char *db_sqlstate_hint(const char *state)
 {
-    const sqlstate_rule *r = rule_of(state);
-    return r ? r->hint : "";
+    return rule_of(state)->hint;
 }
 
 /* Records the error of res (may be NULL: a connection-level failure). */
@@ -273,12 +282,11 @@ static void set_error(db *d, const PGresult *res)
     /* No SQLSTATE: the server never answered (libpq's own error, e.g. the
      * connection of an idle worker died with its server; PQstatus may not
      * say so yet): reconnect and retry.  Otherwise the table says. */
-    const sqlstate_rule *rule = rule_of(d->sqlstate);
     d->client_oom = false;
     if (PQstatus(d->conn) != CONNECTION_OK || d->sqlstate[0] == '\0')
         d->cls = DBE_CONNECTION;
     else
-        d->cls = rule ? rule->cls : DBE_FATAL;
+        d->cls = rule_of(d->sqlstate)->cls;
 }
 
 /* The server's notices ("relation ... already exists, skipping") are not
@@ -290,13 +298,33 @@ static void on_notice(void *arg, const PGresult *res)
     (void)res;
 }
 
-db *db_connect(const char *dbname, buf *err)
+/* The status of a failure: the client's own out of memory is 3 (SPEC.md),
+ * an interrupt 130, anything else as the table says of state. */
+static int failure_exit(bool client_oom, db_error_class cls, const char *state)
 {
-    db *d = calloc(1, sizeof *d);
-    if (!d) {
-        buf_append_str(err, "out of memory");
-        return NULL;
-    }
+    if (!signals_interrupted() && client_oom)
+        return EXIT_INPUT;
+    return db_exit_status(cls, state, signals_interrupted());
+}
+
+/* A connect that failed: *err says why, *exit_status (unless NULL) takes
+ * its status by the same rule as any failure.  Returns NULL. */
+static db *connect_failed(db **d, bool client_oom, buf *err, int *exit_status)
+{
+    if (client_oom)
+        buf_append_str(err, "cannot connect to the database: out of memory (client)");
+    if (exit_status)
+        *exit_status = failure_exit(client_oom, DBE_CONNECTION, SQLSTATE_CONNECT_FAILED);
+    db_close(d);
+    return NULL;
+}
+
+db *db_connect(const char *dbname, buf *err, int *exit_status)
+{
+    /* The tests ask for the client out of memory here (util/fault.h). */
+    db *d = fault_injected("connect-oom") ? NULL : calloc(1, sizeof *d);
+    if (!d)
+        return connect_failed(&d, true, err, exit_status);
     if (dbname) {
         /* Mask first, then parse: the passwords the text holds, read from
          * its bytes, then the one libpq reads when it can parse it. */
@@ -322,9 +350,11 @@ db *db_connect(const char *dbname, buf *err)
     const char *used = d->conn ? PQpass(d->conn) : NULL;
     if (used)
         add_password(d, used, strlen(used));
-    if (!d->conn || PQstatus(d->conn) != CONNECTION_OK) {
+    if (!d->conn)
+        return connect_failed(&d, true, err, exit_status);
+    if (PQstatus(d->conn) != CONNECTION_OK) {
         buf msg = BUF_INIT;
-        buf_append_str(&msg, d->conn ? PQerrorMessage(d->conn) : "out of memory");
+        buf_append_str(&msg, PQerrorMessage(d->conn));
         trim_newline(&msg);
         for (size_t i = 0; i < msg.len; i++)
             if (msg.data[i] == '\n' || msg.data[i] == '\t')
@@ -332,8 +362,7 @@ db *db_connect(const char *dbname, buf *err)
         mask_password(d, &msg);
         buf_printf(err, "cannot connect to the database: %s", buf_cstr(&msg));
         buf_free(&msg);
-        db_close(&d);
-        return NULL;
+        return connect_failed(&d, false, err, exit_status);
     }
     PQsetNoticeReceiver(d->conn, on_notice, d);
     d->cancel = PQgetCancel(d->conn);
@@ -580,17 +609,15 @@ int db_exit_status(db_error_class cls, const char *sqlstate, bool interrupted)
 {
     if (interrupted)
         return EXIT_INTERRUPTED;
-    if (cls == DBE_CONNECTION)
-        return EXIT_DATABASE;
-    const sqlstate_rule *r = rule_of(sqlstate);
-    return r ? r->exit : EXIT_DATABASE;
+    /* A connection libpq saw fail, with no SQLSTATE of the server's. */
+    if (cls == DBE_CONNECTION && (!sqlstate || !*sqlstate))
+        sqlstate = SQLSTATE_CONNECTION_LOST;
+    return rule_of(sqlstate)->exit;
 }
 
 int db_failure_exit(const db *d)
 {
-    if (!signals_interrupted() && d->client_oom)
-        return EXIT_INPUT;      /* SPEC.md: the client out of memory is 3 */
-    return db_exit_status(d->cls, d->sqlstate, signals_interrupted());
+    return failure_exit(d->client_oom, d->cls, d->sqlstate);
 }
 
 bool db_ok(const db *d)

@@ -39,9 +39,12 @@ typedef enum db_error_class {
  * Connects like psql: dbname may be NULL (PG* environment, service file,
  * .pgpass), a database name, a conninfo string or a URI.  Sets
  * client_encoding UTF8 and application_name idemload.  On failure returns
- * NULL with a message (password masked) in *err.
+ * NULL with a message (password masked) in *err and, unless exit_status
+ * is NULL, its status by the SQLSTATE table in *exit_status (libpq gives
+ * a failed connect no SQLSTATE: it stands as 08001, a database error; the
+ * client's own out of memory is 3, an interrupt 130, as db_failure_exit).
  */
-db *db_connect(const char *dbname, buf *err);
+db *db_connect(const char *dbname, buf *err, int *exit_status);
 void db_close(db **d);
 
 /*

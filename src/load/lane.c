@@ -852,7 +852,9 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
 {
     const lane_env *env = ln->env;
     const char *msg = buf_cstr(&ln->err_msg), *state = ln->err_state;
-    int code = EXIT_DATABASE;
+    /* The server's answer (or a lost connection, which has none) by the
+     * SQLSTATE table, unless a case below says otherwise. */
+    int code = db_exit_status(ar == ATTEMPT_CONNECTION ? DBE_CONNECTION : DBE_FATAL, state, false);
     buf_clear(why);
     switch (ar) {
     case ATTEMPT_DATA:
@@ -892,7 +894,6 @@ static int give_up(const lane_runner *ln, const lane_job *job, const char *at, a
         code = EXIT_INPUT;
         break;
     case ATTEMPT_FAILED:
-        code = db_exit_status(DBE_FATAL, state, false);
         buf_printf(why, "%s: %s: the load failed, not a row: %s (SQLSTATE %s)%s; the chunk was "
                    "rolled back, nothing rejected; last committed chunk: %llu", job->path, at,
                    msg, state, failure_hint(env, state),
@@ -948,7 +949,8 @@ int lane_run(lane_runner *ln, const lane_job *job, lane_result *res)
             return res->code = EXIT_INTERRUPTED;
         if (ar == ATTEMPT_CONNECTION || !db_ok(ln->conn)) {
             if (!reconnect(ln, job, at, &attempts, &backoff))
-                return res->code = gate_cancelled(env->gate) ? EXIT_INTERRUPTED : EXIT_DATABASE;
+                return res->code = db_exit_status(DBE_CONNECTION, NULL,
+                                                  gate_cancelled(env->gate));
             if (job->ledger) {
                 if (ln->holds_file_lock && !ledger_file_lock(job->ledger, ln->conn))
                     continue;

@@ -61,6 +61,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
     lg->lanes = 1;
     if (!ledger_names_of(&lg->names, d, schema)) {
         log_error("out of memory");
+        db_set_out_of_memory(d);    /* its status then is the client's: 3 */
         return false;
     }
     if (gethostname(lg->host, sizeof lg->host - 1) != 0 || !lg->host[0])
@@ -72,6 +73,7 @@ bool ledger_open(ledger *lg, db *d, const char *schema, const char *target,
     }
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
+        db_set_out_of_memory(d);
         return false;
     }
     return true;
@@ -153,6 +155,7 @@ static bool ensure_ledger(ledger *lg, db *d)
         lg->version.has[m] = true;
     if (!render_lane_statements(lg)) {
         log_error("out of memory");
+        db_set_out_of_memory(d);
         return false;
     }
     return true;

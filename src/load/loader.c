@@ -190,7 +190,7 @@ static bool connect_session(worker *w, buf *err)
     __atomic_store_n(&w->conn, NULL, __ATOMIC_RELEASE);
     db_close(&old);
     pthread_mutex_unlock(&w->ld->conn_mu);
-    db *d = db_connect(w->ld->cfg->dbname, err);
+    db *d = db_connect(w->ld->cfg->dbname, err, NULL);
     if (!d)
         return false;
     if (!prepare_session(w->ld, w, d)) {
@@ -555,16 +555,17 @@ const char *loader_database(loader *ld)
 static int open_control(loader *ld)
 {
     buf err = BUF_INIT;
-    ld->workers[0].conn = db_connect(ld->cfg->dbname, &err);
+    int code = EXIT_OK;
+    ld->workers[0].conn = db_connect(ld->cfg->dbname, &err, &code);
     if (!ld->workers[0].conn) {
         log_error("%s", buf_cstr(&err));
         buf_free(&err);
-        return EXIT_DATABASE;
+        return code;
     }
     buf_free(&err);
     ld->n_workers = 1;
     db *d = ld->workers[0].conn;
-    int code = open_target(ld, d);
+    code = open_target(ld, d);
     if (code != EXIT_OK)
         return code;
     if (ld->t.distributed && ld->cfg->changes_path) {
@@ -585,7 +586,7 @@ static int open_control(loader *ld)
     }
     if (!ledger_open(&ld->lg, d, ld->t.schema, ld->t.display, ld->t.quoted, ld->cfg->dry_run,
                      ld->cfg->force, ld->cfg->supersede))
-        return EXIT_DATABASE;
+        return db_failure_exit(d);
     if (ld->t.distributed) {
         ld->citus = (citus_names){.schema = ld->t.schema,
                                   .table = ld->t.quoted,

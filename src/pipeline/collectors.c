@@ -192,6 +192,8 @@ static bool open_rejects(const collector_setup *x, void **st)
 
 static bool open_timeline(const collector_setup *x, void **st)
 {
+    if (x->reading_only)
+        return true;
     *st = x->rep->timeline;
     return true;
 }

@@ -40,6 +40,7 @@ typedef struct collector_setup {
     run_report *rep;
     rejects **rj;               /* the pipeline's, open; closed by the sink's on_run_end */
     progress *prog;             /* the pipeline's, initialized */
+    bool reading_only;          /* reconcile: the progress line and the rejects only */
 } collector_setup;
 
 /*

@@ -126,7 +126,8 @@ bool feed_start(chunk_feed *f, const feed_input *in, uint64_t resume_after)
     chunk_policy pol = {.keep_first = cfg->conflict == CONFLICT_NOTHING &&
                                       cfg->repair != REPAIR_MISSING,
                         .final_status = cfg->final_status,
-                        .n_final_status = cfg->n_final_status};
+                        .n_final_status = cfg->n_final_status,
+                        .keep_every_row = in->every_row};
     for (int i = 0; i < 2; i++) {
         f->spare[i] = chunk_new(cfg->chunk_rows);
         if (!f->spare[i])

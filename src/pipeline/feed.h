@@ -46,6 +46,7 @@ typedef struct feed_input {
     source *src;
     reader *rdr;
     bool check_utf8;            /* reader_records_need_utf8_check */
+    bool every_row;             /* keep every row (reconcile), no deduplication */
     const sink_set *sinks;
 } feed_input;
 

@@ -192,8 +192,9 @@ static int load_chunk(const run_ctx *x, chunk *ch, uint64_t chunk_no, const char
     return code;
 }
 
-/* A whole chunk read this run: loaded (or, in validate, counted) into the
- * file's figures; *committed: its number when anything of it committed. */
+/* A whole chunk read this run: loaded (or, in validate, counted; or
+ * handed to reconcile) into the file's figures; *committed: its number
+ * when anything of it committed. */
 static int take_chunk(const run_ctx *x, chunk *ch, uint64_t chunk_no, const char *path,
                       file_report *rep, uint64_t *committed)
 {
@@ -205,8 +206,12 @@ static int take_chunk(const run_ctx *x, chunk *ch, uint64_t chunk_no, const char
                          .chunks = 1};
     bool loaded = true;
     int code = EXIT_OK;
-    if (x->ld)
+    if (x->ld) {
         code = load_chunk(x, ch, chunk_no, path, &delta, rep, &loaded);
+    } else if (x->use) {
+        code = x->use->take(x->use->st, ch, rep);
+        loaded = code == EXIT_OK;
+    }
     if (loaded) {
         load_counts_add(&rep->counts, &delta);
         *committed = chunk_no;  /* (some lanes of it: the file is partial) */
@@ -291,9 +296,10 @@ static int read_and_load(const run_ctx *x, const feed_input *in, const reader_op
     return exit_of_read(code, x->ld != NULL, committed > 0 || plan->resume_after > 0, rep);
 }
 
-/* The file taken in the ledger (import) or not (validate): the earlier
- * run's side outputs, its rows, and this run's side outputs durable before
- * the ledger may mark it completed. */
+/* The file taken in the ledger (import) or not (validate, reconcile): the
+ * earlier run's side outputs, its rows (to reconcile's consumer, between
+ * its begin and its end), and this run's side outputs durable before the
+ * ledger may mark it completed. */
 static int load_file(const run_ctx *x, const feed_input *in, const reader_options *ropt,
                      const file_plan *plan, file_report *rep)
 {
@@ -305,7 +311,11 @@ static int load_file(const run_ctx *x, const feed_input *in, const reader_option
             return code;
         }
     }
+    if (x->use && (code = x->use->begin(x->use->st, in->path, rep)) != EXIT_OK)
+        return code;
     code = read_and_load(x, in, ropt, plan, rep);
+    if (x->use)
+        code = x->use->end(x->use->st, in->rdr, code, rep);
     if (rep->status == FILE_OK)
         file_warn_money_unchecked(in->rdr, in->path, rep);
     if (rep->status == FILE_OK) {
@@ -331,7 +341,7 @@ int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bo
     if (code != EXIT_OK)
         return code;
 
-    feed_input in = {.cfg = cfg, .path = path, .sinks = x->sinks};
+    feed_input in = {.cfg = cfg, .path = path, .every_row = x->use != NULL, .sinks = x->sinks};
     file_identity id = {.path = path, .size = -1};
     ledger_place lp = {.params = BUF_INIT};
     reader_options ropt;

@@ -17,6 +17,7 @@
 #include "load/outcome.h"
 #include "output/rejects.h"
 #include "output/report.h"
+#include "pipeline/pipeline.h"
 #include "pipeline/sink.h"
 
 /* What every file of a run shares; the files are run one at a time. */
@@ -29,9 +30,11 @@ typedef struct run_ctx {
     run_report *rep;
     key_links *links;       /* the payments' keys for refunds (profile
                                refund_of); NULL when the profile has none */
+    const row_consumer *use;/* reconcile: takes every row (ld NULL); NULL
+                               for import and validate */
 } run_ctx;
 
-/* Loads (or validates) one file; fills rep; returns its exit status.  wait:
+/* Loads (or validates, or hands to x->use) one file; fills rep; returns its exit status.  wait:
  * when another process holds the file, wait for it; otherwise return at
  * once with *busy set and nothing read (rep then to be cleared). */
 int file_run(const run_ctx *x, const char *path, file_report *rep, bool wait, bool *busy);

@@ -25,12 +25,8 @@
 #include "db/db.h"
 #include "db/recon_sql.h"
 #include "db/target.h"
-#include "input/key_links.h"
 #include "input/profile.h"
-#include "load/loader.h"
 #include "output/log.h"
-#include "output/progress.h"
-#include "output/rejects.h"
 #include "output/report.h"
 #include "pipeline/pipeline.h"
 #include "recon/facts.h"
@@ -59,29 +55,24 @@ static int repair(const config *cfg, run_report *rep)
     if (cfg->repair == REPAIR_MISSING)
         c.conflict = CONFLICT_NOTHING;
     c.force = true;   /* a file the ledger holds is repaired all the same */
-    int code = EXIT_OK;
-    loader *ld = loader_open(&c, &code);
     run_report r2;
-    if (ld && !run_report_init(&r2, cfg->n_files)) {
-        loader_close(&ld);
-        log_error("out of memory");
-        code = EXIT_INPUT;
-    }
-    if (ld) {
-        code = pipeline_run(&c, ld, &r2);
-        loader_close(&ld);
-        for (size_t i = 0; i < cfg->n_files; i++) {
-            load_counts *to = &rep->files[i].counts;
-            const load_counts *from = &r2.files[i].counts;
-            to->inserted = from->inserted;
-            to->updated = from->updated;
-            to->unchanged = from->unchanged;
-            to->stale = from->stale;
-            to->existing = from->existing;
-            to->chunks = from->chunks;
-        }
+    if (!run_report_init(&r2, cfg->n_files)) {
         run_report_free(&r2);
+        log_error("out of memory");
+        return EXIT_INPUT;
     }
+    int code = pipeline_import(&c, &r2);
+    for (size_t i = 0; i < cfg->n_files; i++) {
+        load_counts *to = &rep->files[i].counts;
+        const load_counts *from = &r2.files[i].counts;
+        to->inserted = from->inserted;
+        to->updated = from->updated;
+        to->unchanged = from->unchanged;
+        to->stale = from->stale;
+        to->existing = from->existing;
+        to->chunks = from->chunks;
+    }
+    run_report_free(&r2);
     return code;
 }
 
@@ -308,12 +299,12 @@ static int begin_run(recon_ctx *x, run_report *rep)
 /* Stages each file in turn (recon_stage_file): the first that fails stops
  * the run, *code takes its status and each file after it says it was not
  * read.  False when a file failed. */
-static bool stage_files(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj, int *code)
+static bool stage_files(recon_ctx *x, recon_result *res, run_report *rep, int *code)
 {
     const config *cfg = x->cfg;
     bool ok = true;
     for (size_t i = 0; ok && i < cfg->n_files; i++) {
-        int c = recon_stage_file(x, i, rj, &rep->files[i], res);
+        int c = recon_stage_file(x, i, &rep->files[i], res);
         if (c != EXIT_OK) {
             *code = c;
             ok = false;
@@ -391,8 +382,8 @@ static int end_run(recon_ctx *x, recon_result *res, bool ok, int code, recon_dis
 /* Connects, stages, compares and (unless a dry run) registers, writes the
  * discrepancies file, commits.  Returns the status of the files and the
  * database (not yet the verdict's 5). */
-static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *rj,
-                     const facts_map *tf, const stmt_facts *sf, int64_t grace_s)
+static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const facts_map *tf,
+                     const stmt_facts *sf, int64_t grace_s)
 {
     const config *cfg = x->cfg;
     int code = begin_run(x, rep);
@@ -404,7 +395,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, rejects *
     bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
               recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
     if (ok)
-        ok = stage_files(x, res, rep, rj, &code);
+        ok = stage_files(x, res, rep, &code);
     if (ok)
         ok = window_zone(x, res);
     if (ok)
@@ -469,45 +460,11 @@ static bool report_init(const config *cfg, run_report *rep)
     return true;
 }
 
-/* What reading the files needs beside the session: the rejects file
- * (*rj) and, when the profile links refunds to payments (refund_of), the
- * payments' keys (x->links).  EXIT_OK, or EXIT_INPUT out of memory
- * (logged); both are the caller's to free in either case. */
-static int open_reading(recon_ctx *x, rejects **rj)
-{
-    const config *cfg = x->cfg;
-    *rj = rejects_open(cfg->rejects_path);
-    if (cfg->profile && cfg->profile->refund_of)
-        x->links = key_links_new();
-    if (!*rj || (cfg->profile && cfg->profile->refund_of && !x->links)) {
-        log_error("out of memory");
-        return EXIT_INPUT;
-    }
-    return EXIT_OK;
-}
-
-/* Closes the rejects file (*rj NULL: none was opened), its summary into
- * rep.  code is the status so far; returns it, worsened to EXIT_INPUT
- * (logged) when the file could not be completed. */
-static int close_rejects(rejects **rj, run_report *rep, int code)
-{
-    if (*rj) {
-        buf e = BUF_INIT;
-        rejects_take_summary(*rj, &rep->rejects);
-        if (!rejects_close(rj, &e)) {
-            log_error("%s", buf_cstr(&e));
-            code = exit_worst(code, EXIT_INPUT);
-        }
-        buf_free(&e);
-    }
-    return code;
-}
-
 /* Closes x's connection and frees what x owns. */
 static void ctx_free(recon_ctx *x)
 {
     tool_close(&x->tool);
-    key_links_free(&x->links);
+    pipeline_reading_close(&x->reading);
     buf_free(&x->item);
     buf_free(&x->run);
     buf_free(&x->item_index);
@@ -530,16 +487,16 @@ int recon_run(const config *cfg)
         return EXIT_INPUT;
     }
     recon_ctx x = {.cfg = cfg};
-    progress_init(&x.prog, cfg->quiet);
     double t0 = now_seconds();
     int64_t grace_s = 0;
-    rejects *rj = NULL;
     int code = prepare(cfg, &res, &tf, &sf, &grace_s);
+    if (code == EXIT_OK && !(x.reading = pipeline_reading_open(cfg, &rep)))
+        code = EXIT_INPUT;
     if (code == EXIT_OK)
-        code = open_reading(&x, &rj);
-    if (code == EXIT_OK)
-        code = reconcile(&x, &res, &rep, rj, &tf, &sf, grace_s);
-    progress_done(&x.prog);
+        code = reconcile(&x, &res, &rep, &tf, &sf, grace_s);
+    /* The progress line erased, the rejects file complete (its summary in
+     * the report) before a repair reads the files again. */
+    code = exit_worst(code, pipeline_reading_close(&x.reading));
     if (code != EXIT_OK)
         explain_unread(&rep, code);
     for (size_t i = 0; i < cfg->n_files; i++)
@@ -554,7 +511,6 @@ int recon_run(const config *cfg)
     }
     if (found)
         code = exit_worst(code, EXIT_DISCREPANCIES);
-    code = close_rejects(&rj, &rep, code);
     rep.elapsed_s = now_seconds() - t0;
     run_report_total(&rep);
     int rendered = recon_render_outputs(cfg, &res, &rep, code);

@@ -1,9 +1,9 @@
 /*
  * recon_read.c - reads the statement's files into the reconcile session
- * (see recon_read.h): the same sources, readers and validation as import,
- * the valid rows sent in one binary COPY per file (in 1 MiB sends, so
- * memory stays at one buffer), the rejects made durable before the
- * comparison goes on.
+ * (see recon_read.h): import's own reading (pipeline_read_file: the
+ * reading thread, validation, rejects and progress line) hands every row
+ * to a consumer that sends them in one binary COPY per file (in 1 MiB
+ * sends, so memory stays at the reading's two chunks and one buffer).
  */
 #include "recon/recon_read.h"
 
@@ -11,138 +11,93 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/formats.h"
+#include "chunk/chunk.h"
 #include "db/recon_sql.h"
 #include "input/profile.h"
 #include "input/reader.h"
-#include "input/source.h"
 #include "load/copy_encode.h"
 #include "output/log.h"
-#include "output/progress.h"
-#include "pipeline/file.h"
-#include "rules/validate.h"
-#include "util/clock.h"
+#include "pipeline/pipeline.h"
 #include "util/exitcodes.h"
-#include "util/signals.h"
 
 #define COPY_FLUSH_BYTES (1u << 20)
 
-/* One record of file i, validated: a rejected one to rj (counted in c), a
- * valid one encoded into out for the COPY.  EXIT_OK, or EXIT_INPUT with
- * err set: the rejects file cannot be written, --max-rejects is exceeded,
- * or out of memory. */
-static int stage_record(const config *cfg, size_t i, const raw_record *rec, bool check_utf8,
-                        rejects *rj, load_counts *c, buf *reason, buf *out, buf *err)
+/* The COPY of one file (the row_consumer's state): its number in the
+ * staging table, the buffer sent in COPY_FLUSH_BYTES sends. */
+typedef struct stage_copy {
+    recon_ctx *x;
+    int32_t file_no;
+    buf out;
+    recon_result *res;      /* the totals the bills state grow here */
+    bool lost;              /* the database failed: the COPY is over */
+} stage_copy;
+
+/* The database failed during the COPY: logged once, its status. */
+static int copy_failed(stage_copy *c)
 {
-    const char *path = cfg->files[i];
-    row r;
-    buf_clear(reason);
-    if (validate_record(rec, &cfg->presets, check_utf8, &r, reason)) {
-        if (copy_binary_recon_row(out, (int32_t)(i + 1), (int64_t)rec->line, &r))
-            return EXIT_OK;
-        buf_clear(err);
-        buf_printf(err, "%s: out of memory", path);
-        return EXIT_INPUT;
-    }
-    c->rows_rejected++;
-    if (!rejects_write_converted(rj, path, rec->line, buf_cstr(reason), rec->raw, rec->raw_len,
-                                 rec->orig, rec->orig_len, err))
-        return EXIT_INPUT;
-    if (cfg->max_rejects >= 0 && c->rows_rejected > (uint64_t)cfg->max_rejects) {
-        buf_printf(err, "%s: stopped: more than %lld rows rejected (--max-rejects)", path,
-                   (long long)cfg->max_rejects);
-        return EXIT_INPUT;
+    c->lost = true;
+    c->x->failed_logged = true;
+    return tool_db_failure(c->x->tool.d, "reconcile: staging the statement (COPY)");
+}
+
+/* Out of memory encoding the rows: logged, set as the file's error. */
+static int copy_oom(const char *path, file_report *rep)
+{
+    buf msg = BUF_INIT;
+    buf_printf(&msg, "%s: out of memory", path);
+    log_error("%s", buf_cstr(&msg));
+    file_report_set_error(rep, buf_cstr(&msg));
+    buf_free(&msg);
+    return EXIT_INPUT;
+}
+
+static int copy_begin(void *st, const char *path, file_report *rep)
+{
+    stage_copy *c = st;
+    if (!db_copy_begin(c->x->tool.d, SQL_RECON_COPY))
+        return copy_failed(c);
+    c->lost = false;
+    if (copy_binary_header(&c->out))
+        return EXIT_OK;
+    /* No end follows a failed begin: the COPY is aborted here. */
+    db_copy_end(c->x->tool.d, "out of memory");
+    return copy_oom(path, rep);
+}
+
+/* Every valid row of the chunk, in file order, into the COPY. */
+static int copy_take(void *st, const chunk *ch, file_report *rep)
+{
+    stage_copy *c = st;
+    size_t n = chunk_size(ch);
+    for (size_t k = 0; k < n; k++) {
+        row r;
+        chunk_get(ch, k, &r);
+        if (!copy_binary_recon_row(&c->out, c->file_no, (int64_t)r.line, &r))
+            return copy_oom(rep->path, rep);
+        if (c->out.len >= COPY_FLUSH_BYTES) {
+            if (!db_copy_send(c->x->tool.d, c->out.data, c->out.len))
+                return copy_failed(c);
+            buf_clear(&c->out);
+        }
     }
     return EXIT_OK;
 }
 
-/* Opens file i: its digest (not for standard input), then the source and
- * the reader.  EXIT_OK, or EXIT_USAGE / EXIT_INPUT with err set; *src and
- * *rdr are the caller's to close in every case. */
-static int open_statement(const config *cfg, size_t i, input_format fmt, key_links *links,
-                          file_report *fr, source **src, reader **rdr, buf *err)
+/* The COPY ended: the trailer and the last send when the file was read
+ * whole (code EXIT_OK or EXIT_REJECTS), an abort otherwise. */
+static int copy_finish(stage_copy *c, int code, file_report *rep)
 {
-    const char *path = cfg->files[i];
-    if (fmt == FORMAT_AUTO && !cfg->profile) {
-        format_unknown(err, path);
-        return EXIT_USAGE;
+    db *d = c->x->tool.d;
+    if (c->lost)
+        return code;
+    if (code != EXIT_OK && code != EXIT_REJECTS) {
+        db_copy_end(d, rep->error ? rep->error : "reconcile stopped");
+        return code;
     }
-    source_identity id = {.size = -1};
-    if (!source_path_is_stream(path)) {
-        if (!source_identify(path, &id, err))
-            return signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-        memcpy(fr->digest, id.digest, sizeof fr->digest);
-    }
-    *src = source_open_identified(path, &id, err);
-    reader_options ropt = {
-        .format = fmt, .delimiter = cfg->delimiter, .profile = cfg->profile, .links = links};
-    for (int c = 0; c < COL_COUNT; c++)
-        ropt.preset[c] = cfg->presets.value[c] != NULL;
-    if (*src)
-        *rdr = reader_open(*src, path, &ropt, err);
-    if (*rdr)
-        file_warn_unused_presets(cfg, *rdr, path);
-    return *rdr ? EXIT_OK : signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-}
-
-/* Sends file i's records, read from rdr, in the binary COPY the caller
- * began: header, every valid row (in 1 MiB sends), trailer.  EXIT_OK when
- * all is sent; otherwise the status with err set, and *copy_lost when the
- * database failed (the COPY is over: the caller must not end it). */
-static int send_records(recon_ctx *x, size_t i, const source *src, reader *rdr, rejects *rj,
-                        load_counts *c, buf *err, bool *copy_lost)
-{
-    const config *cfg = x->cfg;
-    const char *path = cfg->files[i];
-    bool check_utf8 = reader_records_need_utf8_check(rdr);
-    buf reason = BUF_INIT, out = BUF_INIT;
-    int code = EXIT_OK;
-    bool oom = !copy_binary_header(&out);
-    while (!oom) {
-        if ((c->rows_read & 0x3ff) == 0) {
-            if (signals_interrupted()) {
-                buf_printf(err, "%s: interrupted", path);
-                code = EXIT_INTERRUPTED;
-                break;
-            }
-            progress_update(&x->prog, source_raw_offset(src), c->rows_read);
-        }
-        raw_record rec;
-        read_result rr = reader_next(rdr, &rec);
-        if (rr == READ_EOF) {
-            oom = !copy_binary_trailer(&out);
-            if (!oom && !db_copy_send(x->tool.d, out.data, out.len))
-                *copy_lost = true;
-            break;
-        }
-        if (rr == READ_FAILED) {
-            buf_append_str(err, reader_error(rdr));
-            code = signals_interrupted() ? EXIT_INTERRUPTED : EXIT_INPUT;
-            break;
-        }
-        c->rows_read++;
-        if (rec.skipped) {
-            c->rows_skipped++;
-            continue;
-        }
-        code = stage_record(cfg, i, &rec, check_utf8, rj, c, &reason, &out, err);
-        if (code != EXIT_OK)
-            break;
-        if (out.len >= COPY_FLUSH_BYTES) {
-            if (!db_copy_send(x->tool.d, out.data, out.len)) {
-                *copy_lost = true;
-                break;
-            }
-            buf_clear(&out);
-        }
-    }
-    if (oom) {
-        buf_clear(err);
-        buf_printf(err, "%s: out of memory", path);
-        code = EXIT_INPUT;
-    }
-    buf_free(&reason);
-    buf_free(&out);
+    if (!copy_binary_trailer(&c->out))
+        return copy_oom(rep->path, rep);
+    if (!db_copy_send(d, c->out.data, c->out.len) || !db_copy_end(d, NULL))
+        return copy_failed(c);
     return code;
 }
 
@@ -234,61 +189,50 @@ static bool keep_stated(const config *cfg, size_t i, const reader *rdr, recon_re
     return true;
 }
 
-int recon_stage_file(recon_ctx *x, size_t i, rejects *rj, file_report *fr, recon_result *res)
+/* After the file's rows: the COPY ended, then what the file says of
+ * itself kept (the kinds it cannot list, the totals it states, its
+ * window's zone).  Its status: a failure leaves the file failed. */
+static int copy_end(void *st, const reader *rdr, int code, file_report *rep)
 {
-    const config *cfg = x->cfg;
-    const char *path = cfg->files[i];
-    input_format fmt = cfg->format != FORMAT_AUTO ? cfg->format : format_from_name(path);
-    fr->path = path;
-    fr->format = cfg->profile ? cfg->profile->name : format_name(fmt);
-    fr->status = FILE_FAILED;
-    buf err = BUF_INIT;
-    source *src = NULL;
-    reader *rdr = NULL;
-    double started = now_seconds();
-    int code = open_statement(cfg, i, fmt, x->links, fr, &src, &rdr, &err);
-    bool copy_lost = false;
-    if (code == EXIT_OK && !db_copy_begin(x->tool.d, SQL_RECON_COPY)) {
-        code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-        x->failed_logged = true;
-    } else if (code == EXIT_OK) {
-        progress_file(&x->prog, path, source_raw_size(src));
-        code = send_records(x, i, src, rdr, rj, &fr->counts, &err, &copy_lost);
-        if (code != EXIT_OK && !copy_lost)
-            db_copy_end(x->tool.d, err.len ? buf_cstr(&err) : "reconcile stopped");
-        else if (!copy_lost && !db_copy_end(x->tool.d, NULL))
-            copy_lost = true;
-        if (copy_lost) {
-            code = tool_db_failure(x->tool.d, "reconcile: staging the statement (COPY)");
-            x->failed_logged = true;
-        } else if (code == EXIT_OK && !rejects_sync(rj, &err)) {
-            code = EXIT_INPUT;
-        }
-    }
-    if (code == EXIT_OK && !stage_cover(x, i, reader_covers_matched(rdr)))
+    stage_copy *c = st;
+    recon_ctx *x = c->x;
+    size_t i = (size_t)c->file_no - 1;
+    code = copy_finish(c, code, rep);
+    bool ok = code == EXIT_OK || code == EXIT_REJECTS;
+    if (ok && !stage_cover(x, i, reader_covers_matched(rdr))) {
         code = x->failed_logged ? db_failure_exit(x->tool.d) : EXIT_INPUT;
-    if (code == EXIT_OK && !keep_stated(cfg, i, rdr, res)) {
-        buf_printf(&err, "reconcile: out of memory");
-        code = EXIT_INPUT;
+        ok = false;
     }
-    if (code == EXIT_OK) {
-        fr->status = FILE_OK;
-        file_warn_money_unchecked(rdr, path, fr);
+    if (ok && !keep_stated(x->cfg, i, rdr, c->res)) {
+        code = copy_oom("reconcile", rep);
+        ok = false;
+    }
+    if (ok) {
         const char *wz = reader_window_zone(rdr);
         if (wz && !x->window_zone[0])
             snprintf(x->window_zone, sizeof x->window_zone, "%s", wz);
-    } else
+    } else {
+        rep->status = FILE_FAILED;
+    }
+    return code;
+}
+
+int recon_stage_file(recon_ctx *x, size_t i, file_report *fr, recon_result *res)
+{
+    stage_copy c = {.x = x, .file_no = (int32_t)(i + 1), .out = BUF_INIT, .res = res};
+    row_consumer use = {&c, copy_begin, copy_take, copy_end};
+    int code = pipeline_read_file(x->reading, i, &use);
+    buf_free(&c.out);
+    /* Reconcile reads no chunks: its report gives no chunk count. */
+    fr->counts.chunks = 0;
+    if (code == EXIT_REJECTS)
+        return EXIT_OK;
+    if (code != EXIT_OK) {
         /* Nothing of it is compared (its rows are in a COPY that is
          * rolled back): its figures say so, as import's and validate's of
          * a file refused by its own totals. */
+        fr->status = FILE_FAILED;
         memset(&fr->counts, 0, sizeof fr->counts);
-    if (err.len) {
-        log_error("%s", buf_cstr(&err));
-        file_report_set_error(fr, buf_cstr(&err));
     }
-    reader_close(&rdr);
-    source_close(&src);
-    buf_free(&err);
-    fr->elapsed_s = now_seconds() - started;
     return code;
 }

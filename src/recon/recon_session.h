@@ -5,7 +5,7 @@
  * statements on its one connection, and the session's setup.  Internal to
  * src/recon/; nothing outside it includes this.
  *
- * Ownership: recon_run() owns the recon_ctx (its tool, links, buffers and
+ * Ownership: recon_run() owns the recon_ctx (its tool, reading, buffers and
  * strings) and frees them at its end.
  */
 #ifndef IDEMLOAD_RECON_SESSION_H
@@ -16,8 +16,7 @@
 
 #include "core/config.h"
 #include "db/db.h"
-#include "input/key_links.h"
-#include "output/progress.h"
+#include "pipeline/pipeline.h"
 #include "recon/facts.h"
 #include "tools/tools_shared.h"
 #include "util/buf.h"
@@ -33,9 +32,9 @@ typedef struct recon_ctx {
     char reg_state[16];                     /* recon_register_state's answer; "" until asked */
     char *net_kinds[2];                     /* the refunds' and the revocations' kind
                                              * names (SQL_RECON_DAY_AMOUNTS' $1, $2) */
-    key_links *links;                       /* the payments' keys for refunds
-                                               (profile refund_of), or NULL */
-    progress prog;                          /* the progress line, as import's */
+    statement_reading *reading;             /* import's reading of the files: the
+                                               progress line, the rejects, the
+                                               payments' keys for refunds */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;

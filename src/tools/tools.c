@@ -160,11 +160,9 @@ int tools_init(const config *cfg)
 {
     buf err = BUF_INIT, table = BUF_INIT, index = BUF_INIT;
     int code = EXIT_OK;
-    db *d = db_connect(cfg->dbname, &err);
-    if (!d) {
+    db *d = db_connect(cfg->dbname, &err, &code);
+    if (!d)
         log_error("%s", buf_cstr(&err));
-        code = EXIT_DATABASE;
-    }
     if (code == EXIT_OK)
         code = init_names(d, cfg, &table, &index);
     if (code == EXIT_OK)

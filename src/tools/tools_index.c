@@ -160,7 +160,7 @@ static bool build(const config *cfg, db *d, const char *sql, const char *index, 
     db *watch = NULL;
     if (!log_is_quiet()) {
         buf err = BUF_INIT;
-        watch = db_connect(cfg->dbname, &err);
+        watch = db_connect(cfg->dbname, &err, NULL);
         if (!watch)
             log_warn("no progress shown: %s", buf_cstr(&err));
         buf_free(&err);
@@ -339,7 +339,7 @@ static void clean_up(const config *cfg, tool_ctx *c, const index_names *in, inde
     db *cleaner = c->d;
     if (!db_ok(cleaner)) {
         buf err = BUF_INIT;
-        if (!(*spare = db_connect(cfg->dbname, &err))) {
+        if (!(*spare = db_connect(cfg->dbname, &err, NULL))) {
             o->cleanup = CLEANUP_NO_CONNECTION;
             o->reconnect_error = strdup(buf_cstr(&err));
         }

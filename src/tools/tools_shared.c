@@ -26,12 +26,9 @@ int tool_open(const config *cfg, tool_ctx *c)
         code = EXIT_INPUT;
         goto out;
     }
-    c->d = db_connect(cfg->dbname, &err);
+    c->d = db_connect(cfg->dbname, &err, &code);
     if (!c->d) {
-        /* A server we cannot reach is a database error, as in every
-         * command (SPEC.md, "Exit status"). */
         log_error("%s", buf_cstr(&err));
-        code = EXIT_DATABASE;
         goto out;
     }
     signals_set_hook(db_cancel, c->d);

@@ -4,7 +4,7 @@
  * name in the environment, IDEMLOAD_FAULT=NAME.  Unset (always, outside
  * the tests), nothing changes.  The names are those of fault_injected's
  * callers: copy-oom (a lane's COPY buffer), changes-oom (a chunk's
- * --changes lines).
+ * --changes lines), connect-oom (a connection's handle, db_connect).
  */
 #ifndef IDEMLOAD_FAULT_H
 #define IDEMLOAD_FAULT_H

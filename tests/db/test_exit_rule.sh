@@ -11,10 +11,20 @@ init_db ex_rule
 printf 'tenant_id,channel,out_trade_no,callback_type,status,payload,received_at\n9,wechat,EX1,pay,1,"{}",2026-11-28T10:00:00Z\n' >t.csv
 UNREACHABLE="host=$WORK/no-such-socket-dir port=1 connect_timeout=2"
 
-for cmd in "import t.csv" init check dedupe create-index status; do
+for cmd in "import t.csv" init check dedupe create-index status "reconcile t.csv"; do
     # shellcheck disable=SC2086
     run $cmd -d "$UNREACHABLE" -q
     eq "$cmd, unreachable server: exit 4" 4 $RC
+done
+# The client out of memory while connecting (injected, util/fault.h): 3,
+# as anywhere else (SPEC.md "Exit status"), not the database's 4.
+for cmd in "import t.csv" init check dedupe create-index status "reconcile t.csv"; do
+    # shellcheck disable=SC2086
+    IDEMLOAD_FAULT=connect-oom "$IDEMLOAD" $cmd -d "$DB" -q >"$WORK/out.txt" 2>"$WORK/err.txt"
+    RC=$? ERR=$WORK/err.txt
+    san_check "$ERR" "$cmd with connect-oom"
+    eq "$cmd, out of memory connecting: exit 3" 3 $RC
+    check "$cmd, out of memory connecting: says so" grep -q "out of memory (client)" "$ERR"
 done
 for cmd in "import t.csv" check dedupe create-index status; do
     # shellcheck disable=SC2086

@@ -484,7 +484,7 @@ static void test_policies(void **state)
     (void)state;
     for (size_t c = 0; c < sizeof policy_cases / sizeof policy_cases[0]; c++) {
         chunk *ch = chunk_new(2);
-        chunk_policy pol = {policy_cases[c].keep_first, finals, 2};
+        chunk_policy pol = {policy_cases[c].keep_first, finals, 2, false};
         row got;
 
         chunk_set_policy(ch, &pol);
@@ -506,6 +506,39 @@ static void test_policies(void **state)
     }
 }
 
+/* The policy that keeps every row (reconcile, which counts each row of a
+ * statement): duplicate keys all stay, in file order, none counted as
+ * deduplicated. */
+static void test_keep_every_row(void **state)
+{
+    static const int16_t finals[] = {2};
+    chunk *ch = chunk_new(2);
+    chunk_policy pol = {.final_status = finals, .n_final_status = 1, .keep_every_row = true};
+    row got;
+
+    (void)state;
+    chunk_set_policy(ch, &pol);
+    for (int i = 0; i < 5; i++) {
+        row r = mk(1, "wx", i == 3 ? "L" : "K", "pay", 10 - i, i % 2 ? "odd" : "even",
+                   (uint64_t)i + 1);
+
+        r.status = (int16_t)(i == 1 ? 2 : 0);
+        assert_true(chunk_add(ch, &r));
+    }
+    assert_int_equal(chunk_size(ch), 5);
+    assert_int_equal(chunk_counts_of(ch)->rows_deduplicated, 0);
+    for (size_t i = 0; i < 5; i++) {
+        chunk_get(ch, i, &got);
+        assert_int_equal(got.line, i + 1);
+        assert_int_equal(got.status, i == 1 ? 2 : 0);
+        assert_true(text_is(got.out_trade_no, got.out_trade_no_len, i == 3 ? "L" : "K"));
+        assert_true(text_is(got.payload, got.payload_len, i % 2 ? "odd" : "even"));
+    }
+    chunk_reset(ch);
+    assert_int_equal(chunk_size(ch), 0);
+    chunk_free(&ch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_row_same_key),
         cmocka_unit_test(test_key_hash_is_stable),
         cmocka_unit_test(test_policies),
+        cmocka_unit_test(test_keep_every_row),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
