@@ -40,6 +40,7 @@
 #include "tools/tools_shared.h"
 #include "util/clock.h"
 #include "util/exitcodes.h"
+#include "util/fault.h"
 #include "util/signals.h"
 
 /* --repair: the import pipeline over the same files, after the comparison
@@ -392,12 +393,20 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const fac
     x->sql_zone = recon_zone_for_sql(res->zone);
     x->net_kinds[0] = recon_kind_names_json(cfg, "refund");
     x->net_kinds[1] = recon_kind_names_json(cfg, "revoked");
-    bool ok = x->sql_zone && x->net_kinds[0] && x->net_kinds[1] &&
-              recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
+    if (!x->sql_zone || !x->net_kinds[0] || !x->net_kinds[1] || fault_injected("recon-oom")) {
+        /* The client out of memory is 3 (SPEC "Exit status"), not the
+         * database's 4 that an unlogged failure would take below. */
+        log_error("reconcile: out of memory");
+        code = EXIT_INPUT;
+    }
+    bool ok = code == EXIT_OK && recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
     if (ok)
         ok = stage_files(x, res, rep, &code);
-    if (ok)
-        ok = window_zone(x, res);
+    if (ok && !window_zone(x, res)) {
+        ok = false;
+        if (!x->failed_logged)
+            code = EXIT_INPUT;      /* its copies ran out of memory (logged) */
+    }
     if (ok)
         ok = recon_compare(x, res, rep);
     if (ok && repair_outside_period(cfg, res)) {

@@ -4,7 +4,8 @@
  * name in the environment, IDEMLOAD_FAULT=NAME.  Unset (always, outside
  * the tests), nothing changes.  The names are those of fault_injected's
  * callers: copy-oom (a lane's COPY buffer), changes-oom (a chunk's
- * --changes lines), connect-oom (a connection's handle, db_connect).
+ * --changes lines), connect-oom (a connection's handle, db_connect),
+ * recon-oom (reconcile's zone and kind names, before its staging).
  */
 #ifndef IDEMLOAD_FAULT_H
 #define IDEMLOAD_FAULT_H

@@ -26,6 +26,13 @@ for cmd in "import t.csv" init check dedupe create-index status "reconcile t.csv
     eq "$cmd, out of memory connecting: exit 3" 3 $RC
     check "$cmd, out of memory connecting: says so" grep -q "out of memory (client)" "$ERR"
 done
+# Reconcile out of memory after connecting, before it stages (its zone and
+# kind names): 3 with the cause said, not an unlogged 4.
+IDEMLOAD_FAULT=recon-oom "$IDEMLOAD" reconcile t.csv -d "$DB" -q >"$WORK/out.txt" 2>"$WORK/err.txt"
+RC=$?
+san_check "$WORK/err.txt" "reconcile with recon-oom"
+eq "reconcile, out of memory before staging: exit 3" 3 $RC
+check "reconcile, out of memory before staging: says so" grep -q "reconcile: out of memory" "$WORK/err.txt"
 for cmd in "import t.csv" check dedupe create-index status; do
     # shellcheck disable=SC2086
     run $cmd -d "$DB" --table no_such_table -q
