@@ -41,12 +41,22 @@ static const builtin builtins[] = {
      "PayPal settlement report (STL): SB rows, columns named by the CH row; payments "
      "received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold "
      "one)"},
+    {"stripe-payout",
+     "Stripe itemized payout reconciliation report (automatic_payout_id, gross, fee, net); "
+     "settle only"},
+    {"wechat-fund",
+     "WeChat Pay fund-flow bill 资金账单 (BASIC); summary counts and amounts checked; "
+     "settle only"},
+    {"alipay-account",
+     "Alipay account ledger 账务明细 (signcustomer, GBK); #收入合计/#支出合计 checked; "
+     "settle only"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *const profile_builtin_names[] = {"wechat-trade", "alipay-trade", "stripe-balance",
-                                             "paypal-stl", NULL};
+                                             "paypal-stl", "stripe-payout", "wechat-fund",
+                                             "alipay-account", NULL};
 
 const char *profile_builtin_summary(const char *name)
 {
