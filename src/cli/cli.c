@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "input/profile.h"
+#include "input/profile_settle.h"
 #include "input/tenant_map.h"
 #include "output/outfile.h"
 #include "rules/validate.h"
@@ -601,6 +602,17 @@ static bool cli_take_profile(config *cfg, buf *err)
      * member; its tenant comes from the file or --set tenant_id. */
     if (cfg->cmd == CMD_SETTLE)
         return profile_override(cfg->profile, cfg->encoding, cfg->timezone, err);
+    if (profile_settle_only(cfg->profile) &&
+        (cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE)) {
+        /* A WeChat 资金账单 lists money movements, not payments: no key. */
+        buf_printf(err, "profile %s is read by settle only: its file names no payment's key "
+                        "(out_trade_no), so %s cannot load or compare it (use 'idemload settle "
+                        "--profile %s')", cfg->profile->name,
+                   cfg->cmd == CMD_IMPORT ? "import" : cfg->cmd == CMD_VALIDATE ? "validate"
+                                                                                : "reconcile",
+                   cfg->profile->name);
+        return false;
+    }
     if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err) ||
         !cli_profile_extras(cfg, err))
         return false;

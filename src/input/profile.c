@@ -41,12 +41,22 @@ static const builtin builtins[] = {
      "PayPal settlement report (STL): SB rows, columns named by the CH row; payments "
      "received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold "
      "one)"},
+    {"stripe-payout",
+     "Stripe itemized payout reconciliation report (automatic_payout_id, gross, fee, net); "
+     "settle only"},
+    {"wechat-fund",
+     "WeChat Pay fund-flow bill 资金账单 (BASIC); summary counts and amounts checked; "
+     "settle only"},
+    {"alipay-account",
+     "Alipay account ledger 账务明细 (signcustomer, GBK); #收入合计/#支出合计 checked; "
+     "settle only"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *const profile_builtin_names[] = {"wechat-trade", "alipay-trade", "stripe-balance",
-                                             "paypal-stl", NULL};
+                                             "paypal-stl", "stripe-payout", "wechat-fund",
+                                             "alipay-account", NULL};
 
 const char *profile_builtin_summary(const char *name)
 {
@@ -692,9 +702,11 @@ static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
         if (!parse_rule(cx, v, (column)c, &p->col[c]))
             return false;
     }
-    /* A profile only `settle` reads (a WeChat 资金账单) maps no key. */
+    /* A profile only `settle` reads (a WeChat 资金账单) maps no key; one
+     * that maps a key loads rows, and needs all three. */
+    bool settle_only = p->settle && !p->col[COL_OUT_TRADE_NO].set;
     static const column needed[] = {COL_OUT_TRADE_NO, COL_CALLBACK_TYPE, COL_RECEIVED_AT};
-    for (size_t i = 0; !p->settle && i < sizeof needed / sizeof needed[0]; i++)
+    for (size_t i = 0; !settle_only && i < sizeof needed / sizeof needed[0]; i++)
         if (!p->col[needed[i]].set) {
             char m[96];
             snprintf(m, sizeof m, "columns.%s", column_name(needed[i]));

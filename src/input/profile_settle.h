@@ -10,7 +10,7 @@
  *     "side": "channel" | "bank",
  *     "kind": {"from": [C...], "with": [C...], "map": {"PATTERN": KIND}},
  *     "unit": "minor",
- *     "txn_id": F, "order_key": F, "batch_id": F, "time": F,
+ *     "txn_id": F, "order_key": F, "batch_id": F, "payout_id": F, "time": F,
  *     "currency": F, "gross": F, "fee": F, "net": F, "balance": F,
  *     "text": F, "account": F
  *   }
@@ -32,6 +32,10 @@
  * column's value says which way it goes (PayPal's CR/DR, WeChat's 收支类型
  * 收入/支出), or be {"in": C | [C...], "out": C | [C...]}: the in column's
  * amount less the out column's (Alipay's 收入金额（+元） / 支出金额（-元）).
+ * payout_id: a payout row's own batch id (its batch_id; Stripe's source_id
+ * po_..., PayPal's withdrawal's Transaction ID, WeChat's 业务凭证号).
+ * Money facts ("money") are taken by their size and signed by the kind: a
+ * payment's gross in and its fee charged, a refund's both given back.
  * unit "minor": the amounts are in the currency's minor unit (PayPal).
  *
  * Ownership: the profile owns its settle member (profile_free frees it).
@@ -79,13 +83,13 @@ typedef struct profile_settle {
     size_t n_kind_with;
     settle_kind_map *kind_map;
     size_t n_kind_map;
-    settle_field txn_id, order_key, batch_id, time, currency;
+    settle_field txn_id, order_key, batch_id, payout_id, time, currency;
     settle_field gross, fee, net, balance, text, account;
 } profile_settle;
 
 /* The fields in the order a profile prints them, with their names. */
 #define PROFILE_SETTLE_FIELDS(X)                                                    \
-    X(txn_id) X(order_key) X(batch_id) X(time) X(currency) X(gross) X(fee) X(net)   \
+    X(txn_id) X(order_key) X(batch_id) X(payout_id) X(time) X(currency) X(gross) X(fee) X(net)   \
     X(balance) X(text) X(account)
 
 /*

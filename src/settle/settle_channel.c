@@ -37,7 +37,7 @@
 /* The strings of one row, each an offset into out (pointers are set once
  * the row is whole: appending may move the buffer). */
 enum { S_TXN, S_ORDER, S_BATCH, S_TIME, S_CURRENCY, S_GROSS, S_FEE, S_NET, S_BALANCE,
-       S_TEXT, S_ACCOUNT, S_TENANT, S_COUNT };
+       S_TEXT, S_ACCOUNT, S_TENANT, S_PAYOUT, S_COUNT };
 
 typedef struct channel_reader {
     settle_reader base;
@@ -431,6 +431,7 @@ static read_result row_texts(channel_reader *cr, uint64_t line)
         {S_TXN, offsetof(profile_settle, txn_id)},
         {S_ORDER, offsetof(profile_settle, order_key)},
         {S_BATCH, offsetof(profile_settle, batch_id)},
+        {S_PAYOUT, offsetof(profile_settle, payout_id)},
         {S_TEXT, offsetof(profile_settle, text)},
         {S_ACCOUNT, offsetof(profile_settle, account)},
     };
@@ -478,12 +479,14 @@ static read_result row_money_fields(channel_reader *cr, int kind, uint64_t line)
         (rr = field_amount(cr, &st->net, "net", exp, line, &net, &hn)) != READ_RECORD ||
         (rr = field_amount(cr, &st->balance, "balance", exp, line, &bal, &hb)) != READ_RECORD)
         return rr;
-    /* A trade bill's refund row states what it gives back as its money
-     * facts do (WeChat's 退款金额 unsigned, Alipay's -30.00): out of the
-     * account, the fee it returns too. */
-    if (kind == SETTLE_REFUND && st->gross.money && hg && gross.v > 0)
+    /* A trade bill's money facts are signed as each bill writes them
+     * (WeChat's 退款金额 unsigned, Alipay's refund -30.00): settle takes
+     * their size and the kind's direction.  A payment brings its gross
+     * in and is charged its fee; a refund gives its gross back, and the
+     * fee with it. */
+    if (st->gross.money && hg && (gross.v < 0) != (kind == SETTLE_REFUND))
         dect_negate(&gross);
-    if (kind == SETTLE_REFUND && st->fee.money && hf && fee.v > 0)
+    if (st->fee.money && hf && (fee.v < 0) != (kind == SETTLE_REFUND))
         dect_negate(&fee);
     if (hn && hg) {
         dect want = gross, f = hf ? fee : (dect){0};
@@ -563,6 +566,10 @@ static read_result channel_next(settle_reader *r, settle_row *out)
         out->txn_id = S(S_TXN);
         out->order_key = S(S_ORDER);
         out->batch_id = S(S_BATCH);
+        /* A payout row's batch is itself (Stripe's po_ in source_id,
+         * PayPal's withdrawal, WeChat's 业务凭证号). */
+        if (kind == SETTLE_PAYOUT && cr->has[S_PAYOUT])
+            out->batch_id = base + cr->off[S_PAYOUT];
         out->time = S(S_TIME);
         out->currency = S(S_CURRENCY);
         out->gross = S(S_GROSS);
