@@ -493,8 +493,11 @@ static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, set
     if (!bank_amount(s + a0, i - a0, ',', !credit, &r->o_net, &v))
         return fail(r, "line %" PRIu64 ": :61: amount \"%.*s\" is not an MT940 amount",
                     f->line, (int)(i - a0), s + a0);
-    if (n - i < 4)
-        return fail(r, "line %" PRIu64 ": :61: no transaction type after its amount", f->line);
+    /* 1!a3!c: N, F or S and three characters (NTRF, FCHG, S103); a letter
+     * at least, so that "10.50" is never read as 10 with a type ".50N1" */
+    if (n - i < 4 || s[i] < 'A' || s[i] > 'Z')
+        return fail(r, "line %" PRIu64 ": :61: no transaction type (NTRF, NMSC, ...) right "
+                       "after its amount \"%.*s\"", f->line, (int)(i - a0), s + a0);
     i += 4;             /* transaction type: NTRF, NMSC, FCHG, S103 ... */
     const char *ref = s + i;
     size_t ref_n = n - i;
