@@ -322,8 +322,7 @@ def camt(path, data):
 
 
 def mt940(path, text):
-    out, opening, total, n = None, None, Decimal(0), 0
-    out = []
+    out, opening, total, n = [], None, Decimal(0), 0
     fields = re.findall(r"^:(\w+):(.*)$", text, re.M)
 
     def amount(s):
@@ -332,9 +331,9 @@ def mt940(path, text):
         if tag in ("60F", "60M"):
             m = re.fullmatch(r"([CD])(\d{6})([A-Z]{3})([\d,]+)", val.strip())
             opening = amount(m.group(4)) * (1 if m.group(1) == "C" else -1)
-            cur = m.group(3)
+            cur, total = m.group(3), Decimal(0)     # each statement on its own
         elif tag == "61":
-            m = re.fullmatch(r"(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]+)N(\w{3})([^/]*)(//(\S+))?.*",
+            m = re.fullmatch(r"(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]+)[NSF](\w{3})([^/]*)(//(\S+))?.*",
                              val.strip())
             n += 1
             v = amount(m.group(5)) * (1 if m.group(3) in ("C", "RD") else -1)
