@@ -25,7 +25,8 @@ there.
 
 Readings of the spec where it is silent (settle-core had not decided when
 this was written; each is marked READING below):
-- fee rounding: half up to the currency's minor unit, for every channel;
+- fee rounding: half up to the currency's minor unit, for every channel
+  (settle-core's settle_opts.h: round_half_up(g * percent / 100) + fixed);
 - the same balance transaction listed by two Stripe reports is one record;
 - fee_mismatch is judged per payment against the rate when one is given for
   the channel (one line per distinct fee a file states that differs);
@@ -83,9 +84,21 @@ def dec(text):
     return Decimal(t)
 
 
+def parse_rate(text):
+    """--fee-rate's RATE: "0.6%", "2.9%+0.30", or a fixed "0.30": (fraction, fixed)."""
+    m = re.fullmatch(r"(?:(\d+(?:\.\d+)?)%)?(?:\+?(\d+(?:\.\d+)?))?", text)
+    if not text or not m:
+        raise ValueError("not a fee rate: %r" % text)
+    return (Decimal(m.group(1) or 0) / 100, Decimal(m.group(2) or 0))
+
+
 def rate_fee(gross, rate, cur):
-    # READING: half up, as WeChat states (四舍五入) and Stripe rounds cents.
-    return (abs(gross) * rate).quantize(Decimal(1).scaleb(-digits(cur)), rounding=ROUND_HALF_UP)
+    """The contracted fee of a payment: its percentage rounded half up to the
+    currency's minor unit, plus the fixed part (settle-core's settle_opts.h
+    says the same; WeChat states 四舍五入)."""
+    pct, fixed = rate
+    return (abs(gross) * pct).quantize(Decimal(1).scaleb(-digits(cur)),
+                                       rounding=ROUND_HALF_UP) + fixed
 
 
 def duration(text):
@@ -309,8 +322,7 @@ def camt(path, data):
 
 
 def mt940(path, text):
-    out, opening, total, n = None, None, Decimal(0), 0
-    out = []
+    out, opening, total, n = [], None, Decimal(0), 0
     fields = re.findall(r"^:(\w+):(.*)$", text, re.M)
 
     def amount(s):
@@ -319,9 +331,9 @@ def mt940(path, text):
         if tag in ("60F", "60M"):
             m = re.fullmatch(r"([CD])(\d{6})([A-Z]{3})([\d,]+)", val.strip())
             opening = amount(m.group(4)) * (1 if m.group(1) == "C" else -1)
-            cur = m.group(3)
+            cur, total = m.group(3), Decimal(0)     # each statement on its own
         elif tag == "61":
-            m = re.fullmatch(r"(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]+)N(\w{3})([^/]*)(//(\S+))?.*",
+            m = re.fullmatch(r"(\d{6})(\d{4})?(R?[CD])([A-Z])?([\d,]+)[NSF](\w{3})([^/]*)(//(\S+))?.*",
                              val.strip())
             n += 1
             v = amount(m.group(5)) * (1 if m.group(3) in ("C", "RD") else -1)
@@ -523,10 +535,19 @@ def settle(rows, table, now, tenant="1", rates=None, window=(0, 3), delays=None)
 
 
 def self_test():
-    assert rate_fee(Decimal("99.00"), Decimal("0.006"), "CNY") == Decimal("0.59")
-    assert rate_fee(Decimal("0.75"), Decimal("0.006"), "CNY") == Decimal("0.00")
-    assert rate_fee(Decimal("2.50"), Decimal("0.006"), "CNY") == Decimal("0.02")  # 0.015: half up
-    assert rate_fee(Decimal("150"), Decimal("0.029"), "JPY") == Decimal("4")       # 4.35
+    wx, st = parse_rate("0.6%"), parse_rate("2.9%+0.30")
+    assert rate_fee(Decimal("99.00"), wx, "CNY") == Decimal("0.59")
+    assert rate_fee(Decimal("0.75"), wx, "CNY") == Decimal("0.00")
+    assert rate_fee(Decimal("7.50"), wx, "CNY") == Decimal("0.05")       # 0.045: half up
+    assert rate_fee(Decimal("150"), parse_rate("2.9%"), "JPY") == Decimal("4")   # 4.35
+    assert rate_fee(Decimal("10.00"), st, "USD") == Decimal("0.59")      # 0.29 + 0.30
+    assert rate_fee(Decimal("10.00"), parse_rate("0.30"), "USD") == Decimal("0.30")
+    for bad in ("", "%", "abc", "1%%"):
+        try:
+            parse_rate(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)
     assert render(Decimal("-1"), "CNY") == "-1.00" and render(None, "CNY") is None
     assert dec("`1,234.50") == Decimal("1234.50") and dec("¥0.59000") == Decimal("0.59")
     for bad in ("1e3", "", "abc", "0x10"):
@@ -539,20 +560,19 @@ def self_test():
     print("expected_settle self-test ok")
 
 
-def main(argv):
-    now, tenant, rates, window, delays, table, files, show_pending = \
-        dt.datetime.now(dt.timezone.utc), "1", {}, (0, 3), {}, None, [], False
+def run(argv):
+    """The lines and pending items for a command line (without --self-test)."""
+    now, tenant, rates, window, delays, table, files = \
+        dt.datetime.now(dt.timezone.utc), "1", {}, (0, 3), {}, None, []
     it = iter(argv)
     for a in it:
-        if a == "--self-test":
-            return self_test()
         if a == "--now":
             now = dt.datetime.fromisoformat(next(it).replace("Z", "+00:00"))
         elif a == "--tenant":
             tenant = next(it)
         elif a == "--fee-rate":
             ch, _, r = next(it).partition("=")
-            rates[ch] = Decimal(r.rstrip("%")) / 100 if r.endswith("%") else Decimal(r)
+            rates[ch] = parse_rate(r)
         elif a == "--settle-window":
             m = re.fullmatch(r"(\d+)d?\.\.(\d+)d", next(it))
             window = (int(m.group(1)), int(m.group(2)))
@@ -561,16 +581,19 @@ def main(argv):
             delays[ch] = duration(d)
         elif a == "--table":
             table = next(it)
-        elif a == "--pending":
-            show_pending = True
-        else:
+        elif a != "--pending":
             files.append(a)
     rows = []
     for f in files:
         rows += read_file(f)
-    lines, pending = settle(rows, read_table(table) if table else [], now, tenant, rates,
-                            window, delays)
-    for l in lines + (pending if show_pending else []):
+    return settle(rows, read_table(table) if table else [], now, tenant, rates, window, delays)
+
+
+def main(argv):
+    if "--self-test" in argv:
+        return self_test()
+    lines, pending = run(argv)
+    for l in lines + (pending if "--pending" in argv else []):
         print(json.dumps(l, sort_keys=True, ensure_ascii=False))
 
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# `idemload settle` (SPEC.md, "Settle: the money that arrives") against
+# tests/expected_settle.py's model, on scenarios tests/make_settle.py
+# writes in the channels' real layouts (Stripe payout reconciliation and
+# balance reports, WeChat Pay trade bill and 资金账单, Alipay 业务明细 and
+# 账务明细 in GBK, a camt.053 and an MT940 statement) with discrepancies
+# planted: a fee off by a cent, a batch short of its nets, a fund-bill row
+# removed, a batch never credited, a credit no batch explains, a payment no
+# batch paid, two batches in one deposit (no line) and a batch whose window
+# is still open (pending, no line).  For each scenario, a database of its
+# own holds the table's payments (imported), and settle's discrepancy lines
+# (category, tenant, channel, day, subject, currency, expected, actual,
+# difference) must be the model's, as sets; the differences are printed.
+# Exit 5 with lines, 0 without.  The model's own rules are checked by hand
+# in tests/cli/test_expected_settle.sh.
+. "$(dirname "$0")/../lib.sh"
+pg_use
+export PGTZ=UTC
+NOW=2026-11-21T12:00:00Z
+OPTS=(--set tenant_id=1 --fee-rate stripe=2.9% --fee-rate wechat=0.6% --fee-rate alipay=0.6%
+      --settle-window 0..3d)
+
+# same_lines DESCRIPTION IDEMLOAD_NDJSON MODEL_NDJSON: the lines agree as
+# sets on the contract's members; each difference printed.
+same_lines() {
+    local out
+    [ -f "$2" ] || { fail "$1: no discrepancies file $2"; return; }
+    out=$(python3 - "$2" "$3" <<'PY'
+import json, sys
+KEYS = ("category", "tenant", "channel", "day", "subject", "currency", "expected", "actual",
+        "difference")
+def load(path):
+    out = []
+    for l in open(path, encoding="utf-8"):
+        if l.strip():
+            d = json.loads(l)
+            if "pending" not in d:
+                out.append(tuple(None if d.get(k) is None else str(d[k]) for k in KEYS))
+    return out
+got, want = load(sys.argv[1]), load(sys.argv[2])
+for t in sorted(set(want) - set(got), key=str):
+    print("only the model: " + json.dumps(dict(zip(KEYS, t)), ensure_ascii=False))
+for t in sorted(set(got) - set(want), key=str):
+    print("only idemload:  " + json.dumps(dict(zip(KEYS, t)), ensure_ascii=False))
+if len(got) != len(set(got)):
+    print("idemload wrote a line twice")
+print("%d lines" % len(want))
+PY
+)
+    if [ "$(tail -n 1 <<<"$out")" = "$(wc -l <"$3" | tr -d ' ') lines" ] && [ "$(wc -l <<<"$out")" = 1 ]; then
+        ok "$1 ($out)"
+    else
+        fail "$1:"
+        sed 's/^/#   /' <<<"$out"
+    fi
+}
+
+# scenario NAME SEED PLANT...: generates, loads the table into a database of
+# its own, runs settle on every file, compares with the model.
+scenario() {
+    local name=$1 seed=$2 p args=() files
+    shift 2
+    for p in "$@"; do args+=(--plant "$p"); done
+    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" "${args[@]}" ||
+        { fail "$name: make_settle.py"; return; }
+    files=$(ls "$name"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
+    python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
+        --fee-rate wechat=0.6% --fee-rate alipay=0.6% --settle-window 0..3d \
+        --table "$name/table.csv" $files >"$name.model" || { fail "$name: the model"; return; }
+    init_db "settle_model_$name"
+    run import -d "$DB" "$name/table.csv"
+    eq "$name: the table's payments imported" 0 "$RC"
+    # shellcheck disable=SC2086
+    IDEMLOAD_NOW=$NOW run settle -d "$DB" "${OPTS[@]}" --discrepancies "$name.ndjson" $files
+    local want=0
+    [ -s "$name.model" ] && want=5
+    eq "$name: exit $want" "$want" "$RC"
+    [ "$RC" = "$want" ] || head -c 1500 "$ERR" | sed 's/^/#   /'
+    same_lines "$name: settle's lines are the model's" "$name.ndjson" "$name.model"
+}
+
+scenario none 5
+scenario all1 5 fee_off:wechat batch_short:stripe row_removed:alipay never_credited:wechat \
+    stray_credit:stripe table_only:alipay two_in_one:stripe window_open:stripe
+scenario all2 23 fee_off:stripe batch_short:stripe row_removed:wechat never_credited:stripe \
+    stray_credit:alipay table_only:wechat two_in_one:alipay window_open:wechat
+scenario some 61 fee_off:alipay never_credited:alipay table_only:stripe two_in_one:wechat \
+    window_open:alipay
+finish
