@@ -404,10 +404,13 @@ static read_result entry_end(camt_reader *r, settle_row *out, bool *row)
     buf_append(&r->o_ccy, r->amt_ccy.data, r->amt_ccy.len);
     bank_pad_minor(&r->o_net, r->o_ccy.data);
     buf_clear(&r->o_txn);
-    if (r->svcr_ref.len)
+    /* no reference of the bank's: the statement's id and the entry's place
+     * among the file's booked entries (unique in the file even when a
+     * statement's id repeats, and the same when the file is read again) */
+    if (r->svcr_ref.len && strcmp(r->svcr_ref.data, "NONREF") != 0)
         buf_append(&r->o_txn, r->svcr_ref.data, r->svcr_ref.len);
     else
-        buf_printf(&r->o_txn, "%s/%" PRIu64, id, r->in_stmt);
+        buf_printf(&r->o_txn, "%s/%" PRIu64, id, r->ordinal);
     const char *batch = NULL;
     if (r->pmtinf.len)
         batch = buf_cstr(&r->pmtinf);

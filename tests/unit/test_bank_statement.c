@@ -428,6 +428,34 @@ static void test_camt_bad_rows(void **state)
                         "no statement (BkToCstmrStmt/Stmt)", NULL);
 }
 
+/* A statement declared ISO-8859-1 (libxml2 converts it), an AcctSvcrRef of
+ * NONREF (no reference), amounts without their minor unit's digits. */
+static void test_camt_latin1(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
+        "<Document><BkToCstmrStmt><Stmt><Id>L1</Id><Acct><Id><IBAN>X</IBAN></Id>"
+        "<Ccy>EUR</Ccy></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp>"
+        "<Amt Ccy=\"EUR\">0</Amt><CdtDbtInd>CRDT</CdtDbtInd></Bal><Bal><Tp><CdOrPrtry>"
+        "<Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy=\"EUR\">1.5</Amt><CdtDbtInd>CRDT</CdtDbtInd>"
+        "</Bal><Ntry><Amt Ccy=\"EUR\">1.5</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>"
+        "<BookgDt><Dt>2024-01-01</Dt></BookgDt><AcctSvcrRef>NONREF</AcctSvcrRef>"
+        "<AddtlNtryInf>Gr\xfc\xdf" "e</AddtlNtryInf></Ntry></Stmt></BkToCstmrStmt></Document>\n";
+    char *path = path_in(test_dir, "latin1.xml");
+    static const exp_row want[] = {
+        {'C', "X", "L1/1", NULL, "2024-01-01", NULL, "EUR", "1.50", "Gr\xc3\xbc\xc3\x9f" "e", 1},
+    };
+    got_rows g;
+
+    write_bytes(path, text, strlen(text));
+    read_statement(path, &g);
+    assert_int_equal(g.end, READ_EOF);
+    check_rows("latin1.xml", &g, want, N(want));
+    got_free(&g);
+    free(path);
+}
+
 static void test_camt_truncated(void **state)
 {
     (void)state;
@@ -782,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_camt_unbalanced),
         cmocka_unit_test(test_camt_wrong_count),
         cmocka_unit_test_setup_teardown(test_camt_bad_rows, tmpdir_setup, tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_camt_latin1, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test_setup_teardown(test_camt_truncated, tmpdir_setup, tmpdir_teardown),
         cmocka_unit_test(test_xxe_file),
         cmocka_unit_test(test_xxe_http_and_param),
