@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "input/profile.h"
+#include "input/profile_settle.h"
 #include "input/tenant_map.h"
 #include "output/outfile.h"
 #include "rules/validate.h"
@@ -546,6 +547,17 @@ static bool cli_take_profile(config *cfg, buf *err)
     cfg->profile = profile_load(cfg->profile_name, err);
     if (!cfg->profile)
         return false;
+    if (profile_settle_only(cfg->profile) &&
+        (cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE)) {
+        /* A WeChat 资金账单 lists money movements, not payments: no key. */
+        buf_printf(err, "profile %s is read by settle only: its file names no payment's key "
+                        "(out_trade_no), so %s cannot load or compare it (use 'idemload settle "
+                        "--profile %s')", cfg->profile->name,
+                   cfg->cmd == CMD_IMPORT ? "import" : cfg->cmd == CMD_VALIDATE ? "validate"
+                                                                                : "reconcile",
+                   cfg->profile->name);
+        return false;
+    }
     if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err) ||
         !cli_profile_extras(cfg, err))
         return false;

@@ -702,9 +702,11 @@ static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
         if (!parse_rule(cx, v, (column)c, &p->col[c]))
             return false;
     }
-    /* A profile only `settle` reads (a WeChat 资金账单) maps no key. */
+    /* A profile only `settle` reads (a WeChat 资金账单) maps no key; one
+     * that maps a key loads rows, and needs all three. */
+    bool settle_only = p->settle && !p->col[COL_OUT_TRADE_NO].set;
     static const column needed[] = {COL_OUT_TRADE_NO, COL_CALLBACK_TYPE, COL_RECEIVED_AT};
-    for (size_t i = 0; !p->settle && i < sizeof needed / sizeof needed[0]; i++)
+    for (size_t i = 0; !settle_only && i < sizeof needed / sizeof needed[0]; i++)
         if (!p->col[needed[i]].set) {
             char m[96];
             snprintf(m, sizeof m, "columns.%s", column_name(needed[i]));
