@@ -438,6 +438,40 @@ static void test_paypal_stl(void **state)
     free(p);
 }
 
+/* PayPal's published layout: SF and RF state the money per currency, each
+ * checked against the rows of its section and of the report. */
+static void test_paypal_stl_footer_money(void **state)
+{
+    (void)state;
+    const char *f = "paypal-stl-2024-08-20.csv";
+    char *p = fixture(f);
+    opened o;
+    open_builtin(&o, "paypal-stl", p);
+    want rows[] = {
+        {SETTLE_ADJUSTMENT, "1AB23456CD789012E", NULL, NULL, "2024-08-20T00:01:17-07:00",
+         "USD", "-30.00", NULL, "-30.00", NULL, NULL, 5},
+        {SETTLE_PAYMENT, "2AB23456CD789012F", "INV-77", NULL, "2024-08-20T01:02:05-07:00",
+         "USD", "19.99", "0.88", "19.11", NULL, NULL, 6},
+        {SETTLE_PAYOUT, "3AB23456CD789012G", NULL, "3AB23456CD789012G",
+         "2024-08-20T18:00:00-07:00", "USD", "-19.11", NULL, "-19.11", NULL, NULL, 7},
+    };
+    for (size_t i = 0; i < 3; i++)
+        expect_row(&o, "paypal", &rows[i]);
+    expect_eof(&o);
+    done(&o);
+    free(p);
+    fails_builtin("paypal-stl", edited(f, "\"SF\",\"USD\",1999,4911", "\"SF\",\"USD\",1999,4910"),
+                  "line 8: the SF footer states USD gross debits 49.10",
+                  "its section's rows add up to 49.11", NULL);
+    fails_builtin("paypal-stl", edited(f, "\"RF\",\"USD\",1999,4911,0,88",
+                                       "\"RF\",\"USD\",1999,4911,0,87"),
+                  "line 10: the RF footer states USD fee debits 0.87",
+                  "the report's rows add up to 0.88", NULL);
+    /* a row's amount changed: the footers no longer agree */
+    fails_builtin("paypal-stl", edited(f, "\"CR\",1999,", "\"CR\",1998,"),
+                  "SF footer states USD gross credits 19.99", "add up to 19.98", NULL);
+}
+
 /* ---- the trade bills' fee columns ---------------------------------------------- */
 
 static void test_wechat_trade(void **state)
@@ -661,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_stripe_payout),
         cmocka_unit_test(test_stripe_balance),
         cmocka_unit_test(test_paypal_stl),
+        cmocka_unit_test(test_paypal_stl_footer_money),
         cmocka_unit_test(test_wechat_trade),
         cmocka_unit_test(test_alipay_trade),
         cmocka_unit_test(test_printed_profile_reads_the_same),
