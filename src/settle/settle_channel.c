@@ -14,7 +14,8 @@
  * Nothing is left out unsaid: a row whose kind the profile's map does not
  * name, whose amount is no decimal, whose time is none, whose net is not
  * its gross less its fee, or which the reader could not split, fails the
- * file (READ_FAILED, naming the line).  Only rows the profile's map names
+ * file (READ_FAILED, naming the line), as does a row the profile's columns
+ * refuse (a state its map does not know).  Only rows the profile's map names
  * "skip" (a WeChat REVOKED row: no money moved) are passed over.
  */
 #include "settle/settle_row.h"
@@ -679,10 +680,11 @@ static read_result channel_next(settle_reader *r, settle_row *out)
                 return rr;
             continue;
         }
-        size_t dummy;
         /* Not split into the header's fields (a wrong width, bytes not in
-         * the encoding): its money cannot be read. */
-        if (rec.error && !reader_source_value(cr->rd, 0, &dummy))
+         * the encoding), or refused by the profile's columns (a state its
+         * map does not know, a merchant the tenant map lacks): its money
+         * cannot be placed, and a row left out would be money lost. */
+        if (rec.error)
             return fail(cr, "line %llu: %s", (unsigned long long)rec.line, rec.error);
         int kind = SETTLE_ADJUSTMENT;
         if (!cr->st->bank && (rr = row_kind(cr, &rec, &kind)) != READ_RECORD)

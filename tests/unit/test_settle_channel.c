@@ -197,10 +197,10 @@ static void test_wechat_fund_v2(void **state)
     free(p);
 }
 
-/* A copy of fixture name with from replaced by to, in the test's directory. */
-static char *edited(const char *name, const char *from, const char *to)
+/* A copy of the file at p (freed) with from replaced by to, named name in
+ * the test's directory. */
+static char *edited_at(char *p, const char *name, const char *from, const char *to)
 {
-    char *p = fixture(name);
     size_t n;
     unsigned char *b = read_bytes(p, &n);
     char *text = malloc(n + 1);
@@ -221,6 +221,11 @@ static char *edited(const char *name, const char *from, const char *to)
     free(b);
     free(p);
     return q;
+}
+
+static char *edited(const char *name, const char *from, const char *to)
+{
+    return edited_at(fixture(name), name, from, to);
 }
 
 static void fails_builtin(const char *profile_name, char *path, const char *a, const char *b,
@@ -496,6 +501,17 @@ static void test_wechat_trade(void **state)
     free(p);
 }
 
+/* A trade row the profile's columns refuse (a refund state its map does
+ * not know) fails the file rather than settle without it. */
+static void test_trade_row_refused(void **state)
+{
+    (void)state;
+    char *p = edited_at(sample("bill-wechat-trade-2024-05-01.csv"), "wechat.csv",
+                        "`ORIGINAL,`SUCCESS,`Test item,`,`0.00000,`0.60%,`0.00,`30.00",
+                        "`ORIGINAL,`WHATEVER,`Test item,`,`0.00000,`0.60%,`0.00,`30.00");
+    fails_builtin("wechat-trade", p, "line 3", "退款状态 \"WHATEVER\" is not a value", NULL);
+}
+
 static void test_alipay_trade(void **state)
 {
     (void)state;
@@ -698,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_paypal_stl_footer_money),
         cmocka_unit_test(test_wechat_trade),
         cmocka_unit_test(test_alipay_trade),
+        cmocka_unit_test(test_trade_row_refused),
         cmocka_unit_test(test_printed_profile_reads_the_same),
         cmocka_unit_test(test_settle_member_refusals),
         cmocka_unit_test(test_bank_csv_profile),
