@@ -536,6 +536,60 @@ static void test_alipay_trade(void **state)
     free(p);
 }
 
+/* --timezone (settle_read_options.zone) applies to local times only: a
+ * fixed offset, an IANA zone at the row's date (New York in May: -04:00,
+ * in January: -05:00); a column the profile declares UTC keeps Z. */
+static void test_zone_override(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *zone, *when, *want;
+    } cases[] = {
+        {"+09:00", "2024-05-01 10:00:00", "2024-05-01T10:00:00+09:00"},
+        {"America/New_York", "2024-05-01 10:00:00", "2024-05-01T10:00:00-04:00"},
+        {"America/New_York", "2024-01-15 23:30:00", "2024-01-15T23:30:00-05:00"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* Stripe's created: in the zone the report was run in */
+        char *p = edited("stripe-payout-2024-05-06.csv", "created_utc", "created");
+        char *q = edited_at(p, "local.csv", "2024-05-01 10:00:00", cases[i].when);
+        buf e = BUF_INIT;
+        profile *pf = profile_builtin("stripe-payout", &e);
+        opened o;
+        memset(&o, 0, sizeof o);
+        o.pf = pf;
+        o.src = source_open(q, &o.err);
+        assert_non_null(o.src);
+        settle_read_options opt = {.profile = pf, .zone = cases[i].zone};
+        o.r = settle_profile_open(o.src, q, &opt, &o.err);
+        if (!o.r)
+            fail_msg("%s", buf_cstr(&o.err));
+        settle_row row;
+        assert_int_equal(next(&o, &row), READ_RECORD);
+        assert_string_equal(row.time, cases[i].want);
+        done(&o);
+        buf_free(&e);
+        free(q);
+    }
+    /* the UTC column is never shifted */
+    char *p = fixture("stripe-payout-2024-05-06.csv");
+    buf e = BUF_INIT;
+    profile *pf = profile_builtin("stripe-payout", &e);
+    opened o;
+    memset(&o, 0, sizeof o);
+    o.pf = pf;
+    o.src = source_open(p, &o.err);
+    settle_read_options opt = {.profile = pf, .zone = "+09:00"};
+    o.r = settle_profile_open(o.src, p, &opt, &o.err);
+    assert_non_null(o.r);
+    settle_row row;
+    assert_int_equal(next(&o, &row), READ_RECORD);
+    assert_string_equal(row.time, "2024-05-01T10:00:00+00:00");
+    done(&o);
+    buf_free(&e);
+    free(p);
+}
+
 /* ---- the profile member ------------------------------------------------------------ */
 
 /* `profiles NAME` prints the settle member, and the printed profile reads
@@ -715,6 +769,7 @@ int main(void)
         cmocka_unit_test(test_wechat_trade),
         cmocka_unit_test(test_alipay_trade),
         cmocka_unit_test(test_trade_row_refused),
+        cmocka_unit_test(test_zone_override),
         cmocka_unit_test(test_printed_profile_reads_the_same),
         cmocka_unit_test(test_settle_member_refusals),
         cmocka_unit_test(test_bank_csv_profile),
