@@ -134,6 +134,7 @@ typedef struct profile_reader {
     char offset_text[8];    /* the fixed offset as "+HH:MM" */
     bool row_split;         /* the record handed out has the header's fields,
                                cleaned (reader_source_value) */
+    bool framing_rows;      /* reader_options.framing_rows */
 } profile_reader;
 
 /* --- templates -------------------------------------------------------- */
@@ -1208,7 +1209,7 @@ static read_result at_end(profile_reader *pr)
  * step looks at it), taken (framing, a count, the header: read the next
  * line), or stop (advance returns the read_result the step set).
  */
-typedef enum line_step { LINE_UNDECIDED, LINE_TAKEN, LINE_STOP } line_step;
+typedef enum line_step { LINE_UNDECIDED, LINE_TAKEN, LINE_STOP, LINE_FRAMING } line_step;
 
 static line_step stop(read_result *rr, read_result r)
 {
@@ -1698,6 +1699,8 @@ static line_step header_line(profile_reader *pr, bool want_header, read_result *
             return LINE_STOP;
         if (!data && is_type(rt, rn, pf->zone_row))
             zone_row(pr);
+        if (!data && pr->framing_rows && pr->have_header && !want_header)
+            return LINE_FRAMING; /* handed out, skipped (reader_options) */
         if (!data || !pr->have_header)
             return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
     } else if (!pr->have_header) {
@@ -1803,7 +1806,26 @@ static read_result advance(profile_reader *pr, raw_record *out, bool want_header
             return data_row(pr, out, line);
         if (st == LINE_STOP)
             return rr;
+        if (st == LINE_FRAMING) {
+            /* A framing row after the header (PayPal's SH, SF, RF...):
+             * its values readable by reader_source_value, not a row. */
+            memset(out, 0, sizeof *out);
+            out->line = line;
+            out->raw = pr->text.data;
+            out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
+            out->skipped = true;
+            for (size_t i = 0; i < pr->nvals; i++)
+                clean_value(pr, i);
+            pr->row_split = true;
+            return READ_RECORD;
+        }
     }
+}
+
+static bool pr_scope_here(const reader *r, bool report)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    return report ? pr->saw_report_start || !pr->saw_file_start : pr->section_here;
 }
 
 static int pr_source_column(const reader *r, const char *name)
@@ -1866,6 +1888,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     pr->base.stated_total = pr_stated_total;
     pr->base.source_column = pr_source_column;
     pr->base.source_value = pr_source_value;
+    pr->base.scope_here = pr_scope_here;
     pr->base.close = profile_close;
     pr->base.checks_utf8 = true;
     pr->base.path = path;
@@ -1873,6 +1896,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     pr->count_idx = -1;
     pr->refund_of_idx = -1;
     pr->links = opt->links;
+    pr->framing_rows = opt->framing_rows;
     for (int c = 0; c < COL_COUNT; c++)
         pr->preset[c] = opt->preset[c];
     if (pr->pf->timezone && pr->pf->tz.fixed)

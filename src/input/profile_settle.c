@@ -227,7 +227,8 @@ static bool parse_settle(sctx *cx, json_t *st, profile_settle *s)
 {
     static const char *const allowed[] = {"side", "kind", "unit", "txn_id", "order_key",
                                           "batch_id", "payout_id", "time", "currency", "gross", "fee",
-                                          "net", "balance", "text", "account", NULL};
+                                          "net", "balance", "text", "account",
+                                          "footer_money", NULL};
     if (!json_is_object(st))
         return bad(cx, "settle", "must be an object (side, kind, unit and the fields)");
     if (!only(cx, st, "settle", allowed))
@@ -260,6 +261,18 @@ static bool parse_settle(sctx *cx, json_t *st, profile_settle *s)
     if (!settle_field_set(&s->net) && !settle_field_set(&s->gross))
         return bad(cx, "settle.net", "is required unless settle.gross is given (net = gross "
                                      "- fee)");
+    json_t *fm = json_object_get(st, "footer_money");
+    if (fm && !json_is_null(fm)) {
+        static const char *const fm_allowed[] = {"section", "report", NULL};
+        if (!json_is_object(fm))
+            return bad(cx, "settle.footer_money", "must be an object (section, report)");
+        if (!only(cx, fm, "settle.footer_money", fm_allowed) ||
+            !get_str(cx, fm, "section", "settle.footer_money.section", &s->footer_section) ||
+            !get_str(cx, fm, "report", "settle.footer_money.report", &s->footer_report))
+            return false;
+        if (!s->footer_section && !s->footer_report)
+            return bad(cx, "settle.footer_money", "needs section or report (a row type)");
+    }
     if (s->txn_id.n_in || s->time.n_in || s->currency.n_in || s->order_key.n_in)
         return bad(cx, "settle", "\"in\"/\"out\" are for amounts only");
     return true;
@@ -353,6 +366,14 @@ json_t *profile_settle_json(const profile *p)
 #define FIELD_JSON(f) field_json(o, #f, &s->f);
     PROFILE_SETTLE_FIELDS(FIELD_JSON)
 #undef FIELD_JSON
+    if (s->footer_section || s->footer_report) {
+        json_t *fm = json_object();
+        if (s->footer_section)
+            json_object_set_new(fm, "section", json_string(s->footer_section));
+        if (s->footer_report)
+            json_object_set_new(fm, "report", json_string(s->footer_report));
+        json_object_set_new(o, "footer_money", fm);
+    }
     return o;
 }
 
@@ -389,6 +410,8 @@ void profile_settle_free(profile_settle **sp)
         free(s->kind_map[i].kind);
     }
     free(s->kind_map);
+    free(s->footer_section);
+    free(s->footer_report);
 #define FIELD_FREE(f) field_free(&s->f);
     PROFILE_SETTLE_FIELDS(FIELD_FREE)
 #undef FIELD_FREE

@@ -36,6 +36,10 @@
  * po_..., PayPal's withdrawal's Transaction ID, WeChat's 业务凭证号).
  * Money facts ("money") are taken by their size and signed by the kind: a
  * payment's gross in and its fee charged, a refund's both given back.
+ * footer_money {"section": "SF", "report": "RF"}: framing rows (a profile
+ * with row types) that state per currency the money of the section's (or
+ * the report's) rows: currency, gross credits, gross debits, fee credits,
+ * fee debits, in the file's unit (PayPal STL); checked against the rows.
  * unit "minor": the amounts are in the currency's minor unit (PayPal).
  *
  * Ownership: the profile owns its settle member (profile_free frees it).
@@ -85,6 +89,8 @@ typedef struct profile_settle {
     size_t n_kind_map;
     settle_field txn_id, order_key, batch_id, payout_id, time, currency;
     settle_field gross, fee, net, balance, text, account;
+    char *footer_section;       /* footer_money: the row type stating, per */
+    char *footer_report;        /* currency, its section's (report's) money */
 } profile_settle;
 
 /* The fields in the order a profile prints them, with their names. */

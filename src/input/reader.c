@@ -72,6 +72,11 @@ const char *reader_source_value(const reader *r, int idx, size_t *len)
     return r->source_value && idx >= 0 ? r->source_value(r, idx, len) : NULL;
 }
 
+bool reader_scope_here(const reader *r, bool report)
+{
+    return r->scope_here && r->scope_here(r, report);
+}
+
 uint32_t reader_covers_matched(const reader *r)
 {
     return r->covers_matched;

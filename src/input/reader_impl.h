@@ -27,6 +27,7 @@ struct reader {
      * columns (a channel bill's profile reader has them) */
     int (*source_column)(const reader *r, const char *name);
     const char *(*source_value)(const reader *r, int idx, size_t *len);
+    bool (*scope_here)(const reader *r, bool report);  /* reader_scope_here */
 };
 
 /*

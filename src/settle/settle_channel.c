@@ -14,7 +14,8 @@
  * Nothing is left out unsaid: a row whose kind the profile's map does not
  * name, whose amount is no decimal, whose time is none, whose net is not
  * its gross less its fee, or which the reader could not split, fails the
- * file (READ_FAILED, naming the line).  Only rows the profile's map names
+ * file (READ_FAILED, naming the line), as does a row the profile's columns
+ * refuse (a state its map does not know).  Only rows the profile's map names
  * "skip" (a WeChat REVOKED row: no money moved) are passed over.
  */
 #include "settle/settle_row.h"
@@ -39,6 +40,22 @@
 enum { S_TXN, S_ORDER, S_BATCH, S_TIME, S_CURRENCY, S_GROSS, S_FEE, S_NET, S_BALANCE,
        S_TEXT, S_ACCOUNT, S_TENANT, S_PAYOUT, S_COUNT };
 
+/* The money a footer states per currency (PayPal's SF, RF), as the rows
+ * add it up: gross credits, gross debits, fee credits, fee debits, each a
+ * magnitude in the currency's major unit. */
+enum { M_GROSS_CR, M_GROSS_DR, M_FEE_CR, M_FEE_DR, M_COUNT };
+#define MAX_FOOTER_CURRENCIES 64
+
+typedef struct cur_sums {
+    char cur[9];
+    dect v[M_COUNT];
+} cur_sums;
+
+typedef struct footer_sums {
+    cur_sums c[MAX_FOOTER_CURRENCIES];
+    size_t n;
+} footer_sums;
+
 typedef struct channel_reader {
     settle_reader base;
     reader *rd;
@@ -52,6 +69,11 @@ typedef struct channel_reader {
     size_t off[S_COUNT];
     bool has[S_COUNT];
     char kind[64];          /* the row's profile kind (pay, refund), for money facts */
+    /* the row's money, for footer_money */
+    dect gross, fee;
+    bool has_gross, has_fee;
+    int exp;
+    footer_sums section, report;
 } channel_reader;
 
 static read_result fail(channel_reader *cr, const char *fmt, ...)
@@ -511,10 +533,132 @@ static read_result row_money_fields(channel_reader *cr, int kind, uint64_t line)
             net.scale = gross.scale > fee.scale ? gross.scale : fee.scale;
         }
     }
+    cr->gross = gross;
+    cr->fee = fee;
+    cr->has_gross = hg;
+    cr->has_fee = hf;
+    cr->exp = exp;
     if ((hg && !put_amount(cr, S_GROSS, &gross, exp)) || (hf && !put_amount(cr, S_FEE, &fee, exp)) ||
         !put_amount(cr, S_NET, &net, exp) || (hb && !put_amount(cr, S_BALANCE, &bal, exp)))
         return fail(cr, "out of memory");
     return READ_RECORD;
+}
+
+static cur_sums *sums_of(footer_sums *fs, const char *cur, bool add)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        if (strcmp(fs->c[i].cur, cur) == 0)
+            return &fs->c[i];
+    if (!add || fs->n == MAX_FOOTER_CURRENCIES)
+        return NULL;
+    cur_sums *c = &fs->c[fs->n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->cur, sizeof c->cur, "%s", cur);
+    return c;
+}
+
+/* The row's gross and fee into the section's and the report's sums. */
+static read_result add_to_footers(channel_reader *cr, const char *cur, uint64_t line)
+{
+    footer_sums *fs[] = {&cr->section, &cr->report};
+    for (int k = 0; k < 2; k++) {
+        cur_sums *c = sums_of(fs[k], cur, true);
+        if (!c)
+            return fail(cr, "line %llu: more than %d currencies", (unsigned long long)line,
+                        MAX_FOOTER_CURRENCIES);
+        dect g = cr->gross, f = cr->fee;
+        if (cr->has_gross) {
+            bool cr_ = g.v >= 0;
+            if (!cr_)
+                dect_negate(&g);
+            (void)dect_add(&c->v[cr_ ? M_GROSS_CR : M_GROSS_DR], &g);
+        }
+        if (cr->has_fee) {
+            bool charged = f.v >= 0; /* a fee charged is a debit */
+            if (!charged)
+                dect_negate(&f);
+            (void)dect_add(&c->v[charged ? M_FEE_DR : M_FEE_CR], &f);
+        }
+    }
+    return READ_RECORD;
+}
+
+/*
+ * A footer stating money (PayPal's SF or RF: currency, gross credits,
+ * gross debits, fee credits, fee debits) against the rows of its scope.
+ * One whose first value is a count states no money (the older layout).
+ */
+static read_result check_footer(channel_reader *cr, const char *type, footer_sums *fs,
+                                const char *scope, uint64_t line)
+{
+    size_t n;
+    const char *cur = reader_source_value(cr->rd, 1, &n);
+    if (!cur || n != 3 || !isupper((unsigned char)cur[0]) || !isupper((unsigned char)cur[1]) ||
+        !isupper((unsigned char)cur[2]))
+        return READ_RECORD; /* a count, not money */
+    char code[4];
+    memcpy(code, cur, 3);
+    code[3] = '\0';
+    int exp = currency_exponent(code);
+    if (exp < 0)
+        exp = 2;
+    static const char *const what[] = {"gross credits", "gross debits", "fee credits",
+                                       "fee debits"};
+    cur_sums *c = sums_of(fs, code, false);
+    for (int k = 0; k < M_COUNT; k++) {
+        const char *v = reader_source_value(cr->rd, 2 + k, &n);
+        dect stated;
+        if (!v || !parse_amount(v, n, cr->st->minor, exp, &stated))
+            return fail(cr, "line %llu: the %s footer's %s %s is not an amount: \"%.*s\"",
+                        (unsigned long long)line, type, code, what[k],
+                        (int)(v && n < 40 ? n : 0), v ? v : "");
+        dect got = c ? c->v[k] : (dect){0};
+        if (!dect_equal(&stated, &got)) {
+            char a[DECT_TEXT_MAX], b[DECT_TEXT_MAX];
+            dect_format(&stated, exp, a);
+            dect_format(&got, exp, b);
+            return fail(cr, "line %llu: the %s footer states %s %s %s but %s's rows add up to "
+                            "%s: truncated or edited; nothing is compared",
+                        (unsigned long long)line, type, code, what[k], a, scope, b);
+        }
+    }
+    return READ_RECORD;
+}
+
+/* A framing row handed out (footer_money): a section or report starts,
+ * or a footer states its money. */
+static read_result framing_row(channel_reader *cr, const char *type, uint64_t line)
+{
+    const profile *pf = cr->pf;
+    const profile_settle *st = cr->st;
+    if (pf->section_start && strcmp(type, pf->section_start) == 0)
+        cr->section.n = 0;
+    if (pf->report_start && strcmp(type, pf->report_start) == 0)
+        cr->report.n = 0;
+    if (st->footer_section && strcmp(type, st->footer_section) == 0 &&
+        reader_scope_here(cr->rd, false))
+        return check_footer(cr, type, &cr->section, "its section", line);
+    if (st->footer_report && strcmp(type, st->footer_report) == 0 &&
+        reader_scope_here(cr->rd, true))
+        return check_footer(cr, type, &cr->report, "the report", line);
+    return READ_RECORD;
+}
+
+/* Is the record just read a framing row (not one of the data row types)? */
+static bool is_framing(channel_reader *cr, const raw_record *rec, char *type, size_t cap)
+{
+    const profile *pf = cr->pf;
+    if (!pf->row_type_header || !rec->skipped || rec->error)
+        return false;
+    size_t n;
+    const char *t = reader_source_value(cr->rd, 0, &n);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < pf->n_row_type_data; i++)
+        if (strlen(pf->row_type_data[i]) == n && memcmp(pf->row_type_data[i], t, n) == 0)
+            return false;
+    snprintf(type, cap, "%.*s", (int)(n < cap ? n : cap - 1), t);
+    return true;
 }
 
 static read_result channel_next(settle_reader *r, settle_row *out)
@@ -530,10 +674,17 @@ static read_result channel_next(settle_reader *r, settle_row *out)
             buf_append_str(&cr->base.err, reader_error(cr->rd));
             return READ_FAILED;
         }
-        size_t dummy;
+        char type[16];
+        if (is_framing(cr, &rec, type, sizeof type)) {
+            if ((rr = framing_row(cr, type, rec.line)) != READ_RECORD)
+                return rr;
+            continue;
+        }
         /* Not split into the header's fields (a wrong width, bytes not in
-         * the encoding): its money cannot be read. */
-        if (rec.error && !reader_source_value(cr->rd, 0, &dummy))
+         * the encoding), or refused by the profile's columns (a state its
+         * map does not know, a merchant the tenant map lacks): its money
+         * cannot be placed, and a row left out would be money lost. */
+        if (rec.error)
             return fail(cr, "line %llu: %s", (unsigned long long)rec.line, rec.error);
         int kind = SETTLE_ADJUSTMENT;
         if (!cr->st->bank && (rr = row_kind(cr, &rec, &kind)) != READ_RECORD)
@@ -551,6 +702,10 @@ static read_result channel_next(settle_reader *r, settle_row *out)
         if (!tv)
             return fail(cr, "line %llu: the row states no time", (unsigned long long)rec.line);
         if ((rr = put_time(cr, tv, n, which, rec.line)) != READ_RECORD)
+            return rr;
+        if ((cr->st->footer_section || cr->st->footer_report) &&
+            (rr = add_to_footers(cr, buf_cstr(&cr->out) + cr->off[S_CURRENCY], rec.line)) !=
+                READ_RECORD)
             return rr;
         const field *tf = &rec.fields[COL_TENANT_ID];
         if (!put(cr, S_TENANT, tf->kind == FIELD_TEXT ? tf->text : "",
@@ -663,6 +818,7 @@ settle_reader *settle_profile_open(source *src, const char *path,
     reader_options ro;
     memset(&ro, 0, sizeof ro);
     ro.profile = pf;
+    ro.framing_rows = cr->st->footer_section || cr->st->footer_report;
     cr->rd = reader_open(src, path, &ro, err);
     if (!cr->rd || !check_header(cr, err)) {
         channel_close(r);

@@ -197,10 +197,10 @@ static void test_wechat_fund_v2(void **state)
     free(p);
 }
 
-/* A copy of fixture name with from replaced by to, in the test's directory. */
-static char *edited(const char *name, const char *from, const char *to)
+/* A copy of the file at p (freed) with from replaced by to, named name in
+ * the test's directory. */
+static char *edited_at(char *p, const char *name, const char *from, const char *to)
 {
-    char *p = fixture(name);
     size_t n;
     unsigned char *b = read_bytes(p, &n);
     char *text = malloc(n + 1);
@@ -221,6 +221,11 @@ static char *edited(const char *name, const char *from, const char *to)
     free(b);
     free(p);
     return q;
+}
+
+static char *edited(const char *name, const char *from, const char *to)
+{
+    return edited_at(fixture(name), name, from, to);
 }
 
 static void fails_builtin(const char *profile_name, char *path, const char *a, const char *b,
@@ -438,6 +443,40 @@ static void test_paypal_stl(void **state)
     free(p);
 }
 
+/* PayPal's published layout: SF and RF state the money per currency, each
+ * checked against the rows of its section and of the report. */
+static void test_paypal_stl_footer_money(void **state)
+{
+    (void)state;
+    const char *f = "paypal-stl-2024-08-20.csv";
+    char *p = fixture(f);
+    opened o;
+    open_builtin(&o, "paypal-stl", p);
+    want rows[] = {
+        {SETTLE_ADJUSTMENT, "1AB23456CD789012E", NULL, NULL, "2024-08-20T00:01:17-07:00",
+         "USD", "-30.00", NULL, "-30.00", NULL, NULL, 5},
+        {SETTLE_PAYMENT, "2AB23456CD789012F", "INV-77", NULL, "2024-08-20T01:02:05-07:00",
+         "USD", "19.99", "0.88", "19.11", NULL, NULL, 6},
+        {SETTLE_PAYOUT, "3AB23456CD789012G", NULL, "3AB23456CD789012G",
+         "2024-08-20T18:00:00-07:00", "USD", "-19.11", NULL, "-19.11", NULL, NULL, 7},
+    };
+    for (size_t i = 0; i < 3; i++)
+        expect_row(&o, "paypal", &rows[i]);
+    expect_eof(&o);
+    done(&o);
+    free(p);
+    fails_builtin("paypal-stl", edited(f, "\"SF\",\"USD\",1999,4911", "\"SF\",\"USD\",1999,4910"),
+                  "line 8: the SF footer states USD gross debits 49.10",
+                  "its section's rows add up to 49.11", NULL);
+    fails_builtin("paypal-stl", edited(f, "\"RF\",\"USD\",1999,4911,0,88",
+                                       "\"RF\",\"USD\",1999,4911,0,87"),
+                  "line 10: the RF footer states USD fee debits 0.87",
+                  "the report's rows add up to 0.88", NULL);
+    /* a row's amount changed: the footers no longer agree */
+    fails_builtin("paypal-stl", edited(f, "\"CR\",1999,", "\"CR\",1998,"),
+                  "SF footer states USD gross credits 19.99", "add up to 19.98", NULL);
+}
+
 /* ---- the trade bills' fee columns ---------------------------------------------- */
 
 static void test_wechat_trade(void **state)
@@ -462,6 +501,17 @@ static void test_wechat_trade(void **state)
     free(p);
 }
 
+/* A trade row the profile's columns refuse (a refund state its map does
+ * not know) fails the file rather than settle without it. */
+static void test_trade_row_refused(void **state)
+{
+    (void)state;
+    char *p = edited_at(sample("bill-wechat-trade-2024-05-01.csv"), "wechat.csv",
+                        "`ORIGINAL,`SUCCESS,`Test item,`,`0.00000,`0.60%,`0.00,`30.00",
+                        "`ORIGINAL,`WHATEVER,`Test item,`,`0.00000,`0.60%,`0.00,`30.00");
+    fails_builtin("wechat-trade", p, "line 3", "退款状态 \"WHATEVER\" is not a value", NULL);
+}
+
 static void test_alipay_trade(void **state)
 {
     (void)state;
@@ -483,6 +533,60 @@ static void test_alipay_trade(void **state)
         expect_row(&o, "alipay", &rows[i]);
     expect_eof(&o);
     done(&o);
+    free(p);
+}
+
+/* --timezone (settle_read_options.zone) applies to local times only: a
+ * fixed offset, an IANA zone at the row's date (New York in May: -04:00,
+ * in January: -05:00); a column the profile declares UTC keeps Z. */
+static void test_zone_override(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *zone, *when, *want;
+    } cases[] = {
+        {"+09:00", "2024-05-01 10:00:00", "2024-05-01T10:00:00+09:00"},
+        {"America/New_York", "2024-05-01 10:00:00", "2024-05-01T10:00:00-04:00"},
+        {"America/New_York", "2024-01-15 23:30:00", "2024-01-15T23:30:00-05:00"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* Stripe's created: in the zone the report was run in */
+        char *p = edited("stripe-payout-2024-05-06.csv", "created_utc", "created");
+        char *q = edited_at(p, "local.csv", "2024-05-01 10:00:00", cases[i].when);
+        buf e = BUF_INIT;
+        profile *pf = profile_builtin("stripe-payout", &e);
+        opened o;
+        memset(&o, 0, sizeof o);
+        o.pf = pf;
+        o.src = source_open(q, &o.err);
+        assert_non_null(o.src);
+        settle_read_options opt = {.profile = pf, .zone = cases[i].zone};
+        o.r = settle_profile_open(o.src, q, &opt, &o.err);
+        if (!o.r)
+            fail_msg("%s", buf_cstr(&o.err));
+        settle_row row;
+        assert_int_equal(next(&o, &row), READ_RECORD);
+        assert_string_equal(row.time, cases[i].want);
+        done(&o);
+        buf_free(&e);
+        free(q);
+    }
+    /* the UTC column is never shifted */
+    char *p = fixture("stripe-payout-2024-05-06.csv");
+    buf e = BUF_INIT;
+    profile *pf = profile_builtin("stripe-payout", &e);
+    opened o;
+    memset(&o, 0, sizeof o);
+    o.pf = pf;
+    o.src = source_open(p, &o.err);
+    settle_read_options opt = {.profile = pf, .zone = "+09:00"};
+    o.r = settle_profile_open(o.src, p, &opt, &o.err);
+    assert_non_null(o.r);
+    settle_row row;
+    assert_int_equal(next(&o, &row), READ_RECORD);
+    assert_string_equal(row.time, "2024-05-01T10:00:00+00:00");
+    done(&o);
+    buf_free(&e);
     free(p);
 }
 
@@ -661,8 +765,11 @@ int main(void)
         cmocka_unit_test(test_stripe_payout),
         cmocka_unit_test(test_stripe_balance),
         cmocka_unit_test(test_paypal_stl),
+        cmocka_unit_test(test_paypal_stl_footer_money),
         cmocka_unit_test(test_wechat_trade),
         cmocka_unit_test(test_alipay_trade),
+        cmocka_unit_test(test_trade_row_refused),
+        cmocka_unit_test(test_zone_override),
         cmocka_unit_test(test_printed_profile_reads_the_same),
         cmocka_unit_test(test_settle_member_refusals),
         cmocka_unit_test(test_bank_csv_profile),
