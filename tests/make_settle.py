@@ -310,10 +310,13 @@ def wechat_fund(out, seed, day, evs):
 # fields ending with a TAB: written by tests/make_bills.py's ap_row, with the
 # fee in 服务费（元） (written negative, money taken: unverified, the model
 # reads its magnitude).
-# 账务明细 (bill_type signcustomer): the header, `#` framing, trailing TABs
-# and the footers #支出合计：N笔，共X元 / #收入合计：N笔，共Y元 of the sample in
-# a public reconciliation class (code search id 23331272793,
-# CheckDataAliPayImp.java); 支出金额（-元） written negative (unverified).
+# 账务明细 (bill_type signcustomer): the header, `#` framing, trailing TABs,
+# the newest row first, amounts unsigned in 收入金额（+元） and 支出金额（-元）,
+# and the footers #支出合计：N笔，共X元 / #收入合计：N笔，共Y元 of a real export
+# of 2012-12-29 quoted in a public reconciliation class (code search id
+# 23331272793, CheckDataAliPayImp.java; channel-formats.md [A7]); 手续费 and
+# 提现 rows as settle-channel's fixture derived from it shows them
+# (tests/fixtures/settle/alipay-account-2012-12-29.csv on its branch).
 
 
 def ap_txn(seed, p):
@@ -352,17 +355,19 @@ def alipay_ledger(out, seed, day, evs):
     for t, kind, x, amt, bal, n in evs:
         flow = "%d%s%06d" % (seed, day.strftime("%m%d"), n)
         if kind == "out":
-            biz, order, item, kind_text, other = x.id, "", "提现", "提现", "招商银行(6225)"
-        else:
+            biz, order, item, kind_text, other = x.id, "", "", "提现", ""
+        elif kind == "pay":
             biz, order, item = ap_txn(seed, x), x.key, "Test item"
-            kind_text = "在线支付" if kind == "pay" else "手续费"
-            other = "**明(138******00)" if kind == "pay" else "支付宝"
+            kind_text, other = "在线支付", "**明(138******00)"
+        else:
+            biz, order, item, kind_text, other = ap_txn(seed, x), "", "服务费", "手续费", ""
         inc = money(amt) if amt > 0 else "0.00"
-        exp = money(amt) if amt < 0 else "0.00"
+        exp = money(-amt) if amt < 0 else "0.00"
         rows.append(",".join([flow + t9, biz + t9, order + t9, item + t9, stamp(t), other + t9,
                               inc, exp, money(bal), "支付宝", kind_text, ""]))
+    rows.reverse()          # the newest first, as the real export lists them
     inc = [e[3] for e in evs if e[3] > 0]
-    exp = [e[3] for e in evs if e[3] < 0]
+    exp = [-e[3] for e in evs if e[3] < 0]
     lines = ["#支付宝账务明细查询", "#账号：[20881234567890120156]",
              "#起始日期：[%s 00:00:00]   终止日期：[%s 00:00:00]" % (
                  day.strftime("%Y年%m月%d日"), (day + dt.timedelta(days=1)).strftime("%Y年%m月%d日")),
