@@ -132,6 +132,8 @@ typedef struct profile_reader {
     char msg[256];
     bool too_many_fields;   /* a record over READER_MAX_FIELDS: the file failed */
     char offset_text[8];    /* the fixed offset as "+HH:MM" */
+    bool row_split;         /* the record handed out has the header's fields,
+                               cleaned (reader_source_value) */
 } profile_reader;
 
 /* --- templates -------------------------------------------------------- */
@@ -1065,9 +1067,9 @@ static bool pr_stated_total(const reader *r, size_t i, reader_total *out)
         return false;
     for (size_t k = 0; k < pr->pf->n_totals; k++) {
         const total_rt *tr = &pr->tot[k];
-        if (!tr->stated || i-- > 0)
-            continue;
         const money_total *t = &pr->pf->totals[k];
+        if (!tr->stated || t->count || i-- > 0)
+            continue; /* a count is no money total */
         out->label = t->summary ? t->summary : t->label;
         out->column = t->sum;
         out->kind = t->kind;
@@ -1105,6 +1107,14 @@ static read_result check_totals(profile_reader *pr)
          * 退款金额 column) states 退款总金额 0.00 in its summary. */
         if (dect_equal(&tr->stated_v, &tr->sum))
             continue;
+        if (t->count) {
+            char got[DECT_TEXT_MAX];
+            dect_format(&tr->sum, 0, got);
+            return reader_fail(&pr->base, "%s: the bill states %s %s but holds %s %s%srows: "
+                                          "truncated or edited; nothing is loaded from it",
+                               pr->base.path, where, tr->stated_text, got,
+                               t->kind ? t->kind : "", t->kind ? " " : "");
+        }
         if (tr->row_idx < 0)
             return reader_fail(&pr->base, "%s: the bill states %s %s but its rows have no %s "
                                           "column; nothing is loaded from it", pr->base.path,
@@ -1217,6 +1227,7 @@ static read_result out_of_memory(profile_reader *pr)
  * bytes kept as written. */
 static void hand_out_unreadable(profile_reader *pr, raw_record *out, uint64_t line)
 {
+    pr->row_split = false;
     memset(out, 0, sizeof *out);
     out->line = line;
     out->raw = pr->raw.data;
@@ -1461,7 +1472,17 @@ static line_step take_summary_count(profile_reader *pr, uint64_t line, read_resu
     const char *v = pr->vals.data + pr->voff[pr->count_idx];
     size_t vn = pr->vlen[pr->count_idx];
     int64_t c;
-    if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c))
+    /* WeChat's own example of a fund bill writes its counts "20.0". */
+    size_t cn = vn;
+    const char *dot = memchr(v, '.', vn);
+    if (dot) {
+        size_t k = (size_t)(dot - v) + 1;
+        while (k < vn && v[k] == '0')
+            k++;
+        if (k == vn && dot > v)
+            cn = (size_t)(dot - v);
+    }
+    if (!parse_int_in_range(v, cn, 0, INT64_MAX, &c))
         return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary's %s is not a "
                                                "count: \"%.*s\"", pr->base.path,
                                     (unsigned long long)line, pr->pf->count_column,
@@ -1535,8 +1556,12 @@ static line_step header_taken(profile_reader *pr, bool want_header, read_result 
     if (!take_header(pr))
         return stop(rr, READ_FAILED);
     const profile *pf = pr->pf;
-    for (size_t i = 0; i < pf->n_totals; i++)
-        pr->tot[i].row_idx = header_index(pr, pf->totals[i].sum, strlen(pf->totals[i].sum));
+    for (size_t i = 0; i < pf->n_totals; i++) {
+        const money_total *t = &pf->totals[i];
+        pr->tot[i].row_idx = t->sum ? header_index(pr, t->sum, strlen(t->sum)) : -1;
+        if (pr->tot[i].row_idx < 0 && t->sum_alt)
+            pr->tot[i].row_idx = header_index(pr, t->sum_alt, strlen(t->sum_alt));
+    }
     for (size_t i = 0; i < pf->n_merchant_from; i++)
         pr->merchant_idx[i] = header_index(pr, pf->merchant_from[i],
                                            strlen(pf->merchant_from[i]));
@@ -1689,7 +1714,15 @@ static void add_to_totals(profile_reader *pr, uint64_t line)
     for (size_t i = 0; i < pf->n_totals; i++) {
         const money_total *t = &pf->totals[i];
         total_rt *tr = &pr->tot[i];
-        if (tr->row_idx < 0 || (t->kind && strcmp(t->kind, pr->row_kind) != 0))
+        if (t->kind && strcmp(t->kind, pr->row_kind) != 0)
+            continue;
+        if (t->count) {
+            dect one;
+            if (dect_parse("1", 1, &one))
+                (void)dect_add(&tr->sum, &one);
+            continue;
+        }
+        if (tr->row_idx < 0)
             continue;
         const char *v = pr->vals.data + pr->voff[tr->row_idx];
         size_t n = pr->vlen[tr->row_idx];
@@ -1706,6 +1739,7 @@ static void add_to_totals(profile_reader *pr, uint64_t line)
 static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
 {
     pr->data_rows++;
+    pr->row_split = false;
     memset(out, 0, sizeof *out);
     out->line = line;
     out->raw = pr->text.data;
@@ -1720,6 +1754,7 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     }
     for (size_t i = 0; i < pr->nvals; i++)
         clean_value(pr, i);
+    pr->row_split = true;
     pr->row_kind[0] = '\0';
     row_outcome ro = build_row(pr, out);
     add_to_totals(pr, line);
@@ -1771,6 +1806,21 @@ static read_result advance(profile_reader *pr, raw_record *out, bool want_header
     }
 }
 
+static int pr_source_column(const reader *r, const char *name)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    return pr->have_header ? header_index(pr, name, strlen(name)) : -1;
+}
+
+static const char *pr_source_value(const reader *r, int idx, size_t *len)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    if (!pr->row_split || (size_t)idx >= pr->nvals)
+        return NULL;
+    *len = pr->vlen[idx];
+    return pr->vals.data ? pr->vals.data + pr->voff[idx] : "";
+}
+
 static read_result profile_next(reader *r, raw_record *out)
 {
     profile_reader *pr = (profile_reader *)r;
@@ -1814,6 +1864,8 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     }
     pr->base.next = profile_next;
     pr->base.stated_total = pr_stated_total;
+    pr->base.source_column = pr_source_column;
+    pr->base.source_value = pr_source_value;
     pr->base.close = profile_close;
     pr->base.checks_utf8 = true;
     pr->base.path = path;

@@ -107,6 +107,18 @@ typedef struct reader_total {
  * one whose totals could not be checked). */
 bool reader_stated_total(const reader *r, size_t i, reader_total *out);
 
+/* A channel bill's source column called name (after the profile's
+ * cleanup of the header): its index, -1 when the header has none or the
+ * reader reads no channel bill.  Valid once the reader is open; a file
+ * whose later header (PayPal's sections) differs may move it. */
+int reader_source_column(const reader *r, const char *name);
+/* The record just read: its value of source column idx, after the
+ * profile's cleanup (len bytes, not NUL-terminated); NULL when idx is -1
+ * or the record could not be split into its header's fields (its error
+ * says why).  Valid until the next reader_next().  settle reads a
+ * channel's settlement-side file this way (settle_channel.c). */
+const char *reader_source_value(const reader *r, int idx, size_t *len);
+
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
 reader *ndjson_reader_open(source *src, const char *path, const reader_options *opt, buf *err);
