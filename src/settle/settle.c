@@ -218,7 +218,7 @@ static bool report_init(const config *cfg, run_report *rep, settle_result *res)
     rep->target = strdup(cfg->table);
     for (size_t i = 0; i < cfg->n_files; i++) {
         rep->files[i].path = cfg->files[i];
-        rep->files[i].format = cfg->profile ? cfg->profile->name : "bank statement";
+        rep->files[i].format = cfg->profile ? cfg->profile->name : "unread";
         rep->files[i].status = FILE_FAILED;
         res->files[i].path = cfg->files[i];
     }

@@ -6,12 +6,14 @@
  */
 #include "settle/settle_stage.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db/settle_sql.h"
 #include "input/profile.h"
+#include "input/profile_settle.h"
 #include "output/log.h"
 #include "rules/dec_total.h"
 #include "settle/settle_row.h"
@@ -171,14 +173,19 @@ static int send_rows(recon_ctx *x, size_t i, source *src, settle_reader *rdr,
 }
 
 /* Without --profile: the built-in profiles with a settle member whose
- * header the file's matches (settle_profile_open accepts it).  One: *out
- * takes it (the caller's to free) and its name goes to the summary; none
- * or several: EXIT_USAGE with the candidates named in err. */
+ * header the file's matches (settle_profile_open accepts it).  One, or
+ * several that read a row the same way (equal settle members: Stripe's
+ * balance and payout reconciliation reports share their columns): *out
+ * takes the first (the caller's to free) and its name goes to the
+ * summary; none, or several that would read it differently: EXIT_USAGE
+ * with the candidates named in err. */
 static int pick_profile(const config *cfg, const char *path, const source_identity *id,
                         profile **out, buf *err)
 {
     buf names = BUF_INIT;
     size_t found = 0;
+    bool differ = false;
+    json_t *first = NULL;
     for (const char *const *n = profile_builtin_names; *n; n++) {
         buf e = BUF_INIT;
         profile *p = profile_builtin(*n, &e);
@@ -188,9 +195,14 @@ static int pick_profile(const config *cfg, const char *path, const source_identi
         settle_reader *rdr = src ? settle_reader_open(src, path, &opt, &e) : NULL;
         if (rdr) {
             buf_printf(&names, "%s%s", found ? ", " : "", *n);
+            json_t *member = profile_settle_json(p);
             if (found++ == 0) {
+                first = member;
                 *out = p;
                 p = NULL;
+            } else {
+                differ = differ || !json_equal(first, member);
+                json_decref(member);
             }
         }
         settle_reader_close(&rdr);
@@ -203,12 +215,13 @@ static int pick_profile(const config *cfg, const char *path, const source_identi
         buf_printf(err, "%s: no built-in profile's header matches it, nor is it a bank statement "
                         "(camt.053, MT940): give --profile NAME", path);
         code = EXIT_USAGE;
-    } else if (found > 1) {
+    } else if (differ) {
         buf_printf(err, "%s: the headers of several profiles match it (%s): give --profile NAME",
                    path, buf_cstr(&names));
         profile_free(out);
         code = EXIT_USAGE;
     }
+    json_decref(first);
     buf_free(&names);
     return code;
 }
