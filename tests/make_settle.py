@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_settle.py SEED OUTDIR [--plant NAME[:CHANNEL]]... - one consistent
+"""make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]... - one consistent
 scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
 the channels' settlement-side files, the bank statements the batches reach,
 and the target table's payments, for tests/expected_settle.py (the model) and
@@ -49,6 +49,9 @@ Plants (each yields exactly one discrepancy line, or none where said):
                                        reached the bank yet; its window is
                                        open at IDEMLOAD_NOW (pending, no line)
 
+The Alipay 账务明细 lists its newest row first, as the real export does;
+--oldest-first writes it in time order instead.
+
 Files written: table.csv, stripe-payouts.csv, stripe-balance.csv,
 wechat-trade.csv, wechat-fund-YYYYMMDD.csv, alipay-trade.csv,
 alipay-ledger-YYYYMMDD.csv, bank-usd.camt053.xml, bank-cny.mt940,
@@ -73,6 +76,7 @@ PLANTS = {"fee_off": "wechat", "batch_short": "stripe", "row_removed": "wechat",
           "two_in_one": "stripe", "window_open": "wechat"}
 ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"}}
 CENT = Decimal("0.01")
+OLDEST_FIRST = False        # --oldest-first: 账务明细 rows in time order
 
 
 def rate(channel):
@@ -365,7 +369,8 @@ def alipay_ledger(out, seed, day, evs):
         exp = money(-amt) if amt < 0 else "0.00"
         rows.append(",".join([flow + t9, biz + t9, order + t9, item + t9, stamp(t), other + t9,
                               inc, exp, money(bal), "支付宝", kind_text, ""]))
-    rows.reverse()          # the newest first, as the real export lists them
+    if not OLDEST_FIRST:
+        rows.reverse()      # the newest first, as the real export lists them
     inc = [e[3] for e in evs if e[3] > 0]
     exp = [-e[3] for e in evs if e[3] < 0]
     lines = ["#支付宝账务明细查询", "#账号：[20881234567890120156]",
@@ -479,6 +484,8 @@ def table(out, pays, extra):
 
 
 def main(argv):
+    global OLDEST_FIRST
+    OLDEST_FIRST = False
     args, plant_args = [], []
     it = iter(argv)
     for a in it:
@@ -486,10 +493,12 @@ def main(argv):
             plant_args.append(next(it, ""))
         elif a.startswith("--plant="):
             plant_args.append(a[8:])
+        elif a == "--oldest-first":
+            OLDEST_FIRST = True
         else:
             args.append(a)
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make_settle.py SEED OUTDIR [--plant NAME[:CHANNEL]]...")
+        sys.exit("usage: make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]...")
     seed, out = int(args[0]), args[1]
     plants = parse_plants(plant_args)
     os.makedirs(out, exist_ok=True)

@@ -164,9 +164,9 @@ RATES = ["--now", "2026-11-21T12:00:00Z", "--tenant", "1", "--fee-rate", "stripe
          "--fee-rate", "wechat=0.6%", "--fee-rate", "alipay=0.6%", "--settle-window", "0..3d"]
 
 
-def model(plants, seed):
+def model(plants, seed, more=()):
     shutil.rmtree("s", ignore_errors=True)
-    args = [str(seed), "s"]
+    args = [str(seed), "s"] + list(more)
     for p in plants:
         args += ["--plant", p]
     g.main(args)
@@ -218,6 +218,8 @@ for seed in (3, 17, 40):
         print("seed %d: row_removed:%s finds one balance_break of the fee removed|%s|%s"
               % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch)), got))
     lines, pending = model(ALL, seed)
+    print("seed %d: the 账务明细 oldest first, the same lines|%s|%s" % (
+        seed, short(lines, pending), short(*model(ALL, seed, ["--oldest-first"]))))
     got = sorted("%s %s" % (l["category"], l["channel"]) for l in lines) + \
         ["pending " + p["channel"] for p in pending]
     print("seed %d: every plant at once, one line each|%s|%s" % (seed, ", ".join(
@@ -226,7 +228,7 @@ for seed in (3, 17, 40):
          "pending stripe"]), ", ".join(got)))
 PY
 [ "$(grep -vc '|' gen.txt)" = 0 ] || { fail "the generated scenarios' run:"; sed 's/^/#   /' gen.txt; }
-check "the generated scenarios ran (3 seeds, 22 cases each)" [ "$(grep -c "|" gen.txt)" = 66 ]
+check "the generated scenarios ran (3 seeds, 23 cases each)" [ "$(grep -c "|" gen.txt)" = 69 ]
 while IFS='|' read -r d want got; do
     eq "$d" "$want" "$got"
 done <gen.txt
