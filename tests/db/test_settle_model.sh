@@ -38,9 +38,8 @@ def load(path):
     out = []
     for l in open(path, encoding="utf-8"):
         if l.strip():
-            d = json.loads(l)
-            if "pending" not in d:
-                out.append(tuple(None if d.get(k) is None else str(d[k]) for k in KEYS))
+            d = json.loads(l)       # a pending item written as a line shows as one
+            out.append(tuple(None if d.get(k) is None else str(d[k]) for k in KEYS))
     return out
 got, want = load(sys.argv[1]), load(sys.argv[2])
 for t in sorted(set(want) - set(got), key=str):
