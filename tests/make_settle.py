@@ -34,6 +34,9 @@ Plants (each yields exactly one discrepancy line, or none where said):
   row_removed[:wechat|alipay]         11-16's fund bill loses the fee row of
                                        its first payment, its summary or
                                        footers still agreeing (balance_break)
+  last_removed[:wechat|alipay]        11-16's fund bill loses its last row (a
+                                       fee): the break is on 11-17's first row,
+                                       in the next day's file (balance_break)
   never_credited[:CHANNEL]            the batch of 11-15's payments never
                                        reaches the bank (payout_not_received)
   stray_credit[:stripe|wechat|alipay] the bank statement of that channel's
@@ -72,9 +75,11 @@ CURRENCY = {"stripe": "USD", "wechat": "CNY", "alipay": "CNY"}
 OFFSET = {"stripe": 0, "wechat": 8, "alipay": 8}     # hours east of UTC
 CHANNELS = ["stripe", "wechat", "alipay"]
 PLANTS = {"fee_off": "wechat", "batch_short": "stripe", "row_removed": "wechat",
+          "last_removed": "alipay",
           "never_credited": "stripe", "stray_credit": "stripe", "table_only": "stripe",
           "two_in_one": "stripe", "window_open": "wechat"}
-ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"}}
+ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"},
+           "last_removed": {"wechat", "alipay"}}
 CENT = Decimal("0.01")
 OLDEST_FIRST = False        # --oldest-first: 账务明细 rows in time order
 
@@ -281,6 +286,9 @@ def fund_days(out, seed, ch, pays, batches, plants, opening):
         if plants.get("row_removed") == ch and day == DAYS[1]:
             first = [e for e in evs if e[1] == "fee"][0]
             evs = [e for e in evs if e is not first]
+        if plants.get("last_removed") == ch and day == DAYS[1]:
+            assert evs[-1][1] == "fee"
+            evs = evs[:-1]
         writer = wechat_fund if ch == "wechat" else alipay_ledger
         writer(out, seed, day, evs)
 

@@ -180,14 +180,14 @@ def short(lines, pending):
                                           for p in pending])
 
 
-def trade_fee(ch):
-    """The fee of 11-16's first payment in the trade bill: the row removed."""
+def trade_fee(ch, which=0):
+    """The fee of 11-16's first (or last) payment in the trade bill: the row removed."""
     if ch == "wechat":
         rows = [l.split(",") for l in open("s/wechat-trade.csv", encoding="utf-8")
                 if l.startswith("`2026-11-16")]
-        return "%.2f" % float(rows[0][22].strip("`"))
+        return "%.2f" % float(rows[which][22].strip("`"))
     rows = [l.split(",") for l in open("s/alipay-trade.csv", encoding="gbk") if "2026-11-16" in l]
-    return rows[0][22].lstrip("-")
+    return rows[which][22].lstrip("-")
 
 
 CASES = [("fee_off:stripe", "fee_mismatch stripe 0.01"),
@@ -217,6 +217,9 @@ for seed in (3, 17, 40):
         got = short(*model(["row_removed:" + ch], seed))
         print("seed %d: row_removed:%s finds one balance_break of the fee removed|%s|%s"
               % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch)), got))
+        got = short(*model(["last_removed:" + ch], seed))
+        print("seed %d: last_removed:%s finds it on the next day's first row|%s|%s"
+              % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch, -1)), got))
     lines, pending = model(ALL, seed)
     print("seed %d: the 账务明细 oldest first, the same lines|%s|%s" % (
         seed, short(lines, pending), short(*model(ALL, seed, ["--oldest-first"]))))
@@ -228,7 +231,7 @@ for seed in (3, 17, 40):
          "pending stripe"]), ", ".join(got)))
 PY
 [ "$(grep -vc '|' gen.txt)" = 0 ] || { fail "the generated scenarios' run:"; sed 's/^/#   /' gen.txt; }
-check "the generated scenarios ran (3 seeds, 23 cases each)" [ "$(grep -c "|" gen.txt)" = 69 ]
+check "the generated scenarios ran (3 seeds, 25 cases each)" [ "$(grep -c "|" gen.txt)" = 75 ]
 while IFS='|' read -r d want got; do
     eq "$d" "$want" "$got"
 done <gen.txt
