@@ -5,7 +5,8 @@
 # balance reports, WeChat Pay trade bill and 资金账单, Alipay 业务明细 and
 # 账务明细 in GBK, a camt.053 and an MT940 statement) with discrepancies
 # planted: a fee off by a cent, a batch short of its nets, a fund-bill row
-# removed, a batch never credited, a credit no batch explains, a payment no
+# removed (within a day, and a day's last: the break in the next day's
+# file), a batch never credited, a credit no batch explains, a payment no
 # batch paid, two batches in one deposit (no line) and a batch whose window
 # is still open (pending, no line).  For each scenario, a database of its
 # own holds the table's payments (imported), and settle's discrepancy lines
@@ -90,5 +91,5 @@ scenario all1 5 fee_off:wechat batch_short:stripe row_removed:alipay never_credi
 scenario all2 23 fee_off:stripe batch_short:stripe row_removed:wechat never_credited:stripe \
     stray_credit:alipay table_only:wechat two_in_one:alipay window_open:wechat
 scenario some 61 fee_off:alipay never_credited:alipay table_only:stripe two_in_one:wechat \
-    window_open:alipay
+    window_open:alipay last_removed:wechat
 finish
