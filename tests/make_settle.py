@@ -7,7 +7,8 @@ tests/db/test_settle_model.sh to read.  Values are made up; the layouts are
 the real ones, each with its public source named beside its writer.
 
 Tenant 1, four days of payments (2026-11-15..18) on three channels:
-- stripe (USD, UTC): each day's charges are paid out by one automatic payout
+- stripe (USD, UTC): each day's charges, less a refund of 30% of the
+  previous day's first charge, are paid out by one automatic payout
   created the next day at 00:05 UTC, arriving the day after; the payout
   reconciliation report lists the charges with their automatic_payout_id,
   the balance report every balance transaction (charges and payouts);
@@ -110,6 +111,7 @@ class Batch:
     def __init__(self, channel, pay_day, batch_id, t, payments):
         self.channel, self.pay_day, self.id, self.time = channel, pay_day, batch_id, t
         self.payments = payments
+        self.refunds = []       # (txn, time, amount, payment refunded): stripe
         self.amount = sum((p.net for p in payments), Decimal(0))   # what it pays
 
     def credit_day(self):
@@ -153,6 +155,14 @@ def scenario(seed, plants):
             if ch == "stripe":
                 b = Batch(ch, day, "po_%d%s" % (seed, day.strftime("%m%d")),
                           nxt + dt.timedelta(minutes=5), day_pays)
+                if batches[ch]:
+                    # 30% of the previous day's first charge refunded at
+                    # 21:00, paid out (netted) with this day's charges
+                    of = batches[ch][-1].payments[0]
+                    amt = (of.gross * 3 / 10).quantize(CENT)
+                    b.refunds.append(("txn_%d%sR" % (seed, day.strftime("%m%d")),
+                                      dt.datetime.combine(day, dt.time(21)), amt, of))
+                    b.amount -= amt
             else:
                 b = Batch(ch, day, "%s%d%s" % ("WD" if ch == "wechat" else "TX", seed,
                                                day.strftime("%m%d")),
@@ -215,6 +225,13 @@ def stripe_files(out, seed, pays, batches):
             bal.append((p.time, [txn, stamp(p.time), avail, "usd", money(p.gross), money(p.fee),
                                  money(p.net), "charge", "ch_" + txn[4:], "ch_" + txn[4:],
                                  "pi_" + txn[4:], p.key, "Order " + p.key]))
+        for txn, t, amt, of in b.refunds:
+            ch_id = "ch_%d%s%02d" % (seed, of.day.strftime("%m%d"), of.i)
+            rec.append([b.id, stamp(arrive), txn, stamp(t), stamp(t), "usd", money(-amt), "0.00",
+                        money(-amt), "refund", "re_" + txn[4:], "Refund for " + of.key, of.key])
+            bal.append((t, [txn, stamp(t), stamp(t), "usd", money(-amt), "0.00", money(-amt),
+                            "refund", "re_" + txn[4:], ch_id, "pi_" + ch_id[3:], of.key,
+                            "Refund for " + of.key]))
         bal.append((b.time, ["txn_" + b.id, stamp(b.time), stamp(b.time), "usd",
                              money(-b.amount), "0.00", money(-b.amount), "payout", b.id, "", "",
                              "", "STRIPE PAYOUT"]))
