@@ -364,22 +364,27 @@ const char SQL_SETTLE_DAYS[] =
 
 /* Every line (the pending too, flagged), in a stable order, with money as
  * text in its currency's minor unit and the register's first_seen once it
- * is written ($1: the run, NULL: none). */
-const char SQL_SETTLE_LINES[] =
-    "SELECT s.category, s.tenant_id, s.channel, s.day::text, s.subject, s.currency,"
-    "       pg_temp.idemload_money_text(s.expected, s.currency),"
-    "       pg_temp.idemload_money_text(s.actual, s.currency),"
-    "       pg_temp.idemload_money_text(s.actual - s.expected, s.currency),"
-    "       s.file_no, s.line, s.detail::text, s.pending,"
-    "       (SELECT pg_temp.idemload_ts_text(i.first_seen, false) FROM {item} i"
-    "         WHERE $1::bigint IS NOT NULL AND i.last_run = $1::bigint"
-    "           AND i.tenant_id = s.tenant_id AND i.channel = s.channel AND i.day = s.day"
-    "           AND i.category = s.category AND i.subject IS NOT DISTINCT FROM s.subject"
-    "           AND i.currency IS NOT DISTINCT FROM s.currency LIMIT 1) "
-    "FROM idemload_settle_disc s "
-    "ORDER BY s.pending, array_position(ARRAY['fee_mismatch', 'payout_mismatch', 'balance_break',"
-    "         'payout_not_received', 'unexpected_deposit', 'unsettled_payment'], s.category),"
-    "         s.tenant_id, s.channel, s.day, s.subject, s.currency";
+ * is written ($1: the run). */
+#define SETTLE_LINES(first_seen)                                                      \
+    "SELECT s.category, s.tenant_id, s.channel, s.day::text, s.subject, s.currency,"      \
+    "       pg_temp.idemload_money_text(s.expected, s.currency),"                          \
+    "       pg_temp.idemload_money_text(s.actual, s.currency),"                            \
+    "       pg_temp.idemload_money_text(s.actual - s.expected, s.currency),"               \
+    "       s.file_no, s.line, s.detail::text, s.pending, " first_seen " "                \
+    "FROM idemload_settle_disc s "                                                         \
+    "ORDER BY s.pending, array_position(ARRAY['fee_mismatch', 'payout_mismatch',"         \
+    "         'balance_break', 'payout_not_received', 'unexpected_deposit',"              \
+    "         'unsettled_payment'], s.category),"                                          \
+    "         s.tenant_id, s.channel, s.day, s.subject, s.currency"
+const char SQL_SETTLE_LINES[] = SETTLE_LINES(
+    "(SELECT pg_temp.idemload_ts_text(i.first_seen, false) FROM {item} i"
+    "  WHERE i.last_run = $1::bigint"
+    "    AND i.tenant_id = s.tenant_id AND i.channel = s.channel AND i.day = s.day"
+    "    AND i.category = s.category AND i.subject IS NOT DISTINCT FROM s.subject"
+    "    AND i.currency IS NOT DISTINCT FROM s.currency LIMIT 1)");
+
+/* The same without a register (a dry run): first_seen null. */
+const char SQL_SETTLE_LINES_UNREGISTERED[] = SETTLE_LINES("NULL::text");
 
 /* How many batches were matched, and how (the summary's). */
 const char SQL_SETTLE_MATCHED[] =
@@ -519,8 +524,8 @@ const char SQL_SETTLE_REG_RUNS[] =
     "       $2::jsonb "
     "FROM " COVERED("") " c";
 
-/* $1 the run: open items of days this run does not cover, of its
- * (tenant, channel) pairs, with their age in days: carried over. */
+/* Open items of days this run does not cover, of the tenants it read,
+ * with their age in days: carried over. */
 const char SQL_SETTLE_REG_CARRIED[] =
     "SELECT i.category, i.tenant_id, i.channel, i.day::text, i.subject, i.currency, i.expected,"
     "       i.actual, i.difference, pg_temp.idemload_ts_text(i.first_seen, false),"
@@ -531,8 +536,7 @@ const char SQL_SETTLE_REG_CARRIED[] =
     "      WHERE " SAME_ITEM("i", "s") ")"
     "  AND NOT EXISTS (SELECT 1 FROM " COVERED("") " c WHERE c.tenant_id = i.tenant_id"
     "      AND c.channel = i.channel AND c.day = i.day) "
-    "  AND (EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.tenant_id = i.tenant_id"
-    "      AND r.channel = i.channel) OR i.channel = 'bank') "
+    "  AND EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.tenant_id = i.tenant_id) "
     "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.subject";
 
 /* $1 the run: the items it resolved, as the report lists them. */

@@ -28,6 +28,7 @@ extern const char SQL_SETTLE_UNEXPECTED[];
 extern const char SQL_SETTLE_UNSETTLED[];
 extern const char SQL_SETTLE_DAYS[];
 extern const char SQL_SETTLE_LINES[];
+extern const char SQL_SETTLE_LINES_UNREGISTERED[];
 extern const char SQL_SETTLE_MATCHED[];
 
 extern const char SQL_SETTLE_REGISTER_CREATE[];

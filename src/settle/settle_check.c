@@ -308,8 +308,10 @@ bool settle_gather(recon_ctx *x, settle_result *res, settle_disc **wp, bool *io_
     }
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)res->run_id);
-    const char *p[] = {res->registered ? id : NULL};
-    db_result *r = recon_query(x, "settle: the lines", SQL_SETTLE_LINES, 1, p);
+    const char *p[] = {id};
+    db_result *r = res->registered
+                       ? recon_query(x, "settle: the lines", SQL_SETTLE_LINES, 1, p)
+                       : recon_query(x, "settle: the lines", SQL_SETTLE_LINES_UNREGISTERED, 0, NULL);
     if (!r) {
         buf_free(&err);
         return false;
