@@ -12,7 +12,8 @@
 # own holds the table's payments (imported), and settle's discrepancy lines
 # (category, tenant, channel, day, subject, currency, expected, actual,
 # difference) must be the model's, as sets; the differences are printed.
-# Exit 5 with lines, 0 without; one scenario also as a dry run writing CSV
+# Exit 5 with lines, 0 without; the summary's pending count the model's
+# (the open window's batch); one scenario also as a dry run writing CSV
 # (its byte-order mark, null as an empty field).  The model's own rules are checked by hand
 # in tests/cli/test_expected_settle.sh.
 # The 账务明细 are written oldest first (make_settle.py --oldest-first): the
@@ -80,7 +81,8 @@ scenario() {
     files=$(ls "$name"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
     python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
         --fee-rate wechat=0.6% --fee-rate alipay=0.6% --settle-window 0..3d \
-        --table "$name/table.csv" $files >"$name.model" || { fail "$name: the model"; return; }
+        --table "$name/table.csv" --pending $files >"$name.all" || { fail "$name: the model"; return; }
+    grep -v '"pending"' "$name.all" >"$name.model"
     init_db "settle_model_$name"
     run import -d "$DB" "$name/table.csv"
     eq "$name: the table's payments imported" 0 "$RC"
@@ -91,6 +93,9 @@ scenario() {
     eq "$name: exit $want" "$want" "$RC"
     [ "$RC" = "$want" ] || head -c 1500 "$ERR" | sed 's/^/#   /'
     same_lines "$name: settle's lines are the model's" "$name.ndjson" "$name.model"
+    # the pending batches and payments: counted in the summary, not lines
+    eq "$name: pending in the summary, as many as the model's" \
+       "$(grep -c '"pending"' "$name.all")" "$(sed -n 's/^ *pending: \([0-9]*\) .*/\1/p' "$ERR" | head -n 1)"
     [ -n "${DRY:-}" ] || return
     # shellcheck disable=SC2086
     IDEMLOAD_NOW=$NOW run settle --dry-run -d "$DB" "${OPTS[@]}" --discrepancies "$name.csv" $files
