@@ -14,11 +14,11 @@
 # difference) must be the model's, as sets; the differences are printed.
 # Exit 5 with lines, 0 without; the summary's pending count the model's
 # (the open window's batch); one scenario also as a dry run writing CSV
-# (its byte-order mark, null as an empty field).  The model's own rules are checked by hand
-# in tests/cli/test_expected_settle.sh.
+# (its byte-order mark, null as an empty field).  The model's own rules
+# are checked by hand in tests/cli/test_expected_settle.sh.
 # The 账务明细 are written oldest first (make_settle.py --oldest-first): the
 # real export lists its newest row first, and settle (at settle-core
-# bf5570e) chains such a file top down, finding a break at every row whose
+# 585884d) chains such a file top down, finding a break at every row whose
 # time is that of the row above it (a payment and its fee); the scenarios
 # go back to the real order once settle reads a newest-first file upwards.
 . "$(dirname "$0")/../lib.sh"
