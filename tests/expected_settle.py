@@ -33,7 +33,9 @@ this was written; each is marked READING below):
   without a rate, the fund-side fee against the trade bill's (expected);
 - a balance chain runs per channel and account through the files of that
   account in time order (a day's first row continues the previous day's
-  last); after a break the stated balance is the new start;
+  last), rows of one second in the file's order, a file listing its newest
+  row first (the real 账务明细 export) read upwards; after a break the
+  stated balance is the new start;
 - batch day: the day of the payout row (Stripe: created_utc; 提现: 记账时间)
   in the channel's zone; a credit matches a batch when its booking date is
   within [batch day + LO, batch day + HI]; matching is one-to-one on equal
@@ -48,7 +50,10 @@ this was written; each is marked READING below):
   when the channel's account was credited with it (WeChat 资金账单 交易 row,
   through the trade bill's 微信订单号; Alipay 账务明细 在线支付 row's
   商户订单号); only channels whose settlement files were given are judged;
-  unpaid within the channel's delay (default 2d, --delay) it is pending.
+  unpaid within the channel's delay (default 2d, --delay; settle's --grace)
+  after its time it is pending.
+settle-core's branch (doc/settle.md, src/db/settle_sql.c at 585884d)
+reads the same, but for the newest-first file (it chains top down).
 """
 import csv
 import datetime as dt
