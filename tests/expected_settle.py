@@ -33,7 +33,9 @@ this was written; each is marked READING below):
   without a rate, the fund-side fee against the trade bill's (expected);
 - a balance chain runs per channel and account through the files of that
   account in time order (a day's first row continues the previous day's
-  last); after a break the stated balance is the new start;
+  last), rows of one second in the file's order, a file listing its newest
+  row first (the real 账务明细 export) read upwards; after a break the
+  stated balance is the new start;
 - batch day: the day of the payout row (Stripe: created_utc; 提现: 记账时间)
   in the channel's zone; a credit matches a batch when its booking date is
   within [batch day + LO, batch day + HI]; matching is one-to-one on equal
@@ -48,7 +50,10 @@ this was written; each is marked READING below):
   when the channel's account was credited with it (WeChat 资金账单 交易 row,
   through the trade bill's 微信订单号; Alipay 账务明细 在线支付 row's
   商户订单号); only channels whose settlement files were given are judged;
-  unpaid within the channel's delay (default 2d, --delay) it is pending.
+  unpaid within the channel's delay (default 2d, --delay; settle's --grace)
+  after its time it is pending.
+settle-core's branch (doc/settle.md, src/db/settle_sql.c at 585884d)
+reads the same, but for the newest-first file (it chains top down).
 """
 import csv
 import datetime as dt
@@ -117,6 +122,7 @@ class Row:
         self.currency = None
         self.gross = self.fee = self.net = self.balance = None
         self.source = None          # "trade", "fund", "report", "bank"
+        self.seq = 0                # its place in the account's history within the file
         self.file, self.line = None, 0
         self.__dict__.update(kw)
 
@@ -180,7 +186,7 @@ def wechat_trade(path, text):
                        currency=f[ix["货币种类"]] or "CNY", gross=gross, fee=fee, net=gross - fee,
                        source="trade", file=path, line=n))
     summ = dict(zip(lines[end].split(","), [x.strip("`") for x in lines[end + 1].split(",")]))
-    if int(summ["总交易单数"]) != end - 1:
+    if int(dec(summ["总交易单数"])) != end - 1:
         raise ValueError("%s: 总交易单数 %s, rows %d" % (path, summ["总交易单数"], end - 1))
     return out
 
@@ -211,8 +217,9 @@ def wechat_fund(path, text):
     summ = dict(zip(lines[end].split(","), [x.strip("`") for x in lines[end + 1].split(",")]))
     inc = [r.net for r in out if r.net > 0]
     exp = [-r.net for r in out if r.net < 0]
-    if (int(summ["资金流水总笔数"]), int(summ["收入笔数"]), dec(summ["收入金额"]),
-            int(summ["支出笔数"]), dec(summ["支出金额"])) != (
+    count = lambda k: int(dec(summ[k]))     # noqa: E731 (v2 writes "4.0")
+    if (count("资金流水总笔数"), count("收入笔数"), dec(summ["收入金额"]),
+            count("支出笔数"), dec(summ["支出金额"])) != (
             len(out), len(inc), sum(inc, Decimal(0)), len(exp), sum(exp, Decimal(0))):
         raise ValueError("%s: the summary disagrees with the rows" % path)
     return out
@@ -264,6 +271,10 @@ def alipay_ledger(path, text):
         if kind == "fee":
             r.fee = -net
         out.append(r)
+    # The export lists the newest row first: a balance follows the row
+    # below it.  Rows in the same second keep the file's order, read upwards.
+    if len(out) > 1 and out[0].time > out[-1].time:
+        out.reverse()
     got = {}
     for l in foot:
         m = re.match(r"#(支出|收入)合计：(\d+)笔，共(-?[\d.]+)元", l)
@@ -352,6 +363,13 @@ def mt940(path, text):
 
 
 def read_file(path):
+    rows = read_rows(path)
+    for i, r in enumerate(rows):
+        r.seq = i           # the order of the account's history within the file
+    return rows
+
+
+def read_rows(path):
     data = open(path, "rb").read()
     if data.lstrip().startswith(b"<") and b"BkToCstmrStmt" in data:
         return camt(path, data)
@@ -454,7 +472,7 @@ def settle(rows, table, now, tenant="1", rates=None, window=(0, 3), delays=None)
         if r.balance is not None:
             chains.setdefault((r.channel, r.account), []).append(r)
     for k, rs in chains.items():
-        rs.sort(key=lambda r: (r.time, r.file, r.line))
+        rs.sort(key=lambda r: (r.time, r.file, r.seq))
         for prev, r in zip(rs, rs[1:]):
             if prev.balance + r.net != r.balance:
                 lines.append(line("balance_break", tenant, r.channel, r.day(), r.txn, r.currency,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_settle.py SEED OUTDIR [--plant NAME[:CHANNEL]]... - one consistent
+"""make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]... - one consistent
 scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
 the channels' settlement-side files, the bank statements the batches reach,
 and the target table's payments, for tests/expected_settle.py (the model) and
@@ -7,7 +7,8 @@ tests/db/test_settle_model.sh to read.  Values are made up; the layouts are
 the real ones, each with its public source named beside its writer.
 
 Tenant 1, four days of payments (2026-11-15..18) on three channels:
-- stripe (USD, UTC): each day's charges are paid out by one automatic payout
+- stripe (USD, UTC): each day's charges, less a refund of 30% of the
+  previous day's first charge, are paid out by one automatic payout
   created the next day at 00:05 UTC, arriving the day after; the payout
   reconciliation report lists the charges with their automatic_payout_id,
   the balance report every balance transaction (charges and payouts);
@@ -34,6 +35,9 @@ Plants (each yields exactly one discrepancy line, or none where said):
   row_removed[:wechat|alipay]         11-16's fund bill loses the fee row of
                                        its first payment, its summary or
                                        footers still agreeing (balance_break)
+  last_removed[:wechat|alipay]        11-16's fund bill loses its last row (a
+                                       fee): the break is on 11-17's first row,
+                                       in the next day's file (balance_break)
   never_credited[:CHANNEL]            the batch of 11-15's payments never
                                        reaches the bank (payout_not_received)
   stray_credit[:stripe|wechat|alipay] the bank statement of that channel's
@@ -48,6 +52,9 @@ Plants (each yields exactly one discrepancy line, or none where said):
   window_open[:CHANNEL]               the batch of 11-18's payments has not
                                        reached the bank yet; its window is
                                        open at IDEMLOAD_NOW (pending, no line)
+
+The Alipay 账务明细 lists its newest row first, as the real export does;
+--oldest-first writes it in time order instead.
 
 Files written: table.csv, stripe-payouts.csv, stripe-balance.csv,
 wechat-trade.csv, wechat-fund-YYYYMMDD.csv, alipay-trade.csv,
@@ -69,10 +76,13 @@ CURRENCY = {"stripe": "USD", "wechat": "CNY", "alipay": "CNY"}
 OFFSET = {"stripe": 0, "wechat": 8, "alipay": 8}     # hours east of UTC
 CHANNELS = ["stripe", "wechat", "alipay"]
 PLANTS = {"fee_off": "wechat", "batch_short": "stripe", "row_removed": "wechat",
+          "last_removed": "alipay",
           "never_credited": "stripe", "stray_credit": "stripe", "table_only": "stripe",
           "two_in_one": "stripe", "window_open": "wechat"}
-ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"}}
+ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"},
+           "last_removed": {"wechat", "alipay"}}
 CENT = Decimal("0.01")
+OLDEST_FIRST = False        # --oldest-first: 账务明细 rows in time order
 
 
 def rate(channel):
@@ -101,6 +111,7 @@ class Batch:
     def __init__(self, channel, pay_day, batch_id, t, payments):
         self.channel, self.pay_day, self.id, self.time = channel, pay_day, batch_id, t
         self.payments = payments
+        self.refunds = []       # (txn, time, amount, payment refunded): stripe
         self.amount = sum((p.net for p in payments), Decimal(0))   # what it pays
 
     def credit_day(self):
@@ -144,6 +155,14 @@ def scenario(seed, plants):
             if ch == "stripe":
                 b = Batch(ch, day, "po_%d%s" % (seed, day.strftime("%m%d")),
                           nxt + dt.timedelta(minutes=5), day_pays)
+                if batches[ch]:
+                    # 30% of the previous day's first charge refunded at
+                    # 21:00, paid out (netted) with this day's charges
+                    of = batches[ch][-1].payments[0]
+                    amt = (of.gross * 3 / 10).quantize(CENT)
+                    b.refunds.append(("txn_%d%sR" % (seed, day.strftime("%m%d")),
+                                      dt.datetime.combine(day, dt.time(21)), amt, of))
+                    b.amount -= amt
             else:
                 b = Batch(ch, day, "%s%d%s" % ("WD" if ch == "wechat" else "TX", seed,
                                                day.strftime("%m%d")),
@@ -206,6 +225,13 @@ def stripe_files(out, seed, pays, batches):
             bal.append((p.time, [txn, stamp(p.time), avail, "usd", money(p.gross), money(p.fee),
                                  money(p.net), "charge", "ch_" + txn[4:], "ch_" + txn[4:],
                                  "pi_" + txn[4:], p.key, "Order " + p.key]))
+        for txn, t, amt, of in b.refunds:
+            ch_id = "ch_%d%s%02d" % (seed, of.day.strftime("%m%d"), of.i)
+            rec.append([b.id, stamp(arrive), txn, stamp(t), stamp(t), "usd", money(-amt), "0.00",
+                        money(-amt), "refund", "re_" + txn[4:], "Refund for " + of.key, of.key])
+            bal.append((t, [txn, stamp(t), stamp(t), "usd", money(-amt), "0.00", money(-amt),
+                            "refund", "re_" + txn[4:], ch_id, "pi_" + ch_id[3:], of.key,
+                            "Refund for " + of.key]))
         bal.append((b.time, ["txn_" + b.id, stamp(b.time), stamp(b.time), "usd",
                              money(-b.amount), "0.00", money(-b.amount), "payout", b.id, "", "",
                              "", "STRIPE PAYOUT"]))
@@ -277,6 +303,9 @@ def fund_days(out, seed, ch, pays, batches, plants, opening):
         if plants.get("row_removed") == ch and day == DAYS[1]:
             first = [e for e in evs if e[1] == "fee"][0]
             evs = [e for e in evs if e is not first]
+        if plants.get("last_removed") == ch and day == DAYS[1]:
+            assert evs[-1][1] == "fee"
+            evs = evs[:-1]
         writer = wechat_fund if ch == "wechat" else alipay_ledger
         writer(out, seed, day, evs)
 
@@ -310,10 +339,13 @@ def wechat_fund(out, seed, day, evs):
 # fields ending with a TAB: written by tests/make_bills.py's ap_row, with the
 # fee in 服务费（元） (written negative, money taken: unverified, the model
 # reads its magnitude).
-# 账务明细 (bill_type signcustomer): the header, `#` framing, trailing TABs
-# and the footers #支出合计：N笔，共X元 / #收入合计：N笔，共Y元 of the sample in
-# a public reconciliation class (code search id 23331272793,
-# CheckDataAliPayImp.java); 支出金额（-元） written negative (unverified).
+# 账务明细 (bill_type signcustomer): the header, `#` framing, trailing TABs,
+# the newest row first, amounts unsigned in 收入金额（+元） and 支出金额（-元）,
+# and the footers #支出合计：N笔，共X元 / #收入合计：N笔，共Y元 of a real export
+# of 2012-12-29 quoted in a public reconciliation class (code search id
+# 23331272793, CheckDataAliPayImp.java; channel-formats.md [A7]); 手续费 and
+# 提现 rows as settle-channel's fixture derived from it shows them
+# (tests/fixtures/settle/alipay-account-2012-12-29.csv on its branch).
 
 
 def ap_txn(seed, p):
@@ -352,17 +384,20 @@ def alipay_ledger(out, seed, day, evs):
     for t, kind, x, amt, bal, n in evs:
         flow = "%d%s%06d" % (seed, day.strftime("%m%d"), n)
         if kind == "out":
-            biz, order, item, kind_text, other = x.id, "", "提现", "提现", "招商银行(6225)"
-        else:
+            biz, order, item, kind_text, other = x.id, "", "", "提现", ""
+        elif kind == "pay":
             biz, order, item = ap_txn(seed, x), x.key, "Test item"
-            kind_text = "在线支付" if kind == "pay" else "手续费"
-            other = "**明(138******00)" if kind == "pay" else "支付宝"
+            kind_text, other = "在线支付", "**明(138******00)"
+        else:
+            biz, order, item, kind_text, other = ap_txn(seed, x), "", "服务费", "手续费", ""
         inc = money(amt) if amt > 0 else "0.00"
-        exp = money(amt) if amt < 0 else "0.00"
+        exp = money(-amt) if amt < 0 else "0.00"
         rows.append(",".join([flow + t9, biz + t9, order + t9, item + t9, stamp(t), other + t9,
                               inc, exp, money(bal), "支付宝", kind_text, ""]))
+    if not OLDEST_FIRST:
+        rows.reverse()      # the newest first, as the real export lists them
     inc = [e[3] for e in evs if e[3] > 0]
-    exp = [e[3] for e in evs if e[3] < 0]
+    exp = [-e[3] for e in evs if e[3] < 0]
     lines = ["#支付宝账务明细查询", "#账号：[20881234567890120156]",
              "#起始日期：[%s 00:00:00]   终止日期：[%s 00:00:00]" % (
                  day.strftime("%Y年%m月%d日"), (day + dt.timedelta(days=1)).strftime("%Y年%m月%d日")),
@@ -474,6 +509,8 @@ def table(out, pays, extra):
 
 
 def main(argv):
+    global OLDEST_FIRST
+    OLDEST_FIRST = False
     args, plant_args = [], []
     it = iter(argv)
     for a in it:
@@ -481,10 +518,12 @@ def main(argv):
             plant_args.append(next(it, ""))
         elif a.startswith("--plant="):
             plant_args.append(a[8:])
+        elif a == "--oldest-first":
+            OLDEST_FIRST = True
         else:
             args.append(a)
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make_settle.py SEED OUTDIR [--plant NAME[:CHANNEL]]...")
+        sys.exit("usage: make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]...")
     seed, out = int(args[0]), args[1]
     plants = parse_plants(plant_args)
     os.makedirs(out, exist_ok=True)

