@@ -148,10 +148,12 @@ const char SQL_SETTLE_PAYOUT[] =
     "FROM po JOIN s USING (tenant_id, channel, batch_id, currency) "
     "WHERE s.net <> -po.net AND " IN_PERIOD("po.day");
 
-/* balance_break: the rows of one account and currency of one file, in the
- * file's order, that state a balance: each is the previous balance plus
- * its net.  The break names the row before it (the money went missing
- * between the two). */
+/* balance_break: the rows that state a balance, per tenant, channel,
+ * account and currency, through every file in time order: each is the
+ * previous balance plus its net.  Rows of one time (a payment and its fee)
+ * keep their file's order, read upwards in a file listed newest first
+ * (Alipay's 账务明细 export).  The break names the row before it (the
+ * money went missing between the two). */
 const char SQL_SETTLE_BALANCE[] =
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency,"
     "  expected, actual, file_no, line, detail) "
@@ -162,11 +164,20 @@ const char SQL_SETTLE_BALANCE[] =
     "                          'account', q.account) "
     "FROM (SELECT u.*, lag(u.balance) OVER w AS prev, lag(u.txn_id) OVER w AS prev_txn,"
     "             lag(u.line) OVER w AS prev_line"
-    "        FROM (SELECT DISTINCT ON (r.tenant_id, r.channel, r.account, r.txn_id) r.*"
-    "                FROM idemload_settle_r r WHERE r.balance IS NOT NULL"
+    "        FROM (SELECT DISTINCT ON (r.tenant_id, r.channel, r.account, r.txn_id) r.*, d.dir"
+    "                FROM idemload_settle_r r"
+    "                JOIN (SELECT f.file_no, CASE WHEN min(f.ts) FILTER (WHERE f.seq = f.lo)"
+    "                                           > min(f.ts) FILTER (WHERE f.seq = f.hi)"
+    "                                      THEN -1 ELSE 1 END AS dir"
+    "                        FROM (SELECT r2.file_no, r2.seq, r2.ts,"
+    "                                     min(r2.seq) OVER (PARTITION BY r2.file_no) AS lo,"
+    "                                     max(r2.seq) OVER (PARTITION BY r2.file_no) AS hi"
+    "                                FROM idemload_settle_r r2 WHERE r2.balance IS NOT NULL) f"
+    "                       GROUP BY f.file_no) d ON d.file_no = r.file_no"
+    "               WHERE r.balance IS NOT NULL"
     "               ORDER BY r.tenant_id, r.channel, r.account, r.txn_id, r.file_no, r.seq) u"
     "      WINDOW w AS (PARTITION BY u.tenant_id, u.channel, u.account, u.currency"
-    "                   ORDER BY u.ts, u.file_no, u.seq)) q "
+    "                   ORDER BY u.ts, u.file_no, u.seq * u.dir)) q "
     "WHERE q.prev IS NOT NULL AND q.prev + q.net <> q.balance AND " IN_PERIOD("q.day");
 
 /* The batches to be credited: every payout once (its batch_id, or its own
