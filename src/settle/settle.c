@@ -186,9 +186,12 @@ static int settle(recon_ctx *x, settle_result *res, run_report *rep, const settl
               settle_setup(x, o->rates, o->n_rates);
     if (ok)
         ok = stage_files(x, res, rep, &code);
-    if (ok)
+    if (ok) {
         ok = settle_checks(x, res, o->window_min, o->window_max, o->grace_s,
                            o->period ? o->from : NULL, o->period ? o->to : NULL);
+        if (!ok && res->unreadable_time)
+            code = EXIT_INPUT;
+    }
     if (ok && res->compared && !cfg->dry_run)
         ok = settle_register(x, res, rep);
     else if (ok && res->compared)

@@ -81,6 +81,16 @@ bool settle_checks(recon_ctx *x, settle_result *res, int64_t window_min, int64_t
     db_result *r = recon_query(x, "settle: the period", SQL_SETTLE_PERIOD, 5, pp);
     if (!r)
         return false;
+    int64_t no_day = db_int(r, 0, 4);
+    if (no_day > 0) {
+        /* A row left out of every check would be money lost: the file's
+         * reader handed over a time the server cannot read. */
+        log_error("settle: %lld %s a time that is no date (nothing compared)", (long long)no_day,
+                  no_day == 1 ? "row has" : "rows have");
+        res->unreadable_time = true;
+        db_result_free(&r);
+        return false;
+    }
     if (db_is_null(r, 0, 0)) {
         db_result_free(&r);
         return true;    /* no row: nothing to check */

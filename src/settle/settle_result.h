@@ -73,6 +73,7 @@ typedef struct settle_file {
 
 typedef struct settle_result {
     bool compared;          /* the checks ran (every file read) */
+    bool unreadable_time;   /* a row's time was no date: exit 3, nothing compared */
     bool dry_run;
     bool registered;        /* the register holds this run (committed) */
     int64_t run_id;
