@@ -109,7 +109,9 @@ static const option_def options[] = {
     {0, "profile", "NAME|PATH.json", READING | CMDBIT(CMD_SETTLE),
      "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
      "a profile file ('idemload profiles' lists them); reconcile compares only the kinds the "
-     "bill lists (a WeChat SUCCESS bill: payments)",
+     "bill lists (a WeChat SUCCESS bill: payments); settle: a channel's settlement file "
+     "(default: the built-in profile whose header the file matches; bank statements by "
+     "content)",
      .set = set_text, .field = FIELD(profile_name)},
     {0, "encoding", "utf-8|gbk", READING,
      "with --profile: the bill's encoding (default: the profile's)",
@@ -145,8 +147,8 @@ static const option_def options[] = {
      "comma-separated statuses that are final and never change (default 2)",
      .set = set_final_status},
     {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT) | CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
-     "compute the exact figures against the live table, then roll back (reconcile: write "
-     "nothing at all, not even the register)",
+     "compute the exact figures against the live table, then roll back (reconcile, settle: "
+     "write nothing at all, not even the register)",
      .set = set_flag, .field = FIELD(dry_run)},
     {0, "period", "DAY|FROM..TO", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "the days compared, YYYY-MM-DD inclusive, in the statement's zone (default: the days "
@@ -154,7 +156,8 @@ static const option_def options[] = {
      .set = set_text, .field = FIELD(period), .need = "a day or FROM..TO"},
     {0, "grace", "DURATION", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "a table row the statement lacks is pending, not missing, until this long after the "
-     "end of its day: Nd, Nh or Nm (default 2d)",
+     "end of its day: Nd, Nh or Nm (default 2d); settle: a table payment no batch paid "
+     "is pending until this long after its time",
      .set = set_text, .field = FIELD(grace), .need = "a duration"},
     {0, "facts", "FILE", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "JSON: where each channel's (and kind's) payload holds amount, currency, fee and time, "
