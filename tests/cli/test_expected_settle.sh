@@ -221,8 +221,8 @@ for seed in (3, 17, 40):
         print("seed %d: last_removed:%s finds it on the next day's first row|%s|%s"
               % (seed, ch, "balance_break %s -%s" % (ch, trade_fee(ch, -1)), got))
     lines, pending = model(ALL, seed)
-    print("seed %d: the 账务明细 oldest first, the same lines|%s|%s" % (
-        seed, short(lines, pending), short(*model(ALL, seed, ["--oldest-first"]))))
+    print("seed %d: the 账务明细 newest first, the same lines|%s|%s" % (
+        seed, short(lines, pending), short(*model(ALL, seed, ["--newest-first"]))))
     got = sorted("%s %s" % (l["category"], l["channel"]) for l in lines) + \
         ["pending " + p["channel"] for p in pending]
     print("seed %d: every plant at once, one line each|%s|%s" % (seed, ", ".join(

@@ -16,8 +16,8 @@
 # (the open window's batch); one scenario also as a dry run writing CSV
 # (its byte-order mark, null as an empty field).  The model's own rules
 # are checked by hand in tests/cli/test_expected_settle.sh.
-# The 账务明细 are written oldest first (make_settle.py --oldest-first): the
-# real export lists its newest row first, and settle (at settle-core
+# The 账务明细 are written in time order: the real export lists its newest
+# row first (make_settle.py --newest-first), and settle (at settle-core
 # 585884d) chains such a file top down, finding a break at every row whose
 # time is that of the row above it (a payment and its fee); the scenarios
 # go back to the real order once settle reads a newest-first file upwards.
@@ -75,8 +75,7 @@ scenario() {
     local name=$1 seed=$2 p args=() files
     shift 2
     for p in "$@"; do args+=(--plant "$p"); done
-    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" --oldest-first \
-        "${args[@]}" ||
+    rm -rf "$name" && python3 "$SRC/tests/make_settle.py" "$seed" "$name" "${args[@]}" ||
         { fail "$name: make_settle.py"; return; }
     files=$(ls "$name"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
     python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
