@@ -16,7 +16,9 @@ NOW=2026-11-21T12:00:00Z
 OPTS=(--tenant 1 --fee-rate stripe=2.9% --fee-rate wechat=0.6% --fee-rate alipay=0.6%
       --settle-window 0..3d)
 CHECK="python3 $SRC/tests/cli/html_check.py"
-gen() { local d=$1 s=$2; shift 2; local a=(); for p in "$@"; do a+=(--plant "$p"); done
+# gen DIR SEED PLANT...: a scenario, Alipay's 账务明细 newest row first as the
+# real export lists it (a payment and its fee in one second chain upwards)
+gen() { local d=$1 s=$2; shift 2; local a=(--newest-first); for p in "$@"; do a+=(--plant "$p"); done
         rm -rf "$d" && python3 "$SRC/tests/make_settle.py" "$s" "$d" "${a[@]}"; }
 files() { ls "$1"/* | grep -v -e '/table.csv$' -e '/scenario.json$'; }
 register() {
