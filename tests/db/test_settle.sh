@@ -66,6 +66,26 @@ check "no discrepancies file" test ! -e bad.ndjson
 eq "no register written" none "$(register)"
 check "the report says nothing was compared" jtrue bad.json "r['settlement']['verdict'] == 'not compared'"
 
+# Fees by --fee-rate round half up to the cent, per payment: 2.9% of 5.00 is
+# 0.145, so 0.15 is the fee and 0.14 a mismatch (half to even would say
+# the opposite).  The layout is make_settle.py's payout reconciliation report
+# (the table's Stripe payments are unsettled here: only the fee lines count).
+{ echo "automatic_payout_id,automatic_payout_effective_at_utc,balance_transaction_id,created_utc,available_on_utc,currency,gross,fee,net,reporting_category,source_id,description,payment_metadata[order_id]"
+  echo "po_half,2026-11-17 00:00:00,txn_half1,2026-11-15 10:00:00,2026-11-16 00:00:00,usd,5.00,0.15,4.85,charge,ch_half1,Order H1,H1"
+  echo "po_half,2026-11-17 00:00:00,txn_half2,2026-11-15 11:00:00,2026-11-16 00:00:00,usd,5.00,0.14,4.86,charge,ch_half2,Order H2,H2"
+} >half.csv
+IDEMLOAD_NOW=$NOW run settle -d "$DB" --dry-run --tenant 1 --fee-rate stripe=2.9% --discrepancies half.ndjson half.csv
+eq "a fee off the rate by its rounding: exit 5" 5 "$RC"
+fees() { python3 -c "import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r['category'] == 'fee_mismatch': print(r['subject'], r['expected'], r['actual'], r['difference'])" "$1"; }
+eq "the one fee line: the half cent rounded up, 0.14 charged" "txn_half2 0.15 0.14 -0.01" \
+    "$(fees half.ndjson)"
+IDEMLOAD_NOW=$NOW run settle -d "$DB" --dry-run --tenant 1 --fee-rate stripe=2.9%+0.30 --discrepancies half2.ndjson half.csv
+eq "with a fixed part, both fees are off: exit 5" 5 "$RC"
+eq "each expected 0.45" "txn_half1 0.45 0.15 -0.30 txn_half2 0.45 0.14 -0.31" "$(fees half2.ndjson | tr '\n' ' ' | sed 's/ $//')"
+
 # A dry run writes nothing, not even the register.
 IDEMLOAD_NOW=$NOW run settle -d "$DB" "${OPTS[@]}" --dry-run --report dry.json $(files ok)
 eq "a balanced dry run: exit 0" 0 "$RC"
