@@ -9,6 +9,7 @@ shift || true
 
 packages=(build-essential cmake pkg-config libpq-dev libcsv-dev libjansson-dev zlib1g-dev libssl-dev
           libcurl4-openssl-dev   # objects in S3-compatible storage (src/input/s3.c)
+          libxml2-dev            # camt.053 bank statements (src/settle/bank_camt.c)
           libisal-dev            # ISA-L's igzip: the faster gzip inflater (CMake IDEMLOAD_ISAL)
           libcmocka-dev postgresql-15 postgresql-client-15 python3 clang libclang-rt-14-dev
           lintian man-db file    # the package and man page tests

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "input/profile.h"
+#include "input/profile_settle.h"
 #include "input/tenant_map.h"
 #include "output/outfile.h"
 #include "rules/validate.h"
@@ -19,7 +20,7 @@
 #define CMDBIT(c) (1u << (c))
 #define ALL_DB (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | \
                 CMDBIT(CMD_CREATE_INDEX) | CMDBIT(CMD_INIT) | CMDBIT(CMD_STATUS) | \
-                CMDBIT(CMD_RECONCILE))
+                CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE))
 #define READING (CMDBIT(CMD_IMPORT) | CMDBIT(CMD_VALIDATE) | CMDBIT(CMD_RECONCILE))
 #define EVERY (ALL_DB | CMDBIT(CMD_VALIDATE))
 
@@ -46,6 +47,8 @@ static const command_def commands[] = {
      "list the built-in channel profiles, or print one as a profile file"},
     {CMD_RECONCILE, "reconcile", "[OPTIONS] FILE...",
      "compare statements with the table over their period, both ways"},
+    {CMD_SETTLE, "settle", "[OPTIONS] FILE...",
+     "check fees, payouts, balances and bank credits: the money that arrives"},
 };
 
 typedef struct option_def option_def;
@@ -82,6 +85,8 @@ static cli_result set_column(const option_def *, const char *, config *, buf *);
 static cli_result set_choice(const option_def *, const char *, config *, buf *);
 static cli_result set_final_status(const option_def *, const char *, config *, buf *);
 static cli_result set_kind(const option_def *, const char *, config *, buf *);
+static cli_result set_fee_rate(const option_def *, const char *, config *, buf *);
+static cli_result set_tenant(const option_def *, const char *, config *, buf *);
 
 #define FIELD(f) offsetof(config, f)
 /* A numeric default written into a help text. */
@@ -101,15 +106,17 @@ static const option_def options[] = {
      "input format (default: from the name's ending:" INPUT_FORMAT_ENDINGS ", optionally then .gz)",
      .set = set_format},
     {0, "delimiter", "C", READING, "CSV field delimiter (default ,)", .set = set_delimiter},
-    {0, "profile", "NAME|PATH.json", READING,
+    {0, "profile", "NAME|PATH.json", READING | CMDBIT(CMD_SETTLE),
      "read a channel's own bill: wechat-trade, alipay-trade, stripe-balance, paypal-stl, or "
      "a profile file ('idemload profiles' lists them); reconcile compares only the kinds the "
-     "bill lists (a WeChat SUCCESS bill: payments)",
+     "bill lists (a WeChat SUCCESS bill: payments); settle: a channel's settlement file "
+     "(default: the built-in profile whose header the file matches; bank statements by "
+     "content)",
      .set = set_text, .field = FIELD(profile_name)},
     {0, "encoding", "utf-8|gbk", READING,
      "with --profile: the bill's encoding (default: the profile's)",
      .set = set_text, .field = FIELD(encoding)},
-    {0, "timezone", "ZONE", READING,
+    {0, "timezone", "ZONE", READING | CMDBIT(CMD_SETTLE),
      "with --profile: zone of timestamps without an offset, +08:00, Z or an IANA name such "
      "as Asia/Shanghai (default: the profile's); reconcile: also the zone its days are cut "
      "in, for a canonical file too (default UTC)",
@@ -122,7 +129,7 @@ static const option_def options[] = {
      "with --profile: each row's tenant_id from its merchant, through a CSV with the header "
      "merchant,tenant_id (a bill listing many merchants)",
      .set = set_text, .field = FIELD(tenant_map_path), .need = "a path"},
-    {0, "set", "COLUMN=VALUE", READING,
+    {0, "set", "COLUMN=VALUE", READING | CMDBIT(CMD_SETTLE),
      "supply a column the file does not have, or a constant for another column of the "
      "table, set on the rows it inserts (repeatable)",
      .set = set_column},
@@ -139,35 +146,50 @@ static const option_def options[] = {
     {0, "final-status", "LIST", CMDBIT(CMD_IMPORT) | CMDBIT(CMD_DEDUPE),
      "comma-separated statuses that are final and never change (default 2)",
      .set = set_final_status},
-    {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT) | CMDBIT(CMD_RECONCILE),
-     "compute the exact figures against the live table, then roll back (reconcile: write "
-     "nothing at all, not even the register)",
+    {'n', "dry-run", NULL, CMDBIT(CMD_IMPORT) | CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
+     "compute the exact figures against the live table, then roll back (reconcile, settle: "
+     "write nothing at all, not even the register)",
      .set = set_flag, .field = FIELD(dry_run)},
-    {0, "period", "DAY|FROM..TO", CMDBIT(CMD_RECONCILE),
+    {0, "period", "DAY|FROM..TO", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "the days compared, YYYY-MM-DD inclusive, in the statement's zone (default: the days "
      "the statement's rows fall in)",
      .set = set_text, .field = FIELD(period), .need = "a day or FROM..TO"},
-    {0, "grace", "DURATION", CMDBIT(CMD_RECONCILE),
+    {0, "grace", "DURATION", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "a table row the statement lacks is pending, not missing, until this long after the "
-     "end of its day: Nd, Nh or Nm (default 2d)",
+     "end of its day: Nd, Nh or Nm (default 2d); settle: a table payment no batch paid "
+     "is pending until this long after its time",
      .set = set_text, .field = FIELD(grace), .need = "a duration"},
-    {0, "facts", "FILE", CMDBIT(CMD_RECONCILE),
+    {0, "facts", "FILE", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "JSON: where each channel's (and kind's) payload holds amount, currency, fee and time, "
      "and in which unit (default: amount in major units, currency); a row whose payload is "
      "a bill's row (--repair missing) is read by the profile's columns",
      .set = set_text, .field = FIELD(facts_path), .need = "a path"},
-    {0, "discrepancies", "PATH|-", CMDBIT(CMD_RECONCILE),
+    {0, "discrepancies", "PATH|-", CMDBIT(CMD_RECONCILE) | CMDBIT(CMD_SETTLE),
      "write one line per discrepancy: NDJSON, or CSV with a byte-order mark when PATH ends "
      "in .csv (- for standard output)",
      .set = set_text, .field = FIELD(discrepancies_path), .need = "a path or -"},
+    {0, "tenant", "N", CMDBIT(CMD_SETTLE),
+     "the tenant of the rows whose file names none (a bank statement, a channel's file of "
+     "one merchant): the same as --set tenant_id=N",
+     .set = set_tenant},
+    {0, "fee-rate", "CHANNEL=RATE", CMDBIT(CMD_SETTLE),
+     "the fee a channel's contract charges a payment: a percentage, a fixed amount, or both "
+     "(wechat=0.6%, stripe=2.9%+0.30), rounded half up to the currency's minor unit per "
+     "payment (repeatable; without one, a payment's fee is compared only with another "
+     "file's fee for it)",
+     .set = set_fee_rate},
+    {0, "settle-window", "MIN..MAX", CMDBIT(CMD_SETTLE),
+     "a batch's bank credit is expected from MIN to MAX after the batch's day, Nd, Nh or Nm "
+     "(default 0..3d; calendar days, business days not assumed); pending while it is open",
+     .set = set_text, .field = FIELD(settle_window), .need = "a window MIN..MAX"},
     {0, "repair", "missing|merge", CMDBIT(CMD_RECONCILE),
      "missing: insert the rows the table lacks through the merge, changing no existing row; "
      "merge: import every row after the comparison",
      .set = set_choice, .field = FIELD(repair), .min = REPAIR_MISSING},
-    {0, "report", "PATH|-", READING | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
+    {0, "report", "PATH|-", READING | CMDBIT(CMD_SETTLE) | CMDBIT(CMD_CHECK) | CMDBIT(CMD_DEDUPE) | CMDBIT(CMD_STATUS),
      "write a JSON report to PATH (- for standard output)",
      .set = set_text, .field = FIELD(report_path), .need = "a path or -"},
-    {0, "html", "PATH|-", READING,
+    {0, "html", "PATH|-", READING | CMDBIT(CMD_SETTLE),
      "write a self-contained HTML report to PATH (- for standard output): figures, charts "
      "per channel and over time, rejects by reason, files",
      .set = set_text, .field = FIELD(html_path), .need = "a path or -"},
@@ -383,6 +405,38 @@ static cli_result set_delimiter(const option_def *o, const char *arg, config *cf
     return CLI_RUN;
 }
 
+/* --tenant N: --set tenant_id=N by a name of its own. */
+static cli_result set_tenant(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    if (cfg->presets.value[COL_TENANT_ID] && strcmp(cfg->presets.value[COL_TENANT_ID], arg) != 0) {
+        buf_printf(err, "--tenant %s and --set tenant_id=%s disagree", arg,
+                   cfg->presets.value[COL_TENANT_ID]);
+        return CLI_ERROR;
+    }
+    if (!validate_preset(COL_TENANT_ID, arg, err))
+        return CLI_ERROR;
+    cfg->presets.value[COL_TENANT_ID] = arg;
+    return CLI_RUN;
+}
+
+/* --fee-rate CHANNEL=RATE, kept as given; settle checks RATE (settle_opts.h). */
+static cli_result set_fee_rate(const option_def *o, const char *arg, config *cfg, buf *err)
+{
+    (void)o;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) {
+        buf_printf(err, "--fee-rate takes CHANNEL=RATE (--fee-rate wechat=0.6%%); got '%s'", arg);
+        return CLI_ERROR;
+    }
+    if (cfg->n_fee_rate == MAX_FEE_RATES) {
+        buf_printf(err, "--fee-rate: at most %d channels", MAX_FEE_RATES);
+        return CLI_ERROR;
+    }
+    cfg->fee_rate[cfg->n_fee_rate++] = arg;
+    return CLI_RUN;
+}
+
 static cli_result set_kind(const option_def *o, const char *arg, config *cfg, buf *err)
 {
     (void)o;
@@ -533,7 +587,8 @@ static bool cli_take_profile(config *cfg, buf *err)
     if (!cfg->profile_name) {
         /* reconcile cuts a canonical file's days in --timezone too. */
         const char *lone = cfg->encoding                                   ? "--encoding"
-                           : (cfg->timezone && cfg->cmd != CMD_RECONCILE) ? "--timezone"
+                           : (cfg->timezone && cfg->cmd != CMD_RECONCILE &&
+                              cfg->cmd != CMD_SETTLE)                      ? "--timezone"
                            : cfg->n_kind_rename                           ? "--kind"
                            : cfg->tenant_map_path                         ? "--tenant-map"
                                                                           : NULL;
@@ -546,6 +601,21 @@ static bool cli_take_profile(config *cfg, buf *err)
     cfg->profile = profile_load(cfg->profile_name, err);
     if (!cfg->profile)
         return false;
+    /* settle reads a channel's settlement file through the profile's settle
+     * member; its tenant comes from the file or --set tenant_id. */
+    if (cfg->cmd == CMD_SETTLE)
+        return profile_override(cfg->profile, cfg->encoding, cfg->timezone, err);
+    if (profile_settle_only(cfg->profile) &&
+        (cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE)) {
+        /* A WeChat 资金账单 lists money movements, not payments: no key. */
+        buf_printf(err, "profile %s is read by settle only: its file names no payment's key "
+                        "(out_trade_no), so %s cannot load or compare it (use 'idemload settle "
+                        "--profile %s')", cfg->profile->name,
+                   cfg->cmd == CMD_IMPORT ? "import" : cfg->cmd == CMD_VALIDATE ? "validate"
+                                                                                : "reconcile",
+                   cfg->profile->name);
+        return false;
+    }
     if (!profile_override(cfg->profile, cfg->encoding, cfg->timezone, err) ||
         !cli_profile_extras(cfg, err))
         return false;
@@ -645,7 +715,8 @@ static cli_result check_combination(config *cfg, const char *cmdname, buf *err)
     if (!cli_take_profile(cfg, err))
         return CLI_ERROR;
     bool wants_files =
-        cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE;
+        cfg->cmd == CMD_IMPORT || cfg->cmd == CMD_VALIDATE || cfg->cmd == CMD_RECONCILE ||
+        cfg->cmd == CMD_SETTLE;
     if (wants_files && cfg->n_files == 0) {
         buf_printf(err, "%s needs at least one FILE (or - for standard input); "
                         "try 'idemload %s --help'", cmdname, cmdname);
@@ -748,7 +819,7 @@ void cli_print_help(FILE *fp, command cmd)
                     "  idemload COMMAND --help      options of one command\n\n"
                     "Exit status: 0 all loaded, 1 some rows rejected, 2 usage or configuration,\n"
                     "3 a file not readable or writable (or out of memory), 4 database error,\n"
-                    "5 reconcile found discrepancies, 130 interrupted.\n");
+                    "5 reconcile or settle found discrepancies, 130 interrupted.\n");
         return;
     }
     for (size_t k = 0; k < N_COMMANDS; k++) {

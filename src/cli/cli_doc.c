@@ -42,7 +42,9 @@ static const exit_doc exit_docs[] = {
     {EXIT_DISCREPANCIES, "Reconcile: the statements and the table disagree: at least one "
                          "discrepancy was found in the period (pending and unverified rows and "
                          "items carried over from earlier days do not count); they are in the "
-                         "report and the --discrepancies file. A failure (4, 3, 2, 130) "
+                         "report and the --discrepancies file. Settle: a fee, a payout, a "
+                         "balance, a bank credit or a payment does not settle (pending and "
+                         "carried-over items do not count). A failure (4, 3, 2, 130) "
                          "outranks it; it outranks rejected rows (1)."},
     {EXIT_INTERRUPTED, "Interrupted (SIGINT, SIGTERM): the chunk in flight is rolled back, "
                        "committed chunks stay, and the same command run again resumes."},

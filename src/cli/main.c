@@ -17,6 +17,7 @@
 #include "output/log.h"
 #include "pipeline/pipeline.h"
 #include "recon/recon.h"
+#include "settle/settle.h"
 #include "output/report.h"
 #include "util/signals.h"
 #include "tools/tools.h"
@@ -175,6 +176,8 @@ static int dispatch(const config *cfg)
         return cli_profiles(cfg);
     case CMD_RECONCILE:
         return recon_run(cfg);
+    case CMD_SETTLE:
+        return settle_run(cfg);
     default:
         return EXIT_USAGE;
     }

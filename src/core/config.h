@@ -26,6 +26,7 @@ typedef enum command {
     CMD_STATUS,
     CMD_PROFILES,
     CMD_RECONCILE,
+    CMD_SETTLE,
     CMD_COUNT
 } command;
 
@@ -59,6 +60,9 @@ typedef struct kind_rename {
     char from[64];
     const char *to;
 } kind_rename;
+
+/* --fee-rate CHANNEL=RATE of settle, at most this many. */
+#define MAX_FEE_RATES 16
 
 /* --repair of reconcile. */
 typedef enum repair_mode { REPAIR_NONE, REPAIR_MISSING, REPAIR_MERGE } repair_mode;
@@ -114,6 +118,10 @@ typedef struct config {
     const char *facts_path;      /* --facts FILE; NULL: the defaults */
     const char *discrepancies_path; /* --discrepancies PATH ("-": stdout; .csv: CSV) */
     repair_mode repair;          /* --repair missing|merge */
+    /* settle (SPEC.md, "Settle: the money that arrives"; settle.h) */
+    const char *fee_rate[MAX_FEE_RATES]; /* --fee-rate CHANNEL=RATE, as given */
+    size_t n_fee_rate;
+    const char *settle_window;   /* --settle-window MIN..MAX; NULL: 0..3d */
     /* SIGINT/SIGTERM: milliseconds to wait for cancelled queries before the
      * connections are closed (--cancel-wait; all connections together). */
     int cancel_wait_ms;

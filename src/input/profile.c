@@ -7,6 +7,7 @@
  * `--profile NAME` runs, and a printed profile loads back unchanged.
  */
 #include "input/profile.h"
+#include "input/profile_settle.h"
 #include "input/profiles_json.h"
 
 #include "input/tenant_map.h"
@@ -40,12 +41,22 @@ static const builtin builtins[] = {
      "PayPal settlement report (STL): SB rows, columns named by the CH row; payments "
      "received (CR) only; SC/RC/FF record counts checked (SF/RF too where they hold "
      "one)"},
+    {"stripe-payout",
+     "Stripe itemized payout reconciliation report (automatic_payout_id, gross, fee, net); "
+     "settle only"},
+    {"wechat-fund",
+     "WeChat Pay fund-flow bill 资金账单 (BASIC); summary counts and amounts checked; "
+     "settle only"},
+    {"alipay-account",
+     "Alipay account ledger 账务明细 (signcustomer, GBK); #收入合计/#支出合计 checked; "
+     "settle only"},
 };
 
 #define N_BUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *const profile_builtin_names[] = {"wechat-trade", "alipay-trade", "stripe-balance",
-                                             "paypal-stl", NULL};
+                                             "paypal-stl", "stripe-payout", "wechat-fund",
+                                             "alipay-account", NULL};
 
 const char *profile_builtin_summary(const char *name)
 {
@@ -125,6 +136,7 @@ void profile_free(profile **pp)
         free(t->line);
         free(t->label);
         free(t->sum);
+        free(t->sum_alt);
         free(t->kind);
     }
     free(p->totals);
@@ -145,6 +157,7 @@ void profile_free(profile **pp)
     free(p->renames);
     tenant_map_free(&p->tenants);
     free(p->tenant_map_path);
+    profile_settle_free(&p->settle);
     free(p);
     *pp = NULL;
 }
@@ -514,7 +527,8 @@ static bool parse_totals(parse_ctx *cx, json_t *tr, profile *p)
         buf_printf(cx->err, "out of memory");
         return false;
     }
-    static const char *const allowed[] = {"summary", "line", "label", "sum", "kind", NULL};
+    static const char *const allowed[] = {"summary", "line", "label", "sum", "kind", "count",
+                                          NULL};
     for (size_t i = 0; i < json_array_size(a); i++) {
         json_t *t = json_array_get(a, i);
         char path[64], sub[96];
@@ -525,10 +539,31 @@ static bool parse_totals(parse_ctx *cx, json_t *tr, profile *p)
 #define TOTAL_STR(name, field, req)                                                    \
     (snprintf(sub, sizeof sub, "%s.%s", path, name),                                   \
      get_str(cx, t, name, sub, req, false, &m->field))
+        json_t *cnt = json_object_get(t, "count");
+        if (cnt && !json_is_boolean(cnt))
+            return bad(cx, (snprintf(sub, sizeof sub, "%s.count", path), sub),
+                       "must be true or false");
+        m->count = json_is_true(cnt);
+        json_t *sum = json_object_get(t, "sum");
         if (!only_members(cx, t, path, allowed) || !TOTAL_STR("summary", summary, false) ||
             !TOTAL_STR("line", line, false) || !TOTAL_STR("label", label, false) ||
-            !TOTAL_STR("sum", sum, true) || !TOTAL_STR("kind", kind, false))
+            !TOTAL_STR("kind", kind, false))
             return false;
+        if (m->count && sum)
+            return bad(cx, path, "counts rows (\"count\": true): it has no \"sum\"");
+        if (json_is_array(sum)) {
+            /* [C, ALT]: the column an older layout names instead. */
+            snprintf(sub, sizeof sub, "%s.sum", path);
+            json_t *c = json_array_get(sum, 0), *alt = json_array_get(sum, 1);
+            if (json_array_size(sum) != 2 || !json_is_string(c) || !json_is_string(alt) ||
+                json_string_length(c) == 0 || json_string_length(alt) == 0)
+                return bad(cx, sub, "must be a column, or [column, the older layout's column]");
+            if (!dup_str(cx, json_string_value(c), &m->sum) ||
+                !dup_str(cx, json_string_value(alt), &m->sum_alt))
+                return false;
+        } else if (!m->count && !TOTAL_STR("sum", sum, true)) {
+            return false;
+        }
 #undef TOTAL_STR
         if (!m->summary == !m->line)
             return bad(cx, path, "needs one of \"summary\" (a summary column) or \"line\" (a "
@@ -667,8 +702,11 @@ static bool parse_columns(parse_ctx *cx, json_t *root, profile *p)
         if (!parse_rule(cx, v, (column)c, &p->col[c]))
             return false;
     }
+    /* A profile only `settle` reads (a WeChat 资金账单) maps no key; one
+     * that maps a key loads rows, and needs all three. */
+    bool settle_only = p->settle && !p->col[COL_OUT_TRADE_NO].set;
     static const column needed[] = {COL_OUT_TRADE_NO, COL_CALLBACK_TYPE, COL_RECEIVED_AT};
-    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+    for (size_t i = 0; !settle_only && i < sizeof needed / sizeof needed[0]; i++)
         if (!p->col[needed[i]].set) {
             char m[96];
             snprintf(m, sizeof m, "columns.%s", column_name(needed[i]));
@@ -877,6 +915,13 @@ static bool parse_money(parse_ctx *cx, json_t *root, profile *p)
     return true;
 }
 
+/* settle: how a row becomes a settle row (profile_settle.c); before
+ * columns, which a profile only settle reads need not map. */
+static bool parse_settle(parse_ctx *cx, json_t *root, profile *p)
+{
+    return profile_settle_parse(json_object_get(root, "settle"), p, cx->origin, cx->err);
+}
+
 /*
  * A profile's members and their parsers, run in this order: the first
  * error is the one reported, and a parser may rely on those before it.
@@ -896,6 +941,7 @@ static const struct root_member {
     {"framing", parse_framing},
     {"cleanup", parse_cleanup},
     {"trailer", parse_trailer},
+    {"settle", parse_settle},
     {"columns", parse_columns},
     {"utc_columns", parse_utc_columns},
     {"refund_of", parse_refund_of},
@@ -1227,8 +1273,13 @@ static json_t *trailer_json(const profile *p)
             set_str(tj, "summary", t->summary);
             set_str(tj, "line", t->line);
             set_str(tj, "label", t->label);
-            set_str(tj, "sum", t->sum);
+            if (t->sum_alt)
+                json_object_set_new(tj, "sum", json_pack("[s, s]", t->sum, t->sum_alt));
+            else
+                set_str(tj, "sum", t->sum);
             set_str(tj, "kind", t->kind);
+            if (t->count)
+                json_object_set_new(tj, "count", json_true());
             json_array_append_new(a, tj);
         }
         json_object_set_new(tr, "totals", a);
@@ -1381,6 +1432,8 @@ bool profile_to_json(const profile *p, buf *out)
         json_object_set_new(o, "covers", covers_json(p));
     if (p->n_money)
         json_object_set_new(o, "money", money_json(p));
+    if (p->settle)
+        json_object_set_new(o, "settle", profile_settle_json(p));
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s)

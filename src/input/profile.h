@@ -149,7 +149,11 @@ typedef struct money_total {
     char *line;
     char *label;
     char *sum;
+    char *sum_alt;      /* the column an older layout names instead ("sum":
+                           [C, ALT]: WeChat's 收支金额（元） and 收支金额(元)) */
     char *kind;
+    bool count;         /* the figure is how many rows (of kind) the bill
+                           holds, not a sum (WeChat's 收入笔数); no "sum" */
 } money_total;
 
 /* Footer records that state a record count (PayPal's SC/RC/FF; its SF/RF
@@ -177,6 +181,7 @@ typedef struct profile_kind_rename {
 } profile_kind_rename;
 
 struct tenant_map;
+struct profile_settle;
 
 typedef struct profile {
     char *name;
@@ -226,6 +231,8 @@ typedef struct profile {
                                  the bill's own window (PayPal's SH): the
                                  zone reconcile cuts days in when neither
                                  --timezone nor timezone names one */
+    struct profile_settle *settle; /* how a row becomes a settle row
+                                      (profile_settle.h); NULL: none */
     /* From the command line, not the profile file (profile_add_kind_rename,
      * profile_set_tenant_map): */
     profile_kind_rename *renames;

@@ -132,6 +132,9 @@ typedef struct profile_reader {
     char msg[256];
     bool too_many_fields;   /* a record over READER_MAX_FIELDS: the file failed */
     char offset_text[8];    /* the fixed offset as "+HH:MM" */
+    bool row_split;         /* the record handed out has the header's fields,
+                               cleaned (reader_source_value) */
+    bool framing_rows;      /* reader_options.framing_rows */
 } profile_reader;
 
 /* --- templates -------------------------------------------------------- */
@@ -1065,9 +1068,9 @@ static bool pr_stated_total(const reader *r, size_t i, reader_total *out)
         return false;
     for (size_t k = 0; k < pr->pf->n_totals; k++) {
         const total_rt *tr = &pr->tot[k];
-        if (!tr->stated || i-- > 0)
-            continue;
         const money_total *t = &pr->pf->totals[k];
+        if (!tr->stated || t->count || i-- > 0)
+            continue; /* a count is no money total */
         out->label = t->summary ? t->summary : t->label;
         out->column = t->sum;
         out->kind = t->kind;
@@ -1105,6 +1108,14 @@ static read_result check_totals(profile_reader *pr)
          * 退款金额 column) states 退款总金额 0.00 in its summary. */
         if (dect_equal(&tr->stated_v, &tr->sum))
             continue;
+        if (t->count) {
+            char got[DECT_TEXT_MAX];
+            dect_format(&tr->sum, 0, got);
+            return reader_fail(&pr->base, "%s: the bill states %s %s but holds %s %s%srows: "
+                                          "truncated or edited; nothing is loaded from it",
+                               pr->base.path, where, tr->stated_text, got,
+                               t->kind ? t->kind : "", t->kind ? " " : "");
+        }
         if (tr->row_idx < 0)
             return reader_fail(&pr->base, "%s: the bill states %s %s but its rows have no %s "
                                           "column; nothing is loaded from it", pr->base.path,
@@ -1198,7 +1209,7 @@ static read_result at_end(profile_reader *pr)
  * step looks at it), taken (framing, a count, the header: read the next
  * line), or stop (advance returns the read_result the step set).
  */
-typedef enum line_step { LINE_UNDECIDED, LINE_TAKEN, LINE_STOP } line_step;
+typedef enum line_step { LINE_UNDECIDED, LINE_TAKEN, LINE_STOP, LINE_FRAMING } line_step;
 
 static line_step stop(read_result *rr, read_result r)
 {
@@ -1217,6 +1228,7 @@ static read_result out_of_memory(profile_reader *pr)
  * bytes kept as written. */
 static void hand_out_unreadable(profile_reader *pr, raw_record *out, uint64_t line)
 {
+    pr->row_split = false;
     memset(out, 0, sizeof *out);
     out->line = line;
     out->raw = pr->raw.data;
@@ -1461,7 +1473,17 @@ static line_step take_summary_count(profile_reader *pr, uint64_t line, read_resu
     const char *v = pr->vals.data + pr->voff[pr->count_idx];
     size_t vn = pr->vlen[pr->count_idx];
     int64_t c;
-    if (!parse_int_in_range(v, vn, 0, INT64_MAX, &c))
+    /* WeChat's own example of a fund bill writes its counts "20.0". */
+    size_t cn = vn;
+    const char *dot = memchr(v, '.', vn);
+    if (dot) {
+        size_t k = (size_t)(dot - v) + 1;
+        while (k < vn && v[k] == '0')
+            k++;
+        if (k == vn && dot > v)
+            cn = (size_t)(dot - v);
+    }
+    if (!parse_int_in_range(v, cn, 0, INT64_MAX, &c))
         return stop(rr, reader_fail(&pr->base, "%s: line %llu: the summary's %s is not a "
                                                "count: \"%.*s\"", pr->base.path,
                                     (unsigned long long)line, pr->pf->count_column,
@@ -1535,8 +1557,12 @@ static line_step header_taken(profile_reader *pr, bool want_header, read_result 
     if (!take_header(pr))
         return stop(rr, READ_FAILED);
     const profile *pf = pr->pf;
-    for (size_t i = 0; i < pf->n_totals; i++)
-        pr->tot[i].row_idx = header_index(pr, pf->totals[i].sum, strlen(pf->totals[i].sum));
+    for (size_t i = 0; i < pf->n_totals; i++) {
+        const money_total *t = &pf->totals[i];
+        pr->tot[i].row_idx = t->sum ? header_index(pr, t->sum, strlen(t->sum)) : -1;
+        if (pr->tot[i].row_idx < 0 && t->sum_alt)
+            pr->tot[i].row_idx = header_index(pr, t->sum_alt, strlen(t->sum_alt));
+    }
     for (size_t i = 0; i < pf->n_merchant_from; i++)
         pr->merchant_idx[i] = header_index(pr, pf->merchant_from[i],
                                            strlen(pf->merchant_from[i]));
@@ -1673,6 +1699,8 @@ static line_step header_line(profile_reader *pr, bool want_header, read_result *
             return LINE_STOP;
         if (!data && is_type(rt, rn, pf->zone_row))
             zone_row(pr);
+        if (!data && pr->framing_rows && pr->have_header && !want_header)
+            return LINE_FRAMING; /* handed out, skipped (reader_options) */
         if (!data || !pr->have_header)
             return LINE_TAKEN; /* framing: RH, FH, SH, SF, ... */
     } else if (!pr->have_header) {
@@ -1689,7 +1717,15 @@ static void add_to_totals(profile_reader *pr, uint64_t line)
     for (size_t i = 0; i < pf->n_totals; i++) {
         const money_total *t = &pf->totals[i];
         total_rt *tr = &pr->tot[i];
-        if (tr->row_idx < 0 || (t->kind && strcmp(t->kind, pr->row_kind) != 0))
+        if (t->kind && strcmp(t->kind, pr->row_kind) != 0)
+            continue;
+        if (t->count) {
+            dect one;
+            if (dect_parse("1", 1, &one))
+                (void)dect_add(&tr->sum, &one);
+            continue;
+        }
+        if (tr->row_idx < 0)
             continue;
         const char *v = pr->vals.data + pr->voff[tr->row_idx];
         size_t n = pr->vlen[tr->row_idx];
@@ -1706,6 +1742,7 @@ static void add_to_totals(profile_reader *pr, uint64_t line)
 static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
 {
     pr->data_rows++;
+    pr->row_split = false;
     memset(out, 0, sizeof *out);
     out->line = line;
     out->raw = pr->text.data;
@@ -1720,6 +1757,7 @@ static read_result data_row(profile_reader *pr, raw_record *out, uint64_t line)
     }
     for (size_t i = 0; i < pr->nvals; i++)
         clean_value(pr, i);
+    pr->row_split = true;
     pr->row_kind[0] = '\0';
     row_outcome ro = build_row(pr, out);
     add_to_totals(pr, line);
@@ -1768,7 +1806,41 @@ static read_result advance(profile_reader *pr, raw_record *out, bool want_header
             return data_row(pr, out, line);
         if (st == LINE_STOP)
             return rr;
+        if (st == LINE_FRAMING) {
+            /* A framing row after the header (PayPal's SH, SF, RF...):
+             * its values readable by reader_source_value, not a row. */
+            memset(out, 0, sizeof *out);
+            out->line = line;
+            out->raw = pr->text.data;
+            out->raw_len = pr->text.len - break_len(pr->text.data, pr->text.len);
+            out->skipped = true;
+            for (size_t i = 0; i < pr->nvals; i++)
+                clean_value(pr, i);
+            pr->row_split = true;
+            return READ_RECORD;
+        }
     }
+}
+
+static bool pr_scope_here(const reader *r, bool report)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    return report ? pr->saw_report_start || !pr->saw_file_start : pr->section_here;
+}
+
+static int pr_source_column(const reader *r, const char *name)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    return pr->have_header ? header_index(pr, name, strlen(name)) : -1;
+}
+
+static const char *pr_source_value(const reader *r, int idx, size_t *len)
+{
+    const profile_reader *pr = (const profile_reader *)r;
+    if (!pr->row_split || (size_t)idx >= pr->nvals)
+        return NULL;
+    *len = pr->vlen[idx];
+    return pr->vals.data ? pr->vals.data + pr->voff[idx] : "";
 }
 
 static read_result profile_next(reader *r, raw_record *out)
@@ -1814,6 +1886,9 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     }
     pr->base.next = profile_next;
     pr->base.stated_total = pr_stated_total;
+    pr->base.source_column = pr_source_column;
+    pr->base.source_value = pr_source_value;
+    pr->base.scope_here = pr_scope_here;
     pr->base.close = profile_close;
     pr->base.checks_utf8 = true;
     pr->base.path = path;
@@ -1821,6 +1896,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     pr->count_idx = -1;
     pr->refund_of_idx = -1;
     pr->links = opt->links;
+    pr->framing_rows = opt->framing_rows;
     for (int c = 0; c < COL_COUNT; c++)
         pr->preset[c] = opt->preset[c];
     if (pr->pf->timezone && pr->pf->tz.fixed)

@@ -61,6 +61,22 @@ const char *reader_window_zone(const reader *r)
     return r->window_zone[0] ? r->window_zone : NULL;
 }
 
+int reader_source_column(const reader *r, const char *name)
+{
+    return r->source_column ? r->source_column(r, name) : -1;
+}
+
+const char *reader_source_value(const reader *r, int idx, size_t *len)
+{
+    *len = 0;
+    return r->source_value && idx >= 0 ? r->source_value(r, idx, len) : NULL;
+}
+
+bool reader_scope_here(const reader *r, bool report)
+{
+    return r->scope_here && r->scope_here(r, report);
+}
+
 uint32_t reader_covers_matched(const reader *r)
 {
     return r->covers_matched;

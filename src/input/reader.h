@@ -38,6 +38,12 @@ typedef struct reader_options {
     bool preset[COL_COUNT];       /* columns --set supplies */
     struct key_links *links;      /* the command's payments' keys, for a
                                      profile with refund_of; NULL: none */
+    bool framing_rows;            /* a profile with row types: framing rows
+                                     after the header (PayPal's SH, SF, RF)
+                                     are handed out too, skipped, their
+                                     values by reader_source_value (the
+                                     first is the row type); settle checks
+                                     the money SF and RF state */
 } reader_options;
 
 typedef struct reader reader;
@@ -106,6 +112,24 @@ typedef struct reader_total {
  * its totals checked; false past the last (or for a file without any, or
  * one whose totals could not be checked). */
 bool reader_stated_total(const reader *r, size_t i, reader_total *out);
+
+/* A channel bill's source column called name (after the profile's
+ * cleanup of the header): its index, -1 when the header has none or the
+ * reader reads no channel bill.  Valid once the reader is open; a file
+ * whose later header (PayPal's sections) differs may move it. */
+int reader_source_column(const reader *r, const char *name);
+/* The record just read: its value of source column idx, after the
+ * profile's cleanup (len bytes, not NUL-terminated); NULL when idx is -1
+ * or the record could not be split into its header's fields (its error
+ * says why).  Valid until the next reader_next().  settle reads a
+ * channel's settlement-side file this way (settle_channel.c). */
+const char *reader_source_value(const reader *r, int idx, size_t *len);
+
+/* Has the section (report: the report) whose footer was just handed out
+ * started in this file?  A split report's later file holds the end of a
+ * section begun in an earlier one, whose footer it cannot check (the
+ * rules footer counts follow, profile.h footer_count). */
+bool reader_scope_here(const reader *r, bool report);
 
 /* Internal constructors, one per format (csv_reader.c, ndjson_reader.c). */
 reader *csv_reader_open(source *src, const char *path, const reader_options *opt, buf *err);

@@ -23,6 +23,11 @@ struct reader {
                                        file matched (reader_covers_matched) */
     /* reader_stated_total; NULL: the format states no totals */
     bool (*stated_total)(const reader *r, size_t i, reader_total *out);
+    /* reader_source_column, reader_source_value; NULL: no named source
+     * columns (a channel bill's profile reader has them) */
+    int (*source_column)(const reader *r, const char *name);
+    const char *(*source_value)(const reader *r, int idx, size_t *len);
+    bool (*scope_here)(const reader *r, bool report);  /* reader_scope_here */
 };
 
 /*

@@ -310,6 +310,16 @@ static void tile(page *pg, const char *cls, const char *label, uint64_t n)
 /* reconcile's command line and what it wrote, for the header. */
 static void reconcile_mode(page *pg, const run_report *rep, bool command)
 {
+    if (command && rep->settle) {
+        put(pg, rep->dry_run ? "settle --dry-run" : "settle");
+        return;
+    }
+    if (rep->settle) {
+        put(pg, "settle: fees, payouts, balances and bank credits checked");
+        put(pg, rep->dry_run ? "; a dry run: nothing written, no register"
+                             : "; the register written, the table untouched");
+        return;
+    }
     if (command) {
         put(pg, "reconcile");
         if (rep->repair)

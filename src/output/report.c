@@ -52,6 +52,8 @@ void run_report_free(run_report *rep)
     reject_summary_free(&rep->rejects);
     json_decref(rep->reconciliation);
     rep->reconciliation = NULL;
+    json_decref(rep->settlement);
+    rep->settlement = NULL;
     free(rep->html_section);
     rep->html_section = NULL;
 }
@@ -60,6 +62,8 @@ const char *exit_status_meaning(const run_report *rep, int code)
 {
     switch (code) {
     case EXIT_OK:
+        if (rep && rep->settle)
+            return "settled: fees, payouts, balances and bank credits agree";
         if (rep && rep->reconcile)
             return "balanced: the statements and the table agree, every row valid";
         if (rep && rep->validate_only)
@@ -77,6 +81,8 @@ const char *exit_status_meaning(const run_report *rep, int code)
     case EXIT_INTERRUPTED:
         return "interrupted; committed chunks stay";
     case EXIT_DISCREPANCIES:
+        if (rep && rep->settle)
+            return "the money that arrived disagrees with what was owed (discrepancies found)";
         return "the statements and the table disagree (discrepancies found)";
     }
     return "unknown status";
@@ -216,7 +222,8 @@ static void print_by_channel(const run_report *rep, FILE *fp)
 
 void report_print_summary(const run_report *rep, FILE *fp)
 {
-    const char *what = rep->reconcile       ? (rep->dry_run ? "reconcile (dry run, nothing written)"
+    const char *what = rep->settle ? (rep->dry_run ? "settle (dry run, nothing written)" : "settle")
+                       : rep->reconcile       ? (rep->dry_run ? "reconcile (dry run, nothing written)"
                                                                 : "reconcile")
                        : rep->validate_only ? "validate"
                        : rep->dry_run       ? "import (dry run, rolled back)"
@@ -354,7 +361,8 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         json_array_append_new(files, o);
     }
     json_t *root = json_pack("{s:s, s:b, s:f, s:o, s:o}", "command",
-                             rep->reconcile ? "reconcile"
+                             rep->settle      ? "settle"
+                             : rep->reconcile ? "reconcile"
                              : rep->validate_only ? "validate"
                                                   : "import", "dry_run", rep->dry_run,
                              "elapsed_s", rep->elapsed_s, "files", files, "totals",
@@ -368,6 +376,8 @@ bool report_write_json(const run_report *rep, const char *path, buf *err)
         json_object_set_new(root, "groups", groups_json(rep));
     if (root && rep->reconciliation)
         json_object_set(root, "reconciliation", rep->reconciliation);
+    if (root && rep->settlement)
+        json_object_set(root, "settlement", rep->settlement);
     if (!root) {
         buf_printf(err, "out of memory building the report");
         return false;

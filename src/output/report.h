@@ -42,7 +42,9 @@ typedef struct group_report {
 typedef struct run_report {
     bool dry_run;
     bool validate_only;
-    bool reconcile;          /* the command was reconcile (recon.h) */
+    bool reconcile;          /* the command was reconcile (recon.h), or settle */
+    bool settle;             /* the command was settle (settle.h): reconcile's
+                              * shape, its own name and its "settlement" object */
     const char *repair;      /* reconcile: "missing" or "merge" (--repair); NULL: none */
     double elapsed_s;
     file_report *files;
@@ -60,6 +62,7 @@ typedef struct run_report {
     /* reconcile: the report's "reconciliation" object and the page's
      * section, rendered by recon_render.c (owned; NULL: none). */
     struct json_t *reconciliation;
+    struct json_t *settlement;  /* settle's object (settle_render.c); NULL: none */
     char *html_section;
 } run_report;
 

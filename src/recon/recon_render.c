@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "output/csv_field.h"
 #include "output/html.h"
 #include "output/log.h"
 #include "output/outfile.h"
@@ -131,41 +132,6 @@ static bool listings_text(buf *out, const recon_line *l, const recon_result *res
     return ok;
 }
 
-/* s as one CSV field's text: quoted when it holds a delimiter, a quote or a
- * line break, quotes doubled. */
-static bool csv_quoted(buf *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n"))
-        return buf_append_str(out, s);
-    bool ok = buf_append_char(out, '"');
-    for (const char *p = s; ok && *p; p++)
-        ok = (*p == '"' ? buf_append_str(out, "\"\"") : buf_append_char(out, *p));
-    return ok && buf_append_char(out, '"');
-}
-
-/* One CSV field: quoted when it holds a delimiter, a quote or a line
- * break, quotes doubled.  A text of the data (TEXT) that a spreadsheet
- * would run as a formula (it starts with =, +, -, @, a tab or a carriage
- * return) is written after an apostrophe, which the spreadsheet shows as
- * text (OWASP's "CSV injection"); numbers, dates and our own words never are. */
-static bool csv_field(buf *out, const char *s, bool first, bool text)
-{
-    bool ok = first || buf_append_char(out, ',');
-    if (!s)
-        return ok;
-    buf guarded = BUF_INIT;
-    if (text && s[0] && strchr("=+-@\t\r", s[0])) {
-        if (!buf_append_char(&guarded, '\'') || !buf_append_str(&guarded, s)) {
-            buf_free(&guarded);
-            return false;
-        }
-        s = buf_cstr(&guarded);
-    }
-    ok = ok && csv_quoted(out, s);
-    buf_free(&guarded);
-    return ok;
-}
-
 static const char *const csv_columns[] = {
     "category",          "tenant_id",       "channel",           "out_trade_no",
     "callback_type",     "day",             "statement_amount",  "statement_currency",
@@ -215,7 +181,7 @@ static bool csv_line(buf *out, const recon_line *l, const recon_result *res)
         v[17] = buf_cstr(&name);
     bool ok = true;
     for (size_t i = 0; ok && i < sizeof v / sizeof v[0]; i++)
-        ok = csv_field(out, v[i], i == 0, text[i]);
+        ok = csv_field_append(out, v[i], i == 0, text[i]);
     buf_free(&name);
     buf_free(&listed);
     return ok && buf_append_str(out, "\r\n");
@@ -272,7 +238,7 @@ recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err)
     if (w->csv) {
         ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
         for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-            ok = csv_field(&w->out, csv_columns[i], i == 0, false);
+            ok = csv_field_append(&w->out, csv_columns[i], i == 0, false);
         ok = ok && buf_append_str(&w->out, "\r\n");
     }
     if (!ok) {

@@ -133,7 +133,10 @@ settle_reader *bank_statement_open(source *src, const char *path,
 settle_reader *settle_profile_open(source *src, const char *path,
                                    const settle_read_options *opt, buf *err);
 
-/* Every reader starts with this (settle_reader.c calls through it). */
+/* Every reader starts with this (settle_reader.c calls through it).  close
+ * frees the reader whole, err and the struct itself included (a reader is
+ * one allocation of its own type); settle_reader_close() calls it and sets
+ * the caller's pointer to NULL, freeing nothing itself. */
 struct settle_reader {
     read_result (*next)(settle_reader *r, settle_row *out);
     void (*close)(settle_reader *r);

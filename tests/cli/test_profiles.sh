@@ -155,9 +155,11 @@ eq "bad offset: exit 2" 2 $RC
 # --- profiles: the list, one printed, and printed profiles load back
 run profiles
 eq "profiles: exit 0" 0 $RC
-eq "profiles lists the four built-ins" "wechat-trade alipay-trade stripe-balance paypal-stl" \
+eq "profiles lists the built-ins" \
+    "wechat-trade alipay-trade stripe-balance paypal-stl stripe-payout wechat-fund alipay-account" \
     "$(awk 'NF && $1 ~ /-/ && !/idemload/ {printf "%s%s", sep, $1; sep=" "}' "$OUT")"
-for p in wechat-trade alipay-trade stripe-balance paypal-stl; do
+for p in wechat-trade alipay-trade stripe-balance paypal-stl stripe-payout wechat-fund \
+         alipay-account; do
     run profiles $p
     eq "profiles $p: exit 0" 0 $RC
     cp "$OUT" "$p.json"
@@ -267,6 +269,23 @@ bad_profile "covers kinds not strings" 'p["covers"][1]["kinds"] = [2]' 'member "
 bad_profile "covers kind with a colon" 'p["covers"][2]["kinds"] = ["refund:x"]' 'member "covers[2].kinds" holds kinds without'
 bad_profile "covers catch-all not last" 'p["covers"].insert(0, {"kinds": ["pay"]})' 'member "covers[0]" matches every header'
 bad_profile "covers unknown member" 'p["covers"][0]["header"] = ["x"]' 'member "covers[0].header" is not a member'
+# a profile only settle reads (a fund bill, an account ledger, a payout
+# report: no out_trade_no in the file) is refused by the commands that
+# load or compare payments: exit 2, saying so
+cp "$SRC/tests/fixtures/settle/wechat-fund-2021-02-01.csv" fund.csv
+for c in import validate reconcile; do
+    run $c --profile wechat-fund --set tenant_id=1 fund.csv
+    eq "$c --profile wechat-fund: exit 2" 2 $RC
+    check "$c --profile wechat-fund: says it is read by settle only" \
+        grep -q "profile wechat-fund is read by settle only.*$c cannot" "$ERR"
+done
+run validate --profile ./wechat-fund.json --set tenant_id=1 fund.csv
+eq "validate --profile (printed wechat-fund): exit 2" 2 $RC
+check "profiles wechat-fund: prints its settle member" jtrue wechat-fund.json \
+    "r['settle']['side'] == 'channel' and r['settle']['kind']['map']['提现'] == 'payout'"
+check "profiles paypal-stl: its settle amounts are in minor units" jtrue paypal-stl.json \
+    "r['settle']['unit'] == 'minor' and r['settle']['fee']['sign']['column'] == 'Fee Debit or Credit'"
+
 printf '{"name": "x",' >broken.json
 run validate --profile ./broken.json --set tenant_id=1 wechat-all.csv
 eq "a profile that is not JSON: exit 2" 2 $RC
