@@ -117,12 +117,13 @@ static int begin_run(recon_ctx *x, run_report *rep)
 
 /* Stages each file; the first that fails stops the run (*code its status)
  * and each after it says it was not read. */
-static bool stage_files(recon_ctx *x, settle_result *res, run_report *rep, int *code)
+static bool stage_files(recon_ctx *x, progress *prog, settle_result *res, run_report *rep,
+                        int *code)
 {
     const config *cfg = x->cfg;
     const char *tenant = cfg->presets.value[COL_TENANT_ID];
     for (size_t i = 0; i < cfg->n_files; i++) {
-        int c = settle_stage_file(x, i, tenant, &rep->files[i], res);
+        int c = settle_stage_file(x, prog, i, tenant, &rep->files[i], res);
         if (c == EXIT_OK)
             continue;
         *code = c;
@@ -171,8 +172,8 @@ static int end_run(recon_ctx *x, settle_result *res, bool ok, int code, settle_d
     return code;
 }
 
-static int settle(recon_ctx *x, settle_result *res, run_report *rep, const settle_opts *o,
-                  const facts_map *tf)
+static int settle(recon_ctx *x, progress *prog, settle_result *res, run_report *rep,
+                  const settle_opts *o, const facts_map *tf)
 {
     const config *cfg = x->cfg;
     int code = begin_run(x, rep);
@@ -185,7 +186,7 @@ static int settle(recon_ctx *x, settle_result *res, run_report *rep, const settl
               recon_stage_setup(x, x->sql_zone, o->grace_s, tf, &none) &&
               settle_setup(x, o->rates, o->n_rates);
     if (ok)
-        ok = stage_files(x, res, rep, &code);
+        ok = stage_files(x, prog, res, rep, &code);
     if (ok) {
         ok = settle_checks(x, res, o->window_min, o->window_max, o->grace_s,
                            o->period ? o->from : NULL, o->period ? o->to : NULL);
@@ -254,12 +255,13 @@ int settle_run(const config *cfg)
         return EXIT_INPUT;
     }
     recon_ctx x = {.cfg = cfg};
-    progress_init(&x.prog, cfg->quiet);
+    progress prog;
+    progress_init(&prog, cfg->quiet);
     double t0 = now_seconds();
     int code = prepare(cfg, &o, &res, &tf);
     if (code == EXIT_OK)
-        code = settle(&x, &res, &rep, &o, &tf);
-    progress_done(&x.prog);
+        code = settle(&x, &prog, &res, &rep, &o, &tf);
+    progress_done(&prog);
     if (res.compared && settle_has_discrepancies(&res))
         code = exit_worst(code, EXIT_DISCREPANCIES);
     rep.elapsed_s = now_seconds() - t0;

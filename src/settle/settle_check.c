@@ -136,9 +136,9 @@ bool settle_checks(recon_ctx *x, settle_result *res, int64_t window_min, int64_t
     return true;
 }
 
-static char *dup_value(const db_result *r, int row, int col, bool *oom)
+static char *dup_value(const db_result *r, int i, int col, bool *oom)
 {
-    return db_is_null(r, row, col) ? NULL : recon_dup_or_null(db_value(r, row, col), oom);
+    return db_is_null(r, i, col) ? NULL : recon_dup_or_null(db_value(r, i, col), oom);
 }
 
 /* Register items as lines (SQL_SETTLE_REG_CARRIED's or _RESOLVED's

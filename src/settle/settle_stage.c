@@ -135,18 +135,18 @@ static int encode_row(buf *out, const settle_row *r, size_t file_no, uint64_t se
 
 /* Sends rdr's rows in the COPY the caller began.  EXIT_OK when the file
  * ended and agreed with itself; else the status with err set. */
-static int send_rows(recon_ctx *x, size_t i, source *src, settle_reader *rdr,
+static int send_rows(recon_ctx *x, progress *prog, size_t i, source *src, settle_reader *rdr,
                      const char *tenant, settle_file *sf, file_report *fr, buf *err)
 {
     const char *path = x->cfg->files[i];
     buf out = BUF_INIT;
     int code = EXIT_OK;
-    settle_row row;
+    settle_row sr;
     read_result rr;
     uint64_t seq = 0;
-    while (code == EXIT_OK && (rr = settle_reader_next(rdr, &row)) == READ_RECORD) {
-        code = encode_row(&out, &row, i + 1, ++seq, tenant, path, err);
-        if (row.side == SETTLE_SIDE_BANK)
+    while (code == EXIT_OK && (rr = settle_reader_next(rdr, &sr)) == READ_RECORD) {
+        code = encode_row(&out, &sr, i + 1, ++seq, tenant, path, err);
+        if (sr.side == SETTLE_SIDE_BANK)
             sf->bank_rows++;
         else
             sf->channel_rows++;
@@ -154,7 +154,7 @@ static int send_rows(recon_ctx *x, size_t i, source *src, settle_reader *rdr,
         if ((seq & 0x3ff) == 0) {
             if (signals_interrupted())
                 code = EXIT_INTERRUPTED;
-            progress_update(&x->prog, source_raw_offset(src), seq);
+            progress_update(prog, source_raw_offset(src), seq);
         }
         if (code == EXIT_OK && out.len >= (1u << 16)) {
             if (!db_copy_send(x->tool.d, out.data, out.len))
@@ -228,14 +228,14 @@ static int pick_profile(const config *cfg, const char *path, const source_identi
 
 /* Sends file i's rows through rdr in one COPY.  EXIT_OK, or the status
  * (logged when the database failed). */
-static int copy_file(recon_ctx *x, size_t i, source *src, settle_reader *rdr, const char *tenant,
-                     settle_file *sf, file_report *fr, buf *err)
+static int copy_file(recon_ctx *x, progress *prog, size_t i, source *src, settle_reader *rdr,
+                     const char *tenant, settle_file *sf, file_report *fr, buf *err)
 {
     if (!db_copy_begin(x->tool.d, SQL_SETTLE_COPY)) {
         x->failed_logged = true;
         return tool_db_failure(x->tool.d, "settle: COPY");
     }
-    int code = send_rows(x, i, src, rdr, tenant, sf, fr, err);
+    int code = send_rows(x, prog, i, src, rdr, tenant, sf, fr, err);
     bool ended = db_copy_end(x->tool.d, code == EXIT_OK ? NULL : "the file failed");
     if ((code == EXIT_OK && !ended) || code == EXIT_DATABASE) {
         x->failed_logged = true;
@@ -244,8 +244,8 @@ static int copy_file(recon_ctx *x, size_t i, source *src, settle_reader *rdr, co
     return code;
 }
 
-int settle_stage_file(recon_ctx *x, size_t i, const char *tenant, file_report *fr,
-                      settle_result *res)
+int settle_stage_file(recon_ctx *x, progress *prog, size_t i, const char *tenant,
+                      file_report *fr, settle_result *res)
 {
     const config *cfg = x->cfg;
     const char *path = cfg->files[i];
@@ -282,8 +282,8 @@ int settle_stage_file(recon_ctx *x, size_t i, const char *tenant, file_report *f
             code = EXIT_INPUT;
     }
     if (code == EXIT_OK) {
-        progress_file(&x->prog, path, id.size);
-        code = copy_file(x, i, src, rdr, tenant, sf, fr, &err);
+        progress_file(prog, path, id.size);
+        code = copy_file(x, prog, i, src, rdr, tenant, sf, fr, &err);
     }
     settle_reader_close(&rdr);
     source_close(&src);

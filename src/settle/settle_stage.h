@@ -9,11 +9,13 @@
 
 #include <stddef.h>
 
+#include "output/progress.h"
 #include "output/report.h"
 #include "recon/recon_session.h"
 #include "settle/settle_result.h"
 
-/* Reads file i and COPYs its rows (SQL_SETTLE_SETUP made the table, in the
+/* Reads file i and COPYs its rows, showing it on prog (the run's progress
+ * line) (SQL_SETTLE_SETUP made the table, in the
  * run's transaction).  tenant: --set tenant_id, for rows whose file names
  * none (NULL: none given).  fr is file i's report and res->files[i] its
  * entry, filled here.  Returns EXIT_OK; EXIT_USAGE (a file of no format
@@ -21,7 +23,7 @@
  * (unreadable, a row whose money is no decimal, the file's own counts,
  * totals or balances disagree: fr's error set); EXIT_INTERRUPTED; or the
  * database's status. */
-int settle_stage_file(recon_ctx *x, size_t i, const char *tenant, file_report *fr,
-                      settle_result *res);
+int settle_stage_file(recon_ctx *x, progress *prog, size_t i, const char *tenant,
+                      file_report *fr, settle_result *res);
 
 #endif
