@@ -19,7 +19,6 @@
 /* Enough to see past a byte-order mark, an XML declaration and comments, or
  * an MT940's SWIFT headers ({1:...}{2:...}{3:...}{4:) or a bank's banner
  * lines to its first :20: field. */
-#define BANK_HEAD_MAX 4096
 
 ssize_t bank_input_read(bank_input *in, char *dst, size_t cap)
 {
@@ -118,17 +117,31 @@ static bool looks_mt940(const char *p, size_t n)
     return false;
 }
 
+bank_format bank_statement_sniff(const char *head, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < n && strchr(" \t\r\n", head[i]))
+        i++;
+    if (i == n)
+        return BANK_EMPTY;
+    if (head[i] == '<')
+        return BANK_CAMT;
+    return looks_mt940(head + i, n - i) ? BANK_MT940 : BANK_NONE;
+}
+
 settle_reader *bank_statement_open(source *src, const char *path,
                                    const settle_read_options *opt, buf *err)
 {
     (void)opt;
-    bank_input in = {src, malloc(BANK_HEAD_MAX), 0, 0};
+    bank_input in = {src, malloc(BANK_SNIFF_BYTES), 0, 0};
     if (!in.head) {
         buf_printf(err, "%s: out of memory", path);
         return NULL;
     }
-    while (in.head_len < BANK_HEAD_MAX) {
-        ssize_t got = source_read(src, in.head + in.head_len, BANK_HEAD_MAX - in.head_len);
+    while (in.head_len < BANK_SNIFF_BYTES) {
+        ssize_t got = source_read(src, in.head + in.head_len, BANK_SNIFF_BYTES - in.head_len);
         if (got < 0) {
             buf_printf(err, "%s", source_error(src));
             bank_input_free(&in);
@@ -138,23 +151,21 @@ settle_reader *bank_statement_open(source *src, const char *path,
             break;
         in.head_len += (size_t)got;
     }
-    size_t i = 0;
-    if (in.head_len >= 3 && memcmp(in.head, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    while (i < in.head_len && strchr(" \t\r\n", in.head[i]))
-        i++;
-    if (i == in.head_len) {
+    switch (bank_statement_sniff(in.head, in.head_len)) {
+    case BANK_EMPTY:
         buf_printf(err, "%s: empty: no bank statement in it", path);
         bank_input_free(&in);
         return NULL;
-    }
-    if (in.head[i] == '<')
+    case BANK_CAMT:
         return bank_camt_open(&in, path, err);
-    if (looks_mt940(in.head + i, in.head_len - i))
+    case BANK_MT940:
         return bank_mt940_open(&in, path, err);
+    case BANK_NONE:
+        break;
+    }
     buf_printf(err, "%s: neither a camt.053 statement (XML) nor an MT940 one "
                     "(no :20: field in its first %d bytes); a bank CSV needs --profile",
-               path, BANK_HEAD_MAX);
+               path, BANK_SNIFF_BYTES);
     bank_input_free(&in);
     return NULL;
 }

@@ -22,6 +22,7 @@
 #define IDEMLOAD_SETTLE_ROW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "input/reader.h"
@@ -129,6 +130,15 @@ void settle_reader_close(settle_reader **r);
  * content (bank_statement.c, bank_camt.c, bank_mt940.c). */
 settle_reader *bank_statement_open(source *src, const char *path,
                                    const settle_read_options *opt, buf *err);
+/* What a file's first BANK_SNIFF_BYTES bytes say it is (bank_statement.c):
+ * empty (blanks only), a camt.053 (XML), an MT940 (a "{1:" block or a
+ * ":20:" field at a line's start, after whatever banner lines a bank puts
+ * first), or no bank statement.  Enough to see past a byte-order mark, an
+ * XML declaration and comments, SWIFT headers or a bank's banner. */
+#define BANK_SNIFF_BYTES 4096
+typedef enum bank_format { BANK_NONE, BANK_EMPTY, BANK_CAMT, BANK_MT940 } bank_format;
+bank_format bank_statement_sniff(const char *head, size_t n);
+
 /* A file read by opt->profile (settle_channel.c). */
 settle_reader *settle_profile_open(source *src, const char *path,
                                    const settle_read_options *opt, buf *err);

@@ -20,29 +20,29 @@
 #include "util/exitcodes.h"
 #include "util/signals.h"
 
-/* Is the file a bank statement, told by its first bytes: an XML document
- * (camt.053) or a SWIFT message (MT940: a "{1:" block header or a ":20:"
- * field first)?  Anything else is a channel's file.  False with *err
- * when it cannot be read. */
+/* Is the file a bank statement, told by its first bytes as the bank
+ * reader tells them (bank_statement_sniff)?  Anything else is a channel's
+ * file.  False with *err when it cannot be read. */
 static bool sniff_bank(const char *path, bool *bank, buf *err)
 {
     source *src = source_open(path, err);
     if (!src)
         return false;
-    char head[512];
-    ssize_t n = source_read(src, head, sizeof head - 1);
-    if (n < 0) {
-        buf_printf(err, "%s: %s", path, source_error(src));
-        source_close(&src);
-        return false;
+    char head[BANK_SNIFF_BYTES];
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = source_read(src, head + n, sizeof head - n);
+        if (got < 0) {
+            buf_printf(err, "%s: %s", path, source_error(src));
+            source_close(&src);
+            return false;
+        }
+        if (got == 0 || (n += (size_t)got) == sizeof head)
+            break;
     }
     source_close(&src);
-    head[n] = '\0';
-    const char *p = head;
-    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
-        p += 3;
-    p += strspn(p, " \t\r\n");
-    *bank = p[0] == '<' || strncmp(p, "{1:", 3) == 0 || strncmp(p, ":20:", 4) == 0;
+    bank_format f = bank_statement_sniff(head, n);
+    *bank = f == BANK_CAMT || f == BANK_MT940;
     return true;
 }
 

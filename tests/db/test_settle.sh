@@ -48,6 +48,11 @@ eq "a file no profile's header matches: exit 2" 2 "$RC"
 check "it says to give --profile" contains "$ERR" "give --profile NAME"
 run settle -d "$DB" ok/bank-usd.camt053.xml
 eq "a bank statement without a tenant: exit 2" 2 "$RC"
+# An MT940 after a bank's banner line (Rabobank's ":940:") is a bank
+# statement, told as the bank reader tells it, not refused as no format.
+run settle -d "$DB" -n --tenant 1 "$(dirname "$0")/../fixtures/settle/mt940_rabobank.sta"
+eq "an MT940 after a banner line is read as a bank statement: exit 0" 0 "$RC"
+check "it is named a bank statement" contains "$ERR" "read as bank statement"
 cp -r ok bad
 python3 - bad/wechat-fund-20261116.csv <<'PY'
 import sys
