@@ -58,6 +58,7 @@ static int prepare(const config *cfg, settle_opts *o, settle_result *res, facts_
     if (zone)
         tz_free(&z);
     res->zone = strdup(zone ? zone : "UTC");
+    res->zone_given = zone != NULL;
     if (!res->zone) {
         buf_printf(&err, "out of memory");
         code = EXIT_INPUT;

@@ -257,7 +257,7 @@ json_t *settle_json(const settle_result *r)
     json_t *period = r->from[0] ? json_pack("{s:s, s:s}", "from", r->from, "to", r->to)
                                 : json_null();
     json_object_set_new(o, "period", period);
-    json_object_set_new(o, "zone", str_or_null(r->zone));
+    json_object_set_new(o, "zone", r->zone_given ? str_or_null(r->zone) : json_null());
     json_object_set_new(o, "verdict", json_string(verdict_of(r)));
     json_t *files = json_array();
     for (size_t i = 0; i < r->n_files; i++) {
@@ -302,6 +302,30 @@ json_t *settle_json(const settle_result *r)
 
 /* ---- the summary ------------------------------------------------------- */
 
+/* A day's categories, kept as the JSON object the server built
+ * ({"fee_mismatch": 2}), as a reader says them: "fee_mismatch 2,
+ * payout_mismatch 1", or "none".  The names are settle's own (no escapes
+ * in them) and the counts integers. */
+static void print_categories(FILE *fp, const char *json)
+{
+    bool any = false;
+    for (const char *p = json ? json : ""; *p; p++) {
+        if (*p == '{' || *p == '}' || *p == '"' || *p == ' ')
+            continue;
+        if (*p == ':') {
+            fputc(' ', fp);
+            continue;
+        }
+        if (*p == ',') {
+            fputs(", ", fp);
+            continue;
+        }
+        fputc(*p, fp);
+        any = true;
+    }
+    fputs(any ? "\n" : "none\n", fp);
+}
+
 static void print_line(FILE *fp, const settle_line *l)
 {
     fprintf(fp, "    %s tenant %lld ", l->category, (long long)l->tenant_id);
@@ -337,15 +361,20 @@ void settle_print_summary(const settle_result *r, FILE *fp)
         fprintf(fp, "settlement: not compared\n");
         return;
     }
-    fprintf(fp, "settlement %s..%s (zone %s): %s\n", r->from[0] ? r->from : "-",
-            r->to[0] ? r->to : "-", r->zone ? r->zone : "UTC", verdict_of(r));
+    if (r->zone_given)
+        fprintf(fp, "settlement %s..%s (days in %s): %s\n", r->from[0] ? r->from : "-",
+                r->to[0] ? r->to : "-", r->zone, verdict_of(r));
+    else
+        fprintf(fp, "settlement %s..%s (days in each channel's zone, a bank entry's on its "
+                    "booking date): %s\n",
+                r->from[0] ? r->from : "-", r->to[0] ? r->to : "-", verdict_of(r));
     for (size_t i = 0; i < r->n_days; i++) {
         const settle_day *d = &r->days[i];
         fprintf(fp, "  tenant %lld ", (long long)d->tenant_id);
         text_fput_term(fp, d->channel);
-        fprintf(fp, " %s: %lld rows, %lld payouts matched, %lld pending, discrepancies %s\n",
-                d->day, (long long)d->rows, (long long)d->matched, (long long)d->pending,
-                d->categories);
+        fprintf(fp, " %s: %lld rows, %lld payouts matched, %lld pending, discrepancies ", d->day,
+                (long long)d->rows, (long long)d->matched, (long long)d->pending);
+        print_categories(fp, d->categories);
     }
     for (int c = 0; c < SETTLE_CATEGORY_COUNT; c++)
         if (r->count[c])
@@ -416,8 +445,10 @@ bool settle_html_section(const settle_result *r, buf *out)
               buf_printf(out, "<p>verdict <span id=\"settle-verdict\">%s</span>, period ",
                          verdict_of(r)) &&
               html_escape(out, r->from, strlen(r->from)) && buf_append_str(out, "..") &&
-              html_escape(out, r->to, strlen(r->to)) && buf_append_str(out, ", zone ") &&
-              html_escape(out, r->zone ? r->zone : "UTC", strlen(r->zone ? r->zone : "UTC")) &&
+              html_escape(out, r->to, strlen(r->to)) && (r->zone_given
+                   ? buf_append_str(out, ", days in ") && html_escape(out, r->zone, strlen(r->zone))
+                   : buf_append_str(out, ", days in each channel's zone, a bank entry's on "
+                                         "its booking date")) &&
               buf_append_str(out, "</p>\n<table id=\"settle-days\"><tr><th>tenant</th>"
                                   "<th>channel</th><th>day</th><th>rows</th><th>payouts "
                                   "matched</th><th>pending</th><th>discrepancies</th>"

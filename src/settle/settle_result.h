@@ -79,6 +79,8 @@ typedef struct settle_result {
     int64_t run_id;
     char from[11], to[11];
     char *zone;
+    bool zone_given;             /* --timezone or --profile named it; else each
+                                    row's day is in its channel's own zone */
     bool has_bank, has_channel;
     settle_file *files;
     size_t n_files;

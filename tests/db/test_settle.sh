@@ -107,6 +107,9 @@ check "each channel file's profile picked by its header" jtrue ok.json \
 check "the CSV starts with a byte-order mark and its header" python3 -c \
     "import sys; d = open('ok.csv', 'rb').read(); sys.exit(0 if d.startswith(b'\xef\xbb\xbfcategory,tenant,channel,day,subject') and d.count(b'\r\n') == 1 else 1)"
 check "the summary says which profile it picked" contains "$ERR" "picked by its header"
+check "a day without discrepancies says none" contains "$ERR" "pending, discrepancies none"
+check "the days are each channel's, no --timezone given" contains "$ERR" "days in each channel's zone"
+check "the report's zone is null: none was given" jtrue ok.json "r['settlement']['zone'] is None"
 runs=$(q "SELECT count(*) FROM idemload_settle_run")
 check "the register holds one run row per tenant, channel and day" test "$runs" -gt 0
 
