@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "input/profile.h"
-#include "settle/settle_row.h"
+#include "core/settle_kind.h"
 
 typedef struct sctx {
     const char *origin;
@@ -169,13 +169,10 @@ int profile_settle_kind(const char *name)
 {
     if (strcmp(name, "skip") == 0)
         return -2;
-    static const char *const names[] = {"payment", "refund", "dispute", "fee",
-                                        "adjustment", "payout"};
-    _Static_assert(SETTLE_PAYMENT == 0 && SETTLE_PAYOUT == 5, "the kinds' order");
-    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
+    int k = settle_kind_lookup(name);
+    /* A channel's rows: payment .. payout; the bank's kinds come from a
+     * bank entry's direction, never from a map. */
+    return k >= SETTLE_PAYMENT && k <= SETTLE_PAYOUT ? k : -1;
 }
 
 static bool parse_kind(sctx *cx, json_t *st, profile_settle *s)

@@ -1,7 +1,8 @@
 /*
  * bank_impl.h - what the bank-statement readers share (bank_statement.c,
- * bank_camt.c, bank_mt940.c): the statement's bytes after the few that told
- * its format, and the checks of its figures.  Not for use outside these
+ * bank_camt.c, bank_mt940.c; the shared functions are in bank_common.c):
+ * the statement's bytes after the few that told its format, and the checks
+ * of its figures.  Not for use outside these
  * three files; settle_row.h is the interface.
  */
 #ifndef IDEMLOAD_SETTLE_BANK_IMPL_H

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/settle_kind.h"
 #include "input/reader.h"
 #include "input/source.h"
 #include "util/buf.h"
@@ -33,26 +34,6 @@ typedef enum settle_side {
     SETTLE_SIDE_CHANNEL,    /* the channel's account: payments, fees, batches */
     SETTLE_SIDE_BANK        /* the merchant's bank account */
 } settle_side;
-
-typedef enum settle_kind {
-    SETTLE_PAYMENT,         /* a customer's payment: gross, fee, net */
-    SETTLE_REFUND,          /* money given back to a customer */
-    SETTLE_DISPUTE,         /* a chargeback, or its reversal */
-    SETTLE_FEE,             /* a fee not charged on one payment */
-    SETTLE_ADJUSTMENT,      /* anything else the channel moved */
-    SETTLE_PAYOUT,          /* a batch sent to the bank (Stripe payout,
-                               PayPal withdrawal T0400, 提现/结算): negative
-                               on the channel's account */
-    SETTLE_BANK_CREDIT,     /* a bank entry: money in */
-    SETTLE_BANK_DEBIT,      /* a bank entry: money out */
-    SETTLE_KIND_COUNT
-} settle_kind;
-
-/* "payment", "refund", "dispute", "fee", "adjustment", "payout",
- * "bank_credit", "bank_debit": the names outputs and profiles use. */
-const char *settle_kind_name(settle_kind k);
-/* The kind named name, or -1. */
-int settle_kind_lookup(const char *name);
 
 typedef struct settle_row {
     settle_side side;
