@@ -21,7 +21,10 @@ python3 "$SRC/tests/make_settle.py" 5 "$S" --plant fee_off:wechat --plant batch_
     --plant row_removed:alipay --plant never_credited:wechat --plant stray_credit:stripe \
     --plant table_only:alipay --plant two_in_one:stripe --plant window_open:stripe ||
     { fail "make_settle.py"; finish; }
-FILES=$(ls "$S"/* | grep -v -e '/table.csv$' -e '/scenario.json$')
+FILES=
+for f in "$S"/*; do
+    case $f in */table.csv | */scenario.json) ;; *) FILES="$FILES $f" ;; esac
+done
 # shellcheck disable=SC2086
 python3 "$SRC/tests/expected_settle.py" --now $NOW --tenant 1 --fee-rate stripe=2.9% \
     --fee-rate wechat=0.6% --fee-rate alipay=0.6% --settle-window 0..3d \
