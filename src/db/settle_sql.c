@@ -307,7 +307,16 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * that no channel row (by its order key) links to a batch: pending until
  * the end of its day plus the channel's delay (--grace), then a
  * discrepancy.  Its amount and currency read where --facts says. */
-#define SETTLE_UNSETTLED(src, active) \
+/* A table row t that no channel row of the files settles. */
+#define SETTLE_NOT_SETTLED \
+    "NOT EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.side = 'channel'" \
+    "             AND r.tenant_id = t.tenant_id AND r.channel = t.channel AND r.kind = 'payment'" \
+    "             AND (r.order_key = t.out_trade_no AND r.batch_id IS NOT NULL" \
+    "                  OR r.balance IS NOT NULL AND (r.order_key = t.out_trade_no" \
+    "                     OR r.order_key IN (SELECT p2.txn_id FROM idemload_settle_r p2" \
+    "                        WHERE p2.tenant_id = t.tenant_id AND p2.channel = t.channel" \
+    "                          AND p2.order_key = t.out_trade_no))))"
+#define SETTLE_UNSETTLED(src, active, settled) \
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency," \
     "  expected, actual, file_no, line, detail, pending) " \
     "SELECT 'unsettled_payment', q.tenant_id, q.channel, q.day, q.out_trade_no, q.currency," \
@@ -336,16 +345,10 @@ const char SQL_SETTLE_UNEXPECTED[] =
     "       WHERE " active \
     "         AND split_part(t.callback_type, ':', 1) IN" \
     "             (SELECT jsonb_array_elements_text($1::jsonb))" \
-    "         AND NOT EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.side = 'channel'" \
-    "             AND r.tenant_id = t.tenant_id AND r.channel = t.channel AND r.kind = 'payment'" \
-    "             AND (r.order_key = t.out_trade_no AND r.batch_id IS NOT NULL" \
-    "                  OR r.balance IS NOT NULL AND (r.order_key = t.out_trade_no" \
-    "                     OR r.order_key IN (SELECT p2.txn_id FROM idemload_settle_r p2" \
-    "                        WHERE p2.tenant_id = t.tenant_id AND p2.channel = t.channel" \
-    "                          AND p2.order_key = t.out_trade_no))))) q " \
+    "         AND " settled ") q " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = q.currency " \
     "WHERE " IN_PERIOD("q.day")
-const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED("{table}", "{active}");
+const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED("{table}", "{active}", SETTLE_NOT_SETTLED);
 
 /* The same on a Citus target (SPEC.md: as for reconcile), in three steps,
  * so that the table is read on the workers, shard by shard, by a join with
@@ -391,8 +394,11 @@ const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
     "  AND k.out_trade_no = t.out_trade_no "
     "WHERE {active} AND k.tenant_id IS NULL"
     "  AND split_part(t.callback_type, ':', 1) = ANY (p.kinds)"
-    "  AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to))";
-const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] = SETTLE_UNSETTLED("idemload_settle_t", "true");
+    "  AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to));"
+    "ANALYZE idemload_settle_t";
+/* (The keys the files settle were left out on the workers already.) */
+const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] =
+    SETTLE_UNSETTLED("idemload_settle_t", "true", "true");
 
 /* Per tenant, channel and day: the rows read per side, each category's
  * count, the pending, and the payouts matched. */
