@@ -307,44 +307,98 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * that no channel row (by its order key) links to a batch: pending until
  * the end of its day plus the channel's delay (--grace), then a
  * discrepancy.  Its amount and currency read where --facts says. */
-const char SQL_SETTLE_UNSETTLED[] =
-    "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency,"
-    "  expected, actual, file_no, line, detail, pending) "
-    "SELECT 'unsettled_payment', q.tenant_id, q.channel, q.day, q.out_trade_no, q.currency,"
-    "       pg_temp.idemload_money(q.amount_text, q.amount_minor, q.amount_abs,"
-    "                              coalesce(x.exponent, 2), q.currency),"
-    "       NULL, NULL, NULL, jsonb_build_object('callback_type', q.callback_type,"
-    "         'time', pg_temp.idemload_ts_text(q.time)),"
-    "       pg_temp.idemload_now() < q.time + (SELECT grace FROM idemload_settle_cfg) "
-    "FROM (SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type,"
-    "             coalesce(f.amount_const, t.payload #>> f.amount_path) AS amount_text,"
-    "             f.amount_minor, f.amount_abs,"
-    "             upper(nullif(btrim(coalesce(f.currency_const, t.payload #>> f.currency_path)),"
-    "                          '')) AS currency, tm.time,"
-    "             ((tm.time AT TIME ZONE 'UTC') + p.off)::date AS day"
-    "        FROM {table} t"
-    "        JOIN (SELECT r.tenant_id, r.channel, min(r.off) AS off FROM idemload_settle_r r"
-    "               WHERE r.side = 'channel' GROUP BY 1, 2) p"
-    "          ON p.tenant_id = t.tenant_id AND p.channel = t.channel"
-    "        CROSS JOIN LATERAL (SELECT tf.* FROM idemload_recon_tfacts tf"
-    "               WHERE (tf.channel IS NULL OR tf.channel = t.channel)"
-    "                 AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))"
-    "               ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f"
-    "        CROSS JOIN LATERAL (SELECT coalesce(CASE WHEN f.time_path IS NOT NULL"
-    "               THEN pg_temp.idemload_time(t.payload #>> f.time_path) END,"
-    "               t.received_at) AS time) tm"
-    "       WHERE {active}"
-    "         AND split_part(t.callback_type, ':', 1) IN"
-    "             (SELECT jsonb_array_elements_text($1::jsonb))"
-    "         AND NOT EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.side = 'channel'"
-    "             AND r.tenant_id = t.tenant_id AND r.channel = t.channel AND r.kind = 'payment'"
-    "             AND (r.order_key = t.out_trade_no AND r.batch_id IS NOT NULL"
-    "                  OR r.balance IS NOT NULL AND (r.order_key = t.out_trade_no"
-    "                     OR r.order_key IN (SELECT p2.txn_id FROM idemload_settle_r p2"
-    "                        WHERE p2.tenant_id = t.tenant_id AND p2.channel = t.channel"
-    "                          AND p2.order_key = t.out_trade_no))))) q "
-    "LEFT JOIN idemload_recon_ccy x ON x.code = q.currency "
-    "WHERE " IN_PERIOD("q.day");
+/* A table row t that no channel row of the files settles. */
+#define SETTLE_NOT_SETTLED \
+    "NOT EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.side = 'channel'" \
+    "             AND r.tenant_id = t.tenant_id AND r.channel = t.channel AND r.kind = 'payment'" \
+    "             AND (r.order_key = t.out_trade_no AND r.batch_id IS NOT NULL" \
+    "                  OR r.balance IS NOT NULL AND (r.order_key = t.out_trade_no" \
+    "                     OR r.order_key IN (SELECT p2.txn_id FROM idemload_settle_r p2" \
+    "                        WHERE p2.tenant_id = t.tenant_id AND p2.channel = t.channel" \
+    "                          AND p2.order_key = t.out_trade_no))))"
+#define SETTLE_UNSETTLED(src, active, settled) \
+    "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency," \
+    "  expected, actual, file_no, line, detail, pending) " \
+    "SELECT 'unsettled_payment', q.tenant_id, q.channel, q.day, q.out_trade_no, q.currency," \
+    "       pg_temp.idemload_money(q.amount_text, q.amount_minor, q.amount_abs," \
+    "                              coalesce(x.exponent, 2), q.currency)," \
+    "       NULL, NULL, NULL, jsonb_build_object('callback_type', q.callback_type," \
+    "         'time', pg_temp.idemload_ts_text(q.time))," \
+    "       pg_temp.idemload_now() < q.time + (SELECT grace FROM idemload_settle_cfg) " \
+    "FROM (SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type," \
+    "             coalesce(f.amount_const, t.payload #>> f.amount_path) AS amount_text," \
+    "             f.amount_minor, f.amount_abs," \
+    "             upper(nullif(btrim(coalesce(f.currency_const, t.payload #>> f.currency_path))," \
+    "                          '')) AS currency, tm.time," \
+    "             ((tm.time AT TIME ZONE 'UTC') + p.off)::date AS day" \
+    "        FROM " src " t" \
+    "        JOIN (SELECT r.tenant_id, r.channel, min(r.off) AS off FROM idemload_settle_r r" \
+    "               WHERE r.side = 'channel' GROUP BY 1, 2) p" \
+    "          ON p.tenant_id = t.tenant_id AND p.channel = t.channel" \
+    "        CROSS JOIN LATERAL (SELECT tf.* FROM idemload_recon_tfacts tf" \
+    "               WHERE (tf.channel IS NULL OR tf.channel = t.channel)" \
+    "                 AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))" \
+    "               ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) f" \
+    "        CROSS JOIN LATERAL (SELECT coalesce(CASE WHEN f.time_path IS NOT NULL" \
+    "               THEN pg_temp.idemload_time(t.payload #>> f.time_path) END," \
+    "               t.received_at) AS time) tm" \
+    "       WHERE " active \
+    "         AND split_part(t.callback_type, ':', 1) IN" \
+    "             (SELECT jsonb_array_elements_text($1::jsonb))" \
+    "         AND " settled ") q " \
+    "LEFT JOIN idemload_recon_ccy x ON x.code = q.currency " \
+    "WHERE " IN_PERIOD("q.day")
+const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED("{table}", "{active}", SETTLE_NOT_SETTLED);
+
+/* The same on a Citus target (SPEC.md: as for reconcile), in three steps,
+ * so that the table is read on the workers, shard by shard, by a join with
+ * plain equalities only (Citus pushes down no LATERAL with a LIMIT, and
+ * pg_temp's functions are not on the workers): first, here, the pairs that
+ * link rows to batches, with the kinds ($1) and, when no --facts level of
+ * the channel reads a row's time from its payload, the bounds of received_at
+ * that put a row's day in the period (a constant per pair); and the order
+ * keys the files settle.  Then the pairs' active payments that no file
+ * settles, within those bounds, from the shards into a temporary table
+ * (the settled keys and the pairs shipped to the workers as intermediate
+ * results); then SQL_SETTLE_UNSETTLED over it, here. */
+const char SQL_SETTLE_UNSETTLED_PREP[] =
+    "CREATE TEMP TABLE idemload_settle_up AS "
+    "SELECT p.tenant_id, p.channel, p.off,"
+    "       (SELECT array_agg(k) FROM jsonb_array_elements_text($1::jsonb) k) AS kinds,"
+    "       CASE WHEN NOT p.timed THEN ((SELECT p_from FROM idemload_settle_cfg)::timestamp"
+    "            - p.off) AT TIME ZONE 'UTC' END AS t_from,"
+    "       CASE WHEN NOT p.timed THEN (((SELECT p_to FROM idemload_settle_cfg) + 1)::timestamp"
+    "            - p.off) AT TIME ZONE 'UTC' END AS t_to "
+    "FROM (SELECT r.tenant_id, r.channel, min(r.off) AS off,"
+    "             EXISTS (SELECT 1 FROM idemload_recon_tfacts tf WHERE tf.time_path IS NOT NULL"
+    "                 AND (tf.channel IS NULL OR tf.channel = r.channel)) AS timed"
+    "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p";
+const char SQL_SETTLE_UNSETTLED_LINKED[] =
+    "CREATE TEMP TABLE idemload_settle_lk AS "
+    "SELECT r.tenant_id, r.channel, r.order_key AS out_trade_no FROM idemload_settle_r r"
+    " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.order_key IS NOT NULL"
+    "   AND (r.batch_id IS NOT NULL OR r.balance IS NOT NULL) "
+    "UNION "
+    "SELECT p2.tenant_id, p2.channel, p2.order_key FROM idemload_settle_r r"
+    "  JOIN idemload_settle_r p2 ON p2.tenant_id = r.tenant_id AND p2.channel = r.channel"
+    "   AND p2.txn_id = r.order_key"
+    " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.balance IS NOT NULL"
+    "   AND p2.order_key IS NOT NULL;"
+    "ANALYZE idemload_settle_up; ANALYZE idemload_settle_lk";
+const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
+    "CREATE TEMP TABLE idemload_settle_t AS "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.payload, t.received_at "
+    "FROM {table} t "
+    "JOIN idemload_settle_up p ON p.tenant_id = t.tenant_id AND p.channel = t.channel "
+    "LEFT JOIN idemload_settle_lk k ON k.tenant_id = t.tenant_id AND k.channel = t.channel"
+    "  AND k.out_trade_no = t.out_trade_no "
+    "WHERE {active} AND k.tenant_id IS NULL"
+    "  AND split_part(t.callback_type, ':', 1) = ANY (p.kinds)"
+    "  AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to));"
+    "ANALYZE idemload_settle_t";
+/* (The keys the files settle were left out on the workers already.) */
+const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] =
+    SETTLE_UNSETTLED("idemload_settle_t", "true", "true");
 
 /* Per tenant, channel and day: the rows read per side, each category's
  * count, the pending, and the payouts matched. */

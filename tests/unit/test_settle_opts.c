@@ -87,7 +87,9 @@ static void test_statements_render(void **state)
         SQL_SETTLE_REGISTER_CREATE, SQL_SETTLE_REGISTER_READABLE, SQL_SETTLE_RUN_ID,
         SQL_SETTLE_REG_SUPERSEDE, SQL_SETTLE_REG_RESOLVE, SQL_SETTLE_REG_CREDITED,
         SQL_SETTLE_REG_UPSERT, SQL_SETTLE_REG_ESCALATE, SQL_SETTLE_REG_RUNS,
-        SQL_SETTLE_REG_CARRIED, SQL_SETTLE_REG_RESOLVED,
+        SQL_SETTLE_REG_CARRIED, SQL_SETTLE_REG_RESOLVED, SQL_SETTLE_UNSETTLED_PREP,
+        SQL_SETTLE_UNSETTLED_LINKED, SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED,
+        SQL_SETTLE_UNSETTLED_DISTRIBUTED,
     };
     const char *names[] = {"table", "active", "item", "run", "item_index", "run_index"};
     const char *values[] = {"t", "true", "i", "r", "ii", "ri"};
