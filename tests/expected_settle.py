@@ -538,10 +538,16 @@ def settle(rows, table, now, tenant="1", rates=None, window=(0, 3), delays=None)
             key = r.order if r.channel == "alipay" else wx_key.get(r.biz)
             if key:
                 paid.add((r.channel, key))
+    # Only the period's payments are judged: the days of every row read
+    # (SPEC "Settle": period as reconcile's, the days the rows fall in).
+    days = [r.day() for r in rows]
+    first, last = (min(days), max(days)) if days else (None, None)
     for t in table:
         if t["tenant"] != tenant or t["channel"] not in judged or (t["channel"], t["key"]) in paid:
             continue
         day = t["time"].astimezone(ZONE[t["channel"]]).date()
+        if first is None or not first <= day <= last:
+            continue
         if now < t["time"] + dt.timedelta(seconds=delays.get(t["channel"], DEFAULT_DELAY)):
             pending.append({"pending": "payment", "channel": t["channel"], "subject": t["key"],
                             "day": str(day)})
