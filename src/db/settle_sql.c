@@ -44,6 +44,7 @@ const char SQL_SETTLE_ROWS[] =
     "       coalesce(r.account, '') AS account, r.txn_id, r.order_key, r.batch_id,"
     "       upper(r.currency) AS currency, r.gross::numeric AS gross, r.fee::numeric AS fee,"
     "       r.net::numeric AS net, r.balance::numeric AS balance, r.text, t.ts,"
+    "       CASE WHEN r.side = 'channel' THEN left(r.value_date, 10)::date END AS batch_day,"
     "       coalesce(CASE WHEN r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"
     "                     THEN left(r.time, 10)::date END,"
     "                (t.ts AT TIME ZONE current_setting('idemload.recon_zone'))::date) AS day,"
@@ -181,14 +182,33 @@ const char SQL_SETTLE_BALANCE[] =
     "WHERE q.prev IS NOT NULL AND q.prev + q.net <> q.balance AND " IN_PERIOD("q.day");
 
 /* The batches to be credited: every payout once (its batch_id, or its own
- * id), its amount positive. */
+ * id), its amount positive; and a batch the rows link to (batch_id) that no
+ * payout row lists, where they state its date (Stripe's payout
+ * reconciliation report: automatic_payout_effective_at, the day it is
+ * expected in the bank): its amount the sum of their nets, each row once
+ * by its txn_id, its window counted from that date. */
 const char SQL_SETTLE_BATCHES[] =
     "CREATE TEMP TABLE idemload_settle_b AS "
-    "SELECT DISTINCT ON (r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id), r.currency)"
-    "       r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id) AS batch_id, r.currency,"
-    "       r.day, r.ts, r.off, -r.net AS amount, r.file_no, r.line, false AS registered "
-    "FROM idemload_settle_r r WHERE r.side = 'channel' AND r.kind = 'payout' "
-    "ORDER BY r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id), r.currency, r.file_no, r.seq";
+    "(SELECT DISTINCT ON (r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id), r.currency)"
+    "        r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id) AS batch_id, r.currency,"
+    "        r.day, r.ts, r.off, -r.net AS amount, r.file_no, r.line, false AS registered "
+    "   FROM idemload_settle_r r WHERE r.side = 'channel' AND r.kind = 'payout' "
+    "  ORDER BY r.tenant_id, r.channel, coalesce(r.batch_id, r.txn_id), r.currency, r.file_no,"
+    "           r.seq) "
+    "UNION ALL "
+    "SELECT l.tenant_id, l.channel, l.batch_id, l.currency, max(l.batch_day),"
+    "       max(l.batch_day)::timestamp AT TIME ZONE 'UTC', interval '0', sum(l.net),"
+    "       min(l.file_no), min(l.line), false "
+    "  FROM (SELECT DISTINCT ON (r.tenant_id, r.channel, r.txn_id) r.*"
+    "          FROM idemload_settle_r r"
+    "         WHERE r.side = 'channel' AND r.kind <> 'payout' AND r.batch_id IS NOT NULL"
+    "           AND r.batch_day IS NOT NULL"
+    "         ORDER BY r.tenant_id, r.channel, r.txn_id, r.file_no, r.seq) l "
+    " WHERE NOT EXISTS (SELECT 1 FROM idemload_settle_r p"
+    "                    WHERE p.side = 'channel' AND p.kind = 'payout'"
+    "                      AND p.tenant_id = l.tenant_id AND p.channel = l.channel"
+    "                      AND coalesce(p.batch_id, p.txn_id) = l.batch_id) "
+    " GROUP BY l.tenant_id, l.channel, l.batch_id, l.currency";
 
 /* The batches earlier runs left pending (the register), which no file of
  * this run lists: a bank statement of a later day may credit them. */

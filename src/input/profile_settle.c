@@ -223,7 +223,8 @@ static bool parse_kind(sctx *cx, json_t *st, profile_settle *s)
 static bool parse_settle(sctx *cx, json_t *st, profile_settle *s)
 {
     static const char *const allowed[] = {"side", "kind", "unit", "txn_id", "order_key",
-                                          "batch_id", "payout_id", "time", "currency", "gross", "fee",
+                                          "batch_id", "payout_id", "batch_date", "time", "currency",
+                                          "gross", "fee",
                                           "net", "balance", "text", "account",
                                           "footer_money", NULL};
     if (!json_is_object(st))

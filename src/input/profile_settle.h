@@ -10,7 +10,8 @@
  *     "side": "channel" | "bank",
  *     "kind": {"from": [C...], "with": [C...], "map": {"PATTERN": KIND}},
  *     "unit": "minor",
- *     "txn_id": F, "order_key": F, "batch_id": F, "payout_id": F, "time": F,
+ *     "txn_id": F, "order_key": F, "batch_id": F, "payout_id": F,
+ *     "batch_date": F, "time": F,
  *     "currency": F, "gross": F, "fee": F, "net": F, "balance": F,
  *     "text": F, "account": F
  *   }
@@ -34,6 +35,9 @@
  * amount less the out column's (Alipay's 收入金额（+元） / 支出金额（-元）).
  * payout_id: a payout row's own batch id (its batch_id; Stripe's source_id
  * po_..., PayPal's withdrawal's Transaction ID, WeChat's 业务凭证号).
+ * batch_date: the day the row's batch is expected in the bank, where the
+ * file states it though it lists no payout row (Stripe's payout
+ * reconciliation report: automatic_payout_effective_at); YYYY-MM-DD first.
  * Money facts ("money") are taken by their size and signed by the kind: a
  * payment's gross in and its fee charged, a refund's both given back.
  * footer_money {"section": "SF", "report": "RF"}: framing rows (a profile
@@ -87,7 +91,7 @@ typedef struct profile_settle {
     size_t n_kind_with;
     settle_kind_map *kind_map;
     size_t n_kind_map;
-    settle_field txn_id, order_key, batch_id, payout_id, time, currency;
+    settle_field txn_id, order_key, batch_id, payout_id, batch_date, time, currency;
     settle_field gross, fee, net, balance, text, account;
     char *footer_section;       /* footer_money: the row type stating, per */
     char *footer_report;        /* currency, its section's (report's) money */
@@ -95,7 +99,8 @@ typedef struct profile_settle {
 
 /* The fields in the order a profile prints them, with their names. */
 #define PROFILE_SETTLE_FIELDS(X)                                                    \
-    X(txn_id) X(order_key) X(batch_id) X(payout_id) X(time) X(currency) X(gross) X(fee) X(net)   \
+    X(txn_id) X(order_key) X(batch_id) X(payout_id) X(batch_date) X(time) X(currency) X(gross)  \
+    X(fee) X(net)                                                                   \
     X(balance) X(text) X(account)
 
 /*

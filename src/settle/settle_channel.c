@@ -38,7 +38,7 @@
 /* The strings of one row, each an offset into out (pointers are set once
  * the row is whole: appending may move the buffer). */
 enum { S_TXN, S_ORDER, S_BATCH, S_TIME, S_CURRENCY, S_GROSS, S_FEE, S_NET, S_BALANCE,
-       S_TEXT, S_ACCOUNT, S_TENANT, S_PAYOUT, S_COUNT };
+       S_TEXT, S_ACCOUNT, S_TENANT, S_PAYOUT, S_BATCH_DATE, S_COUNT };
 
 /* The money a footer states per currency (PayPal's SF, RF), as the rows
  * add it up: gross credits, gross debits, fee credits, fee debits, each a
@@ -67,6 +67,7 @@ typedef struct channel_reader {
     char channel[64];
     buf out;
     size_t off[S_COUNT];
+    char date_buf[11];          /* a row's batch date (value_date) */
     bool has[S_COUNT];
     char kind[64];          /* the row's profile kind (pay, refund), for money facts */
     /* the row's money, for footer_money */
@@ -442,6 +443,32 @@ static read_result row_kind(channel_reader *cr, const raw_record *rec, int *k)
                 (unsigned long long)rec->line, what, key, cr->pf->name);
 }
 
+/* The date of the batch a row is paid out in, where the file states it
+ * (Stripe's automatic_payout_effective_at: the day the payout is expected
+ * in the bank), as settle_row.value_date: its first ten characters, which
+ * must be a date YYYY-MM-DD.  Only for a row linked to a batch. */
+static read_result batch_date(channel_reader *cr, settle_row *out, uint64_t line)
+{
+    if (!cr->has[S_BATCH_DATE] || !out->batch_id)
+        return READ_RECORD;
+    const char *v = buf_cstr(&cr->out) + cr->off[S_BATCH_DATE];
+    static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool ok = strlen(v) >= 10 && v[4] == '-' && v[7] == '-' &&
+              (v[10] == '\0' || v[10] == ' ' || v[10] == 'T');
+    for (int i = 0; ok && i < 10; i++)
+        ok = i == 4 || i == 7 || (v[i] >= '0' && v[i] <= '9');
+    int y = ok ? atoi(v) : 0, m = ok ? atoi(v + 5) : 0, d = ok ? atoi(v + 8) : 0;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (!ok || y < 1900 || m < 1 || m > 12 || d < 1 || d > days[m - 1] ||
+        (m == 2 && d == 29 && !leap))
+        return fail(cr, "line %llu: the batch's date '%s' is no date (YYYY-MM-DD)",
+                    (unsigned long long)line, v);
+    cr->date_buf[10] = '\0';
+    memcpy(cr->date_buf, v, 10);
+    out->value_date = cr->date_buf;
+    return READ_RECORD;
+}
+
 /* The text fields into out: txn_id (required), the others when present. */
 static read_result row_texts(channel_reader *cr, uint64_t line)
 {
@@ -454,6 +481,7 @@ static read_result row_texts(channel_reader *cr, uint64_t line)
         {S_ORDER, offsetof(profile_settle, order_key)},
         {S_BATCH, offsetof(profile_settle, batch_id)},
         {S_PAYOUT, offsetof(profile_settle, payout_id)},
+        {S_BATCH_DATE, offsetof(profile_settle, batch_date)},
         {S_TEXT, offsetof(profile_settle, text)},
         {S_ACCOUNT, offsetof(profile_settle, account)},
     };
@@ -726,6 +754,8 @@ static read_result channel_next(settle_reader *r, settle_row *out)
         if (kind == SETTLE_PAYOUT && cr->has[S_PAYOUT])
             out->batch_id = base + cr->off[S_PAYOUT];
         out->time = S(S_TIME);
+        if ((rr = batch_date(cr, out, rec.line)) != READ_RECORD)
+            return rr;
         out->currency = S(S_CURRENCY);
         out->gross = S(S_GROSS);
         out->fee = S(S_FEE);

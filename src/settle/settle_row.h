@@ -60,7 +60,10 @@ typedef struct settle_row {
     const char *time;       /* when it was booked: ISO 8601 with its offset
                                ("2024-05-01T18:40:11+08:00"); a bank entry:
                                its booking date "YYYY-MM-DD" */
-    const char *value_date; /* a bank entry's value date, else NULL */
+    const char *value_date; /* a bank entry's value date; a channel row linked
+                               to a batch: the day the batch is expected in
+                               the bank, where the file states it (Stripe's
+                               automatic_payout_effective_at); else NULL */
     const char *currency;   /* ISO 4217 */
     const char *gross;      /* NULL: not stated */
     const char *fee;        /* NULL: not stated */

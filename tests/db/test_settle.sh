@@ -96,6 +96,21 @@ IDEMLOAD_NOW=$NOW run settle -d "$DB" "${OPTS[@]}" --dry-run --report dry.json $
 eq "a balanced dry run: exit 0" 0 "$RC"
 eq "the dry run wrote no register" none "$(register)"
 
+# Stripe's payout reconciliation report alone (no balance report, so no
+# payout row): its batches are the rows' automatic_payout_id, each the sum
+# of its rows' nets, expected in the bank from automatic_payout_effective_at.
+IDEMLOAD_NOW=$NOW run settle -d "$DB" --dry-run --tenant 1 --report po.json \
+    ok/stripe-payouts.csv ok/bank-usd.camt053.xml
+eq "the payout report with its bank statement: settled, exit 0" 0 "$RC"
+check "its batches come from the rows' links, each credited" jtrue po.json \
+    "r['settlement']['payouts']['batches'] > 0 and r['settlement']['payouts']['batches'] == r['settlement']['payouts']['by_amount'] + r['settlement']['payouts']['by_reference']"
+gen never 5 never_credited:stripe
+IDEMLOAD_NOW=$NOW run settle -d "$DB" --dry-run --tenant 1 --discrepancies never.ndjson \
+    never/stripe-payouts.csv never/bank-usd.camt053.xml
+eq "a payout the bank never credited, from the payout report alone: exit 5" 5 "$RC"
+eq "it is payout_not_received" "payout_not_received" \
+    "$(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["category"] for l in open(sys.argv[1])})))' never.ndjson)"
+
 # Balanced: every batch credited, every fee the rate's, every balance chained.
 IDEMLOAD_NOW=$NOW run settle -d "$DB" "${OPTS[@]}" --report ok.json --discrepancies ok.csv $(files ok)
 eq "a balanced run: exit 0" 0 "$RC"

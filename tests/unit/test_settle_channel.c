@@ -99,7 +99,10 @@ typedef struct want {
     uint64_t line;
 } want;
 
-static void expect_row(opened *o, const char *channel, const want *w)
+/* The next row is w, its value_date (the batch's date where the file
+ * states one) value_date. */
+static void expect_row_dated(opened *o, const char *channel, const want *w,
+                             const char *value_date)
 {
     settle_row row;
     read_result rr = next(o, &row);
@@ -115,7 +118,7 @@ static void expect_row(opened *o, const char *channel, const want *w)
     STR_OR_NULL(w->order_key, row.order_key);
     STR_OR_NULL(w->batch_id, row.batch_id);
     STR_OR_NULL(w->time, row.time);
-    assert_null(row.value_date);
+    STR_OR_NULL(value_date, row.value_date);
     STR_OR_NULL(w->currency, row.currency);
     STR_OR_NULL(w->gross, row.gross);
     STR_OR_NULL(w->fee, row.fee);
@@ -123,6 +126,11 @@ static void expect_row(opened *o, const char *channel, const want *w)
     STR_OR_NULL(w->balance, row.balance);
     STR_OR_NULL(w->text, row.text);
     assert_int_equal(row.line, w->line);
+}
+
+static void expect_row(opened *o, const char *channel, const want *w)
+{
+    expect_row_dated(o, channel, w, NULL);
 }
 
 static void expect_eof(opened *o)
@@ -379,11 +387,18 @@ static void test_stripe_payout(void **state)
         {SETTLE_FEE, "txn_1E", NULL, "po_1PAYOUT", "2024-05-03T00:00:00+00:00", "USD", "-2.00",
          "0.00", "-2.00", NULL, "Radar (2024-05-02)", 6},
     };
+    /* Each row's batch date: automatic_payout_effective_at, the day the
+     * payout is expected in the bank (settle matches the credit from it). */
     for (size_t i = 0; i < 5; i++)
-        expect_row(&o, "stripe", &rows[i]);
+        expect_row_dated(&o, "stripe", &rows[i], "2024-05-06");
     expect_eof(&o);
     done(&o);
     free(p);
+    /* a batch date that is no date fails the file */
+    fails_builtin("stripe-payout",
+                  edited("stripe-payout-2024-05-06.csv", "po_1PAYOUT,2024-05-06 00:00:00,txn_1A",
+                         "po_1PAYOUT,soon,txn_1A"),
+                  "line 2", "the batch's date 'soon' is no date", NULL);
     /* net must be gross less fee */
     fails_builtin("stripe-payout",
                   edited("stripe-payout-2024-05-06.csv", "100.00,3.20,96.80", "100.00,3.20,96.70"),
