@@ -5,16 +5,14 @@
 #include "recon/recon_render.h"
 #include "output/text_escape.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "output/csv_field.h"
+#include "output/disc_file.h"
 #include "output/html.h"
 #include "output/log.h"
-#include "output/outfile.h"
 #include "rules/dec_total.h"
 #include "util/exitcodes.h"
 
@@ -187,35 +185,10 @@ static bool csv_line(buf *out, const recon_line *l, const recon_result *res)
     return ok && buf_append_str(out, "\r\n");
 }
 
-static bool ends_with_csv(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
-}
-
 struct recon_disc {
-    outfile *file;
+    disc_file *f;
     const recon_result *res;
-    const char *path;
-    bool csv;
-    buf out;
 };
-
-static const char *disc_name(const recon_disc *w)
-{
-    return strcmp(w->path, "-") == 0 ? "standard output" : w->path;
-}
-
-/* Hands the buffered text to the stream. */
-static bool disc_flush(recon_disc *w, buf *err)
-{
-    if (w->out.len && fwrite(w->out.data, 1, w->out.len, outfile_stream(w->file)) != w->out.len) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        return false;
-    }
-    buf_clear(&w->out);
-    return true;
-}
 
 recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err)
 {
@@ -224,26 +197,10 @@ recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err)
         buf_printf(err, "--discrepancies %s: out of memory", path);
         return NULL;
     }
-    w->path = path;
     w->res = res;
-    w->csv = strcmp(path, "-") != 0 && ends_with_csv(path);
-    /* Renamed onto path once the run has committed (outfile.h): a failure
-     * leaves what was there, never a list cut short. */
-    if (!(w->file = outfile_open(path))) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
+    w->f = disc_file_open(path, csv_columns, sizeof csv_columns / sizeof csv_columns[0], err);
+    if (!w->f) {
         free(w);
-        return NULL;
-    }
-    bool ok = true;
-    if (w->csv) {
-        ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
-        for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-            ok = csv_field_append(&w->out, csv_columns[i], i == 0, false);
-        ok = ok && buf_append_str(&w->out, "\r\n");
-    }
-    if (!ok) {
-        buf_printf(err, "--discrepancies %s: out of memory", path);
-        recon_disc_discard(&w);
         return NULL;
     }
     return w;
@@ -251,34 +208,14 @@ recon_disc *recon_disc_open(const char *path, const recon_result *res, buf *err)
 
 bool recon_disc_write(recon_disc *w, const recon_line *l, buf *err)
 {
-    bool ok;
-    if (w->csv) {
-        ok = csv_line(&w->out, l, w->res);
-    } else {
-        json_t *o = line_json(l, w->res);
-        char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        ok = text && buf_append_str(&w->out, text) && buf_append_char(&w->out, '\n');
-        free(text);
-        json_decref(o);
-    }
-    if (!ok) {
-        buf_printf(err, "--discrepancies %s: out of memory", w->path);
-        return false;
-    }
-    return w->out.len < (1u << 16) || disc_flush(w, err);
+    if (disc_file_is_csv(w->f))
+        return disc_file_wrote(w->f, csv_line(disc_file_buf(w->f), l, w->res), err);
+    return disc_file_put_json(w->f, line_json(l, w->res), err);
 }
 
 bool recon_disc_finish(recon_disc *w, buf *err)
 {
-    if (!w)
-        return true;
-    if (!disc_flush(w, err))
-        return false;
-    if (!outfile_sync(w->file)) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        return false;
-    }
-    return true;
+    return disc_file_finish(w ? w->f : NULL, err);
 }
 
 bool recon_disc_publish(recon_disc **wp, buf *err)
@@ -286,12 +223,9 @@ bool recon_disc_publish(recon_disc **wp, buf *err)
     recon_disc *w = *wp;
     if (!w)
         return true;
-    bool ok = disc_flush(w, err);
-    if (ok && !outfile_commit(&w->file)) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        ok = false;
-    }
-    recon_disc_discard(wp);
+    bool ok = disc_file_publish(&w->f, err);
+    free(w);
+    *wp = NULL;
     return ok;
 }
 
@@ -301,8 +235,7 @@ void recon_disc_discard(recon_disc **wp)
     if (!w)
         return;
     *wp = NULL;
-    outfile_discard(&w->file);
-    buf_free(&w->out);
+    disc_file_discard(&w->f);
     free(w);
 }
 

@@ -4,16 +4,14 @@
  */
 #include "settle/settle_render.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "output/csv_field.h"
+#include "output/disc_file.h"
 #include "output/html.h"
 #include "output/log.h"
-#include "output/outfile.h"
 #include "output/text_escape.h"
 #include "util/exitcodes.h"
 
@@ -115,26 +113,8 @@ static bool csv_line(buf *out, const settle_line *l)
 }
 
 struct settle_disc {
-    outfile *file;
-    const char *path;
-    bool csv;
-    buf out;
+    disc_file *f;
 };
-
-static const char *disc_name(const settle_disc *w)
-{
-    return strcmp(w->path, "-") == 0 ? "standard output" : w->path;
-}
-
-static bool disc_flush(settle_disc *w, buf *err)
-{
-    if (w->out.len && fwrite(w->out.data, 1, w->out.len, outfile_stream(w->file)) != w->out.len) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        return false;
-    }
-    buf_clear(&w->out);
-    return true;
-}
 
 settle_disc *settle_disc_open(const char *path, buf *err)
 {
@@ -143,24 +123,9 @@ settle_disc *settle_disc_open(const char *path, buf *err)
         buf_printf(err, "--discrepancies %s: out of memory", path);
         return NULL;
     }
-    w->path = path;
-    size_t n = strlen(path);
-    w->csv = strcmp(path, "-") != 0 && n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
-    if (!(w->file = outfile_open(path))) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
+    w->f = disc_file_open(path, csv_columns, sizeof csv_columns / sizeof csv_columns[0], err);
+    if (!w->f) {
         free(w);
-        return NULL;
-    }
-    bool ok = true;
-    if (w->csv) {
-        ok = buf_append_str(&w->out, "\xEF\xBB\xBF");
-        for (size_t i = 0; ok && i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-            ok = csv_field_append(&w->out, csv_columns[i], i == 0, false);
-        ok = ok && buf_append_str(&w->out, "\r\n");
-    }
-    if (!ok) {
-        buf_printf(err, "--discrepancies %s: out of memory", path);
-        settle_disc_discard(&w);
         return NULL;
     }
     return w;
@@ -168,34 +133,14 @@ settle_disc *settle_disc_open(const char *path, buf *err)
 
 bool settle_disc_write(settle_disc *w, const settle_line *l, buf *err)
 {
-    bool ok;
-    if (w->csv) {
-        ok = csv_line(&w->out, l);
-    } else {
-        json_t *o = line_json(l);
-        char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        ok = text && buf_append_str(&w->out, text) && buf_append_char(&w->out, '\n');
-        free(text);
-        json_decref(o);
-    }
-    if (!ok) {
-        buf_printf(err, "--discrepancies %s: out of memory", w->path);
-        return false;
-    }
-    return w->out.len < (1u << 16) || disc_flush(w, err);
+    if (disc_file_is_csv(w->f))
+        return disc_file_wrote(w->f, csv_line(disc_file_buf(w->f), l), err);
+    return disc_file_put_json(w->f, line_json(l), err);
 }
 
 bool settle_disc_finish(settle_disc *w, buf *err)
 {
-    if (!w)
-        return true;
-    if (!disc_flush(w, err))
-        return false;
-    if (!outfile_sync(w->file)) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        return false;
-    }
-    return true;
+    return disc_file_finish(w ? w->f : NULL, err);
 }
 
 bool settle_disc_publish(settle_disc **wp, buf *err)
@@ -203,12 +148,9 @@ bool settle_disc_publish(settle_disc **wp, buf *err)
     settle_disc *w = *wp;
     if (!w)
         return true;
-    bool ok = disc_flush(w, err);
-    if (ok && !outfile_commit(&w->file)) {
-        buf_printf(err, "cannot write the discrepancies to %s: %s", disc_name(w), strerror(errno));
-        ok = false;
-    }
-    settle_disc_discard(wp);
+    bool ok = disc_file_publish(&w->f, err);
+    free(w);
+    *wp = NULL;
     return ok;
 }
 
@@ -218,8 +160,7 @@ void settle_disc_discard(settle_disc **wp)
     if (!w)
         return;
     *wp = NULL;
-    outfile_discard(&w->file);
-    buf_free(&w->out);
+    disc_file_discard(&w->f);
     free(w);
 }
 
