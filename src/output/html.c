@@ -17,9 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/log.h"
 #include "output/outfile.h"
 #include "output/text_escape.h"
 #include "rules/utf8.h"
+#include "util/exitcodes.h"
 
 /* The page being built: out of memory once, the whole page fails. */
 typedef struct page {
@@ -904,4 +906,37 @@ bool html_write(const run_report *rep, const char *path, buf *err)
     outfile_discard(&f);
     buf_free(&page_text);
     return ok;
+}
+
+int html_report_outputs(const char *report_path, const char *html_path, run_report *rep,
+                        bool object_ok, bool (*build)(const void *ctx, buf *out),
+                        const void *ctx, int code)
+{
+    int out = EXIT_OK;
+    if (report_path) {
+        buf err = BUF_INIT;
+        if (!object_ok || !report_write_json(rep, report_path, &err)) {
+            log_error("%s", err.len ? buf_cstr(&err) : "out of memory building the report");
+            out = EXIT_INPUT;
+        }
+        buf_free(&err);
+    }
+    if (html_path) {
+        buf section = BUF_INIT, err = BUF_INIT;
+        if (!build(ctx, &section)) {
+            log_error("out of memory rendering the HTML report");
+            out = EXIT_INPUT;
+        } else {
+            rep->html_section = section.data;
+            section = (buf)BUF_INIT;
+            rep->exit_code = exit_worst(code, out);
+            if (!html_write(rep, html_path, &err)) {
+                log_error("%s", buf_cstr(&err));
+                out = EXIT_INPUT;
+            }
+        }
+        buf_free(&section);
+        buf_free(&err);
+    }
+    return out;
 }

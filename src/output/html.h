@@ -31,4 +31,16 @@ bool html_render(const run_report *rep, buf *out);
 /* Renders and writes the page to path.  False with *err on failure. */
 bool html_write(const run_report *rep, const char *path, buf *err);
 
+/*
+ * A comparing command's --report and --html (reconcile's, settle's): the
+ * report as rep holds it (object_ok: its command's object was built; false:
+ * out of memory), then the page with the command's section, built by
+ * build(ctx, out) and taken over by rep.  NULL paths: not asked for.  code:
+ * the run's status so far (the page shows it).  EXIT_OK, or EXIT_INPUT
+ * with the cause logged.
+ */
+int html_report_outputs(const char *report_path, const char *html_path, run_report *rep,
+                        bool object_ok, bool (*build)(const void *ctx, buf *out),
+                        const void *ctx, int code);
+
 #endif

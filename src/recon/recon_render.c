@@ -996,36 +996,17 @@ bool recon_html_section(const recon_result *r, buf *out)
     return ok && buf_append_str(out, "</section>\n");
 }
 
+/* The page's section, as html_report_outputs() builds it. */
+static bool build_section(const void *r, buf *out)
+{
+    return recon_html_section((const recon_result *)r, out);
+}
+
 int recon_render_outputs(const config *cfg, const recon_result *r, run_report *rep, int code)
 {
-    int out = EXIT_OK;
     report_print_summary(rep, stderr);
     recon_print_summary(r, stderr);
     rep->reconciliation = recon_json(r);
-    if (cfg->report_path) {
-        buf err = BUF_INIT;
-        if (!rep->reconciliation || !report_write_json(rep, cfg->report_path, &err)) {
-            log_error("%s", err.len ? buf_cstr(&err) : "out of memory building the report");
-            out = EXIT_INPUT;
-        }
-        buf_free(&err);
-    }
-    if (cfg->html_path) {
-        buf section = BUF_INIT, err = BUF_INIT;
-        if (!recon_html_section(r, &section)) {
-            log_error("out of memory rendering the HTML report");
-            out = EXIT_INPUT;
-        } else {
-            rep->html_section = section.data;
-            section = (buf)BUF_INIT;
-            rep->exit_code = exit_worst(code, out);
-            if (!html_write(rep, cfg->html_path, &err)) {
-                log_error("%s", buf_cstr(&err));
-                out = EXIT_INPUT;
-            }
-        }
-        buf_free(&section);
-        buf_free(&err);
-    }
-    return out;
+    return html_report_outputs(cfg->report_path, cfg->html_path, rep, rep->reconciliation != NULL,
+                               build_section, r, code);
 }
