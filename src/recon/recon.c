@@ -274,29 +274,6 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
 }
 
-/* Connects to the target, checks its shape, names the register and
- * begins the run's one transaction.  EXIT_OK, or the status to return
- * (logged); x's tool is the caller's to close in either case. */
-static int begin_run(recon_ctx *x, run_report *rep)
-{
-    int code = tool_open(x->cfg, &x->tool);
-    if (code != EXIT_OK)
-        return code;
-    rep->database = strdup(db_describe(x->tool.d));
-    buf err = BUF_INIT;
-    if (!target_check_shape(&x->tool.t, &err)) {
-        log_error("%s", buf_cstr(&err));
-        buf_free(&err);
-        return EXIT_USAGE;
-    }
-    buf_free(&err);
-    if (!recon_register_names(x))
-        return EXIT_INPUT;
-    if (!db_begin(x->tool.d))
-        return tool_db_failure(x->tool.d, "reconcile: BEGIN");
-    return EXIT_OK;
-}
-
 /* Stages each file in turn (recon_stage_file): the first that fails stops
  * the run, *code takes its status and each file after it says it was not
  * read.  False when a file failed. */
@@ -387,7 +364,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const fac
                      const stmt_facts *sf, int64_t grace_s)
 {
     const config *cfg = x->cfg;
-    int code = begin_run(x, rep);
+    int code = recon_session_begin(x, rep, recon_register_names, "reconcile");
     if (code != EXIT_OK)
         return code;
     x->sql_zone = recon_zone_for_sql(res->zone);

@@ -12,7 +12,9 @@
 
 #include "db/recon_sql.h"
 #include "db/sql.h"
+#include "db/target.h"
 #include "output/log.h"
+#include "output/report.h"
 #include "rules/timezone.h"
 #include "util/clock.h"
 #include "util/signals.h"
@@ -210,4 +212,27 @@ bool recon_stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const fa
     buf_free(&pf);
     buf_free(&pt);
     return ok;
+}
+
+int recon_session_begin(recon_ctx *x, run_report *rep, bool (*names)(recon_ctx *x),
+                        const char *what)
+{
+    int code = tool_open(x->cfg, &x->tool);
+    if (code != EXIT_OK)
+        return code;
+    rep->database = strdup(db_describe(x->tool.d));
+    buf err = BUF_INIT;
+    if (!target_check_shape(&x->tool.t, &err)) {
+        log_error("%s", buf_cstr(&err));
+        buf_free(&err);
+        return EXIT_USAGE;
+    }
+    buf_free(&err);
+    if (!names(x))
+        return EXIT_INPUT;
+    char label[64];
+    snprintf(label, sizeof label, "%s: BEGIN", what);
+    if (!db_begin(x->tool.d))
+        return tool_db_failure(x->tool.d, label);
+    return EXIT_OK;
 }

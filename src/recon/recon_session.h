@@ -39,6 +39,16 @@ typedef struct recon_ctx {
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
 
+struct run_report;
+
+/* Connects to the target (rep->database names it), checks its shape, names
+ * the register (names: reconcile's or settle's) and begins the run's one
+ * transaction; what names the command in a failure ("reconcile").  EXIT_OK,
+ * or the status to return (logged); x's tool is the caller's to close in
+ * either case. */
+int recon_session_begin(recon_ctx *x, struct run_report *rep, bool (*names)(recon_ctx *x),
+                        const char *what);
+
 /* NULL-safe copy (NULL stays NULL); sets *oom when memory runs out and
  * leaves it as it was otherwise.  The copy is the caller's to free. */
 char *recon_dup_or_null(const char *s, bool *oom);

@@ -95,27 +95,6 @@ out:
     return code;
 }
 
-/* Connects, checks the table, names the register, begins the transaction. */
-static int begin_run(recon_ctx *x, run_report *rep)
-{
-    int code = tool_open(x->cfg, &x->tool);
-    if (code != EXIT_OK)
-        return code;
-    rep->database = strdup(db_describe(x->tool.d));
-    buf err = BUF_INIT;
-    if (!target_check_shape(&x->tool.t, &err)) {
-        log_error("%s", buf_cstr(&err));
-        buf_free(&err);
-        return EXIT_USAGE;
-    }
-    buf_free(&err);
-    if (!settle_register_names(x))
-        return EXIT_INPUT;
-    if (!db_begin(x->tool.d))
-        return tool_db_failure(x->tool.d, "settle: BEGIN");
-    return EXIT_OK;
-}
-
 /* Stages each file; the first that fails stops the run (*code its status)
  * and each after it says it was not read. */
 static bool stage_files(recon_ctx *x, progress *prog, settle_result *res, run_report *rep,
@@ -177,7 +156,7 @@ static int settle(recon_ctx *x, progress *prog, settle_result *res, run_report *
                   const settle_opts *o, const facts_map *tf)
 {
     const config *cfg = x->cfg;
-    int code = begin_run(x, rep);
+    int code = recon_session_begin(x, rep, settle_register_names, "settle");
     if (code != EXIT_OK)
         return code;
     stmt_facts none = {0};
