@@ -446,39 +446,40 @@ static int entry_year(int vy, int vm, int em)
 }
 
 /* A :61: field (and its :86:, when d is not NULL) into the row. */
-static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, settle_row *out)
+/* An entry's :61: line, as far as settle reads it (s[0..n), its first
+ * line): the dates, the direction, the amount (into r->o_net and *v), the
+ * customer and bank references. */
+typedef struct mt_entry {
+    int vy, vm, vd, by, bm, bd;     /* value date, entry (booking) date */
+    bool credit;
+    const char *ref, *bank;         /* customer reference, bank reference */
+    size_t cust_n, bank_n;
+} mt_entry;
+
+static read_result parse_61(mt_reader *r, const mt_field *f, const char *s, size_t n,
+                            mt_entry *e, dect *v)
 {
-    if (!r->has_open || r->has_close)
-        return fail(r, "line %" PRIu64 ": an entry (:61:) %s", f->line,
-                    r->has_close ? "after the message's closing balance" :
-                                   "before its message's opening balance (:60F:/:60M:)");
-    const char *body = f->body.data ? f->body.data : "";
-    const char *nl = strchr(body, '\n');
-    size_t n = nl ? (size_t)(nl - body) : f->body.len;
-    const char *s = body;
-    int vy, vm, vd, by, bm, bd;
-    if (n < 6 || !yymmdd(s, &vy, &vm, &vd))
+    if (n < 6 || !yymmdd(s, &e->vy, &e->vm, &e->vd))
         return fail(r, "line %" PRIu64 ": :61: \"%.*s\" does not start with a value date "
                        "YYMMDD", f->line, (int)(n > 40 ? 40 : n), s);
     size_t i = 6;
-    by = vy, bm = vm, bd = vd;
+    e->by = e->vy, e->bm = e->vm, e->bd = e->vd;
     if (n - i >= 4 && all_digits(s + i, 4)) {
-        bm = two(s + i);
-        bd = two(s + i + 2);
-        by = entry_year(vy, vm, bm);
-        if (!bank_date_valid(by, bm, bd))
+        e->bm = two(s + i);
+        e->bd = two(s + i + 2);
+        e->by = entry_year(e->vy, e->vm, e->bm);
+        if (!bank_date_valid(e->by, e->bm, e->bd))
             return fail(r, "line %" PRIu64 ": :61: entry date %.4s is no date", f->line, s + i);
         i += 4;
     } else {
         for (int k = 0; k < 4 && i < n && s[i] == ' '; k++)
             i++;        /* an entry date left blank (Citi) */
     }
-    bool credit;
     if (n - i >= 2 && s[i] == 'R' && (s[i + 1] == 'C' || s[i + 1] == 'D')) {
-        credit = s[i + 1] == 'D';   /* reversal of a debit: money in */
+        e->credit = s[i + 1] == 'D';   /* reversal of a debit: money in */
         i += 2;
     } else if (n - i >= 1 && (s[i] == 'C' || s[i] == 'D')) {
-        credit = s[i] == 'C';
+        e->credit = s[i] == 'C';
         i += 1;
     } else {
         return fail(r, "line %" PRIu64 ": :61: no debit/credit mark (D, C, RD, RC) after "
@@ -489,8 +490,7 @@ static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, set
     size_t a0 = i;
     while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ','))
         i++;
-    dect v;
-    if (!bank_amount(s + a0, i - a0, ',', !credit, &r->o_net, &v))
+    if (!bank_amount(s + a0, i - a0, ',', !e->credit, &r->o_net, v))
         return fail(r, "line %" PRIu64 ": :61: amount \"%.*s\" is not an MT940 amount",
                     f->line, (int)(i - a0), s + a0);
     /* 1!a3!c: N, F or S and three characters (NTRF, FCHG, S103); a letter
@@ -499,39 +499,57 @@ static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, set
         return fail(r, "line %" PRIu64 ": :61: no transaction type (NTRF, NMSC, ...) right "
                        "after its amount \"%.*s\"", f->line, (int)(i - a0), s + a0);
     i += 4;             /* transaction type: NTRF, NMSC, FCHG, S103 ... */
-    const char *ref = s + i;
+    e->ref = s + i;
     size_t ref_n = n - i;
     const char *sep = NULL;
     for (size_t k = 0; k + 1 < ref_n; k++)
-        if (ref[k] == '/' && ref[k + 1] == '/') {
-            sep = ref + k;
+        if (e->ref[k] == '/' && e->ref[k + 1] == '/') {
+            sep = e->ref + k;
             break;
         }
-    size_t cust_n = sep ? (size_t)(sep - ref) : ref_n;
-    const char *bank = sep ? sep + 2 : "";
-    size_t bank_n = sep ? ref_n - cust_n - 2 : 0;
-    while (cust_n && ref[cust_n - 1] == ' ')
-        cust_n--;
-    while (bank_n && bank[bank_n - 1] == ' ')
-        bank_n--;
+    e->cust_n = sep ? (size_t)(sep - e->ref) : ref_n;
+    e->bank = sep ? sep + 2 : "";
+    e->bank_n = sep ? ref_n - e->cust_n - 2 : 0;
+    while (e->cust_n && e->ref[e->cust_n - 1] == ' ')
+        e->cust_n--;
+    while (e->bank_n && e->bank[e->bank_n - 1] == ' ')
+        e->bank_n--;
+    return READ_RECORD;
 
+}
+
+static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, settle_row *out)
+{
+    if (!r->has_open || r->has_close)
+        return fail(r, "line %" PRIu64 ": an entry (:61:) %s", f->line,
+                    r->has_close ? "after the message's closing balance" :
+                                   "before its message's opening balance (:60F:/:60M:)");
+    const char *body = f->body.data ? f->body.data : "";
+    const char *nl = strchr(body, '\n');
+    size_t n = nl ? (size_t)(nl - body) : f->body.len;
+    const char *s = body;
+    mt_entry en;
+    dect v;
+    read_result rr = parse_61(r, f, s, n, &en, &v);
+    if (rr != READ_RECORD)
+        return rr;
     if (!dect_add(&r->total, &v))
         return fail(r, "line %" PRIu64 ": the entries' sum overflows", f->line);
     r->n_entries++;
     r->ordinal++;
 
-    mt_text(&r->o_batch, ref, cust_n);
+    mt_text(&r->o_batch, en.ref, en.cust_n);
     bool has_batch = r->o_batch.len && strcmp(r->o_batch.data, "NONREF") != 0;
-    mt_text(&r->o_txn, bank, bank_n);
+    mt_text(&r->o_txn, en.bank, en.bank_n);
     if (!r->o_txn.len || strcmp(r->o_txn.data, "NONREF") == 0) {
         buf_clear(&r->o_txn);
         buf_printf(&r->o_txn, "%s/%s/%" PRIu64, buf_cstr(&r->ref), buf_cstr(&r->stmt_no),
                    r->ordinal);
     }
     buf_clear(&r->o_time);
-    buf_printf(&r->o_time, "%04d-%02d-%02d", by, bm, bd);
+    buf_printf(&r->o_time, "%04d-%02d-%02d", en.by, en.bm, en.bd);
     buf_clear(&r->o_val);
-    buf_printf(&r->o_val, "%04d-%02d-%02d", vy, vm, vd);
+    buf_printf(&r->o_val, "%04d-%02d-%02d", en.vy, en.vm, en.vd);
     if (d)
         mt_text(&r->o_text, d->body.data ? d->body.data : "", d->body.len);
     else if (nl)
@@ -546,7 +564,7 @@ static read_result entry(mt_reader *r, const mt_field *f, const mt_field *d, set
 
     memset(out, 0, sizeof *out);
     out->side = SETTLE_SIDE_BANK;
-    out->kind = credit ? SETTLE_BANK_CREDIT : SETTLE_BANK_DEBIT;
+    out->kind = en.credit ? SETTLE_BANK_CREDIT : SETTLE_BANK_DEBIT;
     out->tenant = "";
     out->channel = "bank";
     out->account = buf_cstr(&r->o_account);
