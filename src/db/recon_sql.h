@@ -25,6 +25,8 @@ extern const char SQL_RECON_NESTLOOP_OFF[];
 extern const char SQL_RECON_NESTLOOP_BACK[];
 extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
 extern const char SQL_RECON_TABLE_VIEW[];
+extern const char SQL_RECON_TABLE_FACTS[];
+extern const char SQL_RECON_ANALYZE_TABLE_FACTS[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_EXTRA_ROWS[];

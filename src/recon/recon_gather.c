@@ -521,6 +521,9 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
         !read_table_rows(x, rows) ||
         !recon_exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
         !recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
+        !recon_exec(x, "reconcile: the table's facts", SQL_RECON_TABLE_FACTS, 0, NULL) ||
+        !recon_exec(x, "reconcile: analyzing the table's facts", SQL_RECON_ANALYZE_TABLE_FACTS, 0,
+                    NULL) ||
         !stage_relisted(x, period) ||
         !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
         !recon_exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
