@@ -448,38 +448,54 @@ const char SQL_RECON_TABLE_FACTS[] =
 const char SQL_RECON_ANALYZE_TABLE_FACTS[] = "ANALYZE idemload_recon_t";
 
 /* One row per key: the version import's deduplication would keep (the
- * latest received_at, then the later file and line, with a final status
- * that any of its rows holds: $1, the final statuses; the least of them
- * when its rows hold two, which makes the key a duplicate anyway), how
- * many rows list it, whether they disagree on a fact (amount, currency,
- * status, fee: values that differ, or a value some rows have and others
- * lack) or are different records (rec differs: two charges of one order,
- * with the same amount, are two payments, not one listed twice), and its rank in key order (key_ord, for the lines' order).  One
- * sort serves both: the window's partition and order are the DISTINCT
- * ON's, and min <> max over the whole partition is "more than one
- * distinct value" (what a GROUP BY with count(DISTINCT) joined back to the
- * rows said, with a second sort and a stored table of every row). */
-#define RECON_KEY_WINDOW(f) "min(" f ") OVER w <> max(" f ") OVER w"
-#define RECON_KEY_PARTIAL(f) "count(" f ") OVER w NOT IN (0, count(*) OVER w)"
+ * latest received_at, then the later file and line), how many rows list
+ * it, and its rank in key order (key_ord, for the lines' order); one sort
+ * serves both (the window's partition and order are the DISTINCT ON's).
+ * A key listed once is its row: its status is its own, and its rows
+ * cannot disagree (conflicting false).  The keys listed more than once,
+ * few on any day, are settled by SQL_RECON_KEYS_SHARED: the window's
+ * dozen aggregates per key, and a record digest of every row, cost a
+ * third of this statement for keys that nearly all have one row. */
 const char SQL_RECON_KEYS[] =
     "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
     "SELECT q.file_no, q.line, " KEY_LIST("q.") ","
-    "       coalesce(q.final_status, q.status) AS status, q.received_at, q.day,"
-    "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows, q.conflicting,"
-    "       row_number() OVER () AS key_ord FROM ("
-    "SELECT DISTINCT ON (" KEY_LIST("s.") ") s.*,"
-    "       min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) OVER w AS final_status,"
-    "       count(*) OVER w AS n_rows,"
-    "       " RECON_KEY_WINDOW("s.amount") " OR " RECON_KEY_WINDOW("s.currency")
-    "       OR " RECON_KEY_WINDOW("s.status") " OR " RECON_KEY_WINDOW("s.fee")
-    "       OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
-    "       OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_WINDOW("s.rec") " AS conflicting "
+    "       q.status, q.received_at, q.day,"
+    "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows,"
+    "       false AS conflicting, row_number() OVER () AS key_ord FROM ("
+    "SELECT DISTINCT ON (" KEY_LIST("s.") ") s.*, count(*) OVER w AS n_rows "
     "FROM (" RECON_STATEMENT_ROWS("idemload_recon_raw") " OFFSET 0) s "
     "WINDOW w AS (PARTITION BY " KEY_LIST("s.")
     "             ORDER BY s.received_at DESC, s.file_no DESC, s.line DESC"
     "             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) "
     "ORDER BY " KEY_LIST("s.") ","
     "         s.received_at DESC, s.file_no DESC, s.line DESC) q";
+
+/* The keys listed more than once (SQL_RECON_KEYS): the status is a final
+ * one that any of its rows holds ($1, the final statuses; the least of
+ * them when its rows hold two, which makes the key a duplicate anyway),
+ * and whether its rows disagree on a fact (amount, currency, status, fee:
+ * values that differ, or a value some rows have and others lack) or are
+ * different records (rec differs: two charges of one order, with the same
+ * amount, are two payments, not one listed twice); min <> max over the
+ * key's rows is "more than one distinct value".  Only those keys' rows
+ * get their facts worked out (a hash of the keys beside one scan of the
+ * rows). */
+#define RECON_KEY_DIFFERS(f) "min(" f ") <> max(" f ")"
+#define RECON_KEY_PARTIAL(f) "count(" f ") NOT IN (0, count(*))"
+const char SQL_RECON_KEYS_SHARED[] =
+    "UPDATE idemload_recon_sk k SET status = coalesce(g.final_status, k.status),"
+    "       conflicting = g.conflicting "
+    "FROM (" RECON_KIND_FACTS("idemload_recon_sk WHERE n_rows > 1")
+    "  SELECT " KEY_LIST("s.") ","
+    "         min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) AS final_status,"
+    "         " RECON_KEY_DIFFERS("s.amount") " OR " RECON_KEY_DIFFERS("s.currency")
+    "         OR " RECON_KEY_DIFFERS("s.status") " OR " RECON_KEY_DIFFERS("s.fee")
+    "         OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
+    "         OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_DIFFERS("s.rec") " AS conflicting"
+    "    FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "            JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r") ")") ") s"
+    "   GROUP BY " KEY_LIST("s.") ") g "
+    "WHERE k.n_rows > 1 AND " KEY_JOIN("k", "g");
 
 /* The rows of each key listed with facts that disagree
  * (duplicate_in_statement), each with its facts, so that its line shows

@@ -28,6 +28,7 @@ extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_TABLE_FACTS[];
 extern const char SQL_RECON_ANALYZE_TABLE_FACTS[];
 extern const char SQL_RECON_KEYS[];
+extern const char SQL_RECON_KEYS_SHARED[];
 extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_EXTRA_ROWS[];
 extern const char SQL_RECON_ANALYZE_EXTRA_ROWS[];
