@@ -230,21 +230,23 @@ const char SQL_RECON_COPY[] =
  * keeps the read near the period (README: a row whose time fact is in the
  * period but which arrived more than 31 days away from it is not seen).
  *
- * On one server, one sequential scan keeps the active rows of the widest
- * window before anything is hashed (no index leads with the time; the
- * MATERIALIZED scan is read as it is written, where the planner walked the
- * index of each pair): a key of the statement whose active row is among
- * them takes it from there, since a key has one active row, and only the
- * keys it leaves (missing from the table, or whose row is of another time)
- * are probed in the unique index, key by key as import's probe does
- * (LATERAL ... LIMIT 1).  A nightly statement's keys nearly all have their
- * row in the period: probing each of them read the index and the heap at
- * random, once per key, for rows the scan reads anyway (BENCHMARKS.md,
- * "Reconcile in the nightly shape, part by part": 190k keys against 2.2M
- * rows, reconcile in 0.80 of its time before, same rounds).  A hash of the
- * statement's keys probed by every row of the table, not only the
- * window's, missed the cache ten million times (a million keys against
- * ten million rows: 13 s of 21). */
+ * On one server, one sequential scan reads the active rows of the widest
+ * window (no index leads with the time), each hash-joined with the
+ * statement's keys and its pairs: a key of the statement whose active row
+ * is among them takes it from there, since a key has one active row, and
+ * the rows of no key are kept when their pair's window and kinds take
+ * them.  Only the keys the scan leaves (missing from the table, or whose
+ * row is of another time) are probed in the unique index afterwards,
+ * key by key as import's probe does (LATERAL ... LIMIT 1:
+ * SQL_RECON_TABLE_PROBE).  A nightly statement's keys nearly all have
+ * their row in the period: probing each of them read the index and the
+ * heap at random, once per key, for rows the scan reads anyway
+ * (BENCHMARKS.md, "Reconcile in the nightly shape, part by part": 190k
+ * keys against 2.2M rows, reconcile in 0.80 of its time before, same
+ * rounds); the window's rows kept aside first (a CTE) were written to a
+ * temporary file and read twice.  A hash of the statement's keys probed
+ * by every row of the table, not only the window's, missed the cache ten
+ * million times (a million keys against ten million rows: 13 s of 21). */
 #define RECON_TIME_FROM(p) \
     "($1::date - CASE WHEN " p " THEN 31 ELSE 0 END)::timestamp AT TIME ZONE $3"
 #define RECON_TIME_TO(p) \
@@ -258,26 +260,27 @@ const char SQL_RECON_COPY[] =
 #define RECON_TABLE_COLUMNS COLUMN_LIST("t.")
 const char SQL_RECON_TABLE_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_traw AS "
-    "WITH w AS MATERIALIZED (SELECT " RECON_TABLE_COLUMNS " FROM {table} t WHERE {active}"
-    "        AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED)
-    "        AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED) ") "
-    "SELECT " RECON_TABLE_COLUMNS ", true AS listed, k.day AS s_day "
-    "FROM w t JOIN idemload_recon_sk k ON " KEY_JOIN("k", "t") " "
-    "UNION ALL "
+    "SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed, k.day AS s_day "
+    "FROM {table} t "
+    "LEFT JOIN idemload_recon_sk k ON " KEY_JOIN("k", "t") " "
+    "LEFT JOIN idemload_recon_pairs p ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
+    "WHERE {active}"
+    "  AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED)
+    "  AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED)
+    "  AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
+    "   AND t.received_at >= " RECON_TIME_FROM("p.timed")
+    "   AND t.received_at < " RECON_TIME_TO("p.timed")
+    "   AND " RECON_PAIR_COVERS("p", "t") "))";
+/* The statement's keys SQL_RECON_TABLE_ROWS left, probed in the unique
+ * index: their active row, whatever its time. */
+const char SQL_RECON_TABLE_PROBE[] =
+    "INSERT INTO idemload_recon_traw "
     "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
     "FROM idemload_recon_sk k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
     "  FROM {table} t WHERE " KEY_JOIN("t", "k")
     "   AND {active} LIMIT 1) t "
-    "WHERE NOT EXISTS (SELECT 1 FROM w x WHERE " KEY_JOIN("x", "k") ") "
-    "UNION ALL "
-    "SELECT " RECON_TABLE_COLUMNS ", false, NULL::date "
-    "FROM w t "
-    "JOIN idemload_recon_pairs p ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
-    "WHERE t.received_at >= " RECON_TIME_FROM("p.timed")
-    "  AND t.received_at < " RECON_TIME_TO("p.timed")
-    "  AND " RECON_PAIR_COVERS("p", "t")
-    "  AND NOT EXISTS (SELECT 1 FROM idemload_recon_sk k"
-    "      WHERE " KEY_JOIN("k", "t") ")";
+    "WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_traw x"
+    "                   WHERE x.listed AND " KEY_JOIN("x", "k") ")";
 
 /* Around SQL_RECON_TABLE_ROWS on one server: no nested loop but the
  * LATERAL probe's (which has no other plan).  A target never analyzed (a

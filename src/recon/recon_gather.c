@@ -461,7 +461,9 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
 
 /* The table's rows of the statement's keys and of its pairs' period into
  * a temporary table (SQL_RECON_TABLE_ROWS: on one server, with no nested
- * loop but the probe's, whatever statistics the target has or lacks). */
+ * loop but the probe's, whatever statistics the target has or lacks),
+ * analyzed before the keys it lacks are probed: unanalyzed, it was sorted
+ * with every key to anti-join them (1.1 s at 190k keys, not 0.1). */
 static bool read_table_rows(recon_ctx *x, const char *const *rows)
 {
     const char *what = "reconcile: reading the table's rows of the statement";
@@ -469,6 +471,8 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
         return recon_exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
     return recon_exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
+           recon_exec(x, what, SQL_RECON_ANALYZE_ROWS, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_TABLE_PROBE, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
 }
 
