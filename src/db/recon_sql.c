@@ -853,14 +853,22 @@ const char SQL_RECON_DAY_FIGURES[] =
     "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
 
 /* Each side's rows of the comparison with their kind (the part of
- * callback_type before ':'), currency and amount. */
-#define RECON_SIDE_ROWS \
-    "SELECT tenant_id, channel, day, 's' AS side, split_part(callback_type, ':', 1) AS kind," \
-    "       s_currency AS currency, s_amount AS amount FROM idemload_recon_out WHERE s_present " \
-    "UNION ALL SELECT tenant_id, channel, day, 's', split_part(callback_type, ':', 1)," \
-    "       currency, amount FROM idemload_recon_extra " \
-    "UNION ALL SELECT tenant_id, channel, day, 't', split_part(callback_type, ':', 1)," \
-    "       t_currency, t_amount FROM idemload_recon_out WHERE t_present"
+ * callback_type before ':'), currency and amount, summed once per tenant,
+ * channel, day, side ('s' or 't'), kind and currency (amount NULL when
+ * none of the rows has one), with the rows and the amounts counted: every
+ * figure per kind and per currency below is a sum of these few rows, not
+ * a pass of its own over every row (two passes where there were eight). */
+const char SQL_RECON_KIND_TOTALS[] =
+    "CREATE TEMP TABLE idemload_recon_kt AS "
+    "SELECT tenant_id, channel, day, side, kind, currency, sum(amount) AS amount,"
+    "       count(*) AS n, count(amount) AS n_amount "
+    "FROM (SELECT tenant_id, channel, day, 's' AS side, split_part(callback_type, ':', 1) AS kind,"
+    "             s_currency AS currency, s_amount AS amount FROM idemload_recon_out WHERE s_present"
+    "      UNION ALL SELECT tenant_id, channel, day, 's', split_part(callback_type, ':', 1),"
+    "             currency, amount FROM idemload_recon_extra"
+    "      UNION ALL SELECT tenant_id, channel, day, 't', split_part(callback_type, ':', 1),"
+    "             t_currency, t_amount FROM idemload_recon_out WHERE t_present) a "
+    "GROUP BY tenant_id, channel, day, side, kind, currency";
 
 /* Per tenant, channel, day, side and kind: each currency's amount (the
  * currency '' for amounts that state none; a row of NULL amount when none
@@ -868,9 +876,9 @@ const char SQL_RECON_DAY_FIGURES[] =
  * without a readable amount, and how many amounts the sum holds. */
 const char SQL_RECON_DAY_KINDS[] =
     "SELECT tenant_id, channel, day::text, side, kind, coalesce(currency, ''),"
-    "       pg_temp.idemload_money_text(sum(amount), currency),"
-    "       sum(count(*)) OVER k, sum(count(*) - count(amount)) OVER k, count(amount) "
-    "FROM (" RECON_SIDE_ROWS ") a GROUP BY tenant_id, channel, day, side, kind, currency "
+    "       pg_temp.idemload_money_text(amount, currency),"
+    "       sum(n) OVER k, sum(n - n_amount) OVER k, n_amount "
+    "FROM idemload_recon_kt "
     "WINDOW k AS (PARTITION BY tenant_id, channel, day, side, kind) "
     "ORDER BY 3, 1, 2, 4, 5, 6";
 
@@ -878,8 +886,8 @@ const char SQL_RECON_DAY_KINDS[] =
 const char SQL_RECON_PERIOD_KINDS[] =
     "SELECT side, kind, coalesce(currency, ''),"
     "       pg_temp.idemload_money_text(sum(amount), currency),"
-    "       sum(count(*)) OVER k, sum(count(*) - count(amount)) OVER k, count(amount) "
-    "FROM (" RECON_SIDE_ROWS ") a GROUP BY side, kind, currency "
+    "       sum(sum(n)) OVER k, sum(sum(n - n_amount)) OVER k, sum(n_amount) "
+    "FROM idemload_recon_kt GROUP BY side, kind, currency "
     "WINDOW k AS (PARTITION BY side, kind) ORDER BY 1, 2, 3";
 
 /* $1, $2: the kinds that return money (refunds) and the kinds left apart
@@ -889,7 +897,7 @@ const char SQL_RECON_PERIOD_KINDS[] =
  * refunds'; each kind's own are SQL_RECON_DAY_KINDS'. */
 #define RECON_NET_ROWS \
     "SELECT a.*, CASE WHEN a.kind = ANY(k.refunds) THEN -a.amount ELSE a.amount END AS net" \
-    "  FROM (" RECON_SIDE_ROWS ") a," \
+    "  FROM idemload_recon_kt a," \
     "       (SELECT ARRAY(SELECT jsonb_array_elements_text($1::jsonb)) AS refunds," \
     "               ARRAY(SELECT jsonb_array_elements_text($2::jsonb)) AS apart) k" \
     " WHERE a.amount IS NOT NULL AND NOT a.kind = ANY(k.apart)"
