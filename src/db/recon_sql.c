@@ -296,6 +296,19 @@ const char SQL_RECON_NESTLOOP_OFF[] =
 const char SQL_RECON_NESTLOOP_BACK[] =
     "SELECT set_config('enable_nestloop', current_setting('idemload.recon_nestloop'), true)";
 
+/* Around SQL_RECON_KEYS: hash joins only.  The statement's rows, just
+ * copied and never analyzed, were sorted whole to merge them with the few
+ * keys listed more than once (0.8 s of 190k rows, twice), where a hash of
+ * those keys beside one scan of the rows is all it takes. */
+const char SQL_RECON_HASH_ONLY[] =
+    "SELECT set_config('idemload.recon_nestloop', current_setting('enable_nestloop'), true),"
+    "       set_config('idemload.recon_mergejoin', current_setting('enable_mergejoin'), true),"
+    "       set_config('enable_nestloop', 'off', true),"
+    "       set_config('enable_mergejoin', 'off', true)";
+const char SQL_RECON_HASH_BACK[] =
+    "SELECT set_config('enable_nestloop', current_setting('idemload.recon_nestloop'), true),"
+    "       set_config('enable_mergejoin', current_setting('idemload.recon_mergejoin'), true)";
+
 /* The same on a Citus target: only joins on the business key, whose first
  * column is tenant_id, and plain columns, so that it runs on the workers,
  * shard by shard (Citus pushes down no LATERAL with a LIMIT); the facts are
@@ -451,27 +464,31 @@ const char SQL_RECON_TABLE_FACTS[] =
 const char SQL_RECON_ANALYZE_TABLE_FACTS[] = "ANALYZE idemload_recon_t";
 
 /* One row per key: the version import's deduplication would keep (the
- * latest received_at, then the later file and line), how many rows list
- * it, and its rank in key order (key_ord, for the lines' order); one sort
- * serves both (the window's partition and order are the DISTINCT ON's).
- * A key listed once is its row: its status is its own, and its rows
- * cannot disagree (conflicting false).  The keys listed more than once,
- * few on any day, are settled by SQL_RECON_KEYS_SHARED: the window's
- * dozen aggregates per key, and a record digest of every row, cost a
- * third of this statement for keys that nearly all have one row. */
+ * latest received_at, then the later file and line), and how many rows
+ * list it.  A key listed once is its row: its status is its own, and its
+ * rows cannot disagree (conflicting false).  The keys listed more than
+ * once (m: a hash of the keys, few of them on any day) keep their latest
+ * row (DISTINCT ON over their rows alone), and SQL_RECON_KEYS_SHARED
+ * settles the rest.  Sorting every row by key to deduplicate them cost
+ * two fifths of the comparison, more at 1M rows, where the sort spills
+ * to disk, and a dozen window aggregates per key and a digest of every
+ * row a third of what remained. */
+#define RECON_KEY_COLUMNS(s) \
+    s "file_no, " s "line, " KEY_LIST(s) ", " s "status, " s "received_at, " s "day, " \
+    s "a_decl, " s "c_decl, " s "f_decl, " s "currency, " s "amount, " s "fee"
 const char SQL_RECON_KEYS[] =
     "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
-    "SELECT q.file_no, q.line, " KEY_LIST("q.") ","
-    "       q.status, q.received_at, q.day,"
-    "       q.a_decl, q.c_decl, q.f_decl, q.currency, q.amount, q.fee, q.n_rows,"
-    "       false AS conflicting, row_number() OVER () AS key_ord FROM ("
-    "SELECT DISTINCT ON (" KEY_LIST("s.") ") s.*, count(*) OVER w AS n_rows "
-    "FROM (" RECON_STATEMENT_ROWS("idemload_recon_raw") " OFFSET 0) s "
-    "WINDOW w AS (PARTITION BY " KEY_LIST("s.")
-    "             ORDER BY s.received_at DESC, s.file_no DESC, s.line DESC"
-    "             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) "
-    "ORDER BY " KEY_LIST("s.") ","
-    "         s.received_at DESC, s.file_no DESC, s.line DESC) q";
+    ", m AS MATERIALIZED (SELECT " KEY_LIST("") ", count(*) AS n FROM idemload_recon_raw"
+    "   GROUP BY " KEY_LIST("") " HAVING count(*) > 1) "
+    "SELECT " RECON_KEY_COLUMNS("s.") ", 1::bigint AS n_rows, false AS conflicting "
+    "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "        WHERE NOT EXISTS (SELECT 1 FROM m WHERE " KEY_JOIN("m", "r") "))") ") s "
+    "UNION ALL "
+    "(SELECT DISTINCT ON (" KEY_LIST("s.") ") " RECON_KEY_COLUMNS("s.") ", m.n, false "
+    " FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "         JOIN m ON " KEY_JOIN("m", "r") ")") ") s"
+    " JOIN m ON " KEY_JOIN("m", "s")
+    " ORDER BY " KEY_LIST("s.") ", s.received_at DESC, s.file_no DESC, s.line DESC)";
 
 /* The keys listed more than once (SQL_RECON_KEYS): the status is a final
  * one that any of its rows holds ($1, the final statuses; the least of
@@ -611,7 +628,7 @@ const char SQL_RECON_PAIRS[] =
  * where it had fallen between the two halves and vanished. */
 #define RECON_COMPARE_ROWS \
     "SELECT " KEY_LIST("s.") ", s.day," \
-    "       s.file_no, s.line, s.conflicting, s.key_ord," \
+    "       s.file_no, s.line, s.conflicting," \
     "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency," \
     "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee," \
     "       t.tenant_id IS NOT NULL AS t_present, t.amount AS t_amount," \
@@ -625,7 +642,7 @@ const char SQL_RECON_PAIRS[] =
     "UNION ALL " \
     "SELECT " KEY_LIST("t.") "," \
     "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date," \
-    "       NULL, NULL, false, NULL," \
+    "       NULL, NULL, false," \
     "       false, NULL, NULL, NULL, NULL, NULL," \
     "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false," \
     "       t.listed " \
@@ -750,7 +767,7 @@ const char SQL_RECON_LINES[] =
     "       pg_temp.idemload_render(o.difference,"
     "         coalesce(CASE WHEN o.s_currency IS NOT NULL THEN xs.exponent ELSE xt.exponent END, 2))"
     "         AS difference,"
-    "       o.file_no, o.line, coalesce(o.s_currency, o.t_currency) AS ccy, o.key_ord,"
+    "       o.file_no, o.line, coalesce(o.s_currency, o.t_currency) AS ccy,"
     "       d.listed, d.n_listed "
     "FROM idemload_recon_out o"
     " LEFT JOIN idemload_recon_ccy xs ON xs.code = o.s_currency"
@@ -768,7 +785,7 @@ const char SQL_RECON_LINES[] =
     "       CASE WHEN count(DISTINCT o.t_currency) <= 1 THEN"
     "         pg_temp.idemload_money_text(-sum(o.t_amount), min(o.t_currency)) END,"
     "       NULL, NULL, CASE WHEN count(DISTINCT o.t_currency) = 1 THEN min(o.t_currency) END,"
-    "       NULL, NULL, NULL "
+    "       NULL, NULL "
     "FROM idemload_recon_out o WHERE o.outcome = 'no_statement' "
     "GROUP BY o.tenant_id, o.channel, o.day";
 
@@ -789,16 +806,12 @@ const char SQL_RECON_LINES[] =
  * stable order, through a cursor so that memory stays bounded whatever
  * their number; first_seen NULL (a dry run: no register).  The order is
  * day, tenant, channel, category, then the key (out_trade_no,
- * callback_type); sorted on those columns, every comparison went down to
- * out_trade_no, the leading ones having few values (7.3 s for a million
- * lines).  The first sort key is one bigint instead, distinct for each
- * line of the statement's side: the rank of its (day, tenant, channel,
- * category) group (a few rows, hashed in) above the rank of its key in the
- * statement's key order (the keys' key_ord, which follows tenant,
- * channel, out_trade_no, callback_type; a statement has fewer than 2^32
- * keys).  The table's lines have none and fall through to out_trade_no:
- * inside one group all lines are of one side.  The same order, sorted on
- * the bigint held in each sort entry. */
+ * callback_type): the first sort key is the rank of the line's (day,
+ * tenant, channel, category) group (a few rows, hashed in), one bigint
+ * where four columns were compared, then the key.  (A rank of each key in
+ * the statement's order, kept from its deduplication, spared the key's
+ * comparison when a day has a million lines; the deduplication no longer
+ * sorts the keys.) */
 #define RECON_LINE_COLUMNS \
     "l.category, l.tenant_id, l.channel, l.out_trade_no, l.callback_type, l.day::text," \
     " l.s_present, l.s_amount, l.s_currency, l.s_status, l.s_time, l.s_fee," \
@@ -814,7 +827,7 @@ const char SQL_RECON_LINES[] =
     "  AND g.category = l.category"
 #define RECON_LINE_ORDER \
     " WHERE l.category <> 'pending'" \
-    " ORDER BY (g.g << 32) + coalesce(l.key_ord, 0), l.out_trade_no, l.callback_type"
+    " ORDER BY g.g, l.out_trade_no, l.callback_type"
 const char SQL_RECON_LINE_CURSOR[] =
     "DECLARE idemload_recon_lines_cur NO SCROLL CURSOR FOR SELECT " RECON_LINE_COLUMNS
     " NULL::text" RECON_LINE_FROM RECON_LINE_ORDER;

@@ -24,6 +24,8 @@ extern const char SQL_RECON_TABLE_ROWS[];
 extern const char SQL_RECON_TABLE_PROBE[];
 extern const char SQL_RECON_NESTLOOP_OFF[];
 extern const char SQL_RECON_NESTLOOP_BACK[];
+extern const char SQL_RECON_HASH_ONLY[];
+extern const char SQL_RECON_HASH_BACK[];
 extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
 extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_TABLE_FACTS[];
