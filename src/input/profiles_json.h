@@ -1,7 +1,7 @@
 /*
  * profiles_json.h - the built-in profiles' JSON texts, exactly the bytes of
  * src/input/profiles/NAME.json, compiled in at build time
- * (cmake/embed_profiles.cmake writes the table).  profile.c names and
+ * (cmake/embed_profiles.cmake writes the table).  profile_load.c names and
  * parses them; nothing else reads this table.
  */
 #ifndef IDEMLOAD_PROFILES_JSON_H
