@@ -355,6 +355,56 @@ static void entry_text(camt_reader *r)
     }
 }
 
+/* The booked entry just checked (entry_end) as the row handed out: its
+ * net in the currency's minor digits, the bank's reference or else the
+ * statement's id and the entry's place, the batch it names. */
+static void entry_row(camt_reader *r, const camt_money *m, bool debit, bool has_val,
+                      settle_row *out)
+{
+    buf_clear(&r->o_net);
+    buf_append_str(&r->o_net, m->text);
+    buf_clear(&r->o_ccy);
+    buf_append(&r->o_ccy, r->amt_ccy.data, r->amt_ccy.len);
+    bank_pad_minor(&r->o_net, r->o_ccy.data);
+    buf_clear(&r->o_txn);
+    /* no reference of the bank's: the statement's id and the entry's place
+     * among the file's booked entries (unique in the file even when a
+     * statement's id repeats, and the same when the file is read again) */
+    if (r->svcr_ref.len && strcmp(r->svcr_ref.data, "NONREF") != 0)
+        buf_append(&r->o_txn, r->svcr_ref.data, r->svcr_ref.len);
+    else
+        buf_printf(&r->o_txn, "%s/%" PRIu64, buf_cstr(&r->stmt_id), r->ordinal);
+    const char *batch = NULL;
+    if (r->pmtinf.len)
+        batch = buf_cstr(&r->pmtinf);
+    else if (r->e2e.len && !r->e2e_mixed && strcmp(r->e2e.data, "NOTPROVIDED") != 0)
+        batch = buf_cstr(&r->e2e);
+    if (batch != buf_cstr(&r->o_batch)) {
+        buf_clear(&r->o_batch);
+        if (batch)
+            buf_append_str(&r->o_batch, batch);
+    }
+    entry_text(r);
+
+    memset(out, 0, sizeof *out);
+    out->side = SETTLE_SIDE_BANK;
+    out->kind = debit ? SETTLE_BANK_DEBIT : SETTLE_BANK_CREDIT;
+    out->tenant = "";
+    out->channel = "bank";
+    out->account = buf_cstr(&r->account);
+    out->txn_id = buf_cstr(&r->o_txn);
+    out->order_key = NULL;
+    out->batch_id = batch ? buf_cstr(&r->o_batch) : NULL;
+    out->time = buf_cstr(&r->o_time);
+    out->value_date = has_val ? buf_cstr(&r->o_val) : NULL;
+    out->currency = buf_cstr(&r->o_ccy);
+    out->gross = out->fee = NULL;
+    out->net = buf_cstr(&r->o_net);
+    out->balance = NULL;
+    out->text = r->o_text.len ? buf_cstr(&r->o_text) : NULL;
+    out->line = r->ordinal;
+}
+
 static read_result entry_end(camt_reader *r, settle_row *out, bool *row)
 {
     const char *id = buf_cstr(&r->stmt_id);
@@ -398,48 +448,7 @@ static read_result entry_end(camt_reader *r, settle_row *out, bool *row)
         r->n_cdt++;
     r->ordinal++;
 
-    buf_clear(&r->o_net);
-    buf_append_str(&r->o_net, m.text);
-    buf_clear(&r->o_ccy);
-    buf_append(&r->o_ccy, r->amt_ccy.data, r->amt_ccy.len);
-    bank_pad_minor(&r->o_net, r->o_ccy.data);
-    buf_clear(&r->o_txn);
-    /* no reference of the bank's: the statement's id and the entry's place
-     * among the file's booked entries (unique in the file even when a
-     * statement's id repeats, and the same when the file is read again) */
-    if (r->svcr_ref.len && strcmp(r->svcr_ref.data, "NONREF") != 0)
-        buf_append(&r->o_txn, r->svcr_ref.data, r->svcr_ref.len);
-    else
-        buf_printf(&r->o_txn, "%s/%" PRIu64, id, r->ordinal);
-    const char *batch = NULL;
-    if (r->pmtinf.len)
-        batch = buf_cstr(&r->pmtinf);
-    else if (r->e2e.len && !r->e2e_mixed && strcmp(r->e2e.data, "NOTPROVIDED") != 0)
-        batch = buf_cstr(&r->e2e);
-    if (batch != buf_cstr(&r->o_batch)) {
-        buf_clear(&r->o_batch);
-        if (batch)
-            buf_append_str(&r->o_batch, batch);
-    }
-    entry_text(r);
-
-    memset(out, 0, sizeof *out);
-    out->side = SETTLE_SIDE_BANK;
-    out->kind = debit ? SETTLE_BANK_DEBIT : SETTLE_BANK_CREDIT;
-    out->tenant = "";
-    out->channel = "bank";
-    out->account = buf_cstr(&r->account);
-    out->txn_id = buf_cstr(&r->o_txn);
-    out->order_key = NULL;
-    out->batch_id = batch ? buf_cstr(&r->o_batch) : NULL;
-    out->time = buf_cstr(&r->o_time);
-    out->value_date = has_val ? buf_cstr(&r->o_val) : NULL;
-    out->currency = buf_cstr(&r->o_ccy);
-    out->gross = out->fee = NULL;
-    out->net = buf_cstr(&r->o_net);
-    out->balance = NULL;
-    out->text = r->o_text.len ? buf_cstr(&r->o_text) : NULL;
-    out->line = r->ordinal;
+    entry_row(r, &m, debit, has_val, out);
     *row = true;
     return READ_RECORD;
 }
@@ -522,7 +531,9 @@ static void text_list_add(camt_reader *r, buf *dst, size_t *last)
 }
 
 /* An element of a Stmt ended; rel is its path below Stmt. */
-static read_result stmt_element_end(camt_reader *r, const char *rel, settle_row *out, bool *row)
+/* A leaf of the statement the reader keeps (its text into the member the
+ * table names): true when rel is one. */
+static bool take_leaf(camt_reader *r, const char *rel)
 {
     static const struct { const char *path; size_t off; } leaves[] = {
         {"Id", offsetof(camt_reader, stmt_id)},
@@ -559,8 +570,15 @@ static read_result stmt_element_end(camt_reader *r, const char *rel, settle_row 
                 buf_append(dst, t.data ? t.data : "", t.len);
             }
             buf_free(&t);
-            return READ_RECORD;
+            return true;
         }
+    return false;
+}
+
+static read_result stmt_element_end(camt_reader *r, const char *rel, settle_row *out, bool *row)
+{
+    if (take_leaf(r, rel))
+        return READ_RECORD;
     if (strcmp(rel, "") == 0)
         return stmt_end(r);
     if (strcmp(rel, "Bal") == 0)

@@ -672,6 +672,45 @@ static read_result framing_row(channel_reader *cr, const char *type, uint64_t li
     return READ_RECORD;
 }
 
+/* The row read and checked (channel_next), from its slots in cr->out, as
+ * the row handed out. */
+static read_result hand_out(channel_reader *cr, int kind, uint64_t line, settle_row *out)
+{
+    read_result rr;
+    const char *base = buf_cstr(&cr->out);
+#define S(slot) (cr->has[slot] ? base + cr->off[slot] : NULL)
+    memset(out, 0, sizeof *out);
+    out->side = cr->st->bank ? SETTLE_SIDE_BANK : SETTLE_SIDE_CHANNEL;
+    out->tenant = S(S_TENANT);
+    out->channel = cr->channel;
+    out->account = cr->has[S_ACCOUNT] ? base + cr->off[S_ACCOUNT] : "";
+    out->txn_id = S(S_TXN);
+    out->order_key = S(S_ORDER);
+    out->batch_id = S(S_BATCH);
+    /* A payout row's batch is itself (Stripe's po_ in source_id,
+     * PayPal's withdrawal, WeChat's 业务凭证号). */
+    if (kind == SETTLE_PAYOUT && cr->has[S_PAYOUT])
+        out->batch_id = base + cr->off[S_PAYOUT];
+    out->time = S(S_TIME);
+    if ((rr = batch_date(cr, out, line)) != READ_RECORD)
+        return rr;
+    out->currency = S(S_CURRENCY);
+    out->gross = S(S_GROSS);
+    out->fee = S(S_FEE);
+    out->net = S(S_NET);
+    out->balance = S(S_BALANCE);
+    out->text = S(S_TEXT);
+    out->line = line;
+    if (cr->st->bank) {
+        out->kind = out->net[0] == '-' ? SETTLE_BANK_DEBIT : SETTLE_BANK_CREDIT;
+        out->gross = out->fee = NULL;
+    } else {
+        out->kind = (settle_kind)kind;
+    }
+#undef S
+    return READ_RECORD;
+}
+
 /* Is the record just read a framing row (not one of the data row types)? */
 static bool is_framing(channel_reader *cr, const raw_record *rec, char *type, size_t cap)
 {
@@ -739,38 +778,7 @@ static read_result channel_next(settle_reader *r, settle_row *out)
         if (!put(cr, S_TENANT, tf->kind == FIELD_TEXT ? tf->text : "",
                  tf->kind == FIELD_TEXT ? tf->len : 0))
             return fail(cr, "out of memory");
-        const char *base = buf_cstr(&cr->out);
-#define S(slot) (cr->has[slot] ? base + cr->off[slot] : NULL)
-        memset(out, 0, sizeof *out);
-        out->side = cr->st->bank ? SETTLE_SIDE_BANK : SETTLE_SIDE_CHANNEL;
-        out->tenant = S(S_TENANT);
-        out->channel = cr->channel;
-        out->account = cr->has[S_ACCOUNT] ? base + cr->off[S_ACCOUNT] : "";
-        out->txn_id = S(S_TXN);
-        out->order_key = S(S_ORDER);
-        out->batch_id = S(S_BATCH);
-        /* A payout row's batch is itself (Stripe's po_ in source_id,
-         * PayPal's withdrawal, WeChat's 业务凭证号). */
-        if (kind == SETTLE_PAYOUT && cr->has[S_PAYOUT])
-            out->batch_id = base + cr->off[S_PAYOUT];
-        out->time = S(S_TIME);
-        if ((rr = batch_date(cr, out, rec.line)) != READ_RECORD)
-            return rr;
-        out->currency = S(S_CURRENCY);
-        out->gross = S(S_GROSS);
-        out->fee = S(S_FEE);
-        out->net = S(S_NET);
-        out->balance = S(S_BALANCE);
-        out->text = S(S_TEXT);
-        out->line = rec.line;
-        if (cr->st->bank) {
-            out->kind = out->net[0] == '-' ? SETTLE_BANK_DEBIT : SETTLE_BANK_CREDIT;
-            out->gross = out->fee = NULL;
-        } else {
-            out->kind = (settle_kind)kind;
-        }
-#undef S
-        return READ_RECORD;
+        return hand_out(cr, kind, rec.line, out);
     }
 }
 
