@@ -1,6 +1,7 @@
 /*
- * s3.c - HEAD, streamed GET with resume, and ListObjectsV2 against
- * S3-compatible storage (s3.h).
+ * s3.c - HEAD and streamed GET with resume against S3-compatible storage
+ * (s3.h); the listing is s3_list.c's, through the request of
+ * s3_request.h.
  *
  * Every request is signed by libcurl (CURLOPT_AWS_SIGV4).  libcurl 7.88
  * does not send x-amz-content-sha256, which S3 requires, so it is added
@@ -27,14 +28,14 @@
 #include <strings.h>
 
 #include "input/s3_conf.h"
+#include "input/s3_request.h"
 #include "util/digest.h"
 #include "util/signals.h"
 
 /* The SHA-256 of an empty body: every request here has none. */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-/* An error body kept for its <Code> and <Message>; a listing page. */
+/* An error body kept for its <Code> and <Message>. */
 #define ERROR_BODY_MAX 8192
-#define LIST_BODY_MAX ((size_t)64 << 20)
 
 static s3_conf conf;
 static bool set_up;
@@ -76,9 +77,14 @@ void s3_teardown(void)
     set_up = false;
 }
 
+const s3_conf *s3_request_conf(void)
+{
+    return &conf;
+}
+
 /* Splits "s3://BUCKET/KEY" into bucket and key (both malloc'd; key may be
  * ""). */
-static bool split_url(const char *url, char **bucket, char **key, buf *err)
+bool s3_split_url(const char *url, char **bucket, char **key, buf *err)
 {
     *bucket = *key = NULL;
     const char *b = url + 5;
@@ -101,18 +107,8 @@ static bool split_url(const char *url, char **bucket, char **key, buf *err)
 
 /* ---- one request ------------------------------------------------------- */
 
-/* What the server answered, from its headers and (for an error) body. */
-typedef struct response {
-    long status;
-    char etag[256];
-    char region[64];        /* x-amz-bucket-region */
-    int64_t length;         /* Content-Length, -1 when absent */
-    int64_t range_start;    /* Content-Range's first byte, -1 when absent */
-    buf body;               /* an error's body, or a listing */
-    size_t body_max;
-} response;
 
-static void response_reset(response *r)
+static void response_reset(s3_response *r)
 {
     r->status = 0;
     r->etag[0] = r->region[0] = '\0';
@@ -135,7 +131,7 @@ static void header_value(const char *v, size_t n, char *dst, size_t cap)
 
 static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
-    response *r = ud;
+    s3_response *r = ud;
     size_t n = size * nmemb;
     if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
         /* A new response (after a 100 Continue, say): forget the last. */
@@ -171,7 +167,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 /* Collects a body (an error's, or a listing page) up to body_max. */
 static size_t on_collect(char *p, size_t size, size_t nmemb, void *ud)
 {
-    response *r = ud;
+    s3_response *r = ud;
     size_t n = size * nmemb;
     size_t room = r->body.len < r->body_max ? r->body_max - r->body.len : 0;
     if (!buf_append(&r->body, p, n < room ? n : room))
@@ -191,7 +187,7 @@ static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
  * extra: headers beyond those every request has (may be NULL).  *hdrs is
  * the caller's to free after the transfer. */
 static CURL *new_handle(const char *url, const char *const *extra, struct curl_slist **hdrs,
-                        response *r, char *errbuf, atomic_bool *stop)
+                        s3_response *r, char *errbuf, atomic_bool *stop)
 {
     CURL *h = curl_easy_init();
     if (!h)
@@ -252,7 +248,7 @@ static CURL *new_handle(const char *url, const char *const *extra, struct curl_s
 
 /* Text between <tag> and </tag> in xml after *from (entities decoded) into
  * out; *from moves past it.  False when there is none. */
-static bool xml_text(const char *xml, const char **from, const char *tag, buf *out)
+bool s3_xml_text(const char *xml, const char **from, const char *tag, buf *out)
 {
     char open[64], close[64];
     snprintf(open, sizeof open, "<%s>", tag);
@@ -337,20 +333,20 @@ static bool transient(CURLcode rc, long status)
 
 /* Says in *err what an HTTP failure of the request for `what` means, and
  * what to check. */
-static void http_failure(buf *err, const char *what, const response *r)
+static void http_failure(buf *err, const char *what, const s3_response *r)
 {
     buf code = BUF_INIT, msg = BUF_INIT;
     const char *from = NULL;
-    bool has_code = r->body.len && xml_text(buf_cstr(&r->body), &from, "Code", &code);
+    bool has_code = r->body.len && s3_xml_text(buf_cstr(&r->body), &from, "Code", &code);
     from = NULL;
     if (r->body.len)
-        xml_text(buf_cstr(&r->body), &from, "Message", &msg);
+        s3_xml_text(buf_cstr(&r->body), &from, "Message", &msg);
     buf region = BUF_INIT;
     from = NULL;
     if (r->region[0])
         buf_append_str(&region, r->region);
     else if (r->body.len)
-        xml_text(buf_cstr(&r->body), &from, "Region", &region);
+        s3_xml_text(buf_cstr(&r->body), &from, "Region", &region);
     buf_printf(err, "%s: HTTP %ld", what, r->status);
     if (has_code)
         buf_printf(err, " %s", buf_cstr(&code));
@@ -399,7 +395,7 @@ static bool backoff(int n, const atomic_bool *stop)
 
 /* Runs one blocking request (HEAD or a listing page) with its retries;
  * the answer in *r.  False with *err when it failed for good. */
-static bool perform(const char *url, const char *what, bool head, response *r, buf *err)
+bool s3_perform(const char *url, const char *what, bool head, s3_response *r, buf *err)
 {
     char errbuf[CURL_ERROR_SIZE];
     for (int attempt = 0;; attempt++) {
@@ -448,10 +444,10 @@ static bool perform(const char *url, const char *what, bool head, response *r, b
 bool s3_head_object(const char *url, s3_head *h, buf *err)
 {
     char *bucket, *key;
-    if (!split_url(url, &bucket, &key, err))
+    if (!s3_split_url(url, &bucket, &key, err))
         return false;
     buf http = BUF_INIT;
-    response r = {.body = BUF_INIT, .body_max = ERROR_BODY_MAX};
+    s3_response r = {.body = BUF_INIT, .body_max = ERROR_BODY_MAX};
     bool ok = s3_conf_url(&conf, bucket, key, NULL, &http);
     if (!ok)
         buf_printf(err, "%s: out of memory", url);
@@ -460,7 +456,7 @@ bool s3_head_object(const char *url, s3_head *h, buf *err)
                         "object in the bucket", url);
         ok = false;
     }
-    ok = ok && perform(buf_cstr(&http), url, true, &r, err);
+    ok = ok && s3_perform(buf_cstr(&http), url, true, &r, err);
     if (ok && (r.length < 0 || !r.etag[0])) {
         buf_printf(err, "%s: the server sent no %s for the object", url,
                    r.length < 0 ? "Content-Length" : "ETag");
@@ -481,7 +477,7 @@ bool s3_identity_digest(const char *url, const s3_head *h, char hex[65])
 {
     char *bucket, *key;
     buf err = BUF_INIT;
-    if (!split_url(url, &bucket, &key, &err)) {
+    if (!s3_split_url(url, &bucket, &key, &err)) {
         buf_free(&err);
         return false;
     }
@@ -512,7 +508,7 @@ struct s3_object {
     CURL *easy;             /* the request in flight, or NULL */
     struct curl_slist *hdrs;
     char errbuf[CURL_ERROR_SIZE];
-    response resp;
+    s3_response resp;
     buf data;               /* bytes received, not yet handed out, from pos */
     size_t pos;
     uint64_t skip;          /* bytes of this response already handed out */
@@ -533,7 +529,7 @@ s3_object *s3_object_open(const char *url, const s3_head *pin, buf *err)
 {
     s3_object *o = calloc(1, sizeof *o);
     char *bucket = NULL, *key = NULL;
-    if (!o || !(o->url = strdup(url)) || !split_url(url, &bucket, &key, err) ||
+    if (!o || !(o->url = strdup(url)) || !s3_split_url(url, &bucket, &key, err) ||
         !s3_conf_url(&conf, bucket, key, NULL, &o->http) || !sha256_init(&o->sha) ||
         !(o->multi = curl_multi_init())) {
         if (!err->len)
@@ -584,7 +580,7 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
     s3_object *o = ud;
     size_t n = size * nmemb;
-    response *r = &o->resp;
+    s3_response *r = &o->resp;
     if (r->status != 200 && r->status != 206)
         return on_collect(p, size, nmemb, r);
     if (r->etag[0] && strcmp(r->etag, o->pin.etag) != 0) {
@@ -632,7 +628,7 @@ static bool start_request(s3_object *o)
  * (message set).  Returns -1 on failure, 0 to go on. */
 static int request_ended(s3_object *o, CURLcode rc)
 {
-    response *r = &o->resp;
+    s3_response *r = &o->resp;
     uint64_t have = o->handed + (o->data.len - o->pos);
     bool ours = r->status == 200 || r->status == 206;
     if (o->replaced || r->status == 412) {
@@ -797,191 +793,4 @@ void s3_object_close(s3_object **op)
     free(o->url);
     free(o);
     *op = NULL;
-}
-
-/* ---- listing ------------------------------------------------------------ */
-
-typedef struct listed {
-    char *key;
-} listed;
-
-static int by_key(const void *a, const void *b)
-{
-    return strcmp(((const listed *)a)->key, ((const listed *)b)->key);
-}
-
-/*
- * Lists every key under prefix in bucket (ListObjectsV2, every page,
- * continuation tokens) whose key matches glob (NULL: all), skipping
- * "folder" keys ending in '/'.  Appends them to *keys / *n (malloc'd).
- */
-static bool list_keys(const char *url, const char *bucket, const char *prefix,
-                      const char *glob, listed **keys, size_t *n, buf *err)
-{
-    buf token = BUF_INIT, query = BUF_INIT, http = BUF_INIT, key = BUF_INIT;
-    response r = {.body = BUF_INIT, .body_max = LIST_BODY_MAX};
-    size_t cap = 0;
-    bool ok = true;
-    for (bool more = true; ok && more;) {
-        buf_clear(&query);
-        buf_clear(&http);
-        /* In byte order of the names: libcurl signs the query as given. */
-        ok = (!token.len || s3_query_append(&query, "continuation-token", buf_cstr(&token))) &&
-             s3_query_append(&query, "list-type", "2") &&
-             (!*prefix || s3_query_append(&query, "prefix", prefix)) &&
-             s3_conf_url(&conf, bucket, "", buf_cstr(&query), &http);
-        if (!ok) {
-            buf_printf(err, "%s: out of memory", url);
-            break;
-        }
-        ok = perform(buf_cstr(&http), url, false, &r, err);
-        if (!ok)
-            break;
-        const char *body = buf_cstr(&r.body), *at = NULL;
-        buf contents = BUF_INIT;
-        while (ok && xml_text(body, &at, "Contents", &contents)) {
-            const char *in = NULL;
-            if (!xml_text(buf_cstr(&contents), &in, "Key", &key))
-                continue;
-            const char *k = buf_cstr(&key);
-            if (!*k || k[key.len - 1] == '/')
-                continue;
-            if (glob && fnmatch(glob, k, FNM_PATHNAME | FNM_PERIOD) != 0)
-                continue;
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 64;
-                listed *grown = realloc(*keys, cap * sizeof **keys);
-                ok = grown != NULL;
-                if (ok)
-                    *keys = grown;
-            }
-            if (ok && !((*keys)[*n].key = strdup(k)))
-                ok = false;
-            if (ok)
-                (*n)++;
-            else
-                buf_printf(err, "%s: out of memory", url);
-        }
-        buf_free(&contents);
-        at = NULL;
-        buf trunc = BUF_INIT;
-        more = xml_text(body, &at, "IsTruncated", &trunc) && strcmp(buf_cstr(&trunc), "true") == 0;
-        buf_free(&trunc);
-        at = NULL;
-        if (ok && more && !xml_text(body, &at, "NextContinuationToken", &token)) {
-            buf_printf(err, "%s: the listing is truncated but has no NextContinuationToken", url);
-            ok = false;
-        }
-        if (ok && r.body.len >= LIST_BODY_MAX) {
-            buf_printf(err, "%s: a listing page of more than %zu bytes", url, LIST_BODY_MAX);
-            ok = false;
-        }
-    }
-    buf_free(&token);
-    buf_free(&query);
-    buf_free(&http);
-    buf_free(&key);
-    buf_free(&r.body);
-    return ok;
-}
-
-static bool paths_add(s3_paths *p, char *path, bool owned)
-{
-    char **v = realloc(p->v, (p->n + 1) * sizeof *v);
-    if (v)
-        p->v = v;
-    bool *o = v ? realloc(p->owned, (p->n + 1) * sizeof *o) : NULL;
-    if (o)
-        p->owned = o;
-    if (!v || !o)
-        return false;
-    p->v[p->n] = path;
-    p->owned[p->n] = owned;
-    p->n++;
-    return true;
-}
-
-/* Expands one prefix or glob URL into p; false with *err (a line) when it
- * cannot be listed or matches nothing. *oom on out of memory. */
-static bool expand_one(const char *url, s3_paths *p, buf *err, bool *oom)
-{
-    char *bucket, *key;
-    buf line = BUF_INIT;
-    if (!split_url(url, &bucket, &key, &line)) {
-        buf_printf(err, "%s\n", buf_cstr(&line));
-        buf_free(&line);
-        return false;
-    }
-    size_t lit = strcspn(key, "*?[");
-    bool glob = key[lit] != '\0';
-    char *prefix = strndup(key, lit);
-    listed *keys = NULL;
-    size_t n = 0;
-    bool ok = prefix && list_keys(url, bucket, prefix, glob ? key : NULL, &keys, &n, &line);
-    if (!prefix) {
-        *oom = true;
-        ok = false;
-    }
-    if (ok && n == 0) {
-        buf_printf(&line, "%s: no object %s (bucket %s)", url,
-                   glob ? "matches the pattern" : "under the prefix", bucket);
-        ok = false;
-    }
-    if (ok)
-        qsort(keys, n, sizeof *keys, by_key);
-    for (size_t i = 0; i < n; i++) {
-        char *path = NULL;
-        if (ok) {
-            buf b = BUF_INIT;
-            if (buf_printf(&b, "s3://%s/%s", bucket, keys[i].key))
-                path = b.data;
-            else
-                buf_free(&b);
-        }
-        if (ok && (!path || !paths_add(p, path, true))) {
-            free(path);
-            *oom = true;
-            ok = false;
-        }
-        free(keys[i].key);
-    }
-    if (!ok && line.len)
-        buf_printf(err, "%s\n", buf_cstr(&line));
-    free(keys);
-    free(prefix);
-    free(bucket);
-    free(key);
-    buf_free(&line);
-    return ok;
-}
-
-bool s3_expand(char *const *in, size_t n, s3_paths *out, size_t *failed, buf *err)
-{
-    memset(out, 0, sizeof *out);
-    *failed = 0;
-    bool oom = false;
-    for (size_t i = 0; i < n && !oom; i++) {
-        const char *a = in[i];
-        if (!s3_is_url(a)) {
-            oom = !paths_add(out, in[i], false);
-            continue;
-        }
-        const char *key = strchr(a + 5, '/');
-        bool many = !key || !key[1] || key[strlen(key) - 1] == '/' || strpbrk(key, "*?[");
-        if (!many)
-            oom = !paths_add(out, in[i], false);
-        else if (!expand_one(a, out, err, &oom))
-            (*failed)++;
-    }
-    return !oom;
-}
-
-void s3_paths_free(s3_paths *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        if (p->owned[i])
-            free(p->v[i]);
-    free(p->v);
-    free(p->owned);
-    memset(p, 0, sizeof *p);
 }
