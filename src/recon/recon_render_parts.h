@@ -1,7 +1,8 @@
 /*
  * recon_render_parts.h - what reconcile's renderers (recon_render.c: the
  * summary and the report; recon_disc.c: the discrepancies file;
- * recon_page.c: the page's section) share.
+ * recon_page.c: the page's section) share: a line's JSON and listings
+ * (recon_disc.c), and what a reader sees of a result (recon_text.c).
  */
 #ifndef IDEMLOAD_RECON_RENDER_PARTS_H
 #define IDEMLOAD_RECON_RENDER_PARTS_H
