@@ -287,6 +287,14 @@ const char SQL_APPEND[] = "COPY {table} (" COLUMN_LIST("") ") FROM STDIN (FORMAT
  * already holds (SPEC.md, "Nothing written means nothing written").  Those
  * rows take the merge; the others are appended.
  */
+/* The append's probe and its xmin (below) take a key as parameters, one
+ * per key column in the column table's order (lane.c binds them): a new
+ * key column is a parameter more there, so the build stops here until
+ * both statements and their binding say so. */
+_Static_assert(KEY_NCOLUMNS == 4,
+               "a new key column: add its parameter to SQL_XMIN_OF_KEY and SQL_APPEND_PROBE"
+               " and to their binding in lane.c");
+
 /* $1..$4 a key: the xmin of its active row (after the append wrote it in
  * a subtransaction: that subtransaction's xid, for the ledger). */
 const char SQL_XMIN_OF_KEY[] =
