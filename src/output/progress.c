@@ -13,7 +13,7 @@
 void progress_init(progress *p, bool quiet)
 {
     p->enabled = !quiet && isatty(STDERR_FILENO);
-    p->started = now_seconds();
+    p->started = p->run_started = now_seconds();
     p->last_draw = 0;
     p->label = "";
     p->rows = p->bytes = 0;
@@ -53,6 +53,14 @@ void progress_update(progress *p, uint64_t bytes, uint64_t rows)
     else
         log_progress("%s: %.1f MB, %llu rows, %.0f rows/s", p->label, (double)bytes / 1e6,
                      (unsigned long long)rows, rate);
+}
+
+void progress_step(progress *p, const char *what)
+{
+    if (!p->enabled)
+        return;
+    p->last_draw = now_seconds();
+    log_progress("%s (%.0fs)", what, p->last_draw - p->run_started);
 }
 
 void progress_done(progress *p)

@@ -12,6 +12,7 @@
 typedef struct progress {
     bool enabled;
     double started;
+    double run_started;   /* progress_init's time: a step's elapsed */
     double last_draw;
     const char *label;
     uint64_t rows;
@@ -23,6 +24,11 @@ typedef struct progress {
 void progress_init(progress *p, bool quiet);
 void progress_file(progress *p, const char *label, int64_t total_bytes);
 void progress_update(progress *p, uint64_t bytes, uint64_t rows);
+/* Redraws the line as the step the run has come to after its reading
+ * (reconcile's comparison, statement by statement): what, and the time
+ * since the run began; so the line does not stand still at "ETA 0s"
+ * while the server works. */
+void progress_step(progress *p, const char *what);
 /* Erases the line (before the summary). */
 void progress_done(progress *p);
 

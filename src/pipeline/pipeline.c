@@ -135,6 +135,12 @@ int pipeline_read_file(statement_reading *r, size_t i, const row_consumer *use)
     return file_run(&x, x.cfg->files[i], &x.rep->files[i], true, &busy);
 }
 
+void pipeline_reading_step(statement_reading *r, const char *what)
+{
+    if (r)
+        progress_step(&r->prog, what);
+}
+
 int pipeline_reading_close(statement_reading **r)
 {
     if (!*r)

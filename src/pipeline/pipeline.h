@@ -74,6 +74,10 @@ statement_reading *pipeline_reading_open(const config *cfg, run_report *rep);
  * status (EXIT_REJECTS when rows were rejected). */
 int pipeline_read_file(statement_reading *sr, size_t i, const row_consumer *use);
 
+/* Shows what the command does next, after the reading, on the progress
+ * line (progress_step); sr NULL: nothing. */
+void pipeline_reading_step(statement_reading *sr, const char *what);
+
 /* Erases the progress line, closes the rejects file (its summary into the
  * report) and frees *sr (NULL after; NULL is a no-op).  EXIT_OK, or
  * EXIT_INPUT when the rejects file could not be completed (logged). */

@@ -48,12 +48,22 @@ bool recon_interrupted(recon_ctx *x, const char *what)
     return true;
 }
 
+/* Before each statement: false when interrupted; else what it does is
+ * shown on the progress line, which the reading left at its end. */
+static bool statement_start(recon_ctx *x, const char *what)
+{
+    if (recon_interrupted(x, what))
+        return false;
+    pipeline_reading_step(x->reading, what);
+    return true;
+}
+
 db_result *recon_query(recon_ctx *x, const char *what, const char *tmpl, int n,
                        const char *const *params)
 {
     buf sql = BUF_INIT;
     db_result *res = NULL;
-    if (recon_interrupted(x, what))
+    if (!statement_start(x, what))
         return NULL;
     if (!recon_sql_render(x, &sql, tmpl)) {
         log_error("%s: out of memory", what);
@@ -73,7 +83,7 @@ bool recon_exec(recon_ctx *x, const char *what, const char *tmpl, int n,
                 const char *const *params)
 {
     if (n == 0) {
-        if (recon_interrupted(x, what))
+        if (!statement_start(x, what))
             return false;
         buf sql = BUF_INIT;
         bool rendered = recon_sql_render(x, &sql, tmpl);

@@ -18,6 +18,11 @@ eq "on a terminal: the table lacks the rows, exit 5" 5 "$RC"
 check "on a terminal: a progress line while the statement is read" \
     grep -aqE "p\.csv: [0-9]+\.[0-9]/[0-9]+\.[0-9] MB \([0-9]+%\), [0-9]+ rows, [0-9]+ rows/s" tty.txt
 check "redrawn in place (carriage return, erase line)" grep -aq $'\r'"$ESC\\[K" tty.txt
+# After the reading, the server's comparison (most of a large run's time):
+# the line says which step it is at, not the reading's last "ETA 0s".
+check "then the comparison's steps, with the time since the start" \
+    grep -aqE "reconcile: comparing and classifying \([0-9]+s\)" tty.txt
+check "the register's steps too (a dry run reads it)" grep -aqE "reconcile: [a-z' ]+register[a-z' ]* \([0-9]+s\)" tty.txt
 check "the summary still comes, after it" grep -aq "idemload reconcile (dry run, nothing written) summary" tty.txt
 check "the report is untouched" jtrue r.json "r['totals']['rows_read'] == 100000"
 on_pty q.txt reconcile -d "$DB" --dry-run --quiet small.csv
