@@ -15,6 +15,7 @@
 #include "input/tenant_map.h"
 #include "rules/timestamp.h"
 #include "rules/timezone.h"
+#include "util/star_match.h"
 
 /* The first non-empty value among the rule's source columns (NULL when
  * none has one). */
@@ -34,20 +35,6 @@ static const char *first_value(const profile_reader *pr, const int *idx, size_t 
     if (col)
         *col = -1;
     return NULL;
-}
-
-/* Whether '*' patterns match: '*' stands for any run of characters. */
-static bool glob_match(const char *pat, const char *v, size_t n)
-{
-    if (*pat == '\0')
-        return n == 0;
-    if (*pat == '*') {
-        for (size_t k = 0; k <= n; k++)
-            if (glob_match(pat + 1, v + k, n - k))
-                return true;
-        return false;
-    }
-    return n > 0 && *pat == *v && glob_match(pat + 1, v + 1, n - 1);
 }
 
 /* Appends template t expanded for this row to pr->out; false with pr->msg
@@ -85,7 +72,7 @@ static int map_lookup(const rule_rt *rt, const char *v, size_t n)
         size_t k = strlen(m);
         if (k == n && memcmp(m, v, n) == 0)
             return (int)i;
-        if (strchr(m, '*') && glob_match(m, v, n) && (best < 0 || k > best_len)) {
+        if (strchr(m, '*') && star_match(m, v, n) && (best < 0 || k > best_len)) {
             best = (int)i;
             best_len = k;
         }

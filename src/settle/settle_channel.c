@@ -34,6 +34,7 @@
 #include "rules/dec_total.h"
 #include "rules/timestamp.h"
 #include "rules/timezone.h"
+#include "util/star_match.h"
 
 /* The strings of one row, each an offset into out (pointers are set once
  * the row is whole: appending may move the buffer). */
@@ -116,19 +117,6 @@ static bool header_has_any(channel_reader *cr, char *const *names, size_t n)
         if (reader_source_column(cr->rd, names[i]) >= 0)
             return true;
     return false;
-}
-
-static bool glob_match(const char *pat, const char *v, size_t n)
-{
-    if (*pat == '\0')
-        return n == 0;
-    if (*pat == '*') {
-        for (size_t k = 0; k <= n; k++)
-            if (glob_match(pat + 1, v + k, n - k))
-                return true;
-        return false;
-    }
-    return n > 0 && *pat == *v && glob_match(pat + 1, v + 1, n - 1);
 }
 
 /* The money facts of the row's kind (a trade bill's pay or refund). */
@@ -432,7 +420,7 @@ static read_result row_kind(channel_reader *cr, const raw_record *rec, int *k)
         what = "callback_type";
     }
     for (size_t i = 0; i < st->n_kind_map; i++)
-        if (glob_match(st->kind_map[i].match, key, strlen(key))) {
+        if (star_match(st->kind_map[i].match, key, strlen(key))) {
             *k = profile_settle_kind(st->kind_map[i].kind);
             if (st->n_kind_from)
                 snprintf(cr->kind, sizeof cr->kind, "%.63s", st->kind_map[i].kind);
