@@ -6,9 +6,9 @@
  * facts is seen); every later step is one set-based statement building
  * the next temporary table:
  *   raw -> sk (one row per key with its facts, and whether the key's rows
- *   disagree) -> traw (the table's rows of those keys, and of the
- *   statement's (tenant, channel) pairs in the period: one scan) -> cmp
- *   (each key of the period joined with the table's active row; the
+ *   disagree) -> t (the table's rows of those keys, and of the statement's
+ *   (tenant, channel) pairs in the period, with their facts: one scan) ->
+ *   cmp (each key of the period joined with the table's active row; the
  *   table's rows the statement lacks) -> out (each compared unit's outcome
  *   and categories) -> lines (one per discrepancy).
  * Every join with the table is on the business key, which starts with
@@ -43,6 +43,118 @@ _Static_assert(KEY_NCOLUMNS == 4,
                " SQL_RECON_RELISTED, idemload_recon_mended), to SQL_RECON_LINES'"
                " no_statement branch and to the lines the report reads");
 
+/* The exponent a row's minor units are scaled by: its currency's (2 for
+ * a code idemload_recon_ccy does not list), none when the row states no
+ * currency: its amount is then unreadable (the row unverified), never
+ * scaled by a guessed exponent (JPY 951395 read as 9513.95). */
+#define RECON_EXP(r) "CASE WHEN " r ".currency IS NOT NULL THEN coalesce(x.exponent, 2) END"
+
+/* The statement's facts of each kind the rows of `kinds` hold (the part
+ * of callback_type before ':'): its own level, else the default level;
+ * then hash-joined with the rows, where a sub-select per row (a sort and a
+ * limit) cost more than the rest of the facts. */
+#define RECON_KIND_FACTS(kinds) \
+    "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
+    "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
+    "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
+    "     sf.amount_alt, sf.currency_alt, sf.fee_alt, sf.record_path," \
+    "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl," \
+    "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
+    "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \
+    "   FROM (SELECT DISTINCT split_part(callback_type, ':', 1) AS kind" \
+    "           FROM " kinds ") k" \
+    "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
+    "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
+
+/* The table's rows with their facts, the most specific level of --facts
+ * first (channel and kind, channel, default).  A row whose payload lacks
+ * the amount --facts names but holds the statement's (a row loaded from a
+ * bill: inserted by --repair missing, or by an import of the bill, whose
+ * payload is the bill's row, kept as it was) is read as the statement's
+ * rows are, its amount, currency and fee from the bill's own columns
+ * (bill): reading it at the callback's path found nothing, and it stayed
+ * unverified each night after.  Both sides' facts come once per channel
+ * and kind (tl: a hash join), not per row (a sorted sub-select per row
+ * cost 0.8 s for 190k rows).  The texts are taken out of the payload in
+ * sub-selects the planner keeps (OFFSET 0), each once: bill, the currency
+ * and idemload_money's text, inlined, named them up to five times each,
+ * and every name was the expression again (20 payload reads a row).
+ * Read through SQL_RECON_TABLE_FACTS, once; after --repair, through the
+ * view (SQL_RECON_REG_REPAIRED), whose rows are read again. */
+#define RECON_SIDE_LEVELS(pk) \
+    "tl AS MATERIALIZED (SELECT p.channel AS t_channel, p.kind AS t_kind," \
+    "     tf.amount_path, tf.amount_const, tf.amount_minor, tf.amount_abs," \
+    "     tf.currency_path, tf.currency_const, tf.fee_path, tf.fee_const, tf.fee_minor," \
+    "     tf.fee_abs, tf.time_path," \
+    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl," \
+    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl," \
+    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl," \
+    "     s.amount_path AS s_amount_path, s.amount_alt AS s_amount_alt," \
+    "     s.amount_minor AS s_amount_minor, s.amount_abs AS s_amount_abs," \
+    "     s.currency_const AS s_currency_const, s.currency_path AS s_currency_path," \
+    "     s.currency_alt AS s_currency_alt, s.fee_const AS s_fee_const," \
+    "     s.fee_path AS s_fee_path, s.fee_alt AS s_fee_alt, s.fee_minor AS s_fee_minor," \
+    "     s.fee_abs AS s_fee_abs" \
+    "   FROM " pk " p" \
+    "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_tfacts tf" \
+    "      WHERE (tf.channel IS NULL OR tf.channel = p.channel)" \
+    "        AND (tf.kind IS NULL OR tf.kind = p.kind)" \
+    "      ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) tf" \
+    "   LEFT JOIN kf s ON s.kind = p.kind) "
+/* The table's rows (rows: a FROM item t with the table's columns, listed
+ * and s_day) with their facts; kind: the kind of t's level in tl. */
+#define RECON_TABLE_FACTS_OF(rows, kind) \
+    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl," \
+    "       v.currency," \
+    "       pg_temp.idemload_money(v.a_text, v.a_minor, v.a_abs, " RECON_EXP("v") ", v.currency)" \
+    "         AS amount," \
+    "       pg_temp.idemload_money(v.f_text, v.f_minor, v.f_abs, " RECON_EXP("v") ", v.currency)" \
+    "         AS fee, v.time " \
+    "FROM (SELECT " KEY_LIST("b.") ", b.status, b.listed, b.s_day, b.a_decl, b.c_decl," \
+    "        b.f_decl," \
+    "        upper(nullif(btrim(CASE WHEN b.bill" \
+    "          THEN coalesce(b.s_currency_const, b.payload #>> b.s_currency_path," \
+    "                        b.payload #>> b.s_currency_alt)" \
+    "          ELSE coalesce(b.currency_const, b.payload #>> b.currency_path) END), ''))" \
+    "          AS currency," \
+    "        CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END AS a_text," \
+    "        CASE WHEN b.bill THEN b.s_amount_minor ELSE b.amount_minor END AS a_minor," \
+    "        CASE WHEN b.bill THEN b.s_amount_abs ELSE b.amount_abs END AS a_abs," \
+    "        CASE WHEN b.bill THEN coalesce(b.s_fee_const, b.payload #>> b.s_fee_path," \
+    "                                       b.payload #>> b.s_fee_alt)" \
+    "             ELSE coalesce(b.fee_const, b.payload #>> b.fee_path) END AS f_text," \
+    "        CASE WHEN b.bill THEN b.s_fee_minor ELSE b.fee_minor END AS f_minor," \
+    "        CASE WHEN b.bill THEN b.s_fee_abs ELSE b.fee_abs END AS f_abs," \
+    "        coalesce(CASE WHEN b.time_path IS NOT NULL" \
+    "                      THEN pg_temp.idemload_time(b.payload #>> b.time_path) END," \
+    "                 b.received_at) AS time" \
+    "      FROM (SELECT a.*, a.t_amount IS NULL AND a.s_amount IS NOT NULL AS bill" \
+    "              FROM (SELECT t.*, f.*," \
+    "                      coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount," \
+    "                      coalesce(t.payload #>> f.s_amount_path," \
+    "                               t.payload #>> f.s_amount_alt) AS s_amount" \
+    "                      FROM " rows \
+    "                      JOIN tl f ON f.t_channel = t.channel" \
+    "                       AND f.t_kind = " kind " OFFSET 0) a" \
+    "            OFFSET 0) b) v " \
+    "LEFT JOIN idemload_recon_ccy x ON x.code = v.currency"
+
+/* The levels of the table's rows whose kinds are known beforehand: the
+ * pairs' channels, each with every kind --facts names on either side
+ * (nk) and '' for every other kind, which takes the same levels as any
+ * kind --facts does not name.  The rows are read with their facts
+ * (SQL_RECON_TABLE_ROWS, SQL_RECON_TABLE_PROBE), not written with their
+ * payloads to a table whose kinds are found by reading it again. */
+#define RECON_NAMED_KINDS \
+    "SELECT kind FROM idemload_recon_tfacts WHERE kind IS NOT NULL" \
+    " UNION SELECT kind FROM idemload_recon_sfacts WHERE kind IS NOT NULL"
+#define RECON_NAMED_LEVELS \
+    RECON_KIND_FACTS("(" RECON_NAMED_KINDS " UNION SELECT '') AS n (callback_type)") \
+    ", nk AS MATERIALIZED (" RECON_NAMED_KINDS "), " \
+    RECON_SIDE_LEVELS("(SELECT c.channel, k.kind" \
+                      "   FROM (SELECT DISTINCT channel FROM idemload_recon_pairs) c" \
+                      "   CROSS JOIN (SELECT kind FROM nk UNION ALL SELECT '') k)")
+
 /*
  * $1, $2: the period, $3 the zone.  The table's active rows the comparison
  * needs, as they are: those of the statement's keys (whatever their time),
@@ -71,35 +183,55 @@ _Static_assert(KEY_NCOLUMNS == 4,
  * rounds); the window's rows kept aside first (a CTE) were written to a
  * temporary file and read twice.  A hash of the statement's keys probed
  * by every row of the table, not only the window's, missed the cache ten
- * million times (a million keys against ten million rows: 13 s of 21). */
+ * million times (a million keys against ten million rows: 13 s of 21).
+ * Each row read gets its facts in the same statement: written first with
+ * its payload to a temporary table and read again for them, the rows cost
+ * a third more at 1M (BENCHMARKS.md, "Reconcile: the table's rows read
+ * with their facts"). */
 #define RECON_TIME_FROM(p) \
     "($1::date - CASE WHEN " p " THEN 31 ELSE 0 END)::timestamp AT TIME ZONE $3"
 #define RECON_TIME_TO(p) \
     "($2::date + CASE WHEN " p " THEN 32 ELSE 1 END)::timestamp AT TIME ZONE $3"
 #define RECON_ANY_TIMED "(SELECT bool_or(timed) FROM idemload_recon_pairs)"
+#define RECON_TABLE_SCAN \
+    "(SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed, k.day AS s_day," \
+    "        coalesce(n.kind, '') AS lk " \
+    "   FROM {table} t " \
+    "   LEFT JOIN idemload_recon_sk k ON " KEY_JOIN("k", "t") " " \
+    "   LEFT JOIN idemload_recon_pairs p" \
+    "     ON t.tenant_id = p.tenant_id AND t.channel = p.channel " \
+    "   LEFT JOIN nk n ON n.kind = split_part(t.callback_type, ':', 1) " \
+    "  WHERE {active}" \
+    "    AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED) \
+    "    AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED) \
+    "    AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL" \
+    "     AND t.received_at >= " RECON_TIME_FROM("p.timed") \
+    "     AND t.received_at < " RECON_TIME_TO("p.timed") \
+    "     AND " RECON_PAIR_COVERS("p", "t") ")) OFFSET 0) t"
 const char SQL_RECON_TABLE_ROWS[] =
-    "CREATE TEMP TABLE idemload_recon_traw AS "
-    "SELECT " RECON_TABLE_COLUMNS ", k.tenant_id IS NOT NULL AS listed, k.day AS s_day "
-    "FROM {table} t "
-    "LEFT JOIN idemload_recon_sk k ON " KEY_JOIN("k", "t") " "
-    "LEFT JOIN idemload_recon_pairs p ON t.tenant_id = p.tenant_id AND t.channel = p.channel "
-    "WHERE {active}"
-    "  AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED)
-    "  AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED)
-    "  AND (k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
-    "   AND t.received_at >= " RECON_TIME_FROM("p.timed")
-    "   AND t.received_at < " RECON_TIME_TO("p.timed")
-    "   AND " RECON_PAIR_COVERS("p", "t") "))";
+    "CREATE TEMP TABLE idemload_recon_t AS " RECON_NAMED_LEVELS
+    RECON_TABLE_FACTS_OF(RECON_TABLE_SCAN, "t.lk");
 /* The statement's keys SQL_RECON_TABLE_ROWS left, probed in the unique
- * index: their active row, whatever its time. */
+ * index: their active row, whatever its time, with its facts. */
 const char SQL_RECON_TABLE_PROBE[] =
-    "INSERT INTO idemload_recon_traw "
-    "SELECT " RECON_TABLE_COLUMNS ", true, k.day "
-    "FROM idemload_recon_sk k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
-    "  FROM {table} t WHERE " KEY_JOIN("t", "k")
-    "   AND {active} LIMIT 1) t "
-    "WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_traw x"
-    "                   WHERE x.listed AND " KEY_JOIN("x", "k") ")";
+    "INSERT INTO idemload_recon_t " RECON_NAMED_LEVELS
+    RECON_TABLE_FACTS_OF(
+    "(SELECT " RECON_TABLE_COLUMNS ", true AS listed, k.day AS s_day,"
+    "        coalesce(n.kind, '') AS lk "
+    "   FROM idemload_recon_sk k CROSS JOIN LATERAL (SELECT " RECON_TABLE_COLUMNS
+    "     FROM {table} t WHERE " KEY_JOIN("t", "k")
+    "      AND {active} LIMIT 1) t "
+    "   LEFT JOIN nk n ON n.kind = split_part(t.callback_type, ':', 1) "
+    "  WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_t x"
+    "                     WHERE x.listed AND " KEY_JOIN("x", "k") ")) t", "t.lk");
+/* On one server, the table's rows are read with their facts
+ * (SQL_RECON_TABLE_ROWS); idemload_recon_traw, which --repair reads its
+ * mended rows into, starts empty, with the view of their facts over it
+ * (SQL_RECON_TABLE_VIEW). */
+const char SQL_RECON_TABLE_RAW_EMPTY[] =
+    "CREATE TEMP TABLE idemload_recon_traw AS "
+    "SELECT " RECON_TABLE_COLUMNS ", true AS listed, NULL::date AS s_day "
+    "FROM {table} t WITH NO DATA";
 
 /* Around SQL_RECON_TABLE_ROWS on one server: no nested loop but the
  * LATERAL probe's (which has no other plan).  A target never analyzed (a
@@ -146,12 +278,6 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "   AND t.received_at < " RECON_TIME_TO("p.timed")
     "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
-/* The exponent a row's minor units are scaled by: its currency's (2 for
- * a code idemload_recon_ccy does not list), none when the row states no
- * currency: its amount is then unreadable (the row unverified), never
- * scaled by a guessed exponent (JPY 951395 read as 9513.95). */
-#define RECON_EXP(r) "CASE WHEN " r ".currency IS NOT NULL THEN coalesce(x.exponent, 2) END"
-
 /* The statement's rows with their facts and their day in the zone, as a
  * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
  * facts' texts are taken out of the payload once, in a sub-select the
@@ -184,96 +310,11 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
 
-/* The statement's facts of each kind the rows of `kinds` hold (the part
- * of callback_type before ':'): its own level, else the default level;
- * then hash-joined with the rows, where a sub-select per row (a sort and a
- * limit) cost more than the rest of the facts. */
-#define RECON_KIND_FACTS(kinds) \
-    "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
-    "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
-    "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
-    "     sf.amount_alt, sf.currency_alt, sf.fee_alt, sf.record_path," \
-    "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl," \
-    "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
-    "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \
-    "   FROM (SELECT DISTINCT split_part(callback_type, ':', 1) AS kind" \
-    "           FROM " kinds ") k" \
-    "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
-    "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
-
-/* The table's rows with their facts, the most specific level of --facts
- * first (channel and kind, channel, default).  A row whose payload lacks
- * the amount --facts names but holds the statement's (a row loaded from a
- * bill: inserted by --repair missing, or by an import of the bill, whose
- * payload is the bill's row, kept as it was) is read as the statement's
- * rows are, its amount, currency and fee from the bill's own columns
- * (bill): reading it at the callback's path found nothing, and it stayed
- * unverified each night after.  Both sides' facts come once per channel
- * and kind (tl: a hash join), not per row (a sorted sub-select per row
- * cost 0.8 s for 190k rows).  The texts are taken out of the payload in
- * sub-selects the planner keeps (OFFSET 0), each once: bill, the currency
- * and idemload_money's text, inlined, named them up to five times each,
- * and every name was the expression again (20 payload reads a row).
- * Read through SQL_RECON_TABLE_FACTS, once; after --repair, through the
- * view (SQL_RECON_REG_REPAIRED), whose rows are read again. */
-#define RECON_SIDE_LEVELS \
-    "tl AS MATERIALIZED (SELECT p.channel AS t_channel, p.kind AS t_kind," \
-    "     tf.amount_path, tf.amount_const, tf.amount_minor, tf.amount_abs," \
-    "     tf.currency_path, tf.currency_const, tf.fee_path, tf.fee_const, tf.fee_minor," \
-    "     tf.fee_abs, tf.time_path," \
-    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl," \
-    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl," \
-    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl," \
-    "     s.amount_path AS s_amount_path, s.amount_alt AS s_amount_alt," \
-    "     s.amount_minor AS s_amount_minor, s.amount_abs AS s_amount_abs," \
-    "     s.currency_const AS s_currency_const, s.currency_path AS s_currency_path," \
-    "     s.currency_alt AS s_currency_alt, s.fee_const AS s_fee_const," \
-    "     s.fee_path AS s_fee_path, s.fee_alt AS s_fee_alt, s.fee_minor AS s_fee_minor," \
-    "     s.fee_abs AS s_fee_abs" \
-    "   FROM (SELECT DISTINCT channel, split_part(callback_type, ':', 1) AS kind" \
-    "           FROM idemload_recon_traw) p" \
-    "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_tfacts tf" \
-    "      WHERE (tf.channel IS NULL OR tf.channel = p.channel)" \
-    "        AND (tf.kind IS NULL OR tf.kind = p.kind)" \
-    "      ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) tf" \
-    "   LEFT JOIN kf s ON s.kind = p.kind) "
 const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_tv AS " RECON_KIND_FACTS("idemload_recon_traw")
-    ", " RECON_SIDE_LEVELS
-    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl,"
-    "       v.currency,"
-    "       pg_temp.idemload_money(v.a_text, v.a_minor, v.a_abs, " RECON_EXP("v") ", v.currency)"
-    "         AS amount,"
-    "       pg_temp.idemload_money(v.f_text, v.f_minor, v.f_abs, " RECON_EXP("v") ", v.currency)"
-    "         AS fee, v.time "
-    "FROM (SELECT " KEY_LIST("b.") ", b.status, b.listed, b.s_day, b.a_decl, b.c_decl,"
-    "        b.f_decl,"
-    "        upper(nullif(btrim(CASE WHEN b.bill"
-    "          THEN coalesce(b.s_currency_const, b.payload #>> b.s_currency_path,"
-    "                        b.payload #>> b.s_currency_alt)"
-    "          ELSE coalesce(b.currency_const, b.payload #>> b.currency_path) END), ''))"
-    "          AS currency,"
-    "        CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END AS a_text,"
-    "        CASE WHEN b.bill THEN b.s_amount_minor ELSE b.amount_minor END AS a_minor,"
-    "        CASE WHEN b.bill THEN b.s_amount_abs ELSE b.amount_abs END AS a_abs,"
-    "        CASE WHEN b.bill THEN coalesce(b.s_fee_const, b.payload #>> b.s_fee_path,"
-    "                                       b.payload #>> b.s_fee_alt)"
-    "             ELSE coalesce(b.fee_const, b.payload #>> b.fee_path) END AS f_text,"
-    "        CASE WHEN b.bill THEN b.s_fee_minor ELSE b.fee_minor END AS f_minor,"
-    "        CASE WHEN b.bill THEN b.s_fee_abs ELSE b.fee_abs END AS f_abs,"
-    "        coalesce(CASE WHEN b.time_path IS NOT NULL"
-    "                      THEN pg_temp.idemload_time(b.payload #>> b.time_path) END,"
-    "                 b.received_at) AS time"
-    "      FROM (SELECT a.*, a.t_amount IS NULL AND a.s_amount IS NOT NULL AS bill"
-    "              FROM (SELECT t.*, f.*,"
-    "                      coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount,"
-    "                      coalesce(t.payload #>> f.s_amount_path,"
-    "                               t.payload #>> f.s_amount_alt) AS s_amount"
-    "                      FROM idemload_recon_traw t"
-    "                      JOIN tl f ON f.t_channel = t.channel"
-    "                       AND f.t_kind = split_part(t.callback_type, ':', 1) OFFSET 0) a"
-    "            OFFSET 0) b) v "
-    "LEFT JOIN idemload_recon_ccy x ON x.code = v.currency";
+    ", " RECON_SIDE_LEVELS("(SELECT DISTINCT channel, split_part(callback_type, ':', 1) AS kind"
+                           "   FROM idemload_recon_traw)")
+    RECON_TABLE_FACTS_OF("idemload_recon_traw t", "split_part(t.callback_type, ':', 1)");
 
 /* The table's rows with their facts (SQL_RECON_TABLE_VIEW), worked out
  * once for the comparison, which reads them twice (the statement's keys,

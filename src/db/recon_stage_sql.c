@@ -44,7 +44,11 @@
  * idemload_ts_text shows a time as finance reads it: in the day's zone
  * (the period's, so a bill line that says 09:15:36 in Beijing reads
  * 09:15:36+08:00, not 01:15:36Z), fractions of a second only where the
- * time has them (frac; none for our own first_seen). */
+ * time has them (frac; none for our own first_seen).  The money functions
+ * are PARALLEL SAFE, the others (a setting, a temporary table, an
+ * exception block) PARALLEL RESTRICTED: a function left PARALLEL UNSAFE, the
+ * default, anywhere in a statement kept the table's read that reads the
+ * facts too from running on the server's other cores. */
 /* The zone a time is shown in (the day's), and x's offset from UTC there. */
 #define RECON_TS_ZONE \
     "coalesce(nullif(current_setting('idemload.recon_zone', true), ''), 'UTC')"
@@ -67,7 +71,7 @@ const char SQL_RECON_SETUP[] =
     "  time_path text[]);"
     "CREATE FUNCTION pg_temp.idemload_money_dressed(t text, minor boolean, magnitude boolean,"
     "                                               e integer, ccy text)"
-    " RETURNS numeric LANGUAGE plpgsql IMMUTABLE AS $f$"
+    " RETURNS numeric LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$"
     " DECLARE c text; v numeric;"
     " BEGIN"
     "  IF t IS NULL THEN RETURN NULL; END IF;"
@@ -92,20 +96,21 @@ const char SQL_RECON_SETUP[] =
     " END $f$;"
     "CREATE FUNCTION pg_temp.idemload_money(t text, minor boolean, magnitude boolean, e integer,"
     "                                       ccy text)"
-    " RETURNS numeric LANGUAGE sql IMMUTABLE AS $f$"
+    " RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$"
     " SELECT CASE WHEN t IS NULL THEN NULL"
     "             WHEN t ~ '^-?[0-9]+(\\.[0-9]+)?$' AND length(t) <= 1000 THEN"
     "               CASE WHEN magnitude THEN abs(t::numeric) ELSE t::numeric END"
     "               * CASE WHEN minor THEN power(10::numeric, -e) ELSE 1 END"
     "             ELSE pg_temp.idemload_money_dressed(t, minor, magnitude, e, ccy) END $f$;"
     "CREATE FUNCTION pg_temp.idemload_render(x numeric, e integer)"
-    " RETURNS text LANGUAGE sql IMMUTABLE AS $f$"
+    " RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$"
     " SELECT CASE WHEN x = round(x, e) THEN round(x, e)::text ELSE trim_scale(x)::text END $f$;"
     "CREATE FUNCTION pg_temp.idemload_money_text(x numeric, ccy text)"
-    " RETURNS text LANGUAGE sql STABLE AS $f$"
+    " RETURNS text LANGUAGE sql STABLE PARALLEL RESTRICTED AS $f$"
     " SELECT pg_temp.idemload_render(x, coalesce("
     "   (SELECT c.exponent FROM idemload_recon_ccy c WHERE c.code = ccy), 2)) $f$;"
     "CREATE FUNCTION pg_temp.idemload_time(t text) RETURNS timestamptz LANGUAGE plpgsql STABLE"
+    " PARALLEL RESTRICTED"
     " AS $f$ BEGIN"
     "  IF t IS NULL OR t !~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' THEN RETURN NULL; END IF;"
     "  IF t ~ '[T ][0-9][0-9]:[0-9][0-9](:[0-9][0-9](\\.[0-9]+)?)?([Zz]|[+-][0-9][0-9](:?[0-9][0-9])?)$'"
@@ -114,10 +119,11 @@ const char SQL_RECON_SETUP[] =
     " EXCEPTION WHEN others THEN RETURN NULL;"
     " END $f$;"
     "CREATE FUNCTION pg_temp.idemload_now() RETURNS timestamptz LANGUAGE sql STABLE"
+    " PARALLEL RESTRICTED"
     " AS $f$ SELECT coalesce(nullif(current_setting('idemload.now', true), '')::timestamptz,"
     "                        now()) $f$;"
     "CREATE FUNCTION pg_temp.idemload_ts_text(x timestamptz, frac boolean DEFAULT true)"
-    " RETURNS text LANGUAGE sql STABLE AS $f$"
+    " RETURNS text LANGUAGE sql STABLE PARALLEL RESTRICTED AS $f$"
     " SELECT to_char(x AT TIME ZONE " RECON_TS_ZONE ", 'YYYY-MM-DD\"T\"HH24:MI:SS')"
     "  || CASE WHEN frac AND date_trunc('second', x) <> x"
     "          THEN rtrim(to_char(x AT TIME ZONE " RECON_TS_ZONE ", '.US'), '0') ELSE '' END"

@@ -461,21 +461,34 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
                       SQL_RECON_ANALYZE_RELISTED, 0, NULL);
 }
 
-/* The table's rows of the statement's keys and of its pairs' period into
- * a temporary table (SQL_RECON_TABLE_ROWS: on one server, with no nested
- * loop but the probe's, whatever statistics the target has or lacks),
- * analyzed before the keys it lacks are probed: unanalyzed, it was sorted
- * with every key to anti-join them (1.1 s at 190k keys, not 0.1). */
+/* The table's rows of the statement's keys and of its pairs' period, with
+ * their facts, into idemload_recon_t.  On one server (SQL_RECON_TABLE_ROWS:
+ * with no nested loop but the probe's, whatever statistics the target has
+ * or lacks) the rows are read with their facts, analyzed before the keys
+ * the read left are probed (unanalyzed, they were sorted with every key to
+ * anti-join them: 1.1 s at 190k keys, not 0.1), and --repair's table of
+ * rows read again starts empty.  On a Citus target the rows are read
+ * shard by shard into idemload_recon_traw and their facts worked out
+ * here.  Either way idemload_recon_tv shows the facts of
+ * idemload_recon_traw's rows. */
 static bool read_table_rows(recon_ctx *x, const char *const *rows)
 {
     const char *what = "reconcile: reading the table's rows of the statement";
     if (x->tool.t.distributed)
-        return recon_exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows);
-    return recon_exec(x, what, SQL_RECON_NESTLOOP_OFF, 0, NULL) &&
+        return recon_exec(x, what, SQL_RECON_TABLE_ROWS_DISTRIBUTED, 3, rows) &&
+               recon_exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0,
+                          NULL) &&
+               recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0,
+                          NULL) &&
+               recon_exec(x, "reconcile: the table's facts", SQL_RECON_TABLE_FACTS, 0, NULL);
+    return recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
-           recon_exec(x, what, SQL_RECON_ANALYZE_ROWS, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_ANALYZE_TABLE_FACTS, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_PROBE, 0, NULL) &&
-           recon_exec(x, what, SQL_RECON_NESTLOOP_BACK, 0, NULL);
+           recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_TABLE_RAW_EMPTY, 0, NULL) &&
+           recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0,
+                      NULL);
 }
 
 bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
@@ -533,9 +546,6 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
     if (!paired ||
         !recon_exec(x, "reconcile: analyzing the pairs", SQL_RECON_ANALYZE_PAIRS, 0, NULL) ||
         !read_table_rows(x, rows) ||
-        !recon_exec(x, "reconcile: analyzing the table's rows", SQL_RECON_ANALYZE_ROWS, 0, NULL) ||
-        !recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0, NULL) ||
-        !recon_exec(x, "reconcile: the table's facts", SQL_RECON_TABLE_FACTS, 0, NULL) ||
         !recon_exec(x, "reconcile: analyzing the table's facts", SQL_RECON_ANALYZE_TABLE_FACTS, 0,
                     NULL) ||
         !stage_relisted(x, period) ||

@@ -75,15 +75,10 @@ static int tuple_fields(const buf *out)
     return n;
 }
 
-/* The comma-separated names from just after `open` up to `close` in sql. */
-static list split_after(const char *sql, const char *open, const char *close)
+/* The comma-separated names from s up to e. */
+static list split_span(const char *s, const char *e)
 {
     list l = {0};
-    const char *s = strstr(sql, open);
-    assert_non_null(s);
-    s += strlen(open);
-    const char *e = strstr(s, close);
-    assert_non_null(e);
     while (s < e) {
         const char *c = memchr(s, ',', (size_t)(e - s));
         if (!c)
@@ -100,6 +95,30 @@ static list split_after(const char *sql, const char *open, const char *close)
         s = c + 1;
     }
     return l;
+}
+
+/* The comma-separated names from just after `open` up to `close` in sql. */
+static list split_after(const char *sql, const char *open, const char *close)
+{
+    const char *s = strstr(sql, open);
+    assert_non_null(s);
+    s += strlen(open);
+    const char *e = strstr(s, close);
+    assert_non_null(e);
+    return split_span(s, e);
+}
+
+/* The same from just after the last `open` before the first `close`: a
+ * list in a sub-select, whose statement opens others before it. */
+static list split_before(const char *sql, const char *open, const char *close)
+{
+    const char *e = strstr(sql, close);
+    assert_non_null(e);
+    const char *s = NULL;
+    for (const char *p = strstr(sql, open); p && p < e; p = strstr(p + 1, open))
+        s = p;
+    assert_non_null(s);
+    return split_span(s + strlen(open), e);
 }
 
 /* The column list `lead` (NULL for none) then the column table's names. */
@@ -172,17 +191,19 @@ static void test_recon_table_read_has_every_column(void **state)
 {
     (void)state;
     /* The one-server read scans the period's rows, then probes the keys
-     * it left: both lists, each of the probe's two. */
+     * it left: both lists, each of the probe's two; --repair's empty
+     * table and its reads, on one server and on Citus. */
     static const struct {
-        const char *sql, *open, *after;
-    } reads[] = {{SQL_RECON_TABLE_ROWS, "AS SELECT ", ", k.tenant_id IS NOT NULL"},
-                 {SQL_RECON_TABLE_PROBE, "idemload_recon_traw SELECT ", ", true"},
-                 {SQL_RECON_TABLE_PROBE, "(SELECT ", " FROM "},
+        const char *sql, *open, *before;
+    } reads[] = {{SQL_RECON_TABLE_ROWS, "(SELECT ", ", k.tenant_id IS NOT NULL"},
+                 {SQL_RECON_TABLE_PROBE, "(SELECT ", ", true AS listed"},
+                 {SQL_RECON_TABLE_PROBE, "(SELECT ", " FROM {table} t WHERE"},
+                 {SQL_RECON_TABLE_RAW_EMPTY, "SELECT ", ", true"},
                  {SQL_RECON_TABLE_ROWS_DISTRIBUTED, "SELECT ", ", k.tenant_id IS NOT NULL"},
                  {SQL_RECON_REPAIR_ROWS, "SELECT ", ", true"},
                  {SQL_RECON_REPAIR_ROWS_DISTRIBUTED, "SELECT ", ", true"}};
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
-        list l = split_after(reads[i].sql, reads[i].open, reads[i].after);
+        list l = split_before(reads[i].sql, reads[i].open, reads[i].before);
         assert_int_equal(l.n, NCOL);
         for (int c = 0; c < NCOL; c++) {
             char want[80];
