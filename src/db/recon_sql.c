@@ -323,31 +323,42 @@ const char SQL_RECON_TABLE_FACTS[] =
     "CREATE TEMP TABLE idemload_recon_t AS SELECT * FROM idemload_recon_tv";
 const char SQL_RECON_ANALYZE_TABLE_FACTS[] = "ANALYZE idemload_recon_t";
 
+/* The statement's rows of the keys it lists more than once (few on any
+ * day), each with how many rows list its key (n): found once by a hash of
+ * every key, and read from here by every later step about them
+ * (SQL_RECON_KEYS, SQL_RECON_KEYS_SHARED, SQL_RECON_LISTED,
+ * SQL_RECON_EXTRA_ROWS), each of which scanned every row of the statement
+ * again to find them (a third of a second each at 1M rows). */
+const char SQL_RECON_REPEATED[] =
+    "CREATE TEMP TABLE idemload_recon_rep AS "
+    "SELECT r.*, m.n FROM idemload_recon_raw r "
+    "JOIN (SELECT " KEY_LIST("") ", count(*) AS n FROM idemload_recon_raw"
+    "       GROUP BY " KEY_LIST("") " HAVING count(*) > 1) m ON " KEY_JOIN("m", "r");
+const char SQL_RECON_ANALYZE_REPEATED[] = "ANALYZE idemload_recon_rep";
+
 /* One row per key: the version import's deduplication would keep (the
  * latest received_at, then the later file and line), and how many rows
  * list it.  A key listed once is its row: its status is its own, and its
  * rows cannot disagree (conflicting false).  The keys listed more than
- * once (m: a hash of the keys, few of them on any day) keep their latest
- * row (DISTINCT ON over their rows alone), and SQL_RECON_KEYS_SHARED
- * settles the rest.  Sorting every row by key to deduplicate them cost
- * two fifths of the comparison, more at 1M rows, where the sort spills
- * to disk, and a dozen window aggregates per key and a digest of every
- * row a third of what remained. */
+ * once (SQL_RECON_REPEATED) keep their latest row (DISTINCT ON over their
+ * rows alone), and SQL_RECON_KEYS_SHARED settles the rest.  Sorting every
+ * row by key to deduplicate them cost two fifths of the comparison, more
+ * at 1M rows, where the sort spills to disk, and a dozen window aggregates
+ * per key and a digest of every row a third of what remained. */
 #define RECON_KEY_COLUMNS(s) \
     s "file_no, " s "line, " KEY_LIST(s) ", " s "status, " s "received_at, " s "day, " \
     s "a_decl, " s "c_decl, " s "f_decl, " s "currency, " s "amount, " s "fee"
 const char SQL_RECON_KEYS[] =
     "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
-    ", m AS MATERIALIZED (SELECT " KEY_LIST("") ", count(*) AS n FROM idemload_recon_raw"
-    "   GROUP BY " KEY_LIST("") " HAVING count(*) > 1) "
     "SELECT " RECON_KEY_COLUMNS("s.") ", 1::bigint AS n_rows, false AS conflicting "
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
-    "        WHERE NOT EXISTS (SELECT 1 FROM m WHERE " KEY_JOIN("m", "r") "))") ") s "
+    "        WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_rep m"
+    "                           WHERE " KEY_JOIN("m", "r") "))") ") s "
     "UNION ALL "
     "(SELECT DISTINCT ON (" KEY_LIST("s.") ") " RECON_KEY_COLUMNS("s.") ", m.n, false "
-    " FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
-    "         JOIN m ON " KEY_JOIN("m", "r") ")") ") s"
-    " JOIN m ON " KEY_JOIN("m", "s")
+    " FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
+    " JOIN (SELECT DISTINCT " KEY_LIST("") ", n FROM idemload_recon_rep) m"
+    "   ON " KEY_JOIN("m", "s")
     " ORDER BY " KEY_LIST("s.") ", s.received_at DESC, s.file_no DESC, s.line DESC)";
 
 /* The keys listed more than once (SQL_RECON_KEYS): the status is a final
@@ -365,15 +376,14 @@ const char SQL_RECON_KEYS[] =
 const char SQL_RECON_KEYS_SHARED[] =
     "UPDATE idemload_recon_sk k SET status = coalesce(g.final_status, k.status),"
     "       conflicting = g.conflicting "
-    "FROM (" RECON_KIND_FACTS("idemload_recon_sk WHERE n_rows > 1")
+    "FROM (" RECON_KIND_FACTS("idemload_recon_rep")
     "  SELECT " KEY_LIST("s.") ","
     "         min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) AS final_status,"
     "         " RECON_KEY_DIFFERS("s.amount") " OR " RECON_KEY_DIFFERS("s.currency")
     "         OR " RECON_KEY_DIFFERS("s.status") " OR " RECON_KEY_DIFFERS("s.fee")
     "         OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
     "         OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_DIFFERS("s.rec") " AS conflicting"
-    "    FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
-    "            JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r") ")") ") s"
+    "    FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
     "   GROUP BY " KEY_LIST("s.") ") g "
     "WHERE k.n_rows > 1 AND " KEY_JOIN("k", "g");
 
@@ -387,7 +397,7 @@ const char SQL_RECON_KEYS_SHARED[] =
  * callback_type), not a second pass over every row. */
 const char SQL_RECON_LISTED[] =
     "CREATE TEMP TABLE idemload_recon_listed AS "
-    RECON_KIND_FACTS("idemload_recon_sk WHERE conflicting")
+    RECON_KIND_FACTS("idemload_recon_rep")
     "SELECT " KEY_LIST("s.") ","
     "       (jsonb_agg(jsonb_build_object("
     "          'amount', pg_temp.idemload_render(s.amount, coalesce(x.exponent, 2)),"
@@ -398,7 +408,7 @@ const char SQL_RECON_LISTED[] =
     "        FILTER (WHERE s.n <= $1::int))::text AS listed, count(*) AS n_listed "
     "FROM (SELECT s.*, row_number() OVER (PARTITION BY " KEY_LIST("s.")
     "                                       ORDER BY s.file_no, s.line) AS n"
-    "        FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "        FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_rep r"
     "                JOIN idemload_recon_sk k ON k.conflicting AND " KEY_JOIN("k", "r") ")")
     ") s) s "
     "LEFT JOIN idemload_recon_ccy x ON x.code = s.currency "
@@ -414,9 +424,9 @@ const char SQL_RECON_LISTED[] =
  * 40 s; 200,000 rows: over ten minutes). */
 const char SQL_RECON_EXTRA_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_xrows AS "
-    RECON_KIND_FACTS("idemload_recon_sk WHERE n_rows > 1")
+    RECON_KIND_FACTS("idemload_recon_rep")
     "SELECT " KEY_LIST("s.") ", s.currency, s.amount "
-    "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
+    "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_rep r"
     "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r")
     "         AND (k.file_no, k.line) <> (r.file_no, r.line))") ") s";
 
