@@ -31,6 +31,7 @@ extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
 extern const char SQL_RECON_TABLE_VIEW[];
 extern const char SQL_RECON_TABLE_FACTS[];
 extern const char SQL_RECON_ANALYZE_TABLE_FACTS[];
+extern const char SQL_RECON_ANALYZE_RAW[];
 extern const char SQL_RECON_REPEATED[];
 extern const char SQL_RECON_ANALYZE_REPEATED[];
 extern const char SQL_RECON_KEYS[];

@@ -56,7 +56,8 @@
     "((x AT TIME ZONE " RECON_TS_ZONE ") - (x AT TIME ZONE 'UTC'))"
 const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
-    "  file_no integer NOT NULL, line bigint NOT NULL," RECON_RAW_COLUMN_DEFS ");"
+    "  file_no integer NOT NULL, line bigint NOT NULL, maybe_again boolean NOT NULL,"
+    RECON_RAW_COLUMN_DEFS ");"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
@@ -189,4 +190,5 @@ const char SQL_RECON_COVER[] =
     " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
 
 const char SQL_RECON_COPY[] =
-    "COPY idemload_recon_raw (file_no, line, " COLUMN_LIST("") ") FROM STDIN (FORMAT binary)";
+    "COPY idemload_recon_raw (file_no, line, maybe_again, " COLUMN_LIST("")
+    ") FROM STDIN (FORMAT binary)";

@@ -126,20 +126,24 @@ bool copy_binary_target_row(buf *out, const row *r)
     return encode(out, false, 0, r, true);
 }
 
-bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r)
+bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, bool maybe_again,
+                           const row *r)
 {
-    /* file_no and line first, then the tuple copy_binary_target_row
-     * writes, whose field count (N_FIELDS) becomes two more. */
+    /* file_no, line and maybe_again first, then the tuple
+     * copy_binary_target_row writes, whose field count (N_FIELDS) becomes
+     * three more. */
     size_t start = out->len;
-    if (!buf_reserve(out, 2 + 8 + 12))
+    if (!buf_reserve(out, 2 + 8 + 12 + 5))
         return false;
     char *d = out->data + out->len;
-    put16(d, N_FIELDS + 2);
+    put16(d, N_FIELDS + 3);
     put32(d + 2, 4);
     put32(d + 6, (uint32_t)file_no);
     put32(d + 10, 8);
     put64(d + 14, (uint64_t)line);
-    out->len += 22;
+    put32(d + 22, 1);
+    d[26] = maybe_again ? 1 : 0;
+    out->len += 27;
     size_t body = out->len;
     if (!encode(out, false, 0, r, true)) {
         out->len = start;

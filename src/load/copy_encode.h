@@ -34,8 +34,10 @@ bool copy_binary_row(buf *out, int32_t ord, const row *r);
  * would). */
 bool copy_binary_target_row(buf *out, const row *r);
 /* One tuple for reconcile's idemload_recon_raw (recon_sql.h): file_no,
- * line, then the columns of copy_binary_target_row. */
-bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, const row *r);
+ * line, maybe_again (the row's key may have been listed before in the
+ * run), then the columns of copy_binary_target_row. */
+bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, bool maybe_again,
+                           const row *r);
 /* The trailer (a tuple count of -1) that ends the stream. */
 bool copy_binary_trailer(buf *out);
 

@@ -26,6 +26,7 @@
 #include "db/recon_sql.h"
 #include "db/target.h"
 #include "input/profile.h"
+#include "load/seen.h"
 #include "output/log.h"
 #include "output/report.h"
 #include "pipeline/pipeline.h"
@@ -451,6 +452,7 @@ static void ctx_free(recon_ctx *x)
 {
     tool_close(&x->tool);
     pipeline_reading_close(&x->reading);
+    seen_free(&x->seen);
     buf_free(&x->item);
     buf_free(&x->run);
     buf_free(&x->item_index);

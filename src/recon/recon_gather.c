@@ -505,6 +505,7 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
      * a nested loop read once per key (1.3 s at 1M) */
     const char *what = "reconcile: the statement's keys and facts";
     bool keyed = recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
+                 recon_exec(x, what, SQL_RECON_ANALYZE_RAW, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_REPEATED, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_ANALYZE_REPEATED, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_KEYS, 0, NULL) &&

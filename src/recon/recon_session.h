@@ -21,6 +21,8 @@
 #include "tools/tools_shared.h"
 #include "util/buf.h"
 
+struct seen_filter;
+
 typedef struct recon_ctx {
     const config *cfg;
     tool_ctx tool;
@@ -35,6 +37,10 @@ typedef struct recon_ctx {
     statement_reading *reading;             /* import's reading of the files: the
                                                progress line, the rejects, the
                                                payments' keys for refunds */
+    struct seen_filter *seen;               /* the statement's keys met so far, over
+                                               every file (recon_read.c) */
+    bool seen_full;                         /* past the filter's capacity: every row
+                                               after is taken as maybe listed again */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;
