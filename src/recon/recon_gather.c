@@ -464,10 +464,8 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
 /* The table's rows of the statement's keys and of its pairs' period, with
  * their facts, into idemload_recon_t.  On one server (SQL_RECON_TABLE_ROWS:
  * with no nested loop but the probe's, whatever statistics the target has
- * or lacks) the rows are read with their facts, analyzed before the keys
- * the read left are probed (unanalyzed, they were sorted with every key to
- * anti-join them: 1.1 s at 190k keys, not 0.1), and --repair's table of
- * rows read again starts empty.  On a Citus target the rows are read
+ * or lacks) the rows are read with their facts, the keys the read left
+ * are probed, and --repair's table of rows read again starts empty.  On a Citus target the rows are read
  * shard by shard into idemload_recon_traw and their facts worked out
  * here.  Either way idemload_recon_tv shows the facts of
  * idemload_recon_traw's rows. */
@@ -483,8 +481,8 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
                recon_exec(x, "reconcile: the table's facts", SQL_RECON_TABLE_FACTS, 0, NULL);
     return recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
-           recon_exec(x, what, SQL_RECON_ANALYZE_TABLE_FACTS, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_PROBE, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_TABLE_UNFOUND, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_RAW_EMPTY, 0, NULL) &&
            recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0,

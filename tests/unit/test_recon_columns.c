@@ -75,14 +75,27 @@ static int tuple_fields(const buf *out)
     return n;
 }
 
-/* The comma-separated names from s up to e. */
+/* The first comma of s before e outside parentheses, else e. */
+static const char *next_comma(const char *s, const char *e)
+{
+    int depth = 0;
+    for (; s < e; s++) {
+        if (*s == '(')
+            depth++;
+        else if (*s == ')')
+            depth--;
+        else if (*s == ',' && depth == 0)
+            return s;
+    }
+    return e;
+}
+
+/* The comma-separated names (or expressions) from s up to e. */
 static list split_span(const char *s, const char *e)
 {
     list l = {0};
     while (s < e) {
-        const char *c = memchr(s, ',', (size_t)(e - s));
-        if (!c)
-            c = e;
+        const char *c = next_comma(s, e);
         const char *a = s, *b = c;
         while (a < b && *a == ' ')
             a++;
@@ -198,7 +211,7 @@ static void test_recon_table_read_has_every_column(void **state)
      * table and its reads, on one server and on Citus. */
     static const struct {
         const char *sql, *open, *before;
-    } reads[] = {{SQL_RECON_TABLE_ROWS, "(SELECT ", ", k.tenant_id IS NOT NULL"},
+    } reads[] = {{SQL_RECON_TABLE_ROWS, "(SELECT ", " FROM {table} t WHERE"},
                  {SQL_RECON_TABLE_PROBE, "(SELECT ", ", true AS listed"},
                  {SQL_RECON_TABLE_PROBE, "(SELECT ", " FROM {table} t WHERE"},
                  {SQL_RECON_TABLE_RAW_EMPTY, "SELECT ", ", true"},
@@ -213,6 +226,25 @@ static void test_recon_table_read_has_every_column(void **state)
             snprintf(want, sizeof want, "t.%s", names[c]);
             assert_string_equal(l.item[c], want);
         }
+    }
+}
+
+/* The one-server scan passes every column on: each key column from the
+ * table's row or, for a key the period lacks, the statement's; each fact
+ * from the table's row. */
+static void test_recon_table_scan_passes_every_column(void **state)
+{
+    (void)state;
+    list l = split_before(SQL_RECON_TABLE_ROWS, "(SELECT ", ", CASE WHEN t.tenant_id IS NOT NULL");
+    assert_int_equal(l.n, NCOL);
+    for (int c = 0; c < NCOL; c++) {
+        char want[200];
+        if (c < KEY_NCOLUMNS)
+            snprintf(want, sizeof want, "coalesce(t.%s, k.%s) AS %s", names[c], names[c],
+                     names[c]);
+        else
+            snprintf(want, sizeof want, "t.%s", names[c]);
+        assert_string_equal(l.item[c], want);
     }
 }
 
@@ -243,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_recon_copy_list_is_the_tuple),
         cmocka_unit_test(test_recon_stage_is_the_copy_list),
         cmocka_unit_test(test_recon_table_read_has_every_column),
+        cmocka_unit_test(test_recon_table_scan_passes_every_column),
         cmocka_unit_test(test_import_copy_lists_are_the_tuples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
