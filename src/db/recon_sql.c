@@ -249,24 +249,17 @@ const char SQL_RECON_TABLE_RAW_EMPTY[] =
     "SELECT " RECON_TABLE_COLUMNS ", true AS listed, NULL::date AS s_day "
     "FROM {table} t WITH NO DATA";
 
-/* Around SQL_RECON_TABLE_ROWS on one server: no nested loop but the
- * LATERAL probe's (which has no other plan).  A target never analyzed (a
- * fresh import read before autovacuum came by: the nightly job) is taken
- * for a few rows, and the planner, joining them with the statement's keys
- * in a nested loop, compared every row of the period with every key:
- * 80,000 rows against 100,000 keys took 13 minutes instead of a second,
- * a million of each would take days.  The server's own setting comes back
- * afterwards. */
-const char SQL_RECON_NESTLOOP_OFF[] =
-    "SELECT set_config('idemload.recon_nestloop', current_setting('enable_nestloop'), true),"
-    "       set_config('enable_nestloop', 'off', true)";
-const char SQL_RECON_NESTLOOP_BACK[] =
-    "SELECT set_config('enable_nestloop', current_setting('idemload.recon_nestloop'), true)";
-
 /* Around SQL_RECON_KEYS: hash joins only.  The statement's rows, just
  * copied and never analyzed, were sorted whole to merge them with the few
  * keys listed more than once (0.8 s of 190k rows, twice), where a hash of
- * those keys beside one scan of the rows is all it takes. */
+ * those keys beside one scan of the rows is all it takes.  Around
+ * SQL_RECON_TABLE_ROWS on one server too (no nested loop but the probe's
+ * LATERAL, which has no other plan): a target never analyzed (a fresh
+ * import read before autovacuum came by: the nightly job) is taken for a
+ * few rows, and the planner, joining them with the statement's keys in a
+ * nested loop, compared every row of the period with every key (80,000
+ * rows against 100,000 keys: 13 minutes instead of a second).  The
+ * server's own settings come back afterwards. */
 const char SQL_RECON_HASH_ONLY[] =
     "SELECT set_config('idemload.recon_nestloop', current_setting('enable_nestloop'), true),"
     "       set_config('idemload.recon_mergejoin', current_setting('enable_mergejoin'), true),"

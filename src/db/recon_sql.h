@@ -24,8 +24,6 @@ extern const char SQL_RECON_TABLE_ROWS[];
 extern const char SQL_RECON_TABLE_PROBE[];
 extern const char SQL_RECON_TABLE_RAW_EMPTY[];
 extern const char SQL_RECON_TABLE_UNFOUND[];
-extern const char SQL_RECON_NESTLOOP_OFF[];
-extern const char SQL_RECON_NESTLOOP_BACK[];
 extern const char SQL_RECON_HASH_ONLY[];
 extern const char SQL_RECON_HASH_BACK[];
 extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];
