@@ -6,11 +6,11 @@
  * facts is seen); every later step is one set-based statement building
  * the next temporary table:
  *   raw -> sk (one row per key with its facts, and whether the key's rows
- *   disagree) -> t (the table's rows of those keys, and of the statement's
- *   (tenant, channel) pairs in the period, with their facts: one scan) ->
- *   cmp (each key of the period joined with the table's active row; the
- *   table's rows the statement lacks) -> out (each compared unit's outcome
- *   and categories) -> lines (one per discrepancy).
+ *   disagree) -> t (each key of the statement beside the table's active
+ *   row of it, and the rows of the statement's (tenant, channel) pairs in
+ *   the period that it lacks, with their facts: one scan) -> out (each
+ *   compared unit of the period's outcome and categories) -> lines (one
+ *   per discrepancy).
  * Every join with the table is on the business key, which starts with
  * tenant_id, the distribution column of a Citus target.
  */
@@ -102,16 +102,20 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "      ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) tf" \
     "   LEFT JOIN kf s ON s.kind = p.kind) "
 /* The table's rows (rows: a FROM item t with the table's columns, listed
- * and s_day) with their facts; kind: the kind of t's level in tl. */
-#define RECON_TABLE_FACTS_OF(rows, kind) \
-    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl," \
+ * and s_day) with their facts; kind: the kind of t's level in tl; PASS(p):
+ * the columns of rows passed on as they are (RECON_K_COLUMNS, or
+ * RECON_NO_COLUMNS). */
+#define RECON_NO_COLUMNS(p) ""
+#define RECON_TABLE_FACTS_OF(rows, kind, PASS) \
+    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl" \
+    PASS("v.") "," \
     "       v.currency," \
     "       pg_temp.idemload_money(v.a_text, v.a_minor, v.a_abs, " RECON_EXP("v") ", v.currency)" \
     "         AS amount," \
     "       pg_temp.idemload_money(v.f_text, v.f_minor, v.f_abs, " RECON_EXP("v") ", v.currency)" \
     "         AS fee, v.time " \
     "FROM (SELECT " KEY_LIST("b.") ", b.status, b.listed, b.s_day, b.a_decl, b.c_decl," \
-    "        b.f_decl," \
+    "        b.f_decl" PASS("b.") "," \
     "        upper(nullif(btrim(CASE WHEN b.bill" \
     "          THEN coalesce(b.s_currency_const, b.payload #>> b.s_currency_path," \
     "                        b.payload #>> b.s_currency_alt)" \
@@ -200,16 +204,31 @@ _Static_assert(KEY_NCOLUMNS == 4,
 #define RECON_EITHER_1(ID, name, member, kind, key, pos, dflt, A, B) \
     COLUMN_SEP_##pos(", ") RECON_EITHER_##key(A, B, #name)
 #define RECON_EITHER(a, b) IDEMLOAD_COLUMNS(RECON_EITHER_1, a, b)
+#define RECON_EITHER_KEYS_1(ID, name, member, kind, key, pos, dflt, A, B) \
+    COLUMN_IF_##key(COLUMN_SEP_##pos(", ") RECON_EITHER_KEY(A, B, #name))
+#define RECON_EITHER_KEYS(a, b) IDEMLOAD_COLUMNS(RECON_EITHER_KEYS_1, a, b)
+/* The statement's side of a key, passed on beside the table's row of it
+ * (k_: the key's row in idemload_recon_sk), so that the comparison reads
+ * one row per key, not the keys joined with the table's rows again (a
+ * hash of a million rows built and probed a second time: 1.9 s at 1M). */
+#define RECON_K_OF_SK \
+    ", k.file_no AS k_file_no, k.line AS k_line, k.conflicting AS k_conflicting," \
+    "  k.status AS k_status, k.received_at AS k_time, k.currency AS k_currency," \
+    "  k.amount AS k_amount, k.fee AS k_fee, k.a_decl AS k_a, k.c_decl AS k_c, k.f_decl AS k_f"
+#define RECON_K_COLUMNS(p) \
+    ", " p "k_file_no, " p "k_line, " p "k_conflicting, " p "k_status, " p "k_time, " \
+    p "k_currency, " p "k_amount, " p "k_fee, " p "k_a, " p "k_c, " p "k_f"
 /* The scan's rows: the table's rows of the widest window, each joined with
  * its key in the statement and with its pair, and every key of the
  * statement the window lacks, with its key only and listed NULL
- * (SQL_RECON_TABLE_PROBE looks for its row; SQL_RECON_TABLE_UNFOUND drops
- * it): a full join, where finding those keys afterwards took a hash of
- * every row read (an anti-join, 1.3 s at 1M keys). */
+ * (SQL_RECON_TABLE_PROBE looks for its row; one it does not find stays,
+ * the key missing from the table): a full join, where finding those keys
+ * afterwards took a hash of every row read (an anti-join, 1.3 s at 1M
+ * keys). */
 #define RECON_TABLE_SCAN \
     "(SELECT " RECON_EITHER("t", "k") \
     ", CASE WHEN t.tenant_id IS NOT NULL THEN k.tenant_id IS NOT NULL END AS listed," \
-    "        k.day AS s_day, coalesce(n.kind, '') AS lk " \
+    "        k.day AS s_day, coalesce(n.kind, '') AS lk" RECON_K_OF_SK \
     "   FROM (SELECT " RECON_TABLE_COLUMNS " FROM {table} t WHERE {active}" \
     "            AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED) \
     "            AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED) ") t " \
@@ -224,11 +243,18 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "     AND " RECON_PAIR_COVERS("p", "t") ") OFFSET 0) t"
 const char SQL_RECON_TABLE_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_t AS " RECON_NAMED_LEVELS
-    RECON_TABLE_FACTS_OF(RECON_TABLE_SCAN, "t.lk");
+    RECON_TABLE_FACTS_OF(RECON_TABLE_SCAN, "t.lk", RECON_K_COLUMNS);
 /* The statement's keys SQL_RECON_TABLE_ROWS left (listed NULL), probed in
- * the unique index: their active row, whatever its time, with its facts. */
+ * the unique index: their active row, whatever its time, with its facts,
+ * set in the key's row (listed from then on); a key whose row is not
+ * found keeps listed NULL: missing from the table. */
+#define RECON_TABLE_SIDE(p) \
+    p "status, " p "a_decl, " p "c_decl, " p "f_decl, " p "currency, " p "amount, " p "fee, " \
+    p "time"
 const char SQL_RECON_TABLE_PROBE[] =
-    "INSERT INTO idemload_recon_t " RECON_NAMED_LEVELS
+    "UPDATE idemload_recon_t u SET listed = true, (" RECON_TABLE_SIDE("") ") = "
+    "  (" RECON_TABLE_SIDE("f.") ") "
+    "FROM (" RECON_NAMED_LEVELS
     RECON_TABLE_FACTS_OF(
     "(SELECT " RECON_TABLE_COLUMNS ", true AS listed, x.s_day,"
     "        coalesce(n.kind, '') AS lk "
@@ -236,10 +262,8 @@ const char SQL_RECON_TABLE_PROBE[] =
     "     FROM {table} t WHERE " KEY_JOIN("t", "x")
     "      AND {active} LIMIT 1) t "
     "   LEFT JOIN nk n ON n.kind = split_part(t.callback_type, ':', 1) "
-    "  WHERE x.listed IS NULL) t", "t.lk");
-/* ... and the keys the scan left, each probed, dropped: the comparison
- * finds a key without its row as missing from the table. */
-const char SQL_RECON_TABLE_UNFOUND[] = "DELETE FROM idemload_recon_t WHERE listed IS NULL";
+    "  WHERE x.listed IS NULL) t", "t.lk", RECON_NO_COLUMNS) ") f "
+    "WHERE u.listed IS NULL AND " KEY_JOIN("u", "f");
 /* On one server, the table's rows are read with their facts
  * (SQL_RECON_TABLE_ROWS); idemload_recon_traw, which --repair reads its
  * mended rows into, starts empty, with the view of their facts over it
@@ -323,13 +347,20 @@ const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_tv AS " RECON_KIND_FACTS("idemload_recon_traw")
     ", " RECON_SIDE_LEVELS("(SELECT DISTINCT channel, split_part(callback_type, ':', 1) AS kind"
                            "   FROM idemload_recon_traw)")
-    RECON_TABLE_FACTS_OF("idemload_recon_traw t", "split_part(t.callback_type, ':', 1)");
+    RECON_TABLE_FACTS_OF("idemload_recon_traw t", "split_part(t.callback_type, ':', 1)",
+                         RECON_NO_COLUMNS);
 
-/* The table's rows with their facts (SQL_RECON_TABLE_VIEW), worked out
- * once for the comparison, which reads them twice (the statement's keys,
- * the rows it lacks). */
+/* On a Citus target: the table's rows with their facts
+ * (SQL_RECON_TABLE_VIEW), worked out once, each beside its key in the
+ * statement, and every key without its row (listed NULL), as
+ * SQL_RECON_TABLE_ROWS gives them on one server. */
 const char SQL_RECON_TABLE_FACTS[] =
-    "CREATE TEMP TABLE idemload_recon_t AS SELECT * FROM idemload_recon_tv";
+    "CREATE TEMP TABLE idemload_recon_t AS "
+    "SELECT " RECON_EITHER_KEYS("t", "k") ", t.status,"
+    "       CASE WHEN t.tenant_id IS NOT NULL THEN t.listed END AS listed, k.day AS s_day,"
+    "       t.a_decl, t.c_decl, t.f_decl, t.currency, t.amount, t.fee, t.time" RECON_K_OF_SK " "
+    "FROM idemload_recon_tv t FULL JOIN idemload_recon_sk k"
+    "  ON t.listed AND " KEY_JOIN("k", "t");
 const char SQL_RECON_ANALYZE_TABLE_FACTS[] = "ANALYZE idemload_recon_t";
 
 /* The statement's rows of the keys it lists more than once (few on any
@@ -505,37 +536,49 @@ const char SQL_RECON_PAIRS[] =
     "           GROUP BY c.kind HAVING count(*) = k.n_files) e) AS excluded"
     " FROM (SELECT tenant_id, channel, count(*) AS n_files FROM pf GROUP BY 1, 2) k";
 /* $1, $2: the period.  Every statement key of the period with the active
- * row of its key (whatever that row's time), then every active row of the
- * statement's (tenant, channel) pairs whose time falls in the period and
- * whose key the statement does not list in the period
- * (SQL_RECON_TABLE_ROWS read them): one it lists only on a day outside an
- * explicit --period is other_day, matched by that listing as by a
- * statement of another day (SQL_RECON_RELISTED), and counted in its day,
- * where it had fallen between the two halves and vanished. */
+ * row of its key (whatever that row's time), as idemload_recon_t holds
+ * them side by side, then every active row of the statement's (tenant,
+ * channel) pairs whose time falls in the period and whose key the
+ * statement does not list in the period (SQL_RECON_TABLE_ROWS read them):
+ * one it lists only on a day outside an explicit --period is other_day,
+ * matched by that listing as by a statement of another day
+ * (SQL_RECON_RELISTED), and counted in its day, where it had fallen
+ * between the two halves and vanished.  Only those rows the statement
+ * lacks are joined with the days it lists and the register's keys listed
+ * elsewhere: a key it lists is on a listed day and never relisted, and
+ * joining every key cost two hashes probed a million times (0.7 s). */
 #define RECON_COMPARE_ROWS \
-    "SELECT " KEY_LIST("s.") ", s.day," \
-    "       s.file_no, s.line, s.conflicting," \
-    "       true AS s_present, s.amount AS s_amount, s.currency AS s_currency," \
-    "       s.status AS s_status, s.received_at AS s_time, s.fee AS s_fee," \
-    "       t.tenant_id IS NOT NULL AS t_present, t.amount AS t_amount," \
+    "SELECT " KEY_LIST("t.") ", t.s_day AS day," \
+    "       t.k_file_no AS file_no, t.k_line AS line, t.k_conflicting AS conflicting," \
+    "       true AS s_present, t.k_amount AS s_amount, t.k_currency AS s_currency," \
+    "       t.k_status AS s_status, t.k_time AS s_time, t.k_fee AS s_fee," \
+    "       t.listed IS NOT NULL AS t_present, t.amount AS t_amount," \
     "       t.currency AS t_currency, t.status AS t_status, t.time AS t_time, t.fee AS t_fee," \
-    "       s.a_decl AND coalesce(t.a_decl, false) AS a_cmp," \
-    "       s.c_decl AND coalesce(t.c_decl, false) AS c_cmp," \
-    "       s.f_decl AND coalesce(t.f_decl, false) AS f_cmp, false AS other_day " \
-    "FROM idemload_recon_sk s LEFT JOIN idemload_recon_t t" \
-    "  ON t.listed AND " KEY_JOIN("t", "s") " " \
-    "WHERE s.day BETWEEN $1::date AND $2::date " \
-    "UNION ALL " \
-    "SELECT " KEY_LIST("t.") "," \
-    "       (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date," \
-    "       NULL, NULL, false," \
-    "       false, NULL, NULL, NULL, NULL, NULL," \
-    "       true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false," \
-    "       t.listed " \
+    "       t.k_a AND coalesce(t.a_decl, false) AS a_cmp," \
+    "       t.k_c AND coalesce(t.c_decl, false) AS c_cmp," \
+    "       t.k_f AND coalesce(t.f_decl, false) AS f_cmp, false AS other_day," \
+    "       true AS day_listed, false AS relisted " \
     "FROM idemload_recon_t t " \
-    "WHERE (NOT t.listed OR t.s_day NOT BETWEEN $1::date AND $2::date)" \
-    "  AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
-    "      BETWEEN $1::date AND $2::date"
+    "WHERE t.listed IS DISTINCT FROM false AND t.s_day BETWEEN $1::date AND $2::date " \
+    "UNION ALL " \
+    "SELECT x.*, ld.tenant_id IS NOT NULL AS day_listed," \
+    "       rl.tenant_id IS NOT NULL OR x.other_day AS relisted " \
+    "FROM (SELECT " KEY_LIST("t.") "," \
+    "        (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
+    "        NULL::integer, NULL::bigint, false," \
+    "        false, NULL::numeric, NULL::text, NULL::smallint, NULL::timestamptz, NULL::numeric," \
+    "        true, t.amount, t.currency, t.status, t.time, t.fee, false, false, false," \
+    "        t.listed AS other_day " \
+    "      FROM idemload_recon_t t " \
+    "      WHERE (NOT t.listed OR t.s_day NOT BETWEEN $1::date AND $2::date)" \
+    "        AND (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date" \
+    "            BETWEEN $1::date AND $2::date) x" \
+    " LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld" \
+    "   ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day" \
+    " LEFT JOIN idemload_recon_relisted rl" \
+    "   ON rl.tenant_id = x.tenant_id AND rl.channel = x.channel" \
+    "  AND rl.out_trade_no = x.out_trade_no AND rl.callback_type = x.callback_type" \
+    "  AND rl.day = x.day"
 
 
 /* $1, $2: the period.  The keys of the period's days, of the run's pairs,
@@ -572,9 +615,9 @@ const char SQL_RECON_ANALYZE_RELISTED[] = "ANALYZE idemload_recon_relisted";
  * the row is a currency_mismatch, not also an amount_mismatch); with none, unverified when a declared fact is
  * missing on a side, else matched.  difference: statement minus table, in
  * the major unit, when the currencies agree.  Whether a day of a pair is
- * listed is a join with the listed days (hashed), not a sub-select per
- * row: that scanned the statement's keys once for every table row the
- * statement lacks (minutes at 1M keys against 10M rows).  $1, $2: the
+ * listed is a join with the listed days (hashed, RECON_COMPARE_ROWS), not
+ * a sub-select per row: that scanned the statement's keys once for every
+ * table row the statement lacks (minutes at 1M keys against 10M rows).  $1, $2: the
  * period; the comparison is a sub-select, not a table written, analyzed
  * and read again. */
 const char SQL_RECON_CLASSIFY[] =
@@ -594,15 +637,7 @@ const char SQL_RECON_CLASSIFY[] =
     "         CASE WHEN c.s_currency IS NOT DISTINCT FROM c.t_currency OR NOT c.c_cmp"
     "              THEN c.s_amount - c.t_amount END"
     "       WHEN c.s_present THEN c.s_amount ELSE -c.t_amount END AS difference "
-    "FROM (SELECT x.*, x.s_present OR ld.tenant_id IS NOT NULL AS day_listed,"
-    "             rl.tenant_id IS NOT NULL OR x.other_day AS relisted"
-    "        FROM (" RECON_COMPARE_ROWS ") x"
-    "        LEFT JOIN (SELECT DISTINCT tenant_id, channel, day FROM idemload_recon_sk) ld"
-    "          ON ld.tenant_id = x.tenant_id AND ld.channel = x.channel AND ld.day = x.day"
-    "        LEFT JOIN idemload_recon_relisted rl ON NOT x.s_present"
-    "         AND rl.tenant_id = x.tenant_id AND rl.channel = x.channel"
-    "         AND rl.out_trade_no = x.out_trade_no AND rl.callback_type = x.callback_type"
-    "         AND rl.day = x.day) c "
+    "FROM (" RECON_COMPARE_ROWS ") c "
     "CROSS JOIN LATERAL (SELECT array_remove(ARRAY["
     "    CASE WHEN c.s_present AND NOT c.t_present THEN 'missing_in_table' END,"
     "    CASE WHEN NOT c.s_present AND c.day_listed AND NOT c.relisted"

@@ -23,7 +23,6 @@ extern const char SQL_RECON_COPY[];
 extern const char SQL_RECON_TABLE_ROWS[];
 extern const char SQL_RECON_TABLE_PROBE[];
 extern const char SQL_RECON_TABLE_RAW_EMPTY[];
-extern const char SQL_RECON_TABLE_UNFOUND[];
 extern const char SQL_RECON_HASH_ONLY[];
 extern const char SQL_RECON_HASH_BACK[];
 extern const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[];

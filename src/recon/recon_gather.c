@@ -482,7 +482,6 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
     return recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
            recon_exec(x, what, SQL_RECON_TABLE_PROBE, 0, NULL) &&
-           recon_exec(x, what, SQL_RECON_TABLE_UNFOUND, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_TABLE_RAW_EMPTY, 0, NULL) &&
            recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0,
