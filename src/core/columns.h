@@ -66,12 +66,13 @@
 #define COLUMN_INIT_TYPE_JSON "JSONB"
 #define COLUMN_INIT_TYPE_TIME "TIMESTAMPTZ"
 /* What reconcile stages each kind as (db/recon_sql.c's idemload_recon_raw):
- * the target's own type, as copy_binary_target_row sends it (the payload
- * as jsonb). */
+ * the target's own type, as copy_binary_recon_row sends it, but the
+ * payload as text (the client sends the facts read from it beside it;
+ * recon/stmt_texts.h). */
 #define COLUMN_RECON_TYPE_INT64 "bigint"
 #define COLUMN_RECON_TYPE_INT16 "smallint"
 #define COLUMN_RECON_TYPE_TEXT "text"
-#define COLUMN_RECON_TYPE_JSON "jsonb"
+#define COLUMN_RECON_TYPE_JSON "text"
 #define COLUMN_RECON_TYPE_TIME "timestamptz"
 /* The target's column types (as format_type names them) that a value of
  * each kind fits as COPY's binary format carries it (load/copy_encode.c):

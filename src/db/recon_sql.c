@@ -50,9 +50,12 @@ _Static_assert(KEY_NCOLUMNS == 4,
 #define RECON_EXP(r) "CASE WHEN " r ".currency IS NOT NULL THEN coalesce(x.exponent, 2) END"
 
 /* The statement's facts of each kind the rows of `kinds` hold (the part
- * of callback_type before ':'): its own level, else the default level;
- * then hash-joined with the rows, where a sub-select per row (a sort and a
- * limit) cost more than the rest of the facts. */
+ * of callback_type before ':'): its own level, else the default level,
+ * the first of each (as the client picks a statement row's level, lvl:
+ * recon/stmt_texts.h); then hash-joined with the table's rows, whose
+ * bills are read as the statement's rows are (RECON_SIDE_LEVELS), where a
+ * sub-select per row (a sort and a limit) cost more than the rest of the
+ * facts. */
 #define RECON_KIND_FACTS(kinds) \
     "WITH kf AS MATERIALIZED (SELECT k.kind, sf.amount_path, sf.amount_const," \
     "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
@@ -64,7 +67,8 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "   FROM (SELECT DISTINCT split_part(callback_type, ':', 1) AS kind" \
     "           FROM " kinds ") k" \
     "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
-    "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL LIMIT 1) sf) "
+    "      WHERE sf.kind IS NULL OR sf.kind = k.kind ORDER BY sf.kind IS NULL, sf.lvl" \
+    "      LIMIT 1) sf) "
 
 /* The table's rows with their facts, the most specific level of --facts
  * first (channel and kind, channel, default).  A row whose payload lacks
@@ -312,12 +316,23 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "   AND " RECON_PAIR_COVERS("p", "t") "))";
 
 /* The statement's rows with their facts and their day in the zone, as a
- * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  The
- * facts' texts are taken out of the payload once, in a sub-select the
- * planner keeps (OFFSET 0): idemload_money, inlined, names its text four
- * times, and an expression in its place would be evaluated four times.
- * rec is what makes the row one record: its transaction id where the
- * profile declares one and the row has it, else its payload (a digest). */
+ * sub-select of SQL_RECON_KEYS (never stored: only the keys are).  Each
+ * row's texts are those the client staged it with (a_text, c_text, f_text,
+ * rec_text: recon/stmt_texts.h, exactly what `payload #>> path` gives, at
+ * its level lvl of the statement's facts), or, for a row the client
+ * marked (facts_server: an escaped string, a number with an exponent, an
+ * object where a path ends), read from its payload here, as every row's
+ * were: the payload parsed as jsonb and read by path cost a second of the
+ * COPY and a second here at 1M rows.  The facts' texts are taken once, in
+ * a sub-select the planner keeps (OFFSET 0): idemload_money, inlined,
+ * names its text four times, and an expression in its place would be
+ * evaluated four times.  rec is what makes the row one record: its
+ * transaction id where the profile declares one and the row has it, else
+ * its payload (a digest of jsonb's text of it). */
+#define RECON_J "r.payload::jsonb"
+#define RECON_STAGED(staged, cnst, path, alt) \
+    "CASE WHEN r.facts_server THEN coalesce(f." cnst ", " RECON_J " #>> f." path ", " \
+    RECON_J " #>> f." alt ") ELSE r." staged " END"
 #define RECON_STATEMENT_ROWS(raw) \
     "SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
@@ -328,19 +343,20 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "FROM (SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
-    "        coalesce(f.a_decl, false) AS a_decl, coalesce(f.c_decl, false) AS c_decl," \
-    "        coalesce(f.f_decl, false) AS f_decl," \
-    "        upper(nullif(btrim(coalesce(f.currency_const, r.payload #>> f.currency_path," \
-    "                                    r.payload #>> f.currency_alt)), ''))" \
+    "        f.amount_path IS NOT NULL OR f.amount_const IS NOT NULL AS a_decl," \
+    "        f.currency_path IS NOT NULL OR f.currency_const IS NOT NULL AS c_decl," \
+    "        f.fee_path IS NOT NULL OR f.fee_const IS NOT NULL AS f_decl," \
+    "        upper(nullif(btrim(" \
+    RECON_STAGED("c_text", "currency_const", "currency_path", "currency_alt") "), ''))" \
     "          AS currency," \
-    "        coalesce(f.amount_const, r.payload #>> f.amount_path, r.payload #>> f.amount_alt)" \
-    "          AS a_text," \
+    "        " RECON_STAGED("a_text", "amount_const", "amount_path", "amount_alt") " AS a_text," \
     "        f.amount_minor, f.amount_abs," \
-    "        coalesce(f.fee_const, r.payload #>> f.fee_path, r.payload #>> f.fee_alt) AS f_text," \
+    "        " RECON_STAGED("f_text", "fee_const", "fee_path", "fee_alt") " AS f_text," \
     "        f.fee_minor, f.fee_abs," \
-    "        coalesce(r.payload #>> f.record_path, md5(r.payload::text)) AS rec" \
+    "        coalesce(CASE WHEN r.facts_server THEN " RECON_J " #>> f.record_path" \
+    "                      ELSE r.rec_text END, md5(" RECON_J "::text)) AS rec" \
     "      FROM " raw " r" \
-    "      LEFT JOIN kf f ON f.kind = split_part(r.callback_type, ':', 1) OFFSET 0) r " \
+    "      LEFT JOIN idemload_recon_sfacts f ON f.lvl = r.lvl OFFSET 0) r " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = r.currency"
 
 const char SQL_RECON_TABLE_VIEW[] =
@@ -396,7 +412,7 @@ const char SQL_RECON_ANALYZE_REPEATED[] = "ANALYZE idemload_recon_rep";
     s "file_no, " s "line, " KEY_LIST(s) ", " s "status, " s "received_at, " s "day, " \
     s "a_decl, " s "c_decl, " s "f_decl, " s "currency, " s "amount, " s "fee"
 const char SQL_RECON_KEYS[] =
-    "CREATE TEMP TABLE idemload_recon_sk AS " RECON_KIND_FACTS("idemload_recon_raw")
+    "CREATE TEMP TABLE idemload_recon_sk AS "
     "SELECT " RECON_KEY_COLUMNS("s.") ", 1::bigint AS n_rows, false AS conflicting "
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
     "        WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_rep m"
@@ -423,8 +439,7 @@ const char SQL_RECON_KEYS[] =
 const char SQL_RECON_KEYS_SHARED[] =
     "UPDATE idemload_recon_sk k SET status = coalesce(g.final_status, k.status),"
     "       conflicting = g.conflicting "
-    "FROM (" RECON_KIND_FACTS("idemload_recon_rep")
-    "  SELECT " KEY_LIST("s.") ","
+    "FROM (SELECT " KEY_LIST("s.") ","
     "         min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) AS final_status,"
     "         " RECON_KEY_DIFFERS("s.amount") " OR " RECON_KEY_DIFFERS("s.currency")
     "         OR " RECON_KEY_DIFFERS("s.status") " OR " RECON_KEY_DIFFERS("s.fee")
@@ -444,7 +459,6 @@ const char SQL_RECON_KEYS_SHARED[] =
  * callback_type), not a second pass over every row. */
 const char SQL_RECON_LISTED[] =
     "CREATE TEMP TABLE idemload_recon_listed AS "
-    RECON_KIND_FACTS("idemload_recon_rep")
     "SELECT " KEY_LIST("s.") ","
     "       (jsonb_agg(jsonb_build_object("
     "          'amount', pg_temp.idemload_render(s.amount, coalesce(x.exponent, 2)),"
@@ -471,7 +485,6 @@ const char SQL_RECON_LISTED[] =
  * 40 s; 200,000 rows: over ten minutes). */
 const char SQL_RECON_EXTRA_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_xrows AS "
-    RECON_KIND_FACTS("idemload_recon_rep")
     "SELECT " KEY_LIST("s.") ", s.currency, s.amount "
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_rep r"
     "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r")

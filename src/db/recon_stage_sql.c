@@ -57,10 +57,11 @@
 const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
     "  file_no integer NOT NULL, line bigint NOT NULL, maybe_again boolean NOT NULL,"
-    RECON_RAW_COLUMN_DEFS ");"
+    "  lvl smallint, facts_server boolean NOT NULL, a_text text, c_text text, f_text text,"
+    "  rec_text text," RECON_RAW_COLUMN_DEFS ");"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
-    "CREATE TEMP TABLE idemload_recon_sfacts (kind text,"
+    "CREATE TEMP TABLE idemload_recon_sfacts (lvl smallint, kind text,"
     "  amount_path text[], amount_const text, amount_minor boolean, amount_abs boolean,"
     "  currency_path text[], currency_const text,"
     "  fee_path text[], fee_const text, fee_minor boolean, fee_abs boolean,"
@@ -174,10 +175,12 @@ const char SQL_RECON_CCY[] =
 /* One statement level: kind (NULL: the rest), amount, currency, fee, then
  * the member each of the three is read from when the row lacks its own (a
  * profile's [C, ALT]: an older layout's column), and the member holding
- * the row's own transaction id (NULL: none declared). */
+ * the row's own transaction id (NULL: none declared); $16 its number, its
+ * index in the statement's facts, which the client stages each row with
+ * (idemload_recon_raw's lvl: recon/stmt_texts.h). */
 const char SQL_RECON_SFACTS[] =
-    "INSERT INTO idemload_recon_sfacts VALUES ($1, $2::text[], $3, $4::boolean, $5::boolean,"
-    " $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean,"
+    "INSERT INTO idemload_recon_sfacts VALUES ($16::smallint, $1, $2::text[], $3, $4::boolean,"
+    " $5::boolean, $6::text[], $7, $8::text[], $9, $10::boolean, $11::boolean,"
     " $12::text[], $13::text[], $14::text[], $15::text[])";
 
 /* One table level: channel, kind (NULL: the level above), ..., time. */
@@ -192,5 +195,6 @@ const char SQL_RECON_COVER[] =
     " SELECT $1::integer, k FROM unnest(coalesce($2::text[], ARRAY[NULL::text])) k";
 
 const char SQL_RECON_COPY[] =
-    "COPY idemload_recon_raw (file_no, line, maybe_again, " COLUMN_LIST("")
+    "COPY idemload_recon_raw (file_no, line, maybe_again, lvl, facts_server, a_text, c_text,"
+    " f_text, rec_text, " COLUMN_LIST("")
     ") FROM STDIN (FORMAT binary)";

@@ -126,26 +126,56 @@ bool copy_binary_target_row(buf *out, const row *r)
     return encode(out, false, 0, r, true);
 }
 
-bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, bool maybe_again,
-                           const row *r)
+/* A field that may be NULL (s NULL: length -1, no bytes). */
+static bool put_nullable(buf *out, const char *s, size_t n)
 {
-    /* file_no, line and maybe_again first, then the tuple
-     * copy_binary_target_row writes, whose field count (N_FIELDS) becomes
-     * three more. */
-    size_t start = out->len;
-    if (!buf_reserve(out, 2 + 8 + 12 + 5))
+    if (n > (size_t)1 << 30 || !buf_reserve(out, 4 + (s ? n : 0)))
         return false;
     char *d = out->data + out->len;
-    put16(d, N_FIELDS + 3);
+    if (!s) {
+        put32(d, UINT32_MAX);
+        out->len += 4;
+    } else {
+        out->len = (size_t)(put_text(d, s, n) - out->data);
+    }
+    return true;
+}
+
+bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
+{
+    /* The lead's fields first, then the tuple copy_binary_target_row
+     * writes (the payload as text: its facts are the lead's texts, and
+     * the server parses it only for a row it reads itself), whose field
+     * count (N_FIELDS) grows by the lead's. */
+    size_t start = out->len;
+    if (!buf_reserve(out, 2 + 8 + 12 + 5 + 6 + 5))
+        return false;
+    char *d = out->data + out->len;
+    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS);
     put32(d + 2, 4);
-    put32(d + 6, (uint32_t)file_no);
+    put32(d + 6, (uint32_t)lead->file_no);
     put32(d + 10, 8);
-    put64(d + 14, (uint64_t)line);
+    put64(d + 14, (uint64_t)lead->line);
     put32(d + 22, 1);
-    d[26] = maybe_again ? 1 : 0;
+    d[26] = lead->maybe_again ? 1 : 0;
     out->len += 27;
+    bool ok = true;
+    if (lead->level < 0) {
+        ok = put_nullable(out, NULL, 0);
+    } else {
+        d = out->data + out->len;
+        put32(d, 2);
+        put16(d + 4, (uint16_t)lead->level);
+        out->len += 6;
+    }
+    d = out->data + out->len;
+    put32(d, 1);
+    d[4] = lead->server ? 1 : 0;
+    out->len += 5;
+    for (int k = 0; ok && k < COPY_RECON_TEXTS; k++)
+        ok = put_nullable(out, lead->text[k], lead->len[k]);
     size_t body = out->len;
-    if (!encode(out, false, 0, r, true)) {
+    if (!ok || !encode(out, false, 0, r, false)) {
         out->len = start;
         return false;
     }

@@ -33,11 +33,24 @@ bool copy_binary_row(buf *out, int32_t ord, const row *r);
  * the JSON text exactly as written, which the server parses as jsonb_in
  * would). */
 bool copy_binary_target_row(buf *out, const row *r);
-/* One tuple for reconcile's idemload_recon_raw (recon_sql.h): file_no,
- * line, maybe_again (the row's key may have been listed before in the
- * run), then the columns of copy_binary_target_row. */
-bool copy_binary_recon_row(buf *out, int32_t file_no, int64_t line, bool maybe_again,
-                           const row *r);
+/* What leads a tuple for reconcile's idemload_recon_raw (recon_sql.h):
+ * file_no, line, maybe_again (the row's key may have been listed before
+ * in the run), the row's level of the statement's facts (-1: none: NULL),
+ * whether the server reads its texts from its payload, and its amount,
+ * currency, fee and record texts (NULL: SQL NULL; recon/stmt_texts.h). */
+#define COPY_RECON_TEXTS 4
+typedef struct copy_recon_lead {
+    int32_t file_no;
+    int64_t line;
+    bool maybe_again;
+    int level;
+    bool server;
+    const char *text[COPY_RECON_TEXTS];
+    size_t len[COPY_RECON_TEXTS];
+} copy_recon_lead;
+/* The lead, then the columns of copy_binary_target_row, the payload as
+ * text.  False when out of memory or a text is too long for COPY. */
+bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r);
 /* The trailer (a tuple count of -1) that ends the stream. */
 bool copy_binary_trailer(buf *out);
 

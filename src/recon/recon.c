@@ -37,6 +37,7 @@
 #include "recon/recon_render.h"
 #include "recon/recon_result.h"
 #include "recon/recon_session.h"
+#include "recon/stmt_texts.h"
 #include "rules/timezone.h"
 #include "tools/tools_shared.h"
 #include "util/clock.h"
@@ -377,6 +378,10 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const fac
         log_error("reconcile: out of memory");
         code = EXIT_INPUT;
     }
+    if (code == EXIT_OK && !(x->texts = stmt_texts_new(sf))) {
+        log_error("reconcile: out of memory");
+        code = EXIT_INPUT;
+    }
     bool ok = code == EXIT_OK && recon_stage_setup(x, x->sql_zone, grace_s, tf, sf);
     if (ok)
         ok = stage_files(x, res, rep, &code);
@@ -453,6 +458,7 @@ static void ctx_free(recon_ctx *x)
     tool_close(&x->tool);
     pipeline_reading_close(&x->reading);
     seen_free(&x->seen);
+    stmt_texts_free(x->texts);
     buf_free(&x->item);
     buf_free(&x->run);
     buf_free(&x->item_index);

@@ -4,7 +4,8 @@
  * reading thread, validation, rejects and progress line) hands every row
  * to a consumer that sends them in one binary COPY per file (in 1 MiB
  * sends, so memory stays at the reading's two chunks and one buffer).
- * Each row goes with whether its key may have been listed before in the
+ * Each row goes with its money texts, read from its payload here
+ * (stmt_texts.h), and with whether its key may have been listed before in the
  * run (import's Bloom filter of the keys, load/seen.h, over every file),
  * so that the server finds the keys listed more than once among those
  * rows' keys (SQL_RECON_REPEATED) rather than by a hash of every key
@@ -24,9 +25,13 @@
 #include "load/seen.h"
 #include "output/log.h"
 #include "pipeline/pipeline.h"
+#include "recon/stmt_texts.h"
 #include "util/exitcodes.h"
+#include "util/fault.h"
 
 #define COPY_FLUSH_BYTES (1u << 20)
+
+_Static_assert(STMT_NTEXTS == COPY_RECON_TEXTS, "the texts a row is staged with");
 
 /* The COPY of one file (the row_consumer's state): its number in the
  * staging table, the buffer sent in COPY_FLUSH_BYTES sends. */
@@ -35,6 +40,8 @@ typedef struct stage_copy {
     int32_t file_no;
     buf out;
     recon_result *res;      /* the totals the bills state grow here */
+    bool server_texts;      /* every row's texts read by the server (a
+                               test's IDEMLOAD_FAULT=recon-server-texts) */
     bool lost;              /* the database failed: the COPY is over */
 } stage_copy;
 
@@ -89,8 +96,18 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
     for (size_t k = 0; k < n; k++) {
         row r;
         chunk_get(ch, k, &r);
-        bool again = key_again(c->x, ch, k);
-        if (!copy_binary_recon_row(&c->out, c->file_no, (int64_t)r.line, again, &r))
+        copy_recon_lead lead = {.file_no = c->file_no, .line = (int64_t)r.line,
+                                .maybe_again = key_again(c->x, ch, k)};
+        stmt_row_texts tx;
+        stmt_texts_of_row(c->x->texts, r.callback_type, r.callback_type_len, r.payload,
+                          r.payload_len, &tx);
+        lead.level = tx.level;
+        lead.server = tx.server || c->server_texts;
+        if (!lead.server) {
+            memcpy(lead.text, tx.text, sizeof lead.text);
+            memcpy(lead.len, tx.len, sizeof lead.len);
+        }
+        if (!copy_binary_recon_row(&c->out, &lead, &r))
             return copy_oom(rep->path, rep);
         if (c->out.len >= COPY_FLUSH_BYTES) {
             if (!db_copy_send(c->x->tool.d, c->out.data, c->out.len))
@@ -244,7 +261,8 @@ int recon_stage_file(recon_ctx *x, size_t i, file_report *fr, recon_result *res)
         file_report_set_error(fr, "out of memory");
         return EXIT_INPUT;
     }
-    stage_copy c = {.x = x, .file_no = (int32_t)(i + 1), .out = BUF_INIT, .res = res};
+    stage_copy c = {.x = x, .file_no = (int32_t)(i + 1), .out = BUF_INIT, .res = res,
+                    .server_texts = fault_injected("recon-server-texts")};
     row_consumer use = {&c, copy_begin, copy_take, copy_end};
     int code = pipeline_read_file(x->reading, i, &use);
     buf_free(&c.out);

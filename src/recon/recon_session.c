@@ -182,8 +182,11 @@ bool recon_stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const fa
     buf alt[3] = {BUF_INIT, BUF_INIT, BUF_INIT};
     for (size_t i = 0; ok && i < sf->n; i++) {
         const stmt_facts_entry *s = &sf->e[i];
-        const char *p[15];
+        const char *p[16];
+        char lvl[24];
+        snprintf(lvl, sizeof lvl, "%zu", i);
         p[0] = s->kind;
+        p[15] = lvl;
         ok = loc_params(&s->f[FACT_AMOUNT], &pa, &p[1], &p[2]) &&
              loc_params(&s->f[FACT_CURRENCY], &pc, &p[5], &p[6]) &&
              loc_params(&s->f[FACT_FEE], &pf, &p[7], &p[8]);
@@ -196,7 +199,7 @@ bool recon_stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const fa
             ok = alt_param(&s->f[with_alt[k]], &alt[k], &p[11 + k]);
         const char *no_const;
         ok = ok && loc_params(&s->record, &pr, &p[14], &no_const);
-        ok = ok && recon_exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 15, p);
+        ok = ok && recon_exec(x, "reconcile: the statement's facts", SQL_RECON_SFACTS, 16, p);
     }
     for (int k = 0; k < 3; k++)
         buf_free(&alt[k]);

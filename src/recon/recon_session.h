@@ -22,6 +22,7 @@
 #include "util/buf.h"
 
 struct seen_filter;
+struct stmt_texts;
 
 typedef struct recon_ctx {
     const config *cfg;
@@ -41,6 +42,9 @@ typedef struct recon_ctx {
                                                every file (recon_read.c) */
     bool seen_full;                         /* past the filter's capacity: every row
                                                after is taken as maybe listed again */
+    struct stmt_texts *texts;               /* the statement's fact paths, for the
+                                               texts each row is staged with
+                                               (recon/stmt_texts.h) */
     bool failed_logged;
     bool disc_failed;                       /* the discrepancies file was not published */
 } recon_ctx;

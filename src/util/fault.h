@@ -5,7 +5,10 @@
  * the tests), nothing changes.  The names are those of fault_injected's
  * callers: copy-oom (a lane's COPY buffer), changes-oom (a chunk's
  * --changes lines), connect-oom (a connection's handle, db_connect),
- * recon-oom (reconcile's zone and kind names, before its staging).
+ * recon-oom (reconcile's zone and kind names, before its staging);
+ * recon-server-texts is no fault: every statement row's money texts are
+ * read by the server from its payload rather than by the client
+ * (recon/stmt_texts.h), so that a test compares the two readings.
  */
 #ifndef IDEMLOAD_FAULT_H
 #define IDEMLOAD_FAULT_H
