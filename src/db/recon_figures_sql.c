@@ -6,39 +6,55 @@
  */
 #include "db/recon_sql.h"
 
+/* The compared units summed once per tenant, channel, day, kind (the part
+ * of callback_type before ':'), outcome, which sides hold the unit and
+ * their currencies: how many, each side's amounts summed and counted.
+ * Every figure per day, kind and currency below is a sum of these few
+ * rows, not a pass of its own over every unit (one pass where there were
+ * three, 1.2 s at 1M keys); numeric sums of sums are exact. */
+const char SQL_RECON_GROUPS[] =
+    "CREATE TEMP TABLE idemload_recon_g AS "
+    "SELECT tenant_id, channel, day, split_part(callback_type, ':', 1) AS kind, outcome,"
+    "       s_present, t_present, s_currency, t_currency, count(*) AS n,"
+    "       sum(s_amount) AS s_sum, count(s_amount) AS s_n,"
+    "       sum(t_amount) AS t_sum, count(t_amount) AS t_n "
+    "FROM idemload_recon_out GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9";
+
 /* Per tenant, channel and day: rows on each side (the statement's every
  * row, SQL_RECON_EXTRA's included), matched, unverified, pending, and each
  * side's rows with no readable amount (in no total). */
+#define RECON_N_WHERE(cond) "coalesce(sum(n) FILTER (WHERE " cond "), 0)::bigint"
 const char SQL_RECON_DAY_FIGURES[] =
     "SELECT tenant_id, channel, day::text,"
-    "       count(*) FILTER (WHERE s_present), count(*) FILTER (WHERE t_present),"
-    "       count(*) FILTER (WHERE outcome = 'matched'),"
-    "       count(*) FILTER (WHERE outcome = 'unverified'),"
-    "       count(*) FILTER (WHERE outcome = 'pending'),"
-    "       count(*) FILTER (WHERE s_present AND s_amount IS NULL),"
-    "       count(*) FILTER (WHERE t_present AND t_amount IS NULL) "
-    "FROM (SELECT tenant_id, channel, day, s_present, t_present, outcome, s_amount, t_amount"
-    "        FROM idemload_recon_out"
-    "      UNION ALL SELECT tenant_id, channel, day, true, false, NULL, amount, NULL"
+    "       " RECON_N_WHERE("s_present") ", " RECON_N_WHERE("t_present") ","
+    "       " RECON_N_WHERE("outcome = 'matched'") ","
+    "       " RECON_N_WHERE("outcome = 'unverified'") ","
+    "       " RECON_N_WHERE("outcome = 'pending'") ","
+    "       coalesce(sum(n - s_n) FILTER (WHERE s_present), 0)::bigint,"
+    "       coalesce(sum(n - t_n) FILTER (WHERE t_present), 0)::bigint "
+    "FROM (SELECT tenant_id, channel, day, s_present, t_present, outcome, n, s_n, t_n"
+    "        FROM idemload_recon_g"
+    "      UNION ALL SELECT tenant_id, channel, day, true, false, NULL, 1,"
+    "             (amount IS NOT NULL)::int, 0"
     "        FROM idemload_recon_extra) o "
     "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
 
-/* Each side's rows of the comparison with their kind (the part of
- * callback_type before ':'), currency and amount, summed once per tenant,
- * channel, day, side ('s' or 't'), kind and currency (amount NULL when
- * none of the rows has one), with the rows and the amounts counted: every
- * figure per kind and per currency below is a sum of these few rows, not
- * a pass of its own over every row (two passes where there were eight). */
+/* Each side's rows of the comparison with their kind, currency and
+ * amount (SQL_RECON_GROUPS, and the statement's other rows of its keys),
+ * summed once per tenant, channel, day, side ('s' or 't'), kind and
+ * currency (amount NULL when none of the rows has one), with the rows and
+ * the amounts counted: every figure per kind and per currency below is a
+ * sum of these few rows. */
 const char SQL_RECON_KIND_TOTALS[] =
     "CREATE TEMP TABLE idemload_recon_kt AS "
     "SELECT tenant_id, channel, day, side, kind, currency, sum(amount) AS amount,"
-    "       count(*) AS n, count(amount) AS n_amount "
-    "FROM (SELECT tenant_id, channel, day, 's' AS side, split_part(callback_type, ':', 1) AS kind,"
-    "             s_currency AS currency, s_amount AS amount FROM idemload_recon_out WHERE s_present"
+    "       sum(n)::bigint AS n, sum(n_amount)::bigint AS n_amount "
+    "FROM (SELECT tenant_id, channel, day, 's' AS side, kind, s_currency AS currency,"
+    "             s_sum AS amount, n, s_n AS n_amount FROM idemload_recon_g WHERE s_present"
     "      UNION ALL SELECT tenant_id, channel, day, 's', split_part(callback_type, ':', 1),"
-    "             currency, amount FROM idemload_recon_extra"
-    "      UNION ALL SELECT tenant_id, channel, day, 't', split_part(callback_type, ':', 1),"
-    "             t_currency, t_amount FROM idemload_recon_out WHERE t_present) a "
+    "             currency, amount, 1, (amount IS NOT NULL)::int FROM idemload_recon_extra"
+    "      UNION ALL SELECT tenant_id, channel, day, 't', kind, t_currency, t_sum, n, t_n"
+    "        FROM idemload_recon_g WHERE t_present) a "
     "GROUP BY tenant_id, channel, day, side, kind, currency";
 
 /* Per tenant, channel, day, side and kind: each currency's amount (the

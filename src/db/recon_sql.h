@@ -94,6 +94,7 @@ extern const char SQL_RECON_REPAIR_MENDED[];
 extern const char SQL_RECON_REPAIR_INSERTED[];
 extern const char SQL_RECON_DRY_CARRIED[];
 extern const char SQL_RECON_PERIOD_AMOUNTS[];
+extern const char SQL_RECON_GROUPS[];
 extern const char SQL_RECON_KIND_TOTALS[];
 extern const char SQL_RECON_DAY_KINDS[];
 extern const char SQL_RECON_PERIOD_KINDS[];

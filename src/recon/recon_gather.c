@@ -185,7 +185,8 @@ static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
 
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
-    if (!recon_exec(x, "reconcile: the sums per kind and currency", SQL_RECON_KIND_TOTALS, 0, NULL))
+    if (!recon_exec(x, "reconcile: the outcomes summed", SQL_RECON_GROUPS, 0, NULL) ||
+        !recon_exec(x, "reconcile: the sums per kind and currency", SQL_RECON_KIND_TOTALS, 0, NULL))
         return false;
     db_result *r = recon_query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
     if (!r)
