@@ -501,16 +501,14 @@ const char SQL_RECON_EXTRA[] =
     "JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "s") " "
     "WHERE k.day BETWEEN $1::date AND $2::date";
 
-/* Per file: its rows staged minus the keys its rows represent (what the
- * deduplication took away), for the file's figures. */
-const char SQL_RECON_FILE_DEDUP[] =
-    "SELECT file_no, count(*) - coalesce((SELECT count(*) FROM idemload_recon_sk k"
-    "  WHERE k.file_no = r.file_no), 0) "
-    "FROM idemload_recon_raw r GROUP BY file_no";
-
-/* The days the statement's keys fall in, and how many keys there are. */
-const char SQL_RECON_DAYS_SPAN[] =
-    "SELECT min(day)::text, max(day)::text, count(*) FROM idemload_recon_sk";
+/* Per file: the keys its rows represent (the client counted the rows it
+ * staged: the difference is what the deduplication took away, for the
+ * file's figures), and the days they fall in.  One pass over the keys,
+ * where the staged rows were counted by a pass over every row (0.3 s at
+ * 1M) and the days by a second pass. */
+const char SQL_RECON_FILE_KEYS[] =
+    "SELECT file_no, count(*), min(day)::text, max(day)::text "
+    "FROM idemload_recon_sk GROUP BY file_no";
 
 /* $1, $2: the period.  The statement's (valid) rows outside it, not
  * compared: before the first instant of its first day in the zone, or at

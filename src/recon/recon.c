@@ -378,7 +378,8 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const fac
         log_error("reconcile: out of memory");
         code = EXIT_INPUT;
     }
-    if (code == EXIT_OK && !(x->texts = stmt_texts_new(sf))) {
+    if (code == EXIT_OK && (!(x->texts = stmt_texts_new(sf)) ||
+                            !(x->staged = calloc(cfg->n_files + 1, sizeof *x->staged)))) {
         log_error("reconcile: out of memory");
         code = EXIT_INPUT;
     }
@@ -459,6 +460,7 @@ static void ctx_free(recon_ctx *x)
     pipeline_reading_close(&x->reading);
     seen_free(&x->seen);
     stmt_texts_free(x->texts);
+    free(x->staged);
     buf_free(&x->item);
     buf_free(&x->run);
     buf_free(&x->item_index);

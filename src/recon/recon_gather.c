@@ -408,17 +408,27 @@ bool recon_stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool *
     return ok;
 }
 
-/* Per-file deduplication: rows staged minus the keys each file's row
- * represents. */
-static bool gather_dedup(recon_ctx *x, run_report *rep)
+/* Each file's rows the deduplication took away (the rows its COPY sent
+ * less the keys its rows represent), and without --period the days the
+ * statement's keys fall in, into res->from and res->to (left empty when
+ * there is no key). */
+static bool gather_files(recon_ctx *x, run_report *rep, recon_result *res)
 {
-    db_result *r = recon_query(x, "reconcile: rows per file", SQL_RECON_FILE_DEDUP, 0, NULL);
+    db_result *r = recon_query(x, "reconcile: rows per file", SQL_RECON_FILE_KEYS, 0, NULL);
     if (!r)
         return false;
     for (int i = 0; i < db_nrows(r); i++) {
         int64_t f = db_int(r, i, 0);
         if (f >= 1 && (size_t)f <= rep->n_files)
-            rep->files[f - 1].counts.rows_deduplicated = (uint64_t)db_int(r, i, 1);
+            rep->files[f - 1].counts.rows_deduplicated =
+                x->staged[f - 1] - (uint64_t)db_int(r, i, 1);
+        const char *from = db_value(r, i, 2), *to = db_value(r, i, 3);
+        if (x->cfg->period)
+            continue;
+        if (!res->from[0] || strcmp(from, res->from) < 0)
+            snprintf(res->from, sizeof res->from, "%s", from);
+        if (!res->to[0] || strcmp(to, res->to) > 0)
+            snprintf(res->to, sizeof res->to, "%s", to);
     }
     db_result_free(&r);
     return true;
@@ -516,21 +526,10 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
     if (!keyed ||
         !recon_exec(x, "reconcile: the rows of keys listed with different facts", SQL_RECON_LISTED,
                     1, (const char *const[]){RECON_LISTED_MAX_TEXT}) ||
-        !gather_dedup(x, rep))
+        !gather_files(x, rep, res))
         return false;
-    if (!x->cfg->period) {
-        db_result *r =
-            recon_query(x, "reconcile: the statement's days", SQL_RECON_DAYS_SPAN, 0, NULL);
-        if (!r)
-            return false;
-        if (!db_is_null(r, 0, 0)) {
-            snprintf(res->from, sizeof res->from, "%s", db_value(r, 0, 0));
-            snprintf(res->to, sizeof res->to, "%s", db_value(r, 0, 1));
-        }
-        db_result_free(&r);
-        if (!res->from[0])
-            return true;   /* no valid row: nothing to compare */
-    }
+    if (!x->cfg->period && !res->from[0])
+        return true;   /* no valid row: nothing to compare */
     const char *period[] = {res->from, res->to};
     db_result *r =
         recon_query(x, "reconcile: rows outside the period", SQL_RECON_OUTSIDE, 2, period);

@@ -109,6 +109,7 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
         }
         if (!copy_binary_recon_row(&c->out, &lead, &r))
             return copy_oom(rep->path, rep);
+        c->x->staged[c->file_no - 1]++;
         if (c->out.len >= COPY_FLUSH_BYTES) {
             if (!db_copy_send(c->x->tool.d, c->out.data, c->out.len))
                 return copy_failed(c);

@@ -42,6 +42,7 @@ typedef struct recon_ctx {
                                                every file (recon_read.c) */
     bool seen_full;                         /* past the filter's capacity: every row
                                                after is taken as maybe listed again */
+    uint64_t *staged;                       /* per file, the rows its COPY sent */
     struct stmt_texts *texts;               /* the statement's fact paths, for the
                                                texts each row is staged with
                                                (recon/stmt_texts.h) */
