@@ -49,6 +49,13 @@ _Static_assert(KEY_NCOLUMNS == 4,
  * scaled by a guessed exponent (JPY 951395 read as 9513.95). */
 #define RECON_EXP(r) "CASE WHEN " r ".currency IS NOT NULL THEN coalesce(x.exponent, 2) END"
 
+/* Whether a level of facts (p: its alias with the dot) declares each
+ * fact, by a path or a constant: a_decl, c_decl, f_decl. */
+#define RECON_DECLARED(p) \
+    p "amount_path IS NOT NULL OR " p "amount_const IS NOT NULL AS a_decl, " \
+    p "currency_path IS NOT NULL OR " p "currency_const IS NOT NULL AS c_decl, " \
+    p "fee_path IS NOT NULL OR " p "fee_const IS NOT NULL AS f_decl"
+
 /* The statement's facts of each kind the rows of `kinds` hold (the part
  * of callback_type before ':'): its own level, else the default level,
  * the first of each (as the client picks a statement row's level, lvl:
@@ -61,9 +68,7 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "     sf.amount_minor, sf.amount_abs, sf.currency_path, sf.currency_const," \
     "     sf.fee_path, sf.fee_const, sf.fee_minor, sf.fee_abs," \
     "     sf.amount_alt, sf.currency_alt, sf.fee_alt, sf.record_path," \
-    "     sf.amount_path IS NOT NULL OR sf.amount_const IS NOT NULL AS a_decl," \
-    "     sf.currency_path IS NOT NULL OR sf.currency_const IS NOT NULL AS c_decl," \
-    "     sf.fee_path IS NOT NULL OR sf.fee_const IS NOT NULL AS f_decl" \
+    "     " RECON_DECLARED("sf.") \
     "   FROM (SELECT DISTINCT split_part(callback_type, ':', 1) AS kind" \
     "           FROM " kinds ") k" \
     "   CROSS JOIN LATERAL (SELECT * FROM idemload_recon_sfacts sf" \
@@ -90,9 +95,7 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "     tf.amount_path, tf.amount_const, tf.amount_minor, tf.amount_abs," \
     "     tf.currency_path, tf.currency_const, tf.fee_path, tf.fee_const, tf.fee_minor," \
     "     tf.fee_abs, tf.time_path," \
-    "     tf.amount_path IS NOT NULL OR tf.amount_const IS NOT NULL AS a_decl," \
-    "     tf.currency_path IS NOT NULL OR tf.currency_const IS NOT NULL AS c_decl," \
-    "     tf.fee_path IS NOT NULL OR tf.fee_const IS NOT NULL AS f_decl," \
+    "     " RECON_DECLARED("tf.") "," \
     "     s.amount_path AS s_amount_path, s.amount_alt AS s_amount_alt," \
     "     s.amount_minor AS s_amount_minor, s.amount_abs AS s_amount_abs," \
     "     s.currency_const AS s_currency_const, s.currency_path AS s_currency_path," \
@@ -343,9 +346,7 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "FROM (SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
-    "        f.amount_path IS NOT NULL OR f.amount_const IS NOT NULL AS a_decl," \
-    "        f.currency_path IS NOT NULL OR f.currency_const IS NOT NULL AS c_decl," \
-    "        f.fee_path IS NOT NULL OR f.fee_const IS NOT NULL AS f_decl," \
+    "        " RECON_DECLARED("f.") "," \
     "        upper(nullif(btrim(" \
     RECON_STAGED("c_text", "currency_const", "currency_path", "currency_alt") "), ''))" \
     "          AS currency," \
