@@ -217,14 +217,19 @@ _Static_assert(KEY_NCOLUMNS == 4,
 /* The statement's side of a key, passed on beside the table's row of it
  * (k_: the key's row in idemload_recon_sk), so that the comparison reads
  * one row per key, not the keys joined with the table's rows again (a
- * hash of a million rows built and probed a second time: 1.9 s at 1M). */
-#define RECON_K_OF_SK \
-    ", k.file_no AS k_file_no, k.line AS k_line, k.conflicting AS k_conflicting," \
-    "  k.status AS k_status, k.received_at AS k_time, k.currency AS k_currency," \
-    "  k.amount AS k_amount, k.fee AS k_fee, k.a_decl AS k_a, k.c_decl AS k_c, k.f_decl AS k_f"
-#define RECON_K_COLUMNS(p) \
-    ", " p "k_file_no, " p "k_line, " p "k_conflicting, " p "k_status, " p "k_time, " \
-    p "k_currency, " p "k_amount, " p "k_fee, " p "k_a, " p "k_c, " p "k_f"
+ * hash of a million rows built and probed a second time: 1.9 s at 1M).
+ * One list, each column of the key's row and its name beside the table's:
+ * RECON_K_OF_SK takes them from the key (k), RECON_K_COLUMNS passes them
+ * on from a row that has them (p: its alias with the dot). */
+#define RECON_K_SIDE(X, p) \
+    X(file_no, k_file_no, p) X(line, k_line, p) X(conflicting, k_conflicting, p) \
+    X(status, k_status, p) X(received_at, k_time, p) X(currency, k_currency, p) \
+    X(amount, k_amount, p) X(fee, k_fee, p) X(a_decl, k_a, p) X(c_decl, k_c, p) \
+    X(f_decl, k_f, p)
+#define RECON_K_OF_SK_1(col, name, p) ", k." #col " AS " #name
+#define RECON_K_OF_SK RECON_K_SIDE(RECON_K_OF_SK_1, ~)
+#define RECON_K_COLUMNS_1(col, name, p) ", " p #name
+#define RECON_K_COLUMNS(p) RECON_K_SIDE(RECON_K_COLUMNS_1, p)
 /* The scan's rows: the table's rows of the widest window, each joined with
  * its key in the statement and with its pair, and every key of the
  * statement the window lacks, with its key only and listed NULL
