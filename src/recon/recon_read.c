@@ -31,8 +31,6 @@
 
 #define COPY_FLUSH_BYTES (1u << 20)
 
-_Static_assert(STMT_NTEXTS == COPY_RECON_TEXTS, "the texts a row is staged with");
-
 /* The COPY of one file (the row_consumer's state): its number in the
  * staging table, the buffer sent in COPY_FLUSH_BYTES sends. */
 typedef struct stage_copy {
@@ -98,14 +96,12 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
         chunk_get(ch, k, &r);
         copy_recon_lead lead = {.file_no = c->file_no, .line = (int64_t)r.line,
                                 .maybe_again = key_again(c->x, ch, k)};
-        stmt_row_texts tx;
         stmt_texts_of_row(c->x->texts, r.callback_type, r.callback_type_len, r.payload,
-                          r.payload_len, &tx);
-        lead.level = tx.level;
-        lead.server = tx.server || c->server_texts;
-        if (!lead.server) {
-            memcpy(lead.text, tx.text, sizeof lead.text);
-            memcpy(lead.len, tx.len, sizeof lead.len);
+                          r.payload_len, &lead);
+        if (c->server_texts && !lead.server) {
+            lead.server = true;
+            memset(lead.text, 0, sizeof lead.text);
+            memset(lead.len, 0, sizeof lead.len);
         }
         if (!copy_binary_recon_row(&c->out, &lead, &r))
             return copy_oom(rep->path, rep);

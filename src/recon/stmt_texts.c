@@ -139,9 +139,11 @@ static bool at_path(const split_path *sp, const char *payload, size_t len, const
 }
 
 void stmt_texts_of_row(const stmt_texts *p, const char *callback_type, size_t ct_len,
-                       const char *payload, size_t payload_len, stmt_row_texts *out)
+                       const char *payload, size_t payload_len, copy_recon_lead *out)
 {
-    memset(out, 0, sizeof *out);
+    out->server = false;
+    memset(out->text, 0, sizeof out->text);
+    memset(out->len, 0, sizeof out->len);
     const char *colon = memchr(callback_type, ':', ct_len);
     out->level = level_of(p, callback_type, colon ? (size_t)(colon - callback_type) : ct_len);
     if (out->level < 0)

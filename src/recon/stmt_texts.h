@@ -20,19 +20,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "load/copy_encode.h"
 #include "recon/facts.h"
 
-/* The texts of one row, in the order idemload_recon_raw stages them. */
+/* The texts of one row, in the order idemload_recon_raw stages them (a
+ * copy_recon_lead's text and len). */
 enum { STMT_AMOUNT, STMT_CURRENCY, STMT_FEE, STMT_RECORD, STMT_NTEXTS };
-
-typedef struct stmt_row_texts {
-    int level;                      /* the statement level (its index in
-                                       stmt_facts, as staged in sfacts), -1:
-                                       none applies */
-    bool server;                    /* the server reads the texts (NULL here) */
-    const char *text[STMT_NTEXTS];  /* NULL: SQL NULL */
-    size_t len[STMT_NTEXTS];
-} stmt_row_texts;
+_Static_assert(STMT_NTEXTS == COPY_RECON_TEXTS, "the texts a row is staged with");
 
 typedef struct stmt_texts stmt_texts;
 
@@ -41,11 +35,14 @@ typedef struct stmt_texts stmt_texts;
 stmt_texts *stmt_texts_new(const stmt_facts *sf);
 void stmt_texts_free(stmt_texts *p);
 
-/* Row (callback_type, payload)'s texts into *out: its level is the one of
- * its kind (callback_type before ':'), else the one for every other kind;
- * each text the level's constant, else the value at its path, else at the
- * path an older layout used, as the server's coalesce reads them. */
+/* Row (callback_type, payload)'s level and texts into the lead it is
+ * staged with (out's level, server, text and len; the rest is left as
+ * it is): its level is the one of its kind (callback_type before ':'),
+ * else the one for every other kind (-1: none); each text the level's
+ * constant, else the value at its path, else at the path an older layout
+ * used, as the server's coalesce reads them; server, with no text, when
+ * only the server can read one of them so. */
 void stmt_texts_of_row(const stmt_texts *p, const char *callback_type, size_t ct_len,
-                       const char *payload, size_t payload_len, stmt_row_texts *out);
+                       const char *payload, size_t payload_len, copy_recon_lead *out);
 
 #endif

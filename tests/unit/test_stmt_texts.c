@@ -40,18 +40,18 @@ static void setup_facts(void)
     entries[1].f[FACT_FEE].path = "fees.total";
 }
 
-static stmt_row_texts texts_of(const char *kind, const char *payload)
+static copy_recon_lead texts_of(const char *kind, const char *payload)
 {
     setup_facts();
     stmt_texts *p = stmt_texts_new(&facts);
     assert_non_null(p);
-    stmt_row_texts t;
+    copy_recon_lead t;
     stmt_texts_of_row(p, kind, strlen(kind), payload, strlen(payload), &t);
     stmt_texts_free(p);
     return t;
 }
 
-static void assert_text(const stmt_row_texts *t, int k, const char *want)
+static void assert_text(const copy_recon_lead *t, int k, const char *want)
 {
     if (!want) {
         assert_null(t->text[k]);
@@ -65,7 +65,7 @@ static void assert_text(const stmt_row_texts *t, int k, const char *want)
 static void test_other_kinds_take_the_default_level(void **state)
 {
     (void)state;
-    stmt_row_texts t = texts_of("pay:2", "{\"amount\": \"1.00\", \"currency\": \"USD\","
+    copy_recon_lead t = texts_of("pay:2", "{\"amount\": \"1.00\", \"currency\": \"USD\","
                                           " \"fees\": {\"total\": 0.50}}");
     assert_int_equal(t.level, 1);
     assert_false(t.server);
@@ -80,7 +80,7 @@ static void test_a_kind_takes_its_own_level(void **state)
     (void)state;
     /* the part before ':' is the kind; the constant wins; the record's
      * member is named with its dot, not split */
-    stmt_row_texts t = texts_of("refund:1", "{\"refund_fee\": 150, \"currency\": \"USD\","
+    copy_recon_lead t = texts_of("refund:1", "{\"refund_fee\": 150, \"currency\": \"USD\","
                                              " \"trade.id\": \"T-1\", \"trade\": {\"id\": 9}}");
     assert_int_equal(t.level, 0);
     assert_false(t.server);
@@ -95,7 +95,7 @@ static void test_a_kind_takes_its_own_level(void **state)
 static void test_the_older_layout_when_the_path_finds_nothing(void **state)
 {
     (void)state;
-    stmt_row_texts t = texts_of("pay", "{\"total\": \"7.00\", \"currency\": null}");
+    copy_recon_lead t = texts_of("pay", "{\"total\": \"7.00\", \"currency\": null}");
     assert_false(t.server);
     assert_text(&t, STMT_AMOUNT, "7.00");
     assert_text(&t, STMT_CURRENCY, NULL);
@@ -121,14 +121,14 @@ static void test_what_only_the_server_reads_leaves_it_the_row(void **state)
         "{\"amount\": \"1.00\", \"currency\": \"CNY\", \"fees\": [1]}",
     };
     for (size_t i = 0; i < sizeof payloads / sizeof *payloads; i++) {
-        stmt_row_texts t = texts_of("pay", payloads[i]);
+        copy_recon_lead t = texts_of("pay", payloads[i]);
         assert_true(t.server);
         assert_int_equal(t.level, 1);
         for (int k = 0; k < STMT_NTEXTS; k++)
             assert_null(t.text[k]);
     }
     /* the last of a key listed twice, as jsonb keeps it */
-    stmt_row_texts t = texts_of("pay", "{\"amount\": \"1\", \"amount\": \"2\"}");
+    copy_recon_lead t = texts_of("pay", "{\"amount\": \"1\", \"amount\": \"2\"}");
     assert_false(t.server);
     assert_text(&t, STMT_AMOUNT, "2");
 }
@@ -140,7 +140,7 @@ static void test_no_level_no_texts(void **state)
     stmt_facts only_refunds = {entries, 1};
     stmt_texts *p = stmt_texts_new(&only_refunds);
     assert_non_null(p);
-    stmt_row_texts t;
+    copy_recon_lead t;
     stmt_texts_of_row(p, "pay", 3, "{\"amount\": 1}", 13, &t);
     assert_int_equal(t.level, -1);
     assert_false(t.server);
