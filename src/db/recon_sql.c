@@ -109,46 +109,64 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "      ORDER BY tf.channel IS NULL, tf.kind IS NULL LIMIT 1) tf" \
     "   LEFT JOIN kf s ON s.kind = p.kind) "
 /* The table's rows (rows: a FROM item t with the table's columns, listed
- * and s_day) with their facts; kind: the kind of t's level in tl; PASS(p):
- * the columns of rows passed on as they are (RECON_K_COLUMNS, or
- * RECON_NO_COLUMNS). */
-#define RECON_NO_COLUMNS(p) ""
-#define RECON_TABLE_FACTS_OF(rows, kind, PASS) \
-    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl" \
-    PASS("v.") "," \
+ * and s_day) with their facts; kind: the kind of t's level in levels (a
+ * FROM item f with tl's columns); ccy: the currencies' exponents (a FROM
+ * item x); TIME: the row's time, RECON_TIME_FACT (its time fact read, else
+ * received_at), or RECON_TIME_TEXT (the fact's text and received_at, for
+ * the process that gathers a parallel scan's rows to read:
+ * pg_temp.idemload_time catches errors, and a parallel worker can open no
+ * subtransaction). */
+#define RECON_TIME_FACT \
+    "coalesce(CASE WHEN v.time_text IS NOT NULL THEN pg_temp.idemload_time(v.time_text) END," \
+    "         v.received_at) AS time"
+#define RECON_TIME_TEXT "v.time_text, v.received_at"
+/* Each text is taken out of the payload once, in the innermost select
+ * (a), the one whose work the workers of a parallel scan do (the selects
+ * above it run in the process that gathers the rows, as a LATERAL
+ * sub-select would); a bill's currency and fee (s_) are taken from every
+ * row, as its amount is, though only a row whose payload lacks the
+ * callback's amount uses them. */
+#define RECON_TABLE_FACTS_FROM(rows, kind, levels, ccy, TIME) \
+    "SELECT " KEY_LIST("v.") ", v.status, v.listed, v.s_day, v.a_decl, v.c_decl, v.f_decl," \
     "       v.currency," \
     "       pg_temp.idemload_money(v.a_text, v.a_minor, v.a_abs, " RECON_EXP("v") ", v.currency)" \
     "         AS amount," \
     "       pg_temp.idemload_money(v.f_text, v.f_minor, v.f_abs, " RECON_EXP("v") ", v.currency)" \
-    "         AS fee, v.time " \
+    "         AS fee, " TIME " " \
     "FROM (SELECT " KEY_LIST("b.") ", b.status, b.listed, b.s_day, b.a_decl, b.c_decl," \
-    "        b.f_decl" PASS("b.") "," \
-    "        upper(nullif(btrim(CASE WHEN b.bill" \
-    "          THEN coalesce(b.s_currency_const, b.payload #>> b.s_currency_path," \
-    "                        b.payload #>> b.s_currency_alt)" \
-    "          ELSE coalesce(b.currency_const, b.payload #>> b.currency_path) END), ''))" \
+    "        b.f_decl," \
+    "        upper(nullif(btrim(CASE WHEN b.bill THEN b.s_currency ELSE b.t_currency END), ''))" \
     "          AS currency," \
     "        CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END AS a_text," \
     "        CASE WHEN b.bill THEN b.s_amount_minor ELSE b.amount_minor END AS a_minor," \
     "        CASE WHEN b.bill THEN b.s_amount_abs ELSE b.amount_abs END AS a_abs," \
-    "        CASE WHEN b.bill THEN coalesce(b.s_fee_const, b.payload #>> b.s_fee_path," \
-    "                                       b.payload #>> b.s_fee_alt)" \
-    "             ELSE coalesce(b.fee_const, b.payload #>> b.fee_path) END AS f_text," \
+    "        CASE WHEN b.bill THEN b.s_fee ELSE b.t_fee END AS f_text," \
     "        CASE WHEN b.bill THEN b.s_fee_minor ELSE b.fee_minor END AS f_minor," \
     "        CASE WHEN b.bill THEN b.s_fee_abs ELSE b.fee_abs END AS f_abs," \
-    "        coalesce(CASE WHEN b.time_path IS NOT NULL" \
-    "                      THEN pg_temp.idemload_time(b.payload #>> b.time_path) END," \
-    "                 b.received_at) AS time" \
+    "        b.time_text, b.received_at" \
     "      FROM (SELECT a.*, a.t_amount IS NULL AND a.s_amount IS NOT NULL AS bill" \
     "              FROM (SELECT t.*, f.*," \
     "                      coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount," \
     "                      coalesce(t.payload #>> f.s_amount_path," \
-    "                               t.payload #>> f.s_amount_alt) AS s_amount" \
+    "                               t.payload #>> f.s_amount_alt) AS s_amount," \
+    "                      coalesce(f.currency_const, t.payload #>> f.currency_path)" \
+    "                        AS t_currency," \
+    "                      coalesce(f.s_currency_const, t.payload #>> f.s_currency_path," \
+    "                               t.payload #>> f.s_currency_alt) AS s_currency," \
+    "                      coalesce(f.fee_const, t.payload #>> f.fee_path) AS t_fee," \
+    "                      coalesce(f.s_fee_const, t.payload #>> f.s_fee_path," \
+    "                               t.payload #>> f.s_fee_alt) AS s_fee," \
+    "                      CASE WHEN f.time_path IS NOT NULL" \
+    "                           THEN t.payload #>> f.time_path END AS time_text" \
     "                      FROM " rows \
-    "                      JOIN tl f ON f.t_channel = t.channel" \
+    "                      JOIN " levels " ON f.t_channel = t.channel" \
     "                       AND f.t_kind = " kind " OFFSET 0) a" \
     "            OFFSET 0) b) v " \
-    "LEFT JOIN idemload_recon_ccy x ON x.code = v.currency"
+    "LEFT JOIN " ccy " ON x.code = v.currency"
+/* ... on one server's connection, reading tl (RECON_SIDE_LEVELS) and
+ * idemload_recon_ccy, temporary tables only it can read. */
+#define RECON_TABLE_FACTS_OF(rows, kind) \
+    RECON_TABLE_FACTS_FROM(rows, kind, "tl f", "idemload_recon_ccy x", RECON_TIME_FACT)
 
 /* The levels of the table's rows whose kinds are known beforehand: the
  * pairs' channels, each with every kind --facts names on either side
@@ -205,57 +223,97 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "($2::date + CASE WHEN " p " THEN 32 ELSE 1 END)::timestamp AT TIME ZONE $3"
 #define RECON_ANY_TIMED "(SELECT bool_or(timed) FROM idemload_recon_pairs)"
 /* A row of the table's read joined with a key of the statement: each key
- * column from whichever side has it, the facts from the table's. */
+ * column from whichever side has it. */
 #define RECON_EITHER_KEY(a, b, n) "coalesce(" a "." n ", " b "." n ") AS " n
-#define RECON_EITHER_FACT(a, b, n) a "." n
-#define RECON_EITHER_1(ID, name, member, kind, key, pos, dflt, A, B) \
-    COLUMN_SEP_##pos(", ") RECON_EITHER_##key(A, B, #name)
-#define RECON_EITHER(a, b) IDEMLOAD_COLUMNS(RECON_EITHER_1, a, b)
 #define RECON_EITHER_KEYS_1(ID, name, member, kind, key, pos, dflt, A, B) \
     COLUMN_IF_##key(COLUMN_SEP_##pos(", ") RECON_EITHER_KEY(A, B, #name))
 #define RECON_EITHER_KEYS(a, b) IDEMLOAD_COLUMNS(RECON_EITHER_KEYS_1, a, b)
 /* The statement's side of a key, passed on beside the table's row of it
  * (k_: the key's row in idemload_recon_sk), so that the comparison reads
  * one row per key, not the keys joined with the table's rows again (a
- * hash of a million rows built and probed a second time: 1.9 s at 1M).
- * One list, each column of the key's row and its name beside the table's:
- * RECON_K_OF_SK takes them from the key (k), RECON_K_COLUMNS passes them
- * on from a row that has them (p: its alias with the dot). */
-#define RECON_K_SIDE(X, p) \
-    X(file_no, k_file_no, p) X(line, k_line, p) X(conflicting, k_conflicting, p) \
-    X(status, k_status, p) X(received_at, k_time, p) X(currency, k_currency, p) \
-    X(amount, k_amount, p) X(fee, k_fee, p) X(a_decl, k_a, p) X(c_decl, k_c, p) \
-    X(f_decl, k_f, p)
-#define RECON_K_OF_SK_1(col, name, p) ", k." #col " AS " #name
-#define RECON_K_OF_SK RECON_K_SIDE(RECON_K_OF_SK_1, ~)
-#define RECON_K_COLUMNS_1(col, name, p) ", " p #name
-#define RECON_K_COLUMNS(p) RECON_K_SIDE(RECON_K_COLUMNS_1, p)
-/* The scan's rows: the table's rows of the widest window, each joined with
- * its key in the statement and with its pair, and every key of the
- * statement the window lacks, with its key only and listed NULL
+ * hash of a million rows built and probed a second time: 1.9 s at 1M). */
+#define RECON_K_OF_SK \
+    ", k.file_no AS k_file_no, k.line AS k_line, k.conflicting AS k_conflicting," \
+    " k.status AS k_status, k.received_at AS k_time, k.currency AS k_currency," \
+    " k.amount AS k_amount, k.fee AS k_fee, k.a_decl AS k_a, k.c_decl AS k_c," \
+    " k.f_decl AS k_f"
+/* tl's columns (RECON_SIDE_LEVELS), each with its type: the levels read
+ * as literals (SQL_RECON_LEVELS), and the FROM item of those literals
+ * (RECON_LEVELS_LITERAL).  The first row of the literals is one of NULLs,
+ * which no row's channel joins, and which types the columns. */
+#define RECON_TL_COLUMNS(F, X) \
+    F(t_channel, text) X(t_kind, text) X(amount_path, text[]) X(amount_const, text) \
+    X(amount_minor, boolean) X(amount_abs, boolean) X(currency_path, text[]) \
+    X(currency_const, text) X(fee_path, text[]) X(fee_const, text) X(fee_minor, boolean) \
+    X(fee_abs, boolean) X(time_path, text[]) X(a_decl, boolean) X(c_decl, boolean) \
+    X(f_decl, boolean) X(s_amount_path, text[]) X(s_amount_alt, text[]) \
+    X(s_amount_minor, boolean) X(s_amount_abs, boolean) X(s_currency_const, text) \
+    X(s_currency_path, text[]) X(s_currency_alt, text[]) X(s_fee_const, text) \
+    X(s_fee_path, text[]) X(s_fee_alt, text[]) X(s_fee_minor, boolean) X(s_fee_abs, boolean)
+#define RECON_TL_NAME_1(name, type) #name
+#define RECON_TL_NAME(name, type) ", " #name
+#define RECON_TL_NULL_1(name, type) "NULL::" #type
+#define RECON_TL_NULL(name, type) ", NULL::" #type
+#define RECON_TL_FORMAT_1(name, type) "%L::" #type
+#define RECON_TL_FORMAT(name, type) ", %L::" #type
+#define RECON_TL_ARG(name, type) ", f." #name
+#define RECON_TL_LIST(X) RECON_TL_COLUMNS(X##_1, X)
+#define RECON_LEVELS_LITERAL "({levels}) f (" RECON_TL_LIST(RECON_TL_NAME) ")"
+#define RECON_CCY_LITERAL "({ccys}) x (code, exponent)"
+
+/* The levels of the table's rows of the period, the kinds --facts names,
+ * and the currencies' exponents, as SQL literals that
+ * SQL_RECON_TABLE_ROWS is written with ({levels}, {kinds}, {ccys}: each a
+ * value of format's %L, quoted by the server), so that the table's rows
+ * get their facts in the parallel workers that scan the table: a worker
+ * reads no temporary table. */
+const char SQL_RECON_LEVELS[] =
+    RECON_NAMED_LEVELS
+    "SELECT 'VALUES (" RECON_TL_LIST(RECON_TL_NULL) ")'"
+    "       || coalesce(string_agg(format(', (" RECON_TL_LIST(RECON_TL_FORMAT) ")'"
+    "                                     " RECON_TL_COLUMNS(RECON_TL_ARG, RECON_TL_ARG) "),"
+    "                              ''), ''),"
+    "       format('%L::text[]', (SELECT coalesce(array_agg(kind ORDER BY kind), ARRAY[]::text[])"
+    "                               FROM nk)),"
+    "       (SELECT 'VALUES (NULL::text, NULL::integer)'"
+    "               || coalesce(string_agg(format(', (%L, %s)', code, exponent), ''), '')"
+    "          FROM idemload_recon_ccy),"
+    "       (" RECON_ANY_TIMED " IS TRUE)::text "
+    "FROM tl f";
+
+/* The scan's rows: the table's rows of the widest window, each with its
+ * facts (RECON_TABLE_FACTS_FROM, in the workers that scan it: reading them
+ * in the one process that joins took a third of the read at 1M rows),
+ * joined with its key in the statement and with its pair, and every key
+ * of the statement the window lacks, with its key only and listed NULL
  * (SQL_RECON_TABLE_PROBE looks for its row; one it does not find stays,
  * the key missing from the table): a full join, where finding those keys
  * afterwards took a hash of every row read (an anti-join, 1.3 s at 1M
- * keys). */
-#define RECON_TABLE_SCAN \
-    "(SELECT " RECON_EITHER("t", "k") \
-    ", CASE WHEN t.tenant_id IS NOT NULL THEN k.tenant_id IS NOT NULL END AS listed," \
-    "        k.day AS s_day, coalesce(n.kind, '') AS lk" RECON_K_OF_SK \
-    "   FROM (SELECT " RECON_TABLE_COLUMNS " FROM {table} t WHERE {active}" \
-    "            AND t.received_at >= " RECON_TIME_FROM(RECON_ANY_TIMED) \
-    "            AND t.received_at < " RECON_TIME_TO(RECON_ANY_TIMED) ") t " \
-    "   LEFT JOIN idemload_recon_pairs p" \
-    "     ON t.tenant_id = p.tenant_id AND t.channel = p.channel " \
-    "   FULL JOIN idemload_recon_sk k ON " KEY_JOIN("k", "t") " " \
-    "   LEFT JOIN nk n" \
-    "     ON n.kind = split_part(coalesce(t.callback_type, k.callback_type), ':', 1) " \
-    "  WHERE k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL" \
-    "     AND t.received_at >= " RECON_TIME_FROM("p.timed") \
-    "     AND t.received_at < " RECON_TIME_TO("p.timed") \
-    "     AND " RECON_PAIR_COVERS("p", "t") ") OFFSET 0) t"
+ * keys).  A row's kind of levels is one --facts names ({kinds}), else ''. */
+#define RECON_TABLE_WINDOW \
+    "(SELECT " RECON_TABLE_COLUMNS ", NULL::boolean AS listed, NULL::date AS s_day," \
+    "        CASE WHEN split_part(t.callback_type, ':', 1) = ANY ({kinds})" \
+    "             THEN split_part(t.callback_type, ':', 1) ELSE '' END AS lk" \
+    "   FROM {table} t WHERE {active}" \
+    "    AND t.received_at >= " RECON_TIME_FROM("{timed}") \
+    "    AND t.received_at < " RECON_TIME_TO("{timed}") ") t"
 const char SQL_RECON_TABLE_ROWS[] =
-    "CREATE TEMP TABLE idemload_recon_t AS " RECON_NAMED_LEVELS
-    RECON_TABLE_FACTS_OF(RECON_TABLE_SCAN, "t.lk", RECON_K_COLUMNS);
+    "CREATE TEMP TABLE idemload_recon_t AS "
+    "SELECT " RECON_EITHER_KEYS("v", "k") ", v.status,"
+    "       CASE WHEN v.tenant_id IS NOT NULL THEN k.tenant_id IS NOT NULL END AS listed,"
+    "       k.day AS s_day, v.a_decl, v.c_decl, v.f_decl" RECON_K_OF_SK ","
+    "       v.currency, v.amount, v.fee,"
+    "       coalesce(CASE WHEN v.time_text IS NOT NULL"
+    "                     THEN pg_temp.idemload_time(v.time_text) END, v.received_at) AS time "
+    "FROM (" RECON_TABLE_FACTS_FROM(RECON_TABLE_WINDOW, "t.lk", RECON_LEVELS_LITERAL,
+                                    RECON_CCY_LITERAL, RECON_TIME_TEXT)
+    " OFFSET 0) v "
+    "LEFT JOIN idemload_recon_pairs p ON v.tenant_id = p.tenant_id AND v.channel = p.channel "
+    "FULL JOIN idemload_recon_sk k ON " KEY_JOIN("k", "v") " "
+    "WHERE k.tenant_id IS NOT NULL OR (p.tenant_id IS NOT NULL"
+    "  AND v.received_at >= " RECON_TIME_FROM("p.timed")
+    "  AND v.received_at < " RECON_TIME_TO("p.timed")
+    "  AND " RECON_PAIR_COVERS("p", "v") ")";
 /* The statement's keys SQL_RECON_TABLE_ROWS left (listed NULL), probed in
  * the unique index: their active row, whatever its time, with its facts,
  * set in the key's row (listed from then on); a key whose row is not
@@ -274,7 +332,7 @@ const char SQL_RECON_TABLE_PROBE[] =
     "     FROM {table} t WHERE " KEY_JOIN("t", "x")
     "      AND {active} LIMIT 1) t "
     "   LEFT JOIN nk n ON n.kind = split_part(t.callback_type, ':', 1) "
-    "  WHERE x.listed IS NULL) t", "t.lk", RECON_NO_COLUMNS) ") f "
+    "  WHERE x.listed IS NULL) t", "t.lk") ") f "
     "WHERE u.listed IS NULL AND " KEY_JOIN("u", "f");
 /* On one server, the table's rows are read with their facts
  * (SQL_RECON_TABLE_ROWS); idemload_recon_traw, which --repair reads its
@@ -369,8 +427,7 @@ const char SQL_RECON_TABLE_VIEW[] =
     "CREATE TEMP VIEW idemload_recon_tv AS " RECON_KIND_FACTS("idemload_recon_traw")
     ", " RECON_SIDE_LEVELS("(SELECT DISTINCT channel, split_part(callback_type, ':', 1) AS kind"
                            "   FROM idemload_recon_traw)")
-    RECON_TABLE_FACTS_OF("idemload_recon_traw t", "split_part(t.callback_type, ':', 1)",
-                         RECON_NO_COLUMNS);
+    RECON_TABLE_FACTS_OF("idemload_recon_traw t", "split_part(t.callback_type, ':', 1)");
 
 /* On a Citus target: the table's rows with their facts
  * (SQL_RECON_TABLE_VIEW), worked out once, each beside its key in the

@@ -20,6 +20,7 @@ extern const char SQL_RECON_CCY[];
 extern const char SQL_RECON_SFACTS[];
 extern const char SQL_RECON_TFACTS[];
 extern const char SQL_RECON_COPY[];
+extern const char SQL_RECON_LEVELS[];
 extern const char SQL_RECON_TABLE_ROWS[];
 extern const char SQL_RECON_TABLE_PROBE[];
 extern const char SQL_RECON_TABLE_RAW_EMPTY[];

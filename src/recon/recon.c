@@ -467,6 +467,10 @@ static void ctx_free(recon_ctx *x)
     buf_free(&x->run_index);
     buf_free(&x->item_name);
     buf_free(&x->run_name);
+    buf_free(&x->levels);
+    buf_free(&x->kinds);
+    buf_free(&x->ccys);
+    buf_free(&x->timed);
     free(x->sql_zone);
     free(x->net_kinds[0]);
     free(x->net_kinds[1]);

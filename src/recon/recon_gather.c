@@ -472,6 +472,30 @@ static bool stage_relisted(recon_ctx *x, const char *const *period)
                       SQL_RECON_ANALYZE_RELISTED, 0, NULL);
 }
 
+/* The levels of facts of the pairs' channels, the kinds --facts names and
+ * the currencies' exponents, as the literals SQL_RECON_TABLE_ROWS is
+ * written with (SQL_RECON_LEVELS). */
+static bool read_levels(recon_ctx *x)
+{
+    const char *what = "reconcile: the levels of the table's facts";
+    db_result *r = recon_query(x, what, SQL_RECON_LEVELS, 0, NULL);
+    if (!r)
+        return false;
+    buf *to[] = {&x->levels, &x->kinds, &x->ccys, &x->timed};
+    bool ok = true;
+    for (int i = 0; i < 4; i++) {
+        buf_clear(to[i]);
+        ok = ok && buf_append_str(to[i], db_value(r, 0, i));
+    }
+    db_result_free(&r);
+    if (!ok) {
+        log_error("%s: out of memory", what);
+        db_set_out_of_memory(x->tool.d);
+        x->failed_logged = true;
+    }
+    return ok;
+}
+
 /* The table's rows of the statement's keys and of its pairs' period, with
  * their facts, into idemload_recon_t.  On one server (SQL_RECON_TABLE_ROWS:
  * with no nested loop but the probe's, whatever statistics the target has
@@ -490,7 +514,7 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
                recon_exec(x, "reconcile: the view of the table's facts", SQL_RECON_TABLE_VIEW, 0,
                           NULL) &&
                recon_exec(x, "reconcile: the table's facts", SQL_RECON_TABLE_FACTS, 0, NULL);
-    return recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
+    return recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) && read_levels(x) &&
            recon_exec(x, what, SQL_RECON_TABLE_ROWS, 3, rows) &&
            recon_exec(x, what, SQL_RECON_TABLE_PROBE, 0, NULL) &&
            recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL) &&

@@ -31,11 +31,17 @@ char *recon_dup_or_null(const char *s, bool *oom)
 
 bool recon_sql_render(recon_ctx *x, buf *out, const char *tmpl)
 {
-    const char *names[] = {"table", "active", "item", "run", "item_index", "run_index"};
-    const char *values[] = {x->tool.t.quoted, x->tool.t.active, buf_cstr(&x->item),
-                            buf_cstr(&x->run), buf_cstr(&x->item_index), buf_cstr(&x->run_index)};
+    const char *names[] = {"table",     "active", "item",  "run",  "item_index",
+                           "run_index", "levels", "kinds", "ccys", "timed"};
+    const char *values[] = {x->tool.t.quoted,        x->tool.t.active,
+                            buf_cstr(&x->item),      buf_cstr(&x->run),
+                            buf_cstr(&x->item_index), buf_cstr(&x->run_index),
+                            buf_cstr(&x->levels),    buf_cstr(&x->kinds),
+                            buf_cstr(&x->ccys),      buf_cstr(&x->timed)};
+    _Static_assert(sizeof names / sizeof names[0] == sizeof values / sizeof values[0],
+                   "a name for each value");
     buf_clear(out);
-    return sql_render(out, tmpl, 6, names, values);
+    return sql_render(out, tmpl, (int)(sizeof names / sizeof names[0]), names, values);
 }
 
 bool recon_interrupted(recon_ctx *x, const char *what)

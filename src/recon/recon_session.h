@@ -29,6 +29,8 @@ typedef struct recon_ctx {
     tool_ctx tool;
     buf item, run, item_index, run_index;   /* the register's names, quoted */
     buf item_name, run_name;                /* ... as text, for to_regclass */
+    buf levels, kinds, ccys, timed;         /* SQL_RECON_LEVELS' literals, for
+                                               SQL_RECON_TABLE_ROWS */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
     char window_zone[8];                    /* the first file's own window's
                                                offset (PayPal's SH), "" if none */
