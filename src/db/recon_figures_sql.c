@@ -6,20 +6,6 @@
  */
 #include "db/recon_sql.h"
 
-/* The compared units summed once per tenant, channel, day, kind (the part
- * of callback_type before ':'), outcome, which sides hold the unit and
- * their currencies: how many, each side's amounts summed and counted.
- * Every figure per day, kind and currency below is a sum of these few
- * rows, not a pass of its own over every unit (one pass where there were
- * three, 1.2 s at 1M keys); numeric sums of sums are exact. */
-const char SQL_RECON_GROUPS[] =
-    "CREATE TEMP TABLE idemload_recon_g AS "
-    "SELECT tenant_id, channel, day, split_part(callback_type, ':', 1) AS kind, outcome,"
-    "       s_present, t_present, s_currency, t_currency, count(*) AS n,"
-    "       sum(s_amount) AS s_sum, count(s_amount) AS s_n,"
-    "       sum(t_amount) AS t_sum, count(t_amount) AS t_n "
-    "FROM idemload_recon_out GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9";
-
 /* Per tenant, channel and day: rows on each side (the statement's every
  * row, SQL_RECON_EXTRA's included), matched, unverified, pending, and each
  * side's rows with no readable amount (in no total). */

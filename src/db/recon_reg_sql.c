@@ -74,7 +74,9 @@ const char SQL_RECON_REG_RESOLVE_LISTED[] =
     "      AND k.channel = i.channel AND k.out_trade_no = i.out_trade_no"
     "      AND k.callback_type = i.callback_type)";
 
-/* $1 the run, $2 the files.  The statement's keys this run compared whose
+/* $1 the run, $2 the files, $3 $4 the period.  The statement's keys this
+ * run compared (in idemload_recon_t: a key of the period, listed, its
+ * table row found) whose
  * table row counts on another day (its time in another day than the
  * statement's row): a marker item of that day, resolved as soon as made
  * (RECON_LISTED_OTHER, never a discrepancy nor listed as resolved), which
@@ -90,8 +92,10 @@ const char SQL_RECON_REG_LISTED_ELSEWHERE[] =
     "SELECT o.tenant_id, o.channel, o.out_trade_no, o.callback_type, o.t_day,"
     "  'missing_in_statement', 'resolved', ($2::jsonb) ->> (o.file_no - 1), o.line, pg_temp.idemload_now(), pg_temp.idemload_now(),"
     "  $1, $1, pg_temp.idemload_now(), $1, " RECON_LISTED_OTHER " "
-    "FROM (SELECT o.*, (o.t_time AT TIME ZONE current_setting('idemload.recon_zone'))::date"
-    "               AS t_day FROM idemload_recon_out o WHERE o.s_present AND o.t_present) o "
+    "FROM (SELECT " KEY_LIST("t.") ", t.k_file_no AS file_no, t.k_line AS line, t.s_day AS day,"
+    "             (t.time AT TIME ZONE current_setting('idemload.recon_zone'))::date AS t_day"
+    "        FROM idemload_recon_t t"
+    "       WHERE t.listed AND t.s_day BETWEEN $3::date AND $4::date) o "
     "WHERE o.t_day <> o.day"
     "  AND NOT EXISTS (SELECT 1 FROM {item} i WHERE i.state = 'resolved'"
     "      AND i.resolution IN (" RECON_LISTED_LATER ", " RECON_LISTED_OTHER ")"
@@ -104,20 +108,21 @@ const char SQL_RECON_REG_LISTED_ELSEWHERE[] =
  * reads it: the statement lists the key and the table's facts are not those
  * the item recorded (the table was corrected: "the table now agrees"), or
  * they are and the statement's changed (a corrected statement); else not
- * found again.  The comparison's row of the key is joined (hashed) once,
- * not looked up per item. */
+ * found again.  The comparison's row of the key (its row in
+ * idemload_recon_t on the statement's day: idemload_recon_out holds only
+ * the units that differ) is joined (hashed) once, not looked up per item. */
 const char SQL_RECON_REG_SUPERSEDE[] =
     "WITH gone AS (SELECT i.id,"
     "    CASE WHEN o.tenant_id IS NULL"
     "         THEN 'not found again when the day was reconciled again'"
-    "         WHEN (i.table_side IS NULL) <> NOT o.t_present"
-    "           OR (i.table_side ->> 'amount')::numeric IS DISTINCT FROM o.t_amount"
-    "           OR (i.table_side ->> 'currency') IS DISTINCT FROM o.t_currency"
-    "           OR (i.table_side ->> 'status')::int IS DISTINCT FROM o.t_status"
+    "         WHEN (i.table_side IS NULL) <> (o.listed IS NULL)"
+    "           OR (i.table_side ->> 'amount')::numeric IS DISTINCT FROM o.amount"
+    "           OR (i.table_side ->> 'currency') IS DISTINCT FROM o.currency"
+    "           OR (i.table_side ->> 'status')::int IS DISTINCT FROM o.status"
     "         THEN 'the table now agrees with the statement'"
     "         ELSE 'the statement now agrees with the table' END AS why"
-    "  FROM {item} i LEFT JOIN idemload_recon_out o ON o.s_present"
-    "   AND o.tenant_id = i.tenant_id AND o.channel = i.channel AND o.day = i.day"
+    "  FROM {item} i LEFT JOIN idemload_recon_t o"
+    "    ON o.tenant_id = i.tenant_id AND o.channel = i.channel AND o.s_day = i.day"
     "   AND o.out_trade_no = i.out_trade_no AND o.callback_type = i.callback_type"
     " WHERE i.state <> 'resolved' AND i.day BETWEEN $2::date AND $3::date"
     "  AND EXISTS (SELECT 1 FROM idemload_recon_pairs p"

@@ -185,8 +185,7 @@ static bool gather_day_money(recon_ctx *x, recon_result *res, bool *oom)
 
 static bool gather_days(recon_ctx *x, recon_result *res)
 {
-    if (!recon_exec(x, "reconcile: the outcomes summed", SQL_RECON_GROUPS, 0, NULL) ||
-        !recon_exec(x, "reconcile: the sums per kind and currency", SQL_RECON_KIND_TOTALS, 0, NULL))
+    if (!recon_exec(x, "reconcile: the sums per kind and currency", SQL_RECON_KIND_TOTALS, 0, NULL))
         return false;
     db_result *r = recon_query(x, "reconcile: the figures per day", SQL_RECON_DAY_FIGURES, 0, NULL);
     if (!r)
@@ -575,6 +574,8 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
         !recon_exec(x, "reconcile: analyzing the table's facts", SQL_RECON_ANALYZE_TABLE_FACTS, 0,
                     NULL) ||
         !stage_relisted(x, period) ||
+        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_OUT_TABLE, 2, period) ||
+        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_GROUPS_TABLE, 0, NULL) ||
         !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
         !recon_exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
                     NULL) ||

@@ -225,7 +225,7 @@ bool recon_write_register(recon_ctx *x, recon_result *res, const run_report *rep
     if (!ok)
         log_error("reconcile: out of memory");
     const char *rp[] = {run_id, res->from, res->to};
-    const char *ip[] = {run_id, paths};
+    const char *ip[] = {run_id, paths, res->from, res->to};
     ok = ok &&
          recon_exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL) &&
          recon_exec(x, "reconcile: register (resolving listed items)",
@@ -239,7 +239,7 @@ bool recon_write_register(recon_ctx *x, recon_result *res, const run_report *rep
                     res->seen_again ? SQL_RECON_REG_INSERT_NEW : SQL_RECON_REG_INSERT_ALL, 2,
                     ip) &&
          recon_exec(x, "reconcile: register (keys listed on another day than their row's)",
-                    SQL_RECON_REG_LISTED_ELSEWHERE, 2, ip) &&
+                    SQL_RECON_REG_LISTED_ELSEWHERE, 4, ip) &&
          /* the lines' cursor joins the items when some were seen again */
          (!res->seen_again ||
           recon_exec(x, "reconcile: analyzing the register", SQL_RECON_ANALYZE_ITEM, 0, NULL)) &&
