@@ -135,8 +135,7 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "         AS fee, " TIME " " \
     "FROM (SELECT " KEY_LIST("b.") ", b.status, b.listed, b.s_day, b.a_decl, b.c_decl," \
     "        b.f_decl," \
-    "        upper(nullif(btrim(CASE WHEN b.bill THEN b.s_currency ELSE b.t_currency END), ''))" \
-    "          AS currency," \
+    "        CASE WHEN b.bill THEN b.s_currency ELSE b.t_currency END AS currency," \
     "        CASE WHEN b.bill THEN b.s_amount ELSE b.t_amount END AS a_text," \
     "        CASE WHEN b.bill THEN b.s_amount_minor ELSE b.amount_minor END AS a_minor," \
     "        CASE WHEN b.bill THEN b.s_amount_abs ELSE b.amount_abs END AS a_abs," \
@@ -149,10 +148,13 @@ _Static_assert(KEY_NCOLUMNS == 4,
     "                      coalesce(f.amount_const, t.payload #>> f.amount_path) AS t_amount," \
     "                      coalesce(t.payload #>> f.s_amount_path," \
     "                               t.payload #>> f.s_amount_alt) AS s_amount," \
-    "                      coalesce(f.currency_const, t.payload #>> f.currency_path)" \
+    "                      upper(nullif(btrim(coalesce(f.currency_const," \
+    "                                                  t.payload #>> f.currency_path)), ''))" \
     "                        AS t_currency," \
-    "                      coalesce(f.s_currency_const, t.payload #>> f.s_currency_path," \
-    "                               t.payload #>> f.s_currency_alt) AS s_currency," \
+    "                      upper(nullif(btrim(coalesce(f.s_currency_const," \
+    "                                                  t.payload #>> f.s_currency_path," \
+    "                                                  t.payload #>> f.s_currency_alt)), ''))" \
+    "                        AS s_currency," \
     "                      coalesce(f.fee_const, t.payload #>> f.fee_path) AS t_fee," \
     "                      coalesce(f.s_fee_const, t.payload #>> f.s_fee_path," \
     "                               t.payload #>> f.s_fee_alt) AS s_fee," \
