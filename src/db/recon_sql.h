@@ -49,6 +49,7 @@ extern const char SQL_RECON_ANALYZE_RELISTED[];
 extern const char SQL_RECON_OUT_TABLE[];
 extern const char SQL_RECON_GROUPS_TABLE[];
 extern const char SQL_RECON_CLASSIFY[];
+extern const char SQL_RECON_CLASSIFY_SUMS[];
 extern const char SQL_RECON_LINES[];
 extern const char SQL_RECON_LINE_CURSOR[];
 extern const char SQL_RECON_LINE_CURSOR_REG[];

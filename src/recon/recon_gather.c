@@ -577,6 +577,7 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
         !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_OUT_TABLE, 2, period) ||
         !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_GROUPS_TABLE, 0, NULL) ||
         !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
+        !recon_exec(x, "reconcile: the outcomes summed", SQL_RECON_CLASSIFY_SUMS, 2, period) ||
         !recon_exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
                     NULL) ||
         !recon_exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0,
