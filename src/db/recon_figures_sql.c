@@ -26,7 +26,8 @@ const char SQL_RECON_DAY_FIGURES[] =
     "GROUP BY 1, 2, 3 ORDER BY 3, 1, 2";
 
 /* Each side's rows of the comparison with their kind, currency and
- * amount (SQL_RECON_GROUPS, and the statement's other rows of its keys),
+ * amount (idemload_recon_g: SQL_RECON_CLASSIFY_SUMS; and the statement's
+ * other rows of its keys),
  * summed once per tenant, channel, day, side ('s' or 't'), kind and
  * currency (amount NULL when none of the rows has one), with the rows and
  * the amounts counted: every figure per kind and per currency below is a

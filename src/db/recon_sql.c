@@ -8,9 +8,9 @@
  *   raw -> sk (one row per key with its facts, and whether the key's rows
  *   disagree) -> t (each key of the statement beside the table's active
  *   row of it, and the rows of the statement's (tenant, channel) pairs in
- *   the period that it lacks, with their facts: one scan) -> out (each
- *   compared unit of the period's outcome and categories) -> lines (one
- *   per discrepancy).
+ *   the period that it lacks, with their facts: one scan) -> out (the
+ *   units of the period that differ, with their outcome and categories)
+ *   and g (every unit's outcome, summed) -> lines (one per discrepancy).
  * Every join with the table is on the business key, which starts with
  * tenant_id, the distribution column of a Citus target.
  */
