@@ -61,6 +61,8 @@ extern const char SQL_RECON_DAY_AMOUNTS[];
 extern const char SQL_RECON_DAY_CATEGORIES[];
 extern const char SQL_RECON_DAY_CCY_SIDES[];
 extern const char SQL_RECON_DAY_DIFFERENCES[];
+extern const char SQL_RECON_KEY_DAYS[];
+extern const char SQL_RECON_ANALYZE_KEY_DAYS[];
 extern const char SQL_RECON_FILE_KEYS[];
 extern const char SQL_RECON_MISSING_KEYS[];
 extern const char SQL_RECON_ANALYZE_KEYS[];

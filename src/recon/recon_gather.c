@@ -413,7 +413,11 @@ bool recon_stream_lines(recon_ctx *x, recon_result *res, recon_disc **wp, bool *
  * there is no key). */
 static bool gather_files(recon_ctx *x, run_report *rep, recon_result *res)
 {
-    db_result *r = recon_query(x, "reconcile: rows per file", SQL_RECON_FILE_KEYS, 0, NULL);
+    const char *what = "reconcile: rows per file";
+    db_result *r = recon_exec(x, what, SQL_RECON_KEY_DAYS, 0, NULL) &&
+                           recon_exec(x, what, SQL_RECON_ANALYZE_KEY_DAYS, 0, NULL)
+                       ? recon_query(x, what, SQL_RECON_FILE_KEYS, 0, NULL)
+                       : NULL;
     if (!r)
         return false;
     for (int i = 0; i < db_nrows(r); i++) {
@@ -522,6 +526,22 @@ static bool read_table_rows(recon_ctx *x, const char *const *rows)
                       NULL);
 }
 
+/* Every unit of the period classified (recon_sql.c): those that differ
+ * into idemload_recon_out, all of them summed into idemload_recon_g.
+ * Hash joins only: the days each pair lists (a few rows, and the planner
+ * takes the rows the statement lacks for a few too) were joined in a
+ * nested loop, every such row against every listed day. */
+static bool classify(recon_ctx *x, const char *const period[2])
+{
+    const char *what = "reconcile: comparing and classifying";
+    return recon_exec(x, what, SQL_RECON_OUT_TABLE, 2, period) &&
+           recon_exec(x, what, SQL_RECON_GROUPS_TABLE, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_HASH_ONLY, 0, NULL) &&
+           recon_exec(x, what, SQL_RECON_CLASSIFY, 2, period) &&
+           recon_exec(x, "reconcile: the outcomes summed", SQL_RECON_CLASSIFY_SUMS, 2, period) &&
+           recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL);
+}
+
 bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
 {
     buf finals = BUF_INIT;
@@ -574,10 +594,7 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
         !recon_exec(x, "reconcile: analyzing the table's facts", SQL_RECON_ANALYZE_TABLE_FACTS, 0,
                     NULL) ||
         !stage_relisted(x, period) ||
-        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_OUT_TABLE, 2, period) ||
-        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_GROUPS_TABLE, 0, NULL) ||
-        !recon_exec(x, "reconcile: comparing and classifying", SQL_RECON_CLASSIFY, 2, period) ||
-        !recon_exec(x, "reconcile: the outcomes summed", SQL_RECON_CLASSIFY_SUMS, 2, period) ||
+        !classify(x, period) ||
         !recon_exec(x, "reconcile: the statement's other rows of its keys", SQL_RECON_EXTRA_ROWS, 0,
                     NULL) ||
         !recon_exec(x, "reconcile: analyzing the other rows", SQL_RECON_ANALYZE_EXTRA_ROWS, 0,
