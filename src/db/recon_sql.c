@@ -404,10 +404,11 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
 #define RECON_STATEMENT_ROWS(raw) \
     "SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "       r.status, r.received_at, r.day, r.a_decl, r.c_decl, r.f_decl, r.currency," \
-    "       pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
-    "                              " RECON_EXP("r") ", r.currency) AS amount," \
-    "       pg_temp.idemload_money(r.f_text, r.fee_minor, r.fee_abs," \
-    "                              " RECON_EXP("r") ", r.currency) AS fee, r.rec " \
+    "       coalesce(r.a_num, pg_temp.idemload_money(r.a_text, r.amount_minor, r.amount_abs," \
+    "                                                " RECON_EXP("r") ", r.currency)) AS amount," \
+    "       coalesce(r.f_num, pg_temp.idemload_money(r.f_text, r.fee_minor, r.fee_abs," \
+    "                                                " RECON_EXP("r") ", r.currency)) AS fee," \
+    "       r.rec " \
     "FROM (SELECT r.file_no, r.line, " KEY_LIST("r.") "," \
     "        r.status, r.received_at," \
     "        (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date AS day," \
@@ -418,7 +419,7 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "        " RECON_STAGED("a_text", "amount_const", "amount_path", "amount_alt") " AS a_text," \
     "        f.amount_minor, f.amount_abs," \
     "        " RECON_STAGED("f_text", "fee_const", "fee_path", "fee_alt") " AS f_text," \
-    "        f.fee_minor, f.fee_abs," \
+    "        f.fee_minor, f.fee_abs, r.a_num, r.f_num," \
     "        coalesce(CASE WHEN r.facts_server THEN " RECON_J " #>> f.record_path" \
     "                      ELSE r.rec_text END, md5(" RECON_J "::text)) AS rec" \
     "      FROM " raw " r" \

@@ -58,7 +58,7 @@ const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
     "  file_no integer NOT NULL, line bigint NOT NULL, maybe_again boolean NOT NULL,"
     "  lvl smallint, facts_server boolean NOT NULL, a_text text, c_text text, f_text text,"
-    "  rec_text text," RECON_RAW_COLUMN_DEFS ");"
+    "  rec_text text, a_num numeric, f_num numeric," RECON_RAW_COLUMN_DEFS ");"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (lvl smallint, kind text,"
@@ -197,5 +197,5 @@ const char SQL_RECON_COVER[] =
 
 const char SQL_RECON_COPY[] =
     "COPY idemload_recon_raw (file_no, line, maybe_again, lvl, facts_server, a_text, c_text,"
-    " f_text, rec_text, " COLUMN_LIST("")
+    " f_text, rec_text, a_num, f_num, " COLUMN_LIST("")
     ") FROM STDIN (FORMAT binary)";

@@ -3,6 +3,7 @@
  */
 #include "load/copy_encode.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "core/columns.h"
@@ -141,6 +142,85 @@ static bool put_nullable(buf *out, const char *s, size_t n)
     return true;
 }
 
+bool copy_plain_decimal(const char *s, size_t n)
+{
+    size_t i = n && s[0] == '-', digits = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        digits++;
+    if (!digits || n > COPY_PLAIN_MAX)
+        return false;
+    if (i == n)
+        return true;
+    if (s[i++] != '.' || i == n)
+        return false;
+    for (; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+/* Digit i (0: the first) of the plain decimal [s, s + n), '0' outside it. */
+static int digit_at(const char *s, size_t n, ptrdiff_t i)
+{
+    return i >= 0 && (size_t)i < n ? s[i] - '0' : 0;
+}
+
+/* A plain decimal (copy_plain_decimal) as numeric's binary form, as
+ * numeric_send writes it: the count of base-10000 digits, the weight of
+ * the first (10000^weight), the sign, the display scale (the digits after
+ * the point, which numeric_in keeps), then the digits.  Zero groups at
+ * either end are left out, and zero is positive, as the server stores
+ * them. */
+static bool put_numeric(buf *out, const char *s, size_t n, bool magnitude)
+{
+    bool negative = s[0] == '-';
+    const char *p = s + negative, *end = s + n, *dot = memchr(p, '.', (size_t)(end - p));
+    const char *int_end = dot ? dot : end;
+    while (p < int_end && *p == '0')
+        p++;
+    size_t n_int = (size_t)(int_end - p), n_frac = dot ? (size_t)(end - dot - 1) : 0;
+    /* the digits, the integer part's then the fraction's, padded to whole
+     * groups: the first group starts pad digits before them */
+    size_t pad = (4 - n_int % 4) % 4, groups = (pad + n_int + n_frac + 3) / 4;
+    int weight = (int)((pad + n_int) / 4) - 1;
+    char digits[COPY_PLAIN_MAX + 8];
+    memcpy(digits, p, n_int);
+    if (n_frac)
+        memcpy(digits + n_int, dot + 1, n_frac);
+    size_t first = 0, last = groups;
+    uint16_t g[(COPY_PLAIN_MAX + 8) / 4 + 1];
+    for (size_t k = 0; k < groups; k++) {
+        ptrdiff_t at = (ptrdiff_t)(4 * k) - (ptrdiff_t)pad;
+        g[k] = (uint16_t)(digit_at(digits, n_int + n_frac, at) * 1000 +
+                          digit_at(digits, n_int + n_frac, at + 1) * 100 +
+                          digit_at(digits, n_int + n_frac, at + 2) * 10 +
+                          digit_at(digits, n_int + n_frac, at + 3));
+    }
+    while (first < last && g[first] == 0) {
+        first++;
+        weight--;
+    }
+    while (last > first && g[last - 1] == 0)
+        last--;
+    if (first == last) {
+        weight = 0;
+        negative = false;
+    }
+    size_t nd = last - first, len = 8 + 2 * nd;
+    if (!buf_reserve(out, 4 + len))
+        return false;
+    char *d = out->data + out->len;
+    put32(d, (uint32_t)len);
+    put16(d + 4, (uint16_t)nd);
+    put16(d + 6, (uint16_t)(int16_t)weight);
+    put16(d + 8, negative && !magnitude ? 0x4000 : 0x0000);
+    put16(d + 10, (uint16_t)n_frac);
+    for (size_t k = 0; k < nd; k++)
+        put16(d + 12 + 2 * k, g[first + k]);
+    out->len += 4 + len;
+    return true;
+}
+
 bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
 {
     /* The lead's fields first, then the tuple copy_binary_target_row
@@ -151,7 +231,7 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
     if (!buf_reserve(out, 2 + 8 + 12 + 5 + 6 + 5))
         return false;
     char *d = out->data + out->len;
-    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS);
+    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS);
     put32(d + 2, 4);
     put32(d + 6, (uint32_t)lead->file_no);
     put32(d + 10, 8);
@@ -174,6 +254,9 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
     out->len += 5;
     for (int k = 0; ok && k < COPY_RECON_TEXTS; k++)
         ok = put_nullable(out, lead->text[k], lead->len[k]);
+    for (int k = 0; ok && k < COPY_RECON_NUMBERS; k++)
+        ok = lead->num[k] ? put_numeric(out, lead->num[k], lead->num_len[k], lead->magnitude[k])
+                          : put_nullable(out, NULL, 0);
     size_t body = out->len;
     if (!ok || !encode(out, false, 0, r, false)) {
         out->len = start;

@@ -36,9 +36,16 @@ bool copy_binary_target_row(buf *out, const row *r);
 /* What leads a tuple for reconcile's idemload_recon_raw (recon_sql.h):
  * file_no, line, maybe_again (the row's key may have been listed before
  * in the run), the row's level of the statement's facts (-1: none: NULL),
- * whether the server reads its texts from its payload, and its amount,
- * currency, fee and record texts (NULL: SQL NULL; recon/stmt_texts.h). */
+ * whether the server reads its texts from its payload, its amount,
+ * currency, fee and record texts (NULL: SQL NULL; recon/stmt_texts.h),
+ * then its amount and fee as numbers: each a plain decimal text
+ * (-?[0-9]+(.[0-9]+)?, at most COPY_PLAIN_MAX characters; the caller
+ * checks it, copy_plain_decimal), without its sign when magnitude, sent
+ * as numeric's binary form with exactly the value and scale numeric_in
+ * would give the text (NULL: SQL NULL). */
 #define COPY_RECON_TEXTS 4
+#define COPY_RECON_NUMBERS 2
+#define COPY_PLAIN_MAX 1000
 typedef struct copy_recon_lead {
     int32_t file_no;
     int64_t line;
@@ -47,7 +54,13 @@ typedef struct copy_recon_lead {
     bool server;
     const char *text[COPY_RECON_TEXTS];
     size_t len[COPY_RECON_TEXTS];
+    const char *num[COPY_RECON_NUMBERS];
+    size_t num_len[COPY_RECON_NUMBERS];
+    bool magnitude[COPY_RECON_NUMBERS];
 } copy_recon_lead;
+/* Is [s, s + n) a plain decimal text, as copy_recon_lead's numbers must
+ * be? */
+bool copy_plain_decimal(const char *s, size_t n);
 /* The lead, then the columns of copy_binary_target_row, the payload as
  * text.  False when out of memory or a text is too long for COPY. */
 bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r);

@@ -102,6 +102,7 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
             lead.server = true;
             memset(lead.text, 0, sizeof lead.text);
             memset(lead.len, 0, sizeof lead.len);
+            memset(lead.num, 0, sizeof lead.num);
         }
         if (!copy_binary_recon_row(&c->out, &lead, &r))
             return copy_oom(rep->path, rep);

@@ -27,7 +27,12 @@ typedef struct text_loc {
 typedef struct level {
     const char *kind;       /* NULL: every other kind */
     text_loc t[STMT_NTEXTS];
+    bool major[COPY_RECON_NUMBERS];     /* the amount, the fee: in the major unit */
+    bool magnitude[COPY_RECON_NUMBERS];
 } level;
+
+/* The texts staged as numbers too (copy_recon_lead's num), in order. */
+static const int numbered[COPY_RECON_NUMBERS] = {STMT_AMOUNT, STMT_FEE};
 
 struct stmt_texts {
     level *lv;
@@ -91,6 +96,10 @@ stmt_texts *stmt_texts_new(const stmt_facts *sf)
         level *l = &p->lv[i];
         l->kind = e->kind;
         /* the record id has no constant: SQL_RECON_SFACTS stages none */
+        l->major[0] = !e->f[FACT_AMOUNT].minor;
+        l->magnitude[0] = e->f[FACT_AMOUNT].magnitude;
+        l->major[1] = !e->f[FACT_FEE].minor;
+        l->magnitude[1] = e->f[FACT_FEE].magnitude;
         ok = ok && locate(&e->f[FACT_AMOUNT], true, &l->t[STMT_AMOUNT]) &&
              locate(&e->f[FACT_CURRENCY], true, &l->t[STMT_CURRENCY]) &&
              locate(&e->f[FACT_FEE], true, &l->t[STMT_FEE]) &&
@@ -144,6 +153,7 @@ void stmt_texts_of_row(const stmt_texts *p, const char *callback_type, size_t ct
     out->server = false;
     memset(out->text, 0, sizeof out->text);
     memset(out->len, 0, sizeof out->len);
+    memset(out->num, 0, sizeof out->num);
     const char *colon = memchr(callback_type, ':', ct_len);
     out->level = level_of(p, callback_type, colon ? (size_t)(colon - callback_type) : ct_len);
     if (out->level < 0)
@@ -164,6 +174,15 @@ void stmt_texts_of_row(const stmt_texts *p, const char *callback_type, size_t ct
             memset(out->len, 0, sizeof out->len);
             out->server = true;
             return;
+        }
+    }
+    for (int k = 0; k < COPY_RECON_NUMBERS; k++) {
+        const char *t = out->text[numbered[k]];
+        size_t n = out->len[numbered[k]];
+        if (l->major[k] && t && copy_plain_decimal(t, n)) {
+            out->num[k] = t;
+            out->num_len[k] = n;
+            out->magnitude[k] = l->magnitude[k];
         }
     }
 }

@@ -81,4 +81,73 @@ PY
 }
 check "the report is the server's reading's" same r1.json r2.json
 check "the discrepancy lines are the server's reading's" same d1.ndjson d2.ndjson
+
+# Amounts the client also stages as numbers (a plain decimal in the major
+# unit, copy_encode.h), against the server's parse of the same texts: a
+# negative zero, leading and trailing zeros, digits in every position of
+# numeric's base-10000 groups, 400 digits, and texts the server reads
+# itself (over 1,000 characters, a trailing point).  Tenant 2's pair, so
+# that the rows above are not also missing from this statement.
+long=$(printf '9%.0s' $(seq 400))
+huge="1$(printf '0%.0s' $(seq 1000)).5"
+plain() {   # plain KEY STATEMENT_AMOUNT TABLE_AMOUNT
+    printf '2,wx,%s,pay,1,"{""amount"": ""%s"", ""fee"": ""-1.50"", ""currency"": ""CNY""}",%sT03:00:00Z\n' \
+        "$1" "$2" "$D"
+    q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+       VALUES (2, 'wx', '$1', 'pay', 1, '{\"amount\": \"$3\", \"fee\": \"-1.5\", \"currency\": \"CNY\"}',
+               '${D}T03:00:00Z')" >/dev/null ||
+        fail "insert $1"
+}
+{
+    echo "$header"
+    plain P1 -0.00 0;                 plain P2 0007.50 7.5
+    plain P3 -12.3400 -12.34;         plain P4 "$long.5" "$long.50"
+    plain P5 "$huge" "$huge";         plain P6 12. 12
+    plain P7 0.00001234 0.00001235;   plain P8 99999999.99995 99999999.99996
+    plain P9 10000 10000.00;          plain P10 -5.00 5.00
+    plain P11 123456789.1 -123456789.1
+} >st2.csv
+# the same amounts as a channel's own bill, whose profile says its amounts
+# are compared as magnitudes and its fee is in minor units (fees compared:
+# the table's facts name one too)
+cat >facts.json <<'JSON'
+{"default": {"amount": {"path": "amount"}, "currency": {"path": "currency"}, "fee": {"path": "fee"}}}
+JSON
+cat >plain.json <<'JSON'
+{"name": "plain", "encoding": "utf-8", "delimiter": ",",
+ "columns": {"tenant_id": {"value": "2"}, "channel": {"value": "wx"},
+             "out_trade_no": {"from": ["key"]}, "callback_type": {"value": "pay"},
+             "status": {"value": "1"}, "received_at": {"from": ["time"]}},
+ "money": [{"kind": "pay", "amount": {"column": "amount", "magnitude": true},
+            "currency": {"value": "CNY"}, "fee": {"column": "fee", "unit": "minor"}}]}
+JSON
+python3 - "$D" >st3.csv <<'PY'
+import csv, json, sys
+out = csv.writer(sys.stdout, lineterminator="\n")
+out.writerow(["key", "amount", "fee", "time"])
+for row in csv.reader(open("st2.csv")):
+    if row[0] != "tenant_id":
+        out.writerow([row[2], json.loads(row[5])["amount"], "-150", sys.argv[1] + "T03:00:00Z"])
+PY
+# KEYS: the keys whose amounts differ; the rest must match
+differ() {
+    python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["tenant_id"] == 2]
+got = sorted(l["out_trade_no"] for l in lines if l["category"] == "amount_mismatch")
+sys.exit(0 if got == sys.argv[2].split() and len(got) == len(lines) else 1)' "$@"
+}
+for file in st2.csv st3.csv; do
+    opt=(--facts facts.json) && [ "$file" = st3.csv ] && opt+=(--profile plain.json)
+    run reconcile -d "$DB" --dry-run "${opt[@]}" --report p1.json --discrepancies e1.ndjson "$file"
+    eq "plain amounts ($file): exit 5" 5 "$RC"
+    export IDEMLOAD_FAULT=recon-server-texts
+    run reconcile -d "$DB" --dry-run "${opt[@]}" --report p2.json --discrepancies e2.ndjson "$file"
+    unset IDEMLOAD_FAULT
+    check "plain amounts ($file): the report is the server's reading's" same p1.json p2.json
+    check "plain amounts ($file): the lines are the server's reading's" same e1.ndjson e2.ndjson
+    want="P10 P11 P7 P8" && [ "$file" = st3.csv ] && want="P11 P3 P7 P8"
+    check "plain amounts ($file): the amounts that differ are $want, no other line" \
+        differ e1.ndjson "$want"
+done
 finish

@@ -79,6 +79,59 @@ static void test_one_row_bytes(void **state)
     buf_free(&out);
 }
 
+/* Which texts are plain decimals, the numbers a reconcile row carries. */
+static void test_plain_decimals(void **state)
+{
+    static const char *const plain[] = {"0", "-0", "007.50", "-12.3400", "1.0"};
+    static const char *const other[] = {"", "-", "+1", "1.", ".5", "1e3", " 1", "1,000",
+                                        "1.2.3", "--1", "0x10", "1.5 "};
+    char long_one[COPY_PLAIN_MAX + 2];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        assert_true(copy_plain_decimal(plain[i], strlen(plain[i])));
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        assert_false(copy_plain_decimal(other[i], strlen(other[i])));
+    memset(long_one, '9', sizeof long_one);
+    assert_true(copy_plain_decimal(long_one, COPY_PLAIN_MAX));
+    assert_false(copy_plain_decimal(long_one, COPY_PLAIN_MAX + 1));
+}
+
+/* A reconcile row's amount as numeric's binary form: its field's bytes
+ * (after the lead's fields: no level, no texts). */
+static void assert_numeric(const char *text, bool magnitude, const unsigned char *want,
+                           size_t n)
+{
+    row r = mkrow(1, "wx", "T1", "pay", 2, "{}", 0);
+    copy_recon_lead lead = {.file_no = 1, .line = 1, .level = -1, .num = {text},
+                            .num_len = {strlen(text)}, .magnitude = {magnitude}};
+    buf out = BUF_INIT;
+
+    assert_true(copy_binary_recon_row(&out, &lead, &r));
+    size_t at = 2 + 8 + 12 + 5 + 4 + 5 + 4 * COPY_RECON_TEXTS;
+    assert_true(out.len > at + n);
+    assert_memory_equal(out.data + at, want, n);
+    buf_free(&out);
+}
+
+static void test_numeric_fields(void **state)
+{
+    /* length; digits, weight, sign, display scale; base-10000 digits */
+    static const unsigned char neg[] = {0, 0, 0, 12, 0, 2, 0, 0, 0x40, 0, 0, 4, 0, 12, 0x0d, 0x48};
+    static const unsigned char tiny[] = {0, 0, 0, 10, 0, 1, 0xff, 0xfe, 0, 0, 0, 8, 0x04, 0xd2};
+    static const unsigned char zero[] = {0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 2};
+    static const unsigned char abs9[] = {0, 0, 0, 14, 0, 3, 0, 2, 0, 0, 0, 0,
+                                         0, 1, 0x09, 0x29, 0x1a, 0x85};
+    static const unsigned char round[] = {0, 0, 0, 10, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1};
+
+    (void)state;
+    assert_numeric("-0012.3400", false, neg, sizeof neg);
+    assert_numeric("0.00001234", false, tiny, sizeof tiny);
+    assert_numeric("-0.00", false, zero, sizeof zero);
+    assert_numeric("-123456789", true, abs9, sizeof abs9);
+    assert_numeric("10000", false, round, sizeof round);
+}
+
 /* ---- decoding, as COPY FROM (FORMAT binary) reads a tuple ---- */
 
 static uint64_t get(const unsigned char **p, int bytes)
@@ -177,6 +230,8 @@ int main(void)
         cmocka_unit_test(test_header_and_trailer),
         cmocka_unit_test(test_one_row_bytes),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_plain_decimals),
+        cmocka_unit_test(test_numeric_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

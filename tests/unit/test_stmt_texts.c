@@ -38,6 +38,7 @@ static void setup_facts(void)
     entries[1].f[FACT_AMOUNT].path_alt = "total";
     entries[1].f[FACT_CURRENCY].path = "currency";
     entries[1].f[FACT_FEE].path = "fees.total";
+    entries[1].f[FACT_FEE].magnitude = true;
 }
 
 static copy_recon_lead texts_of(const char *kind, const char *payload)
@@ -90,6 +91,31 @@ static void test_a_kind_takes_its_own_level(void **state)
     assert_text(&t, STMT_RECORD, "T-1");
     t = texts_of("refunds", "{\"amount\": \"2\"}");
     assert_int_equal(t.level, 1);
+}
+
+/* The amount and fee staged as numbers too: a plain decimal in the major
+ * unit, with the level's magnitude; nothing for one in minor units, a
+ * dressed text or one the server reads. */
+static void test_plain_major_amounts_are_numbers_too(void **state)
+{
+    (void)state;
+    copy_recon_lead t = texts_of("pay", "{\"amount\": \"-1.00\", \"fees\": {\"total\": -0.5}}");
+    assert_non_null(t.num[0]);
+    assert_memory_equal(t.num[0], "-1.00", t.num_len[0]);
+    assert_int_equal(t.num_len[0], 5);
+    assert_false(t.magnitude[0]);
+    assert_non_null(t.num[1]);
+    assert_memory_equal(t.num[1], "-0.5", t.num_len[1]);
+    assert_true(t.magnitude[1]);
+    t = texts_of("pay", "{\"amount\": \"¥1,234.50\", \"fees\": {\"total\": \"1.\"}}");
+    assert_null(t.num[0]);
+    assert_null(t.num[1]);
+    t = texts_of("refund:1", "{\"refund_fee\": 150}");
+    assert_text(&t, STMT_AMOUNT, "150");
+    assert_null(t.num[0]);
+    t = texts_of("pay", "{\"amount\": 1e3}");
+    assert_true(t.server);
+    assert_null(t.num[0]);
 }
 
 static void test_the_older_layout_when_the_path_finds_nothing(void **state)
@@ -157,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_the_older_layout_when_the_path_finds_nothing),
         cmocka_unit_test(test_what_only_the_server_reads_leaves_it_the_row),
         cmocka_unit_test(test_no_level_no_texts),
+        cmocka_unit_test(test_plain_major_amounts_are_numbers_too),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
