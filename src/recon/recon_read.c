@@ -2,7 +2,7 @@
  * recon_read.c - reads the statement's files into the reconcile session
  * (see recon_read.h): import's own reading (pipeline_read_file: the
  * reading thread, validation, rejects and progress line) hands every row
- * to a consumer that sends them in one binary COPY per file (in 1 MiB
+ * to a consumer that sends them in one binary COPY per file (in 64 KiB
  * sends, so memory stays at the reading's two chunks and one buffer).
  * Each row goes with its money texts, read from its payload here
  * (stmt_texts.h), and with whether its key may have been listed before in the
@@ -29,7 +29,11 @@
 #include "util/exitcodes.h"
 #include "util/fault.h"
 
-#define COPY_FLUSH_BYTES (1u << 20)
+/* The COPY is sent in 64 KiB pieces: a send blocks until the server has
+ * taken all but what the socket holds (about 200 KiB), and with 1 MiB
+ * sends the client built each MiB while the server, its input read,
+ * waited (the staging COPY at 1M rows: 2.5 s, now 2.2). */
+#define COPY_FLUSH_BYTES (64u << 10)
 
 /* The COPY of one file (the row_consumer's state): its number in the
  * staging table, the buffer sent in COPY_FLUSH_BYTES sends. */
