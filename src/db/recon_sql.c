@@ -5,8 +5,10 @@
  * per record (duplicates included, so a key listed twice with different
  * facts is seen); every later step is one set-based statement building
  * the next temporary table:
- *   raw -> sk (one row per key with its facts, and whether the key's rows
- *   disagree) -> t (each key of the statement beside the table's active
+ *   raw -> rep (the rows of the keys listed more than once) -> skr (those
+ *   keys settled) -> sk (one row per key with its facts, and whether the
+ *   key's rows disagree) -> kd (the keys counted per pair, day and file)
+ *   -> t (each key of the statement beside the table's active
  *   row of it, and the rows of the statement's (tenant, channel) pairs in
  *   the period that it lacks, with their facts: one scan) -> out (the
  *   units of the period that differ, with their outcome and categories)
@@ -469,11 +471,14 @@ const char SQL_RECON_ANALYZE_REPEATED[] = "ANALYZE idemload_recon_rep";
  * latest received_at, then the later file and line), and how many rows
  * list it.  A key listed once is its row: its status is its own, and its
  * rows cannot disagree (conflicting false).  The keys listed more than
- * once (SQL_RECON_REPEATED) keep their latest row (DISTINCT ON over their
- * rows alone), and SQL_RECON_KEYS_SHARED settles the rest.  Sorting every
- * row by key to deduplicate them cost two fifths of the comparison, more
- * at 1M rows, where the sort spills to disk, and a dozen window aggregates
- * per key and a digest of every row a third of what remained. */
+ * once (SQL_RECON_REPEATED) are settled first, into a table of their own
+ * (SQL_RECON_KEYS_SHARED), which every later step about them reads
+ * (SQL_RECON_LISTED, SQL_RECON_EXTRA_ROWS, SQL_RECON_EXTRA), where each
+ * scanned every key to find them (0.1 to 0.2 s apiece at 1M keys), and an
+ * update of them scanned every key once more.  Sorting every row by key to
+ * deduplicate them cost two fifths of the comparison, more at 1M rows,
+ * where the sort spills to disk, and a dozen window aggregates per key and
+ * a digest of every row a third of what remained. */
 #define RECON_KEY_COLUMNS(s) \
     s "file_no, " s "line, " KEY_LIST(s) ", " s "status, " s "received_at, " s "day, " \
     s "a_decl, " s "c_decl, " s "f_decl, " s "currency, " s "amount, " s "fee"
@@ -483,37 +488,40 @@ const char SQL_RECON_KEYS[] =
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_raw r"
     "        WHERE NOT EXISTS (SELECT 1 FROM idemload_recon_rep m"
     "                           WHERE " KEY_JOIN("m", "r") "))") ") s "
-    "UNION ALL "
-    "(SELECT DISTINCT ON (" KEY_LIST("s.") ") " RECON_KEY_COLUMNS("s.") ", m.n, false "
-    " FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
-    " JOIN (SELECT DISTINCT " KEY_LIST("") ", n FROM idemload_recon_rep) m"
-    "   ON " KEY_JOIN("m", "s")
-    " ORDER BY " KEY_LIST("s.") ", s.received_at DESC, s.file_no DESC, s.line DESC)";
+    "UNION ALL SELECT * FROM idemload_recon_skr";
 
-/* The keys listed more than once (SQL_RECON_KEYS): the status is a final
- * one that any of its rows holds ($1, the final statuses; the least of
- * them when its rows hold two, which makes the key a duplicate anyway),
- * and whether its rows disagree on a fact (amount, currency, status, fee:
+/* The keys listed more than once, each with its latest row (DISTINCT ON
+ * over their rows alone), how many rows list it, its status a final one
+ * that any of its rows holds ($1, the final statuses; the least of them
+ * when its rows hold two, which makes the key a duplicate anyway), and
+ * whether its rows disagree on a fact (amount, currency, status, fee:
  * values that differ, or a value some rows have and others lack) or are
  * different records (rec differs: two charges of one order, with the same
  * amount, are two payments, not one listed twice); min <> max over the
  * key's rows is "more than one distinct value".  Only those keys' rows
- * get their facts worked out (a hash of the keys beside one scan of the
- * rows). */
+ * get their facts worked out. */
 #define RECON_KEY_DIFFERS(f) "min(" f ") <> max(" f ")"
 #define RECON_KEY_PARTIAL(f) "count(" f ") NOT IN (0, count(*))"
 const char SQL_RECON_KEYS_SHARED[] =
-    "UPDATE idemload_recon_sk k SET status = coalesce(g.final_status, k.status),"
-    "       conflicting = g.conflicting "
-    "FROM (SELECT " KEY_LIST("s.") ","
+    "CREATE TEMP TABLE idemload_recon_skr AS "
+    "SELECT w.file_no, w.line, " KEY_LIST("w.") ", coalesce(g.final_status, w.status) AS status,"
+    "       w.received_at, w.day, w.a_decl, w.c_decl, w.f_decl, w.currency, w.amount, w.fee,"
+    "       w.n AS n_rows, g.conflicting "
+    "FROM (SELECT DISTINCT ON (" KEY_LIST("s.") ") " RECON_KEY_COLUMNS("s.") ", m.n"
+    "        FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
+    "        JOIN (SELECT DISTINCT " KEY_LIST("") ", n FROM idemload_recon_rep) m"
+    "          ON " KEY_JOIN("m", "s")
+    "       ORDER BY " KEY_LIST("s.") ", s.received_at DESC, s.file_no DESC, s.line DESC) w "
+    "JOIN (SELECT " KEY_LIST("s.") ","
     "         min(s.status) FILTER (WHERE s.status = ANY ($1::smallint[])) AS final_status,"
     "         " RECON_KEY_DIFFERS("s.amount") " OR " RECON_KEY_DIFFERS("s.currency")
     "         OR " RECON_KEY_DIFFERS("s.status") " OR " RECON_KEY_DIFFERS("s.fee")
     "         OR " RECON_KEY_PARTIAL("s.amount") " OR " RECON_KEY_PARTIAL("s.currency")
     "         OR " RECON_KEY_PARTIAL("s.fee") " OR " RECON_KEY_DIFFERS("s.rec") " AS conflicting"
-    "    FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
-    "   GROUP BY " KEY_LIST("s.") ") g "
-    "WHERE k.n_rows > 1 AND " KEY_JOIN("k", "g");
+    "       FROM (" RECON_STATEMENT_ROWS("idemload_recon_rep") ") s"
+    "      GROUP BY " KEY_LIST("s.") ") g"
+    "  ON " KEY_JOIN("g", "w");
+const char SQL_RECON_ANALYZE_SHARED[] = "ANALYZE idemload_recon_skr";
 
 /* The rows of each key listed with facts that disagree
  * (duplicate_in_statement), each with its facts, so that its line shows
@@ -536,7 +544,7 @@ const char SQL_RECON_LISTED[] =
     "FROM (SELECT s.*, row_number() OVER (PARTITION BY " KEY_LIST("s.")
     "                                       ORDER BY s.file_no, s.line) AS n"
     "        FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_rep r"
-    "                JOIN idemload_recon_sk k ON k.conflicting AND " KEY_JOIN("k", "r") ")")
+    "                JOIN idemload_recon_skr k ON k.conflicting AND " KEY_JOIN("k", "r") ")")
     ") s) s "
     "LEFT JOIN idemload_recon_ccy x ON x.code = s.currency "
     "GROUP BY " KEY_LIST("s.");
@@ -553,7 +561,7 @@ const char SQL_RECON_EXTRA_ROWS[] =
     "CREATE TEMP TABLE idemload_recon_xrows AS "
     "SELECT " KEY_LIST("s.") ", s.currency, s.amount "
     "FROM (" RECON_STATEMENT_ROWS("(SELECT r.* FROM idemload_recon_rep r"
-    "        JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "r")
+    "        JOIN idemload_recon_skr k ON " KEY_JOIN("k", "r")
     "         AND (k.file_no, k.line) <> (r.file_no, r.line))") ") s";
 
 const char SQL_RECON_ANALYZE_EXTRA_ROWS[] = "ANALYZE idemload_recon_xrows";
@@ -564,7 +572,7 @@ const char SQL_RECON_EXTRA[] =
     "CREATE TEMP TABLE idemload_recon_extra AS "
     "SELECT k.tenant_id, k.channel, k.day, k.callback_type, s.currency, s.amount "
     "FROM idemload_recon_xrows s "
-    "JOIN idemload_recon_sk k ON k.n_rows > 1 AND " KEY_JOIN("k", "s") " "
+    "JOIN idemload_recon_skr k ON " KEY_JOIN("k", "s") " "
     "WHERE k.day BETWEEN $1::date AND $2::date";
 
 /* The statement's keys counted per tenant, channel, day and file: the

@@ -35,6 +35,7 @@ extern const char SQL_RECON_REPEATED[];
 extern const char SQL_RECON_ANALYZE_REPEATED[];
 extern const char SQL_RECON_KEYS[];
 extern const char SQL_RECON_KEYS_SHARED[];
+extern const char SQL_RECON_ANALYZE_SHARED[];
 extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_EXTRA_ROWS[];
 extern const char SQL_RECON_ANALYZE_EXTRA_ROWS[];

@@ -559,11 +559,12 @@ bool recon_compare(recon_ctx *x, recon_result *res, run_report *rep)
                  recon_exec(x, what, SQL_RECON_ANALYZE_RAW, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_REPEATED, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_ANALYZE_REPEATED, 0, NULL) &&
+                 recon_exec(x, "reconcile: the keys listed more than once", SQL_RECON_KEYS_SHARED,
+                            1, (const char *const[]){buf_cstr(&finals)}) &&
+                 recon_exec(x, what, SQL_RECON_ANALYZE_SHARED, 0, NULL) &&
                  recon_exec(x, what, SQL_RECON_KEYS, 0, NULL) &&
                  recon_exec(x, "reconcile: analyzing the statement", SQL_RECON_ANALYZE_KEYS, 0,
                             NULL) &&
-                 recon_exec(x, "reconcile: the keys listed more than once", SQL_RECON_KEYS_SHARED,
-                            1, (const char *const[]){buf_cstr(&finals)}) &&
                  recon_exec(x, what, SQL_RECON_HASH_BACK, 0, NULL);
     buf_free(&finals);
     if (!keyed ||
