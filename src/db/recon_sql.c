@@ -617,10 +617,14 @@ const char SQL_RECON_OUTSIDE[] =
  * channel (at any level that applies to it: then its rows' time is not
  * received_at), and the kinds every file of the pair leaves out
  * (idemload_recon_cover; NULL: none; a WeChat SUCCESS bill and a REFUND
- * bill of one pair, read together, leave out none). */
+ * bill of one pair, read together, leave out none).  Every row's pair and
+ * file is its key's (idemload_recon_kd) unless its key is listed more than
+ * once (idemload_recon_rep holds all of those rows): read from those two,
+ * not from every row again (0.25 s at 1M). */
 const char SQL_RECON_PAIRS[] =
     "CREATE TEMP TABLE idemload_recon_pairs AS"
-    " WITH pf AS (SELECT DISTINCT tenant_id, channel, file_no FROM idemload_recon_raw"
+    " WITH pf AS (SELECT tenant_id, channel, file_no FROM idemload_recon_kd"
+    "             UNION SELECT tenant_id, channel, file_no FROM idemload_recon_rep"
     "             UNION SELECT $1::bigint, $2::text, c.file_no FROM idemload_recon_cover c"
     "              WHERE $1 IS NOT NULL AND $2 IS NOT NULL)"
     " SELECT k.tenant_id, k.channel, EXISTS (SELECT 1 FROM idemload_recon_tfacts f"
