@@ -231,7 +231,7 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
     if (!buf_reserve(out, 2 + 8 + 12 + 5 + 6 + 5))
         return false;
     char *d = out->data + out->len;
-    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS);
+    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 1);
     put32(d + 2, 4);
     put32(d + 6, (uint32_t)lead->file_no);
     put32(d + 10, 8);
@@ -257,6 +257,13 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
     for (int k = 0; ok && k < COPY_RECON_NUMBERS; k++)
         ok = lead->num[k] ? put_numeric(out, lead->num[k], lead->num_len[k], lead->magnitude[k])
                           : put_nullable(out, NULL, 0);
+    if (ok && lead->has_day && (ok = buf_reserve(out, 8))) {
+        put32(out->data + out->len, 4);
+        put32(out->data + out->len + 4, (uint32_t)lead->day);
+        out->len += 8;
+    } else if (ok) {
+        ok = put_nullable(out, NULL, 0);
+    }
     size_t body = out->len;
     if (!ok || !encode(out, false, 0, r, false)) {
         out->len = start;

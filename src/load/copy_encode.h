@@ -42,7 +42,8 @@ bool copy_binary_target_row(buf *out, const row *r);
  * (-?[0-9]+(.[0-9]+)?, at most COPY_PLAIN_MAX characters; the caller
  * checks it, copy_plain_decimal), without its sign when magnitude, sent
  * as numeric's binary form with exactly the value and scale numeric_in
- * would give the text (NULL: SQL NULL). */
+ * would give the text (NULL: SQL NULL), then its day in the period's zone
+ * when has_day (PostgreSQL's date: days since 2000-01-01; else NULL). */
 #define COPY_RECON_TEXTS 4
 #define COPY_RECON_NUMBERS 2
 #define COPY_PLAIN_MAX 1000
@@ -57,6 +58,8 @@ typedef struct copy_recon_lead {
     const char *num[COPY_RECON_NUMBERS];
     size_t num_len[COPY_RECON_NUMBERS];
     bool magnitude[COPY_RECON_NUMBERS];
+    bool has_day;
+    int32_t day;
 } copy_recon_lead;
 /* Is [s, s + n) a plain decimal text, as copy_recon_lead's numbers must
  * be? */

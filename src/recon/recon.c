@@ -37,6 +37,7 @@
 #include "recon/recon_render.h"
 #include "recon/recon_result.h"
 #include "recon/recon_session.h"
+#include "rules/timezone.h"
 #include "recon/stmt_texts.h"
 #include "rules/timezone.h"
 #include "tools/tools_shared.h"
@@ -295,7 +296,11 @@ static bool window_zone(recon_ctx *x, recon_result *res)
     free(x->sql_zone);
     x->sql_zone = sql;
     const char *set[] = {x->sql_zone};
-    return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set);
+    /* the rows' days were staged in the zone before: the server works
+     * them out again, in this one */
+    return recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_ZONE, 1, set) &&
+           (!x->days_staged ||
+            recon_exec(x, "reconcile: the bill's own zone", SQL_RECON_DAYS_UNSTAGED, 0, NULL));
 }
 
 /* Stages each file in turn (recon_stage_file): the first that fails stops
@@ -392,6 +397,7 @@ static int reconcile(recon_ctx *x, recon_result *res, run_report *rep, const fac
     if (code != EXIT_OK)
         return code;
     x->sql_zone = recon_zone_for_sql(res->zone);
+    x->days_staged = tz_fixed_offset(res->zone && *res->zone ? res->zone : "UTC", &x->days_east);
     x->net_kinds[0] = recon_kind_names_json(cfg, "refund");
     x->net_kinds[1] = recon_kind_names_json(cfg, "revoked");
     if (!x->sql_zone || !x->net_kinds[0] || !x->net_kinds[1] || fault_injected("recon-oom")) {

@@ -42,8 +42,8 @@ typedef struct stage_copy {
     int32_t file_no;
     buf out;
     recon_result *res;      /* the totals the bills state grow here */
-    bool server_texts;      /* every row's texts read by the server (a
-                               test's IDEMLOAD_FAULT=recon-server-texts) */
+    bool server_texts;      /* every row's texts and day read by the server
+                               (a test's IDEMLOAD_FAULT=recon-server-texts) */
     bool lost;              /* the database failed: the COPY is over */
 } stage_copy;
 
@@ -90,6 +90,18 @@ static bool key_again(recon_ctx *x, const chunk *ch, size_t i)
     return x->seen_full || seen_add(x->seen, chunk_key_hash64(ch, i));
 }
 
+/* The day of the instant us (microseconds since 1970-01-01 UTC) in the
+ * fixed offset east (seconds east of UTC), as PostgreSQL's date counts
+ * days (since 2000-01-01): what (received_at AT TIME ZONE zone)::date
+ * gives for that offset. */
+static int32_t day_in(int64_t us, int32_t east)
+{
+    const int64_t day_us = INT64_C(86400000000);
+    int64_t local = us + (int64_t)east * 1000000;
+    int64_t days = local / day_us - (local % day_us < 0);
+    return (int32_t)(days - 10957);
+}
+
 /* Every valid row of the chunk, in file order, into the COPY. */
 static int copy_take(void *st, const chunk *ch, file_report *rep)
 {
@@ -99,11 +111,14 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
         row r;
         chunk_get(ch, k, &r);
         copy_recon_lead lead = {.file_no = c->file_no, .line = (int64_t)r.line,
-                                .maybe_again = key_again(c->x, ch, k)};
+                                .maybe_again = key_again(c->x, ch, k),
+                                .has_day = c->x->days_staged,
+                                .day = day_in(r.received_us, c->x->days_east)};
         stmt_texts_of_row(c->x->texts, r.callback_type, r.callback_type_len, r.payload,
                           r.payload_len, &lead);
         if (c->server_texts && !lead.server) {
             lead.server = true;
+            lead.has_day = false;
             memset(lead.text, 0, sizeof lead.text);
             memset(lead.len, 0, sizeof lead.len);
             memset(lead.num, 0, sizeof lead.num);

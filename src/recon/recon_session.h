@@ -32,6 +32,9 @@ typedef struct recon_ctx {
     buf levels, kinds, ccys, timed;         /* SQL_RECON_LEVELS' literals, for
                                                SQL_RECON_TABLE_ROWS */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    bool days_staged;                       /* rows are staged with their day in */
+    int32_t days_east;                      /* ... this fixed offset (seconds east
+                                               of UTC), the zone's when staged */
     char window_zone[8];                    /* the first file's own window's
                                                offset (PayPal's SH), "" if none */
     char reg_state[16];                     /* recon_register_state's answer; "" until asked */

@@ -150,4 +150,29 @@ for file in st2.csv st3.csv; do
     check "plain amounts ($file): the amounts that differ are $want, no other line" \
         differ e1.ndjson "$want"
 done
+
+# Each row's day in the period's zone, which the client stages where the
+# zone is a fixed offset (recon_read.c): the instants either side of a
+# midnight in zones east and west of UTC, before 2000 and before 1970,
+# against the server's own reading of the same rows.
+day_row() { printf '3,wx,%s,pay,1,"{""amount"": ""1.00"", ""currency"": ""CNY""}",%s\n' "$1" "$2"; }
+{
+    echo "$header"
+    day_row D1 2026-11-19T15:59:59.999999Z; day_row D2 2026-11-19T16:00:00Z
+    day_row D3 2026-11-20T05:29:59Z;        day_row D4 2026-11-20T05:30:00Z
+    day_row D5 1999-12-31T23:59:59Z;        day_row D6 2000-01-01T00:00:00Z
+    day_row D7 1969-12-31T23:59:59.5Z;      day_row D8 1970-01-01T00:00:00Z
+} >st4.csv
+for zone in +08:00 -05:30 Z Asia/Shanghai; do
+    run reconcile -d "$DB" --dry-run --timezone "$zone" --report q1.json st4.csv
+    export IDEMLOAD_FAULT=recon-server-texts
+    run reconcile -d "$DB" --dry-run --timezone "$zone" --report q2.json st4.csv
+    unset IDEMLOAD_FAULT
+    check "days in $zone: the report is the server's reading's" same q1.json q2.json
+done
+run reconcile -d "$DB" --dry-run --timezone -05:30 --report q1.json st4.csv
+check "days in -05:30: each instant on its side of midnight" python3 -c '
+import json, sys
+days = {d["day"]: d["statement"]["rows"] for d in json.load(open("q1.json"))["reconciliation"]["days"]}
+sys.exit(0 if days == {"1969-12-31": 2, "1999-12-31": 2, "2026-11-19": 3, "2026-11-20": 1} else 1)'
 finish

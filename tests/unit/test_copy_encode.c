@@ -132,6 +132,26 @@ static void test_numeric_fields(void **state)
     assert_numeric("10000", false, round, sizeof round);
 }
 
+/* The day after the numbers: PostgreSQL's date, or NULL. */
+static void test_recon_day_field(void **state)
+{
+    row r = mkrow(1, "wx", "T1", "pay", 2, "{}", 0);
+    copy_recon_lead lead = {.file_no = 1, .line = 1, .level = -1, .has_day = true, .day = -1};
+    buf out = BUF_INIT;
+    size_t at = 2 + 8 + 12 + 5 + 4 + 5 + 4 * COPY_RECON_TEXTS + 4 * COPY_RECON_NUMBERS;
+    static const unsigned char day[] = {0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff};
+    static const unsigned char none[] = {0xff, 0xff, 0xff, 0xff};
+
+    (void)state;
+    assert_true(copy_binary_recon_row(&out, &lead, &r));
+    assert_memory_equal(out.data + at, day, sizeof day);
+    buf_clear(&out);
+    lead.has_day = false;
+    assert_true(copy_binary_recon_row(&out, &lead, &r));
+    assert_memory_equal(out.data + at, none, sizeof none);
+    buf_free(&out);
+}
+
 /* ---- decoding, as COPY FROM (FORMAT binary) reads a tuple ---- */
 
 static uint64_t get(const unsigned char **p, int bytes)
@@ -232,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_plain_decimals),
         cmocka_unit_test(test_numeric_fields),
+        cmocka_unit_test(test_recon_day_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,12 +149,12 @@ static void assert_columns_after(const list *l, const char *const *lead)
 #define assert_columns(l, ...) assert_columns_after(l, (const char *const[]){__VA_ARGS__, NULL})
 
 /* Column definitions "name type ... NOT NULL": the names.  Only the
- * texts and numbers reconcile stages beside a row (and its level) may be
- * NULL. */
+ * texts, numbers and day reconcile stages beside a row (and its level)
+ * may be NULL. */
 static list def_names(const list *defs)
 {
     static const char *const nullable[] = {"lvl ",      "a_text ", "c_text ", "f_text ",
-                                           "rec_text ", "a_num ",  "f_num "};
+                                           "rec_text ", "a_num ",  "f_num ",  "day "};
     list l = {0};
     for (int i = 0; i < defs->n; i++) {
         const char *d = defs->item[i];
@@ -189,13 +189,13 @@ static void test_recon_copy_list_is_the_tuple(void **state)
     buf out = BUF_INIT;
     copy_recon_lead lead = {.file_no = 3, .line = 12, .maybe_again = true, .level = 1,
                             .text = {"1.00", NULL, "0.01", "T1"}, .len = {4, 0, 4, 2},
-                            .num = {"1.00"}, .num_len = {4}};
+                            .num = {"1.00"}, .num_len = {4}, .has_day = true, .day = 9800};
     assert_true(copy_binary_recon_row(&out, &lead, &r));
     list l = split_after(SQL_RECON_COPY, "COPY idemload_recon_raw (", ")");
     assert_int_equal(l.n, tuple_fields(&out));
-    assert_int_equal(l.n, NCOL + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS);
+    assert_int_equal(l.n, NCOL + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 1);
     assert_columns(&l, "file_no", "line", "maybe_again", "lvl", "facts_server", "a_text",
-                   "c_text", "f_text", "rec_text", "a_num", "f_num");
+                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day");
     buf_free(&out);
 }
 
@@ -205,7 +205,7 @@ static void test_recon_stage_is_the_copy_list(void **state)
     list defs = split_after(SQL_RECON_SETUP, "CREATE TEMP TABLE idemload_recon_raw (", ");");
     list l = def_names(&defs);
     assert_columns(&l, "file_no", "line", "maybe_again", "lvl", "facts_server", "a_text",
-                   "c_text", "f_text", "rec_text", "a_num", "f_num");
+                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day");
     /* the payload is staged as text, the form copy_binary_recon_row sends */
     for (int i = 0; i < defs.n; i++)
         if (strcmp(l.item[i], "payload") == 0)
