@@ -398,7 +398,10 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
  * names its text four times, and an expression in its place would be
  * evaluated four times.  rec is what makes the row one record: its
  * transaction id where the profile declares one and the row has it, else
- * its payload (a digest of jsonb's text of it).  Its day is the one the
+ * its payload (a digest of jsonb's text of it).  Its currency is the text
+ * the client staged where it cleaned it (c_clean: trimmed of spaces and
+ * upper-cased, in ASCII, as upper(nullif(btrim())) would: 0.3 s at 1M
+ * rows), else cleaned here.  Its day is the one the
  * client staged it with where the zone is a fixed offset (0.45 s of the
  * keys at 1M rows: the zone's name read again for every row), else
  * worked out here. */
@@ -419,8 +422,8 @@ const char SQL_RECON_TABLE_ROWS_DISTRIBUTED[] =
     "        coalesce(r.day, (r.received_at AT TIME ZONE current_setting('idemload.recon_zone'))::date)" \
     "          AS day," \
     "        " RECON_DECLARED("f.") "," \
-    "        upper(nullif(btrim(" \
-    RECON_STAGED("c_text", "currency_const", "currency_path", "currency_alt") "), ''))" \
+    "        CASE WHEN r.c_clean THEN r.c_text ELSE upper(nullif(btrim(" \
+    RECON_STAGED("c_text", "currency_const", "currency_path", "currency_alt") "), '')) END" \
     "          AS currency," \
     "        " RECON_STAGED("a_text", "amount_const", "amount_path", "amount_alt") " AS a_text," \
     "        f.amount_minor, f.amount_abs," \

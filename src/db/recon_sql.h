@@ -40,6 +40,7 @@ extern const char SQL_RECON_LISTED[];
 extern const char SQL_RECON_EXTRA_ROWS[];
 extern const char SQL_RECON_ANALYZE_EXTRA_ROWS[];
 extern const char SQL_RECON_EXTRA[];
+extern const char SQL_RECON_ASCII_UPPER[];
 extern const char SQL_RECON_ZONE[];
 extern const char SQL_RECON_DAYS_UNSTAGED[];
 extern const char SQL_RECON_OUTSIDE[];

@@ -58,7 +58,8 @@ const char SQL_RECON_SETUP[] =
     "CREATE TEMP TABLE idemload_recon_raw ("
     "  file_no integer NOT NULL, line bigint NOT NULL, maybe_again boolean NOT NULL,"
     "  lvl smallint, facts_server boolean NOT NULL, a_text text, c_text text, f_text text,"
-    "  rec_text text, a_num numeric, f_num numeric, day date," RECON_RAW_COLUMN_DEFS ");"
+    "  rec_text text, a_num numeric, f_num numeric, day date, c_clean boolean NOT NULL,"
+    RECON_RAW_COLUMN_DEFS ");"
     "CREATE TEMP TABLE idemload_recon_ccy (code text PRIMARY KEY, exponent integer NOT NULL);"
     "CREATE TEMP TABLE idemload_recon_cover (file_no integer NOT NULL, kind text);"
     "CREATE TEMP TABLE idemload_recon_sfacts (lvl smallint, kind text,"
@@ -167,6 +168,11 @@ const char SQL_RECON_SETTINGS[] =
 
 /* $1 the zone, in place of SQL_RECON_SETTINGS' (a bill's own, found while
  * it was read). */
+/* Does the database's upper() turn a to z into A to Z, as the client
+ * does when it cleans a currency text (recon/recon_read.c)?  Not where the
+ * default collation's rules are Turkish (upper('i') is 'İ'). */
+const char SQL_RECON_ASCII_UPPER[] =
+    "SELECT upper('abcdefghijklmnopqrstuvwxyz') = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
 const char SQL_RECON_ZONE[] = "SELECT set_config('idemload.recon_zone', $1, true)";
 /* The zone changed after the rows were staged with their days in the one
  * before (recon/recon_read.c): theirs are worked out again. */
@@ -200,5 +206,5 @@ const char SQL_RECON_COVER[] =
 
 const char SQL_RECON_COPY[] =
     "COPY idemload_recon_raw (file_no, line, maybe_again, lvl, facts_server, a_text, c_text,"
-    " f_text, rec_text, a_num, f_num, day, " COLUMN_LIST("")
+    " f_text, rec_text, a_num, f_num, day, c_clean, " COLUMN_LIST("")
     ") FROM STDIN (FORMAT binary)";

@@ -231,7 +231,7 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
     if (!buf_reserve(out, 2 + 8 + 12 + 5 + 6 + 5))
         return false;
     char *d = out->data + out->len;
-    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 1);
+    put16(d, N_FIELDS + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 2);
     put32(d + 2, 4);
     put32(d + 6, (uint32_t)lead->file_no);
     put32(d + 10, 8);
@@ -263,6 +263,11 @@ bool copy_binary_recon_row(buf *out, const copy_recon_lead *lead, const row *r)
         out->len += 8;
     } else if (ok) {
         ok = put_nullable(out, NULL, 0);
+    }
+    if (ok && (ok = buf_reserve(out, 5))) {
+        put32(out->data + out->len, 1);
+        out->data[out->len + 4] = lead->currency_clean ? 1 : 0;
+        out->len += 5;
     }
     size_t body = out->len;
     if (!ok || !encode(out, false, 0, r, false)) {

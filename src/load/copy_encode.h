@@ -43,7 +43,8 @@ bool copy_binary_target_row(buf *out, const row *r);
  * checks it, copy_plain_decimal), without its sign when magnitude, sent
  * as numeric's binary form with exactly the value and scale numeric_in
  * would give the text (NULL: SQL NULL), then its day in the period's zone
- * when has_day (PostgreSQL's date: days since 2000-01-01; else NULL). */
+ * when has_day (PostgreSQL's date: days since 2000-01-01; else NULL), and
+ * whether its currency text is already as the server cleans it. */
 #define COPY_RECON_TEXTS 4
 #define COPY_RECON_NUMBERS 2
 #define COPY_PLAIN_MAX 1000
@@ -60,6 +61,7 @@ typedef struct copy_recon_lead {
     bool magnitude[COPY_RECON_NUMBERS];
     bool has_day;
     int32_t day;
+    bool currency_clean;
 } copy_recon_lead;
 /* Is [s, s + n) a plain decimal text, as copy_recon_lead's numbers must
  * be? */

@@ -102,6 +102,37 @@ static int32_t day_in(int64_t us, int32_t east)
     return (int32_t)(days - 10957);
 }
 
+/* The currency text of lead cleaned as the server would clean it,
+ * upper(nullif(btrim(text), '')), into ccy (CURRENCY_CLEAN_MAX bytes),
+ * which the lead's text then is: spaces trimmed, ASCII letters
+ * upper-cased.  False, the text left as it is, for one beyond ASCII or
+ * longer (the server cleans it). */
+#define CURRENCY_CLEAN_MAX 16
+static bool clean_currency(copy_recon_lead *lead, char *ccy)
+{
+    const char *t = lead->text[STMT_CURRENCY];
+    size_t n = lead->len[STMT_CURRENCY];
+    if (!t)
+        return true;
+    while (n && *t == ' ') {
+        t++;
+        n--;
+    }
+    while (n && t[n - 1] == ' ')
+        n--;
+    if (n > CURRENCY_CLEAN_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)t[i];
+        if (b >= 0x80)
+            return false;
+        ccy[i] = (char)(b >= 'a' && b <= 'z' ? b - 'a' + 'A' : b);
+    }
+    lead->text[STMT_CURRENCY] = n ? ccy : NULL;
+    lead->len[STMT_CURRENCY] = n;
+    return true;
+}
+
 /* Every valid row of the chunk, in file order, into the COPY. */
 static int copy_take(void *st, const chunk *ch, file_report *rep)
 {
@@ -116,9 +147,12 @@ static int copy_take(void *st, const chunk *ch, file_report *rep)
                                 .day = day_in(r.received_us, c->x->days_east)};
         stmt_texts_of_row(c->x->texts, r.callback_type, r.callback_type_len, r.payload,
                           r.payload_len, &lead);
+        char ccy[CURRENCY_CLEAN_MAX];
+        lead.currency_clean = !lead.server && c->x->ascii_upper && clean_currency(&lead, ccy);
         if (c->server_texts && !lead.server) {
             lead.server = true;
             lead.has_day = false;
+            lead.currency_clean = false;
             memset(lead.text, 0, sizeof lead.text);
             memset(lead.len, 0, sizeof lead.len);
             memset(lead.num, 0, sizeof lead.num);

@@ -172,6 +172,11 @@ bool recon_stage_setup(recon_ctx *x, const char *zone, int64_t grace_s, const fa
     const char *set[] = {zone, grace, clock_test_now()};
     if (!recon_exec(x, "reconcile: session settings", SQL_RECON_SETTINGS, 3, set))
         return false;
+    db_result *r = recon_query(x, "reconcile: session settings", SQL_RECON_ASCII_UPPER, 0, NULL);
+    if (!r)
+        return false;
+    x->ascii_upper = db_value(r, 0, 0)[0] == 't';
+    db_result_free(&r);
     buf codes = BUF_INIT, exps = BUF_INIT;
     bool ok = buf_append_str(&codes, "{") && buf_append_str(&exps, "{");
     const char *code;

@@ -32,6 +32,8 @@ typedef struct recon_ctx {
     buf levels, kinds, ccys, timed;         /* SQL_RECON_LEVELS' literals, for
                                                SQL_RECON_TABLE_ROWS */
     char *sql_zone;                         /* the zone as AT TIME ZONE reads it */
+    bool ascii_upper;                       /* the database upper-cases a-z as ASCII
+                                               does (SQL_RECON_ASCII_UPPER) */
     bool days_staged;                       /* rows are staged with their day in */
     int32_t days_east;                      /* ... this fixed offset (seconds east
                                                of UTC), the zone's when staged */

@@ -175,4 +175,36 @@ check "days in -05:30: each instant on its side of midnight" python3 -c '
 import json, sys
 days = {d["day"]: d["statement"]["rows"] for d in json.load(open("q1.json"))["reconciliation"]["days"]}
 sys.exit(0 if days == {"1969-12-31": 2, "1999-12-31": 2, "2026-11-19": 3, "2026-11-20": 1} else 1)'
+
+# Each row's currency, which the client cleans where it is ASCII (spaces
+# trimmed, upper-cased: recon_read.c), against the server's cleaning of
+# the same texts: letters in either case, spaces and a tab around them,
+# only spaces, a text beyond ASCII, one longer than a code.
+ccy_row() {   # ccy_row KEY STATEMENT_CURRENCY TABLE_CURRENCY
+    printf '4,wx,%s,pay,1,"{""amount"": ""1.00"", ""currency"": ""%s""}",%sT03:00:00Z\n' "$1" "$2" "$D"
+    q "INSERT INTO payment_callback (tenant_id, channel, out_trade_no, callback_type, status, payload, received_at)
+       VALUES (4, 'wx', '$1', 'pay', 1, '{\"amount\": \"1.00\", \"currency\": \"$3\"}',
+               '${D}T03:00:00Z')" >/dev/null || fail "insert $1"
+}
+{
+    echo "$header"
+    ccy_row C1 '  usd ' USD;             ccy_row C2 'Usd' usd
+    ccy_row C3 '\tusd' USD;              ccy_row C4 '   ' USD
+    ccy_row C5 'rénminbì' RÉNMINBÌ;      ccy_row C6 'a currency name, long' 'A CURRENCY NAME, LONG'
+    ccy_row C7 'eur' USD;                ccy_row C8 'ｕｓｄ' USD
+} >st5.csv
+run reconcile -d "$DB" --dry-run --report c1.json --discrepancies l1.ndjson st5.csv
+eq "currencies: exit 5" 5 "$RC"
+export IDEMLOAD_FAULT=recon-server-texts
+run reconcile -d "$DB" --dry-run --report c2.json --discrepancies l2.ndjson st5.csv
+unset IDEMLOAD_FAULT
+check "currencies: the report is the server's reading's" same c1.json c2.json
+check "currencies: the lines are the server's reading's" same l1.ndjson l2.ndjson
+check "currencies: C3 (a tab), C7 and C8 differ; C4 has none (unverified)" python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open("l1.ndjson") if json.loads(l)["tenant_id"] == 4]
+got = sorted((l["out_trade_no"], l["category"]) for l in lines)
+want = [("C3", "currency_mismatch"), ("C7", "currency_mismatch"), ("C8", "currency_mismatch")]
+d = [d for d in json.load(open("c1.json"))["reconciliation"]["days"] if d["tenant_id"] == 4][0]
+sys.exit(0 if got == want and d["unverified"] == 1 else 1)'
 finish

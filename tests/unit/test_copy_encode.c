@@ -132,7 +132,8 @@ static void test_numeric_fields(void **state)
     assert_numeric("10000", false, round, sizeof round);
 }
 
-/* The day after the numbers: PostgreSQL's date, or NULL. */
+/* The day after the numbers: PostgreSQL's date, or NULL; then whether
+ * the currency is clean. */
 static void test_recon_day_field(void **state)
 {
     row r = mkrow(1, "wx", "T1", "pay", 2, "{}", 0);
@@ -145,6 +146,7 @@ static void test_recon_day_field(void **state)
     (void)state;
     assert_true(copy_binary_recon_row(&out, &lead, &r));
     assert_memory_equal(out.data + at, day, sizeof day);
+    assert_memory_equal(out.data + at + sizeof day, "\0\0\0\1\0", 5); /* currency not clean */
     buf_clear(&out);
     lead.has_day = false;
     assert_true(copy_binary_recon_row(&out, &lead, &r));

@@ -193,9 +193,9 @@ static void test_recon_copy_list_is_the_tuple(void **state)
     assert_true(copy_binary_recon_row(&out, &lead, &r));
     list l = split_after(SQL_RECON_COPY, "COPY idemload_recon_raw (", ")");
     assert_int_equal(l.n, tuple_fields(&out));
-    assert_int_equal(l.n, NCOL + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 1);
+    assert_int_equal(l.n, NCOL + 5 + COPY_RECON_TEXTS + COPY_RECON_NUMBERS + 2);
     assert_columns(&l, "file_no", "line", "maybe_again", "lvl", "facts_server", "a_text",
-                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day");
+                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day", "c_clean");
     buf_free(&out);
 }
 
@@ -205,7 +205,7 @@ static void test_recon_stage_is_the_copy_list(void **state)
     list defs = split_after(SQL_RECON_SETUP, "CREATE TEMP TABLE idemload_recon_raw (", ");");
     list l = def_names(&defs);
     assert_columns(&l, "file_no", "line", "maybe_again", "lvl", "facts_server", "a_text",
-                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day");
+                   "c_text", "f_text", "rec_text", "a_num", "f_num", "day", "c_clean");
     /* the payload is staged as text, the form copy_binary_recon_row sends */
     for (int i = 0; i < defs.n; i++)
         if (strcmp(l.item[i], "payload") == 0)
