@@ -730,6 +730,7 @@ const char SQL_RECON_ANALYZE_RELISTED[] = "ANALYZE idemload_recon_relisted";
     X("duplicate_in_statement", "c.s_present AND c.conflicting")
 #define RECON_CATEGORY_CASE(name, cond) "CASE WHEN " cond " THEN '" name "' END,"
 #define RECON_CATEGORY_OR(name, cond) "(" cond ") OR "
+
 /* Each compared unit's outcome: a table row of a day without any
  * statement row of its pair is covered by that day's no_statement; one the
  * statement lacks is matched when a statement of another day listed its

@@ -166,17 +166,19 @@ const char SQL_RECON_SETTINGS[] =
     "       set_config('default_statistics_target', '10', true),"
     "       set_config('enable_memoize', 'off', true)";
 
-/* $1 the zone, in place of SQL_RECON_SETTINGS' (a bill's own, found while
- * it was read). */
 /* Does the database's upper() turn a to z into A to Z, as the client
  * does when it cleans a currency text (recon/recon_read.c)?  Not where the
  * default collation's rules are Turkish (upper('i') is 'İ'). */
 const char SQL_RECON_ASCII_UPPER[] =
     "SELECT upper('abcdefghijklmnopqrstuvwxyz') = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
+
+/* $1 the zone, in place of SQL_RECON_SETTINGS' (a bill's own, found while
+ * it was read). */
 const char SQL_RECON_ZONE[] = "SELECT set_config('idemload.recon_zone', $1, true)";
 /* The zone changed after the rows were staged with their days in the one
  * before (recon/recon_read.c): theirs are worked out again. */
-const char SQL_RECON_DAYS_UNSTAGED[] = "UPDATE idemload_recon_raw SET day = NULL WHERE day IS NOT NULL";
+const char SQL_RECON_DAYS_UNSTAGED[] =
+    "UPDATE idemload_recon_raw SET day = NULL WHERE day IS NOT NULL";
 
 /* $1 codes, $2 exponents (arrays). */
 const char SQL_RECON_CCY[] =

@@ -37,7 +37,6 @@
 #include "recon/recon_render.h"
 #include "recon/recon_result.h"
 #include "recon/recon_session.h"
-#include "rules/timezone.h"
 #include "recon/stmt_texts.h"
 #include "rules/timezone.h"
 #include "tools/tools_shared.h"
