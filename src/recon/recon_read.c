@@ -26,6 +26,7 @@
 #include "output/log.h"
 #include "pipeline/pipeline.h"
 #include "recon/stmt_texts.h"
+#include "rules/timestamp.h"
 #include "util/exitcodes.h"
 #include "util/fault.h"
 
@@ -92,14 +93,11 @@ static bool key_again(recon_ctx *x, const chunk *ch, size_t i)
 
 /* The day of the instant us (microseconds since 1970-01-01 UTC) in the
  * fixed offset east (seconds east of UTC), as PostgreSQL's date counts
- * days (since 2000-01-01): what (received_at AT TIME ZONE zone)::date
- * gives for that offset. */
+ * days (since 2000-01-01, day 10957 of 1970's): what
+ * (received_at AT TIME ZONE zone)::date gives for that offset. */
 static int32_t day_in(int64_t us, int32_t east)
 {
-    const int64_t day_us = INT64_C(86400000000);
-    int64_t local = us + (int64_t)east * 1000000;
-    int64_t days = local / day_us - (local % day_us < 0);
-    return (int32_t)(days - 10957);
+    return (int32_t)(ts_day(us + (int64_t)east * 1000000) - 10957);
 }
 
 /* The currency text of lead cleaned as the server would clean it,

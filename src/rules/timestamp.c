@@ -327,15 +327,18 @@ static char *put2(char *p, unsigned v)
     return p + 2;
 }
 
+int64_t ts_day(int64_t us)
+{
+    return us / US_PER_DAY - (us % US_PER_DAY < 0);
+}
+
 size_t ts_format(int64_t us, char *out)
 {
     /* Floor division: instants before 1970 still get a time of day >= 0. */
-    int64_t days = us / US_PER_DAY;
+    int64_t days = ts_day(us);
     int64_t rem = us % US_PER_DAY;
-    if (rem < 0) {
+    if (rem < 0)
         rem += US_PER_DAY;
-        days--;
-    }
 
     int64_t year;
     int month, day;

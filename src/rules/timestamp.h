@@ -45,4 +45,9 @@ bool ts_parse(const char *s, size_t len, int64_t *out_us, const char **reason);
  */
 size_t ts_format(int64_t us, char *out);
 
+/* The day of the instant us (microseconds since 1970-01-01 UTC), as days
+ * since 1970-01-01, rounded down: an instant before 1970 is in a day
+ * before it, as PostgreSQL's ::date takes it. */
+int64_t ts_day(int64_t us);
+
 #endif
