@@ -22,7 +22,6 @@ WITH merged AS (
       CASE WHEN (SELECT count(*) FROM merged) < $2::int - $1::int + 1 THEN (SELECT array_agg(s.ord) FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int
    AND (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) NOT IN (
        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m)) END,
-      (SELECT array_agg(-s.ord) FROM idemload_stage s JOIN merged m
-           ON m.tenant_id = s.tenant_id AND m.channel = s.channel AND m.out_trade_no = s.out_trade_no AND m.callback_type = s.callback_type
-        WHERE s.ord BETWEEN $1::int AND $2::int AND NOT m.inserted),
+      (SELECT array_agg(-s.ord) FILTER (WHERE (s.tenant_id, s.channel, s.out_trade_no, s.callback_type) IN (SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m WHERE NOT m.inserted))
+         FROM idemload_stage s WHERE s.ord BETWEEN $1::int AND $2::int),
       NULL::int[]

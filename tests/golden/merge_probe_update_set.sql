@@ -40,7 +40,8 @@ WITH verdicts AS MATERIALIZED (
        < (SELECT count(*) FROM verdicts v WHERE v.verdict = 0) THEN (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 0
    AND (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) NOT IN (
        SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m)) END,
-      (SELECT array_agg(CASE WHEN m.inserted THEN v.ord ELSE -v.ord END)
-         FROM verdicts v JOIN merged m
-           ON m.tenant_id = v.tenant_id AND m.channel = v.channel AND m.out_trade_no = v.out_trade_no AND m.callback_type = v.callback_type),
+      (SELECT array_agg(CASE WHEN (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) IN (SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m WHERE m.inserted)
+                             THEN v.ord ELSE -v.ord END)
+               FILTER (WHERE (v.tenant_id, v.channel, v.out_trade_no, v.callback_type) IN (SELECT m.tenant_id, m.channel, m.out_trade_no, m.callback_type FROM merged m WHERE true))
+         FROM verdicts v WHERE v.verdict = 0),
       (SELECT array_agg(v.ord) FROM verdicts v WHERE v.verdict = 1)
