@@ -74,8 +74,7 @@ static int32_t days_from_civil(unsigned y, unsigned m, unsigned d)
     return (int32_t)(era * DAYS_PER_ERA + doe) - EPOCH_DAYS_FROM_0000_03_01;
 }
 
-/* Inverse of days_from_civil, for any day an int64_t of microseconds holds. */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+void ts_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     z += EPOCH_DAYS_FROM_0000_03_01;
     int64_t era = (z >= 0 ? z : z - (DAYS_PER_ERA - 1)) / DAYS_PER_ERA;
@@ -342,7 +341,7 @@ size_t ts_format(int64_t us, char *out)
 
     int64_t year;
     int month, day;
-    civil_from_days(days, &year, &month, &day);
+    ts_civil_from_days(days, &year, &month, &day);
 
     unsigned sec_of_day = (unsigned)(rem / US_PER_SEC);
     unsigned micro = (unsigned)(rem % US_PER_SEC);

@@ -50,4 +50,9 @@ size_t ts_format(int64_t us, char *out);
  * before it, as PostgreSQL's ::date takes it. */
 int64_t ts_day(int64_t us);
 
+/* The civil date (proleptic Gregorian; year 0 is 1 BC) of day z, counted
+ * from 1970-01-01 as ts_day counts it: the inverse of the day count ts_parse
+ * works with, for any day an int64_t of microseconds holds. */
+void ts_civil_from_days(int64_t z, int64_t *y, int *m, int *d);
+
 #endif

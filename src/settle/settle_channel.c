@@ -367,20 +367,16 @@ static read_result put_time(channel_reader *cr, const char *v, size_t n, const c
             local_us = us;
     }
     int64_t off_s = (local_us - us) / 1000000;
-    int64_t ls = local_us / 1000000 - (local_us % 1000000 < 0);
-    int64_t days = ls / 86400 - (ls % 86400 < 0), sod = ls - days * 86400;
-    /* civil from days (Howard Hinnant's algorithm) */
-    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097, yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153, d = doy - (153 * mp + 2) / 5 + 1;
-    int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    y += m <= 2;
+    /* The wall clock's day and second of it, both rounded down. */
+    int64_t sod = local_us % ((int64_t)86400 * 1000000);
+    sod = (sod < 0 ? sod + (int64_t)86400 * 1000000 : sod) / 1000000;
+    int64_t y;
+    int m, d;
+    ts_civil_from_days(ts_day(local_us), &y, &m, &d);
     char off[8], iso[96];
     tz_format_offset((int32_t)off_s, off);
-    snprintf(iso, sizeof iso, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld%s", (long long)y,
-             (long long)m, (long long)d, (long long)(sod / 3600), (long long)(sod / 60 % 60),
-             (long long)(sod % 60), off);
+    snprintf(iso, sizeof iso, "%04lld-%02d-%02dT%02lld:%02lld:%02lld%s", (long long)y, m, d,
+             (long long)(sod / 3600), (long long)(sod / 60 % 60), (long long)(sod % 60), off);
     return put(cr, S_TIME, iso, strlen(iso)) ? READ_RECORD : fail(cr, "out of memory");
 }
 

@@ -347,8 +347,9 @@ test_round_trip(void **state)
 /*
  * Every date from 0001-01-01 to 9999-12-31, built from a plain day counter
  * that knows nothing but month lengths: each must parse to exactly one day
- * after the previous, and ts_format must print it back.  Dates one past the
- * month's end must be refused.
+ * after the previous, and ts_format must print it back; ts_day must count
+ * it and ts_civil_from_days name it.  Dates one past the month's end must
+ * be refused.
  */
 static void
 test_every_day(void **state)
@@ -387,6 +388,16 @@ test_every_day(void **state)
                 if (strcmp(out, expect) != 0)
                     fail_msg("%lld: \"%s\" want \"%s\"", (long long) us, out,
                              expect);
+                /* The day's first and last microsecond are in the day. */
+                int64_t cy;
+                int cm, cd;
+                ts_civil_from_days(ts_day(us + day_us - 1), &cy, &cm, &cd);
+                if (cy != y || cm != m || cd != d)
+                    fail_msg("%s: day %lld is %lld-%d-%d", in,
+                             (long long) ts_day(us), (long long) cy, cm, cd);
+                if (ts_day(us) != ts_day(us + day_us - 1) ||
+                    ts_day(us - 1) != ts_day(us) - 1)
+                    fail_msg("%s: day boundaries", in);
                 want += day_us;
             }
         }
