@@ -39,9 +39,11 @@ check "the rows they turn away are counted by count_stale.sql" sent count_stale.
 # with every written one.  As a join it took a nested loop whenever the
 # unanalyzed staging table looked small (1,219 updates: 1.5M key pairs
 # compared, 200 ms of a 220 ms merge; from about 1,500 rows on it chose a
-# hash join).  300 and 1,000 staged newer versions of keys the table holds,
-# each golden merge run on them under EXPLAIN.
-# plan_of GOLDEN N: the plan, as the import's session would run it.
+# hash join).  300 and 1,000 staged newer versions of keys the table holds
+# (for --on-conflict nothing with --changes: as many new keys), each
+# golden merge run on them under EXPLAIN.
+# plan_of GOLDEN N SUFFIX ARGS: the plan, as the import's session would run
+# it, of N staged rows whose out_trade_no ends in SUFFIX.
 plan_of() {
     psql -X -q -d "$DB" -v ON_ERROR_STOP=1 2>&1 <<SQL
 SET enable_seqscan = off; SET jit = off; SET work_mem = '64MB';
@@ -53,19 +55,25 @@ TRUNCATE idemload_stage;
 SET LOCAL enable_seqscan = on;
 INSERT INTO idemload_stage
 SELECT row_number() OVER (ORDER BY tenant_id, channel, out_trade_no, callback_type), tenant_id,
-       channel, out_trade_no, callback_type, 1, payload::text, received_at + interval '1 day'
+       channel, out_trade_no || '$3', callback_type, 1, payload::text, received_at + interval '1 day'
   FROM payment_callback WHERE deleted_at IS NULL LIMIT $2;
 SET LOCAL enable_seqscan = off;
 PREPARE m AS $(golden_sql "$1");
-EXPLAIN (ANALYZE, COSTS off, TIMING off) EXECUTE m(1, $2, '{2}');
+EXPLAIN (ANALYZE, COSTS off, TIMING off) EXECUTE m($4);
 ROLLBACK;
 SQL
 }
-for g in merge_direct_update.sql merge_probe_update.sql; do
+for g in merge_direct_update.sql merge_probe_update.sql merge_detail_nothing.sql; do
   for n in 300 1000; do
-    plan_of "$g" "$n" >plan.txt
-    check "$g, $n rows: the staged rows' updates were written ($(grep -o 'Conflicting Tuples: [0-9]*' plan.txt | head -n 1))" \
-        grep -q "Conflicting Tuples: $n\$" plan.txt
+    if [ "$g" = merge_detail_nothing.sql ]; then
+        plan_of "$g" "$n" -new "1, $n" >plan.txt
+        written="Tuples Inserted: $n"
+    else
+        plan_of "$g" "$n" "" "1, $n, '{2}'" >plan.txt
+        written="Conflicting Tuples: $n"
+    fi
+    check "$g, $n rows: the staged rows were written ($(grep -o -E '(Conflicting Tuples|Tuples Inserted): [0-9]*' plan.txt | head -n 2 | tr '\n' ' '))" \
+        grep -q "$written\$" plan.txt
     check "$g, $n rows: the written rows are read once (every scan of merged ran once: $(grep -o 'CTE Scan on merged.*' plan.txt | grep -o 'loops=[0-9]*' | sort | uniq -c | tr -s ' \n' ' '))" \
         test "$(grep 'CTE Scan on merged' plan.txt | grep -v 'never executed' | grep -c -v 'loops=1)')" -eq 0
     check "$g, $n rows: no join compares staged keys with written ones pair by pair" \
