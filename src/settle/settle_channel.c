@@ -368,8 +368,8 @@ static read_result put_time(channel_reader *cr, const char *v, size_t n, const c
     }
     int64_t off_s = (local_us - us) / 1000000;
     /* The wall clock's day and second of it, both rounded down. */
-    int64_t sod = local_us % ((int64_t)86400 * 1000000);
-    sod = (sod < 0 ? sod + (int64_t)86400 * 1000000 : sod) / 1000000;
+    const int64_t day_us = INT64_C(86400000000);
+    int64_t sod = (local_us % day_us + day_us) % day_us / 1000000;
     int64_t y;
     int m, d;
     ts_civil_from_days(ts_day(local_us), &y, &m, &d);
