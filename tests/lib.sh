@@ -75,7 +75,9 @@ on_pty() {
 # run ARGS...: runs idemload; sets RC, OUT (stdout file), ERR (stderr file).
 run() {
     OUT=$WORK/out.txt ERR=$WORK/err.txt
-    "$IDEMLOAD" "$@" >"$OUT" 2>"$ERR"
+    # RUN_LIMIT=SECONDS: killed after that long (exit 124), for a run that
+    # would hang rather than fail if it broke
+    ${RUN_LIMIT:+timeout "$RUN_LIMIT"} "$IDEMLOAD" "$@" >"$OUT" 2>"$ERR"
     RC=$?
     san_check "$ERR" "idemload $*"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make_settle.py SEED OUTDIR [--newest-first] [--plant NAME[:CHANNEL]]... - one consistent
+"""make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--plant NAME[:CHANNEL]]... - one consistent
 scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
 the channels' settlement-side files, the bank statements the batches reach,
 and the target table's payments, for tests/expected_settle.py (the model) and
@@ -87,6 +87,7 @@ ALLOWED = {"batch_short": {"stripe"}, "row_removed": {"wechat", "alipay"},
            "last_removed": {"wechat", "alipay"}}
 CENT = Decimal("0.01")
 NEWEST_FIRST = False        # --newest-first: 账务明细 as the real export
+PER_DAY = None              # --per-day N: N payments a day and channel (2-4 drawn)
 
 
 def rate(channel):
@@ -149,8 +150,9 @@ def scenario(seed, plants):
     for ch in CHANNELS:
         pays[ch], batches[ch] = [], []
         for day in DAYS:
-            n = rng.randint(2, 4)
-            secs = sorted(rng.sample(range(3600, 20 * 3600), n))
+            n = PER_DAY or rng.randint(2, 4)
+            span = range(3600, 20 * 3600)   # more payments than seconds: some share one
+            secs = sorted(rng.sample(span, n) if n <= len(span) else rng.choices(span, k=n))
             day_pays = [Payment(ch, day, i + 1, dt.datetime.combine(day, dt.time()) +
                                 dt.timedelta(seconds=s), draw_gross(rng, ch))
                         for i, s in enumerate(secs)]
@@ -183,8 +185,8 @@ def scenario(seed, plants):
     extra = None
     if "table_only" in plants:
         ch = plants["table_only"]
-        extra = Payment(ch, DAYS[0], 99, dt.datetime.combine(DAYS[0], dt.time(21, 30)),
-                        draw_gross(rng, ch))
+        extra = Payment(ch, DAYS[0], max(99, (PER_DAY or 0) + 1),
+                        dt.datetime.combine(DAYS[0], dt.time(21, 30)), draw_gross(rng, ch))
     amounts = [b.amount for ch in CHANNELS for b in batches[ch]]
     if len(set(amounts)) != len(amounts):
         raise ValueError("two batches of one amount")
@@ -514,8 +516,8 @@ def table(out, pays, extra):
 
 
 def main(argv):
-    global NEWEST_FIRST
-    NEWEST_FIRST = False
+    global NEWEST_FIRST, PER_DAY
+    NEWEST_FIRST, PER_DAY = False, None
     args, plant_args = [], []
     it = iter(argv)
     for a in it:
@@ -525,10 +527,15 @@ def main(argv):
             plant_args.append(a[8:])
         elif a == "--newest-first":
             NEWEST_FIRST = True
+        elif a == "--per-day":
+            n = next(it, "")
+            PER_DAY = int(n) if n.isdigit() else 0
+            if PER_DAY < 2:
+                sys.exit("make_settle.py: --per-day needs a whole number of at least 2")
         else:
             args.append(a)
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make_settle.py SEED OUTDIR [--newest-first] [--plant NAME[:CHANNEL]]...")
+        sys.exit("usage: make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--plant NAME[:CHANNEL]]...")
     seed, out = int(args[0]), args[1]
     plants = parse_plants(plant_args)
     os.makedirs(out, exist_ok=True)

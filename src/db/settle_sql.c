@@ -37,7 +37,16 @@ const char SQL_SETTLE_RATE[] =
 
 /* The rows typed: money as numeric (the client checked each is a
  * decimal), the day of a channel row in the session's zone, a bank
- * entry's its booking date; the currency's exponent beside. */
+ * entry's its booking date; the currency's exponent beside.  The readers
+ * send a channel row's time as "YYYY-MM-DDTHH:MM:SS+HH:MM" and a bank's
+ * date as "YYYY-MM-DD", both checked against the calendar
+ * (settle_channel.c put_time, bank_date_valid): those are cast directly,
+ * anything else goes through idemload_time, whose error trap costs a
+ * subtransaction a row (four fifths of this statement's time when every
+ * row took it). */
+/* Digits in a pattern (braces would read as the statement's placeholders). */
+#define D2 "[0-9][0-9]"
+#define D4 D2 D2
 const char SQL_SETTLE_ROWS[] =
     "CREATE TEMP TABLE idemload_settle_r AS "
     "SELECT r.file_no, r.seq, r.line, r.side, r.kind, r.tenant::bigint AS tenant_id, r.channel,"
@@ -54,8 +63,10 @@ const char SQL_SETTLE_ROWS[] =
     "            ELSE interval '0' END AS off,"
     "       coalesce(x.exponent, 2) AS e "
     "FROM idemload_settle_raw r"
-    " CROSS JOIN LATERAL (SELECT CASE WHEN r.side = 'bank'"
-    "       AND r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$'"
+    " CROSS JOIN LATERAL (SELECT CASE"
+    "       WHEN r.time ~ '^" D4 "-" D2 "-" D2 "T" D2 ":" D2 ":" D2 "[+-]" D2 ":" D2 "$'"
+    "       THEN r.time::timestamptz"
+    "       WHEN r.side = 'bank' AND r.time ~ '^" D4 "-" D2 "-" D2 "$'"
     "       THEN r.time::date::timestamp AT TIME ZONE 'UTC'"
     "       ELSE pg_temp.idemload_time(r.time) END AS ts) t"
     " LEFT JOIN idemload_recon_ccy x ON x.code = upper(r.currency);"
@@ -81,7 +92,10 @@ const char SQL_SETTLE_PERIOD[] =
  * charged is its gross times the percentage rounded half up to the
  * currency's minor unit (PostgreSQL's round() of a numeric rounds half
  * away from zero, and a gross is positive), plus the fixed part.  One
- * line per payment, whichever files list it (the first listing). */
+ * line per payment, whichever files list it (the first listing).  A fee
+ * row names its payment by transaction id or by order key: two joins on
+ * one equality each (hashed), not one join on an OR, which the planner
+ * can only run as a loop over every pair of rows. */
 const char SQL_SETTLE_FEE_RATE[] =
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency,"
     "  expected, actual, file_no, line, detail) "
@@ -99,7 +113,13 @@ const char SQL_SETTLE_FEE_RATE[] =
     "              r.line"
     "         FROM p JOIN idemload_settle_r r ON r.tenant_id = p.tenant_id"
     "          AND r.channel = p.channel AND r.side = 'channel' AND r.kind = 'fee'"
-    "          AND (r.order_key = p.txn_id OR r.order_key = p.order_key)),"
+    "          AND r.order_key = p.txn_id"
+    "       UNION ALL"
+    "       SELECT p.tenant_id, p.channel, p.txn_id, coalesce(r.fee, -r.net), r.file_no, r.seq,"
+    "              r.line"
+    "         FROM p JOIN idemload_settle_r r ON r.tenant_id = p.tenant_id"
+    "          AND r.channel = p.channel AND r.side = 'channel' AND r.kind = 'fee'"
+    "          AND r.order_key = p.order_key AND r.order_key IS DISTINCT FROM p.txn_id),"
     " w AS (SELECT p.*, k.rate,"
     "              CASE WHEN k.channel IS NOT NULL"
     "                   THEN round(abs(p.gross) * k.pct / 100, p.e) + k.fixed"
@@ -327,15 +347,12 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * that no channel row (by its order key) links to a batch: pending until
  * the end of its day plus the channel's delay (--grace), then a
  * discrepancy.  Its amount and currency read where --facts says. */
-/* A table row t that no channel row of the files settles. */
+/* A table row t whose order key the files settle (idemload_settle_lk, from
+ * SQL_SETTLE_UNSETTLED_LINKED): plain equalities, so the server hashes the
+ * keys once instead of searching the files' rows for every table row. */
 #define SETTLE_NOT_SETTLED \
-    "NOT EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.side = 'channel'" \
-    "             AND r.tenant_id = t.tenant_id AND r.channel = t.channel AND r.kind = 'payment'" \
-    "             AND (r.order_key = t.out_trade_no AND r.batch_id IS NOT NULL" \
-    "                  OR r.balance IS NOT NULL AND (r.order_key = t.out_trade_no" \
-    "                     OR r.order_key IN (SELECT p2.txn_id FROM idemload_settle_r p2" \
-    "                        WHERE p2.tenant_id = t.tenant_id AND p2.channel = t.channel" \
-    "                          AND p2.order_key = t.out_trade_no))))"
+    "NOT EXISTS (SELECT 1 FROM idemload_settle_lk k WHERE k.tenant_id = t.tenant_id" \
+    "             AND k.channel = t.channel AND k.out_trade_no = t.out_trade_no)"
 #define SETTLE_UNSETTLED(src, active, settled) \
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency," \
     "  expected, actual, file_no, line, detail, pending) " \
@@ -392,7 +409,14 @@ const char SQL_SETTLE_UNSETTLED_PREP[] =
     "FROM (SELECT r.tenant_id, r.channel, min(r.off) AS off,"
     "             EXISTS (SELECT 1 FROM idemload_recon_tfacts tf WHERE tf.time_path IS NOT NULL"
     "                 AND (tf.channel IS NULL OR tf.channel = r.channel)) AS timed"
-    "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p";
+    "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p;"
+    "ANALYZE idemload_settle_up";
+/* The order keys the files settle: a payment row linked to a batch or
+ * listed in a running balance, by its own order key, or by the order key
+ * of the row whose transaction id it names.  Indexed: the table's side of
+ * the anti join may be estimated at a row (a table never analyzed, the
+ * day's filter), and a loop over those rows then probes the index rather
+ * than reading every key again. */
 const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "CREATE TEMP TABLE idemload_settle_lk AS "
     "SELECT r.tenant_id, r.channel, r.order_key AS out_trade_no FROM idemload_settle_r r"
@@ -404,7 +428,8 @@ const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "   AND p2.txn_id = r.order_key"
     " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.balance IS NOT NULL"
     "   AND p2.order_key IS NOT NULL;"
-    "ANALYZE idemload_settle_up; ANALYZE idemload_settle_lk";
+    "CREATE INDEX ON idemload_settle_lk (tenant_id, channel, out_trade_no);"
+    "ANALYZE idemload_settle_lk";
 const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
     "CREATE TEMP TABLE idemload_settle_t AS "
     "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.payload, t.received_at "
