@@ -35,7 +35,9 @@ const char SQL_SETTLE_COPY[] = "COPY idemload_settle_raw FROM STDIN";
 const char SQL_SETTLE_RATE[] =
     "INSERT INTO idemload_settle_rate VALUES ($1, $2, $3::numeric, $4::numeric)";
 
-/* The rows typed: money as numeric (the client checked each is a
+/* The rows typed, and counted per tenant, channel and day
+ * (idemload_settle_n: the days covered and their counts are read from it,
+ * not from every row again): money as numeric (the client checked each is a
  * decimal), the day of a channel row in the session's zone, a bank
  * entry's its booking date; the currency's exponent beside.  The readers
  * send a channel row's time as "YYYY-MM-DDTHH:MM:SS+HH:MM" and a bank's
@@ -70,7 +72,10 @@ const char SQL_SETTLE_ROWS[] =
     "       THEN r.time::date::timestamp AT TIME ZONE 'UTC'"
     "       ELSE pg_temp.idemload_time(r.time) END AS ts) t"
     " LEFT JOIN idemload_recon_ccy x ON x.code = upper(r.currency);"
-    "ANALYZE idemload_settle_r";
+    "ANALYZE idemload_settle_r;"
+    "CREATE TEMP TABLE idemload_settle_n AS SELECT tenant_id, channel, day, count(*) AS n"
+    "  FROM idemload_settle_r WHERE day IS NOT NULL GROUP BY 1, 2, 3;"
+    "ANALYZE idemload_settle_n";
 
 /* $1 $2 the window, $3 the grace (seconds), $4 $5 --period (NULL: the
  * rows' days).  Returns the period and whether a side is absent (no
@@ -445,15 +450,19 @@ const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
 const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] =
     SETTLE_UNSETTLED("idemload_settle_t", "true", "true");
 
+/* The days this run covers: those of its rows in the period, and those
+ * of its discrepancies. */
+#define COVERED "(SELECT tenant_id, channel, day FROM idemload_settle_n WHERE " \
+    IN_PERIOD("day") " UNION SELECT tenant_id, channel, day FROM idemload_settle_disc)"
+/* The rows read of day d's tenant, channel and day. */
+#define DAY_ROWS(d) "coalesce((SELECT n.n FROM idemload_settle_n n WHERE n.tenant_id = " d \
+    ".tenant_id AND n.channel = " d ".channel AND n.day = " d ".day), 0)"
+
 /* Per tenant, channel and day: the rows read per side, each category's
  * count, the pending, and the payouts matched. */
 const char SQL_SETTLE_DAYS[] =
-    "WITH d AS (SELECT tenant_id, channel, day FROM idemload_settle_r"
-    "            WHERE day IS NOT NULL AND " IN_PERIOD("day")
-    "           UNION SELECT tenant_id, channel, day FROM idemload_settle_disc) "
-    "SELECT d.tenant_id, d.channel, d.day::text,"
-    "       (SELECT count(*) FROM idemload_settle_r r WHERE r.tenant_id = d.tenant_id"
-    "          AND r.channel = d.channel AND r.day = d.day),"
+    "WITH d AS " COVERED " "
+    "SELECT d.tenant_id, d.channel, d.day::text, " DAY_ROWS("d") ","
     "       (SELECT coalesce(jsonb_object_agg(c.category, c.n), jsonb_build_object())::text"
     "          FROM (SELECT category, count(*) AS n FROM idemload_settle_disc s"
     "                 WHERE s.tenant_id = d.tenant_id AND s.channel = d.channel"
@@ -536,12 +545,10 @@ const char SQL_SETTLE_RUN_ID[] =
 
 /* The days this run covers: the (tenant, channel, day) of its rows in the
  * period, and of its lines. */
-#define COVERED(a) "(SELECT tenant_id, channel, day FROM idemload_settle_r WHERE day IS NOT NULL" \
-    " AND " IN_PERIOD("day") " UNION SELECT tenant_id, channel, day FROM idemload_settle_disc)"
 
 /* $1 the run: the earlier runs of the days this run covers are superseded. */
 const char SQL_SETTLE_REG_SUPERSEDE[] =
-    "UPDATE {run} u SET superseded_by = $1 FROM " COVERED("") " c "
+    "UPDATE {run} u SET superseded_by = $1 FROM " COVERED " c "
     "WHERE u.superseded_by IS NULL AND u.tenant_id = c.tenant_id AND u.channel = c.channel"
     "  AND u.day = c.day";
 
@@ -554,7 +561,7 @@ const char SQL_SETTLE_REG_SUPERSEDE[] =
 const char SQL_SETTLE_REG_RESOLVE[] =
     "UPDATE {item} i SET state = 'resolved', resolved_at = pg_temp.idemload_now(),"
     "       resolved_by = $1, resolution = 'not found again by a later run of its day' "
-    "FROM " COVERED("") " c "
+    "FROM " COVERED " c "
     "WHERE i.state <> 'resolved' AND i.tenant_id = c.tenant_id AND i.channel = c.channel"
     "  AND i.day = c.day"
     "  AND NOT EXISTS (SELECT 1 FROM idemload_settle_disc s WHERE " SAME_ITEM("i", "s") ")";
@@ -614,8 +621,7 @@ const char SQL_SETTLE_REG_RUNS[] =
     "       CASE WHEN EXISTS (SELECT 1 FROM idemload_settle_disc s WHERE s.tenant_id = c.tenant_id"
     "              AND s.channel = c.channel AND s.day = c.day AND NOT s.pending)"
     "            THEN 'discrepancies' ELSE 'settled' END,"
-    "       (SELECT count(*) FROM idemload_settle_r r WHERE r.tenant_id = c.tenant_id"
-    "          AND r.channel = c.channel AND r.day = c.day),"
+    "       " DAY_ROWS("c") ","
     "       (SELECT count(*) FROM idemload_settle_disc s WHERE s.tenant_id = c.tenant_id"
     "          AND s.channel = c.channel AND s.day = c.day AND s.pending),"
     "       (SELECT count(*) FROM idemload_settle_m m JOIN idemload_settle_b b USING"
@@ -632,7 +638,7 @@ const char SQL_SETTLE_REG_RUNS[] =
     "              AND s.channel = c.channel AND s.day = c.day AND NOT s.pending"
     "              AND s.currency IS NOT NULL GROUP BY 1) a),"
     "       $2::jsonb "
-    "FROM " COVERED("") " c";
+    "FROM " COVERED " c";
 
 /* Open items of days this run does not cover, of the tenants it read,
  * with their age in days: carried over. */
@@ -644,9 +650,9 @@ const char SQL_SETTLE_REG_CARRIED[] =
     "FROM {item} i "
     "WHERE i.state = 'open' AND NOT EXISTS (SELECT 1 FROM idemload_settle_disc s"
     "      WHERE " SAME_ITEM("i", "s") ")"
-    "  AND NOT EXISTS (SELECT 1 FROM " COVERED("") " c WHERE c.tenant_id = i.tenant_id"
+    "  AND NOT EXISTS (SELECT 1 FROM " COVERED " c WHERE c.tenant_id = i.tenant_id"
     "      AND c.channel = i.channel AND c.day = i.day) "
-    "  AND EXISTS (SELECT 1 FROM idemload_settle_r r WHERE r.tenant_id = i.tenant_id) "
+    "  AND EXISTS (SELECT 1 FROM idemload_settle_n n WHERE n.tenant_id = i.tenant_id) "
     "ORDER BY i.day, i.tenant_id, i.channel, i.category, i.subject";
 
 /* $1 the run: the items it resolved, as the report lists them. */
