@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--plant NAME[:CHANNEL]]... - one consistent
-scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
+"""make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--bank-csv]
+                 [--plant NAME[:CHANNEL]]...
+One consistent scenario for `idemload settle` (SPEC.md, "Settle: the money that arrives"):
 the channels' settlement-side files, the bank statements the batches reach,
 and the target table's payments, for tests/expected_settle.py (the model) and
 tests/db/test_settle_model.sh to read.  Values are made up; the layouts are
@@ -518,7 +519,7 @@ def table(out, pays, extra):
 def main(argv):
     global NEWEST_FIRST, PER_DAY
     NEWEST_FIRST, PER_DAY = False, None
-    args, plant_args = [], []
+    args, plant_args, bank_csv = [], [], False
     it = iter(argv)
     for a in it:
         if a == "--plant":
@@ -527,6 +528,8 @@ def main(argv):
             plant_args.append(a[8:])
         elif a == "--newest-first":
             NEWEST_FIRST = True
+        elif a == "--bank-csv":
+            bank_csv = True
         elif a == "--per-day":
             n = next(it, "")
             PER_DAY = int(n) if n.isdigit() else 0
@@ -535,7 +538,8 @@ def main(argv):
         else:
             args.append(a)
     if len(args) != 2 or not args[0].isdigit():
-        sys.exit("usage: make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--plant NAME[:CHANNEL]]...")
+        sys.exit("usage: make_settle.py SEED OUTDIR [--newest-first] [--per-day N] [--bank-csv] "
+                 "[--plant NAME[:CHANNEL]]...")
     seed, out = int(args[0]), args[1]
     plants = parse_plants(plant_args)
     os.makedirs(out, exist_ok=True)
@@ -545,11 +549,14 @@ def main(argv):
                  Decimal(rng.randint(100000, 900000)) / 100)
     alipay_files(out, seed, pays["alipay"], batches["alipay"], plants,
                  Decimal(rng.randint(100000, 900000)) / 100)
-    camt(out, seed, credits(seed, rng, [("stripe", batches["stripe"])], plants),
-         Decimal(rng.randint(100000, 900000)) / 100)
-    mt940(out, seed, credits(seed, rng, [("wechat", batches["wechat"]),
-                                         ("alipay", batches["alipay"])], plants),
-          Decimal(rng.randint(100000, 900000)) / 100)
+    usd = credits(seed, rng, [("stripe", batches["stripe"])], plants)
+    camt(out, seed, usd, Decimal(rng.randint(100000, 900000)) / 100)
+    cny = credits(seed, rng, [("wechat", batches["wechat"]), ("alipay", batches["alipay"])], plants)
+    mt940(out, seed, cny, Decimal(rng.randint(100000, 900000)) / 100)
+    if bank_csv:    # the credits as plain CSV, for scripts/bench's comparison by hand
+        write(os.path.join(out, "bank-credits.csv"), ("day,currency,amount\n" + "".join(
+            "%s,%s,%s\n" % (d, c, money(a)) for c, es in (("USD", usd), ("CNY", cny))
+            for d, a, _, _ in es)).encode())
     table(out, pays["stripe"] + pays["wechat"] + pays["alipay"], extra)
     json.dump({"seed": seed, "plants": plants, "now": NOW, "tenant": TENANT,
                "fee_rates": RATES, "settle_window": "0..3d",
