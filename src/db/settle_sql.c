@@ -414,8 +414,7 @@ const char SQL_SETTLE_UNSETTLED_PREP[] =
     "FROM (SELECT r.tenant_id, r.channel, min(r.off) AS off,"
     "             EXISTS (SELECT 1 FROM idemload_recon_tfacts tf WHERE tf.time_path IS NOT NULL"
     "                 AND (tf.channel IS NULL OR tf.channel = r.channel)) AS timed"
-    "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p;"
-    "ANALYZE idemload_settle_up";
+    "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p";
 /* The order keys the files settle: a payment row linked to a batch or
  * listed in a running balance, by its own order key, or by the order key
  * of the row whose transaction id it names.  Indexed: the table's side of
@@ -436,6 +435,7 @@ const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "CREATE INDEX ON idemload_settle_lk (tenant_id, channel, out_trade_no);"
     "ANALYZE idemload_settle_lk";
 const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
+    "ANALYZE idemload_settle_up;"
     "CREATE TEMP TABLE idemload_settle_t AS "
     "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.payload, t.received_at "
     "FROM {table} t "
