@@ -17,7 +17,7 @@ const char SQL_SETTLE_SETUP[] =
     "  kind text NOT NULL, tenant text NOT NULL, channel text NOT NULL, account text,"
     "  txn_id text NOT NULL, order_key text, batch_id text, time text NOT NULL,"
     "  value_date text, currency text NOT NULL, gross text, fee text, net text NOT NULL,"
-    "  balance text, text text);"
+    "  balance text, text text, ts_s bigint, lday date, off_s integer);"
     "CREATE TEMP TABLE idemload_settle_rate (channel text PRIMARY KEY, rate text NOT NULL,"
     "  pct numeric NOT NULL, fixed numeric NOT NULL);"
     "CREATE TEMP TABLE idemload_settle_cfg (w_min interval, w_max interval, grace interval,"
@@ -39,16 +39,12 @@ const char SQL_SETTLE_RATE[] =
  * (idemload_settle_n: the days covered and their counts are read from it,
  * not from every row again): money as numeric (the client checked each is a
  * decimal), the day of a channel row in the session's zone, a bank
- * entry's its booking date; the currency's exponent beside.  The readers
- * send a channel row's time as "YYYY-MM-DDTHH:MM:SS+HH:MM" and a bank's
- * date as "YYYY-MM-DD", both checked against the calendar
- * (settle_channel.c put_time, bank_date_valid): those are cast directly,
- * anything else goes through idemload_time, whose error trap costs a
- * subtransaction a row (four fifths of this statement's time when every
- * row took it). */
-/* Digits in a pattern (braces would read as the statement's placeholders). */
-#define D2 "[0-9][0-9]"
-#define D4 D2 D2
+ * entry's its booking date; the currency's exponent beside.  The client
+ * sends the readers' shapes of a time taken apart (settle_stage.c
+ * time_parts: ts_s, lday, off_s), read here at a fraction of what reading
+ * "2026-11-15T10:52:45+08:00" as a timestamptz costs; any other text is
+ * read from itself, through idemload_time (whose error trap costs a
+ * subtransaction a row). */
 const char SQL_SETTLE_ROWS[] =
     "CREATE TEMP TABLE idemload_settle_r AS "
     "SELECT r.file_no, r.seq, r.line, r.side, r.kind, r.tenant::bigint AS tenant_id, r.channel,"
@@ -56,19 +52,20 @@ const char SQL_SETTLE_ROWS[] =
     "       upper(r.currency) AS currency, r.gross::numeric AS gross, r.fee::numeric AS fee,"
     "       r.net::numeric AS net, r.balance::numeric AS balance, r.text, t.ts,"
     "       CASE WHEN r.side = 'channel' THEN left(r.value_date, 10)::date END AS batch_day,"
-    "       coalesce(CASE WHEN r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"
+    "       coalesce(r.lday,"
+    "                CASE WHEN r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"
     "                     THEN left(r.time, 10)::date END,"
     "                (t.ts AT TIME ZONE current_setting('idemload.recon_zone'))::date) AS day,"
-    "       CASE WHEN r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9:.]+"
+    "       CASE WHEN r.off_s IS NOT NULL THEN r.off_s * interval '1 second'"
+    "            WHEN r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9:.]+"
     "([Zz]|[+-][0-9][0-9](:?[0-9][0-9])?)$'"
     "            THEN left(replace(r.time, 'T', ' '), 19)::timestamp - (t.ts AT TIME ZONE 'UTC')"
     "            ELSE interval '0' END AS off,"
     "       coalesce(x.exponent, 2) AS e "
     "FROM idemload_settle_raw r"
     " CROSS JOIN LATERAL (SELECT CASE"
-    "       WHEN r.time ~ '^" D4 "-" D2 "-" D2 "T" D2 ":" D2 ":" D2 "[+-]" D2 ":" D2 "$'"
-    "       THEN r.time::timestamptz"
-    "       WHEN r.side = 'bank' AND r.time ~ '^" D4 "-" D2 "-" D2 "$'"
+    "       WHEN r.ts_s IS NOT NULL THEN timestamptz 'epoch' + r.ts_s * interval '1 second'"
+    "       WHEN r.side = 'bank' AND r.time ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$'"
     "       THEN r.time::date::timestamp AT TIME ZONE 'UTC'"
     "       ELSE pg_temp.idemload_time(r.time) END AS ts) t"
     " LEFT JOIN idemload_recon_ccy x ON x.code = upper(r.currency);"
@@ -97,49 +94,57 @@ const char SQL_SETTLE_PERIOD[] =
  * charged is its gross times the percentage rounded half up to the
  * currency's minor unit (PostgreSQL's round() of a numeric rounds half
  * away from zero, and a gross is positive), plus the fixed part.  One
- * line per payment, whichever files list it (the first listing).  A fee
- * row names its payment by transaction id or by order key: two joins on
- * one equality each (hashed), not one join on an OR, which the planner
+ * line per payment and fee charged, whichever files list it (the first
+ * listing).  The fee wanted is worked out once per payment (w: its first
+ * listing, sorted bytewise, which tells keys apart as any collation
+ * does), and only the listings charging another reach the final sort.  A
+ * fee row names its payment by transaction id or by order key: two joins
+ * on one equality each (hashed), not one join on an OR, which the planner
  * can only run as a loop over every pair of rows. */
 const char SQL_SETTLE_FEE_RATE[] =
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency,"
     "  expected, actual, file_no, line, detail) "
-    "WITH p AS (SELECT DISTINCT ON (r.tenant_id, r.channel, r.txn_id) r.*"
-    "             FROM idemload_settle_r r"
-    "            WHERE r.side = 'channel' AND r.kind = 'payment' AND r.gross IS NOT NULL"
-    "              AND r.fee IS NOT NULL"
-    "            ORDER BY r.tenant_id, r.channel, r.txn_id, r.file_no, r.seq),"
-    " f AS (SELECT p.tenant_id, p.channel, p.txn_id, r.fee AS charged, r.file_no, r.seq, r.line"
-    "         FROM p JOIN idemload_settle_r r ON r.tenant_id = p.tenant_id"
-    "          AND r.channel = p.channel AND r.txn_id = p.txn_id AND r.kind = 'payment'"
-    "          AND r.fee IS NOT NULL"
-    "       UNION ALL"
-    "       SELECT p.tenant_id, p.channel, p.txn_id, coalesce(r.fee, -r.net), r.file_no, r.seq,"
-    "              r.line"
-    "         FROM p JOIN idemload_settle_r r ON r.tenant_id = p.tenant_id"
-    "          AND r.channel = p.channel AND r.side = 'channel' AND r.kind = 'fee'"
-    "          AND r.order_key = p.txn_id"
-    "       UNION ALL"
-    "       SELECT p.tenant_id, p.channel, p.txn_id, coalesce(r.fee, -r.net), r.file_no, r.seq,"
-    "              r.line"
-    "         FROM p JOIN idemload_settle_r r ON r.tenant_id = p.tenant_id"
-    "          AND r.channel = p.channel AND r.side = 'channel' AND r.kind = 'fee'"
-    "          AND r.order_key = p.order_key AND r.order_key IS DISTINCT FROM p.txn_id),"
-    " w AS (SELECT p.*, k.rate,"
+    "WITH w AS MATERIALIZED ("
+    "       SELECT p.*, k.rate,"
     "              CASE WHEN k.channel IS NOT NULL"
     "                   THEN round(abs(p.gross) * k.pct / 100, p.e) + k.fixed"
     "                   ELSE p.fee END AS want"
-    "         FROM p LEFT JOIN idemload_settle_rate k ON k.channel = p.channel) "
-    "SELECT DISTINCT ON (w.tenant_id, w.channel, w.txn_id, f.charged)"
-    "       'fee_mismatch', w.tenant_id, w.channel, w.day, w.txn_id, w.currency, w.want,"
+    "         FROM (SELECT DISTINCT ON (r.tenant_id, r.channel COLLATE \"C\","
+    "                                   r.txn_id COLLATE \"C\")"
+    "                      r.tenant_id, r.channel, r.txn_id, r.order_key, r.gross, r.fee, r.e,"
+    "                      r.day, r.currency"
+    "                 FROM idemload_settle_r r"
+    "                WHERE r.side = 'channel' AND r.kind = 'payment' AND r.gross IS NOT NULL"
+    "                  AND r.fee IS NOT NULL"
+    "                ORDER BY r.tenant_id, r.channel COLLATE \"C\", r.txn_id COLLATE \"C\","
+    "                         r.file_no, r.seq) p"
+    "         LEFT JOIN idemload_settle_rate k ON k.channel = p.channel"
+    "        WHERE " IN_PERIOD("p.day") "),"
+    " f AS (SELECT w.*, r.fee AS charged, r.file_no, r.seq, r.line"
+    "         FROM w JOIN idemload_settle_r r ON r.tenant_id = w.tenant_id"
+    "          AND r.channel = w.channel AND r.txn_id = w.txn_id AND r.kind = 'payment'"
+    "          AND r.fee IS NOT NULL"
+    "        WHERE r.fee <> w.want"
+    "       UNION ALL"
+    "       SELECT w.*, coalesce(r.fee, -r.net), r.file_no, r.seq, r.line"
+    "         FROM w JOIN idemload_settle_r r ON r.tenant_id = w.tenant_id"
+    "          AND r.channel = w.channel AND r.side = 'channel' AND r.kind = 'fee'"
+    "          AND r.order_key = w.txn_id"
+    "        WHERE coalesce(r.fee, -r.net) <> w.want"
+    "       UNION ALL"
+    "       SELECT w.*, coalesce(r.fee, -r.net), r.file_no, r.seq, r.line"
+    "         FROM w JOIN idemload_settle_r r ON r.tenant_id = w.tenant_id"
+    "          AND r.channel = w.channel AND r.side = 'channel' AND r.kind = 'fee'"
+    "          AND r.order_key = w.order_key AND r.order_key IS DISTINCT FROM w.txn_id"
+    "        WHERE coalesce(r.fee, -r.net) <> w.want) "
+    "SELECT DISTINCT ON (f.tenant_id, f.channel, f.txn_id, f.charged)"
+    "       'fee_mismatch', f.tenant_id, f.channel, f.day, f.txn_id, f.currency, f.want,"
     "       f.charged, f.file_no, f.line,"
-    "       jsonb_build_object('gross', pg_temp.idemload_render(w.gross, w.e), 'rate', w.rate,"
-    "                          'order_key', w.order_key,"
-    "                          'expected_from', CASE WHEN w.rate IS NULL THEN 'the first file "
+    "       jsonb_build_object('gross', pg_temp.idemload_render(f.gross, f.e), 'rate', f.rate,"
+    "                          'order_key', f.order_key,"
+    "                          'expected_from', CASE WHEN f.rate IS NULL THEN 'the first file "
     "listing the payment' ELSE 'the rate' END) "
-    "FROM w JOIN f USING (tenant_id, channel, txn_id) "
-    "WHERE f.charged <> w.want AND " IN_PERIOD("w.day")
-    " ORDER BY w.tenant_id, w.channel, w.txn_id, f.charged, f.file_no, f.seq";
+    "FROM f ORDER BY f.tenant_id, f.channel, f.txn_id, f.charged, f.file_no, f.seq";
 
 /* payout_mismatch: a batch (a payout row, once per batch whichever files
  * list it) against the sum of the nets of the rows linked to it by
@@ -420,13 +425,14 @@ const char SQL_SETTLE_UNSETTLED_PREP[] =
  * of the row whose transaction id it names.  Indexed: the table's side of
  * the anti join may be estimated at a row (a table never analyzed, the
  * day's filter), and a loop over those rows then probes the index rather
- * than reading every key again. */
+ * than reading every key again.  A key may be listed twice: both uses are
+ * anti joins, which do not mind. */
 const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "CREATE TEMP TABLE idemload_settle_lk AS "
     "SELECT r.tenant_id, r.channel, r.order_key AS out_trade_no FROM idemload_settle_r r"
     " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.order_key IS NOT NULL"
     "   AND (r.batch_id IS NOT NULL OR r.balance IS NOT NULL) "
-    "UNION "
+    "UNION ALL "
     "SELECT p2.tenant_id, p2.channel, p2.order_key FROM idemload_settle_r r"
     "  JOIN idemload_settle_r p2 ON p2.tenant_id = r.tenant_id AND p2.channel = r.channel"
     "   AND p2.txn_id = r.order_key"

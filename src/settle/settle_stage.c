@@ -16,6 +16,7 @@
 #include "input/profile_settle.h"
 #include "output/log.h"
 #include "rules/dec_total.h"
+#include "rules/timestamp.h"
 #include "settle/settle_row.h"
 #include "util/exitcodes.h"
 #include "util/signals.h"
@@ -82,6 +83,37 @@ static bool tenant_ok(const char *s)
     return n > 0 && n <= 18 && strspn(p, "0123456789") == n;
 }
 
+/* The readers' two shapes of a time, taken apart for the server (which
+ * reads an instant from text at several times the cost): a channel row's
+ * "YYYY-MM-DDTHH:MM:SS+HH:MM" (settle_channel.c put_time) and a bank
+ * entry's booking date "YYYY-MM-DD" (midnight UTC), both checked against
+ * the calendar here.  Into ts the instant in seconds since 1970, day the
+ * wall clock's date, off the offset in seconds; all three empty (NULL on
+ * the server, which then reads the text itself) for any other text. */
+static void time_parts(const char *t, bool bank, char ts[24], char day[11], char off[12])
+{
+    size_t n = strlen(t);
+    int64_t us;
+    const char *why;
+    ts[0] = day[0] = off[0] = '\0';
+    bool dated = n == 10 && bank;
+    bool timed = n == 25 && t[10] == 'T' && (t[19] == '+' || t[19] == '-') && t[22] == ':';
+    if (!dated && !timed)
+        return;
+    char d[32];
+    snprintf(d, sizeof d, "%.10s%s", t, dated ? "T00:00:00Z" : t + 10);
+    if (!ts_parse(d, strlen(d), &us, &why))
+        return;
+    int off_s = 0;
+    if (timed)
+        off_s = (t[19] == '-' ? -1 : 1) *
+                (((t[20] - '0') * 10 + (t[21] - '0')) * 3600 + ((t[23] - '0') * 10 + (t[24] - '0')) * 60);
+    snprintf(ts, 24, "%lld", (long long)(us / 1000000 - (us % 1000000 < 0)));
+    memcpy(day, t, 10);
+    day[10] = '\0';
+    snprintf(off, 12, "%d", off_s);
+}
+
 /* Checks row r of file path (the row's tenant resolved into *tenant) and
  * appends it as a COPY line.  EXIT_OK, or the status with err set. */
 static int encode_row(buf *out, const settle_row *r, size_t file_no, uint64_t seq,
@@ -113,7 +145,8 @@ static int encode_row(buf *out, const settle_row *r, size_t file_no, uint64_t se
                    (unsigned long long)r->line, bad, v ? " '" : "", v ? v : "", v ? "'" : "");
         return EXIT_INPUT;
     }
-    char fno[24], sq[24], ln[24];
+    char fno[24], sq[24], ln[24], ts[24], day[11], off[12];
+    time_parts(r->time, r->side == SETTLE_SIDE_BANK, ts, day, off);
     snprintf(fno, sizeof fno, "%zu", file_no);
     snprintf(sq, sizeof sq, "%llu", (unsigned long long)seq);
     snprintf(ln, sizeof ln, "%llu", (unsigned long long)r->line);
@@ -121,7 +154,7 @@ static int encode_row(buf *out, const settle_row *r, size_t file_no, uint64_t se
                        settle_kind_name(r->kind), tenant, r->channel ? r->channel : "",
                        r->account, r->txn_id, r->order_key, r->batch_id, r->time,
                        r->value_date, r->currency, r->gross, r->fee, r->net, r->balance,
-                       r->text};
+                       r->text, ts[0] ? ts : NULL, day[0] ? day : NULL, off[0] ? off : NULL};
     size_t n = sizeof v / sizeof v[0];
     bool ok = true;
     for (size_t k = 0; ok && k < n; k++)
