@@ -184,7 +184,8 @@ const char SQL_SETTLE_PAYOUT[] =
  * previous balance plus its net.  Rows of one time (a payment and its fee)
  * keep their file's order, read upwards in a file listed newest first
  * (Alipay's 账务明细 export).  The break names the row before it (the
- * money went missing between the two). */
+ * money went missing between the two).  Each row once by its txn_id (the
+ * columns used only, sorted bytewise: the sort is most of the cost). */
 const char SQL_SETTLE_BALANCE[] =
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency,"
     "  expected, actual, file_no, line, detail) "
@@ -195,7 +196,10 @@ const char SQL_SETTLE_BALANCE[] =
     "                          'account', q.account) "
     "FROM (SELECT u.*, lag(u.balance) OVER w AS prev, lag(u.txn_id) OVER w AS prev_txn,"
     "             lag(u.line) OVER w AS prev_line"
-    "        FROM (SELECT DISTINCT ON (r.tenant_id, r.channel, r.account, r.txn_id) r.*, d.dir"
+    "        FROM (SELECT DISTINCT ON (r.tenant_id, r.channel COLLATE \"C\","
+    "                                  r.account COLLATE \"C\", r.txn_id COLLATE \"C\")"
+    "                     r.tenant_id, r.channel, r.account, r.txn_id, r.currency, r.ts, r.day,"
+    "                     r.file_no, r.seq, r.line, r.net, r.balance, d.dir"
     "                FROM idemload_settle_r r"
     "                JOIN (SELECT f.file_no, CASE WHEN min(f.ts) FILTER (WHERE f.seq = f.lo)"
     "                                           > min(f.ts) FILTER (WHERE f.seq = f.hi)"
@@ -206,7 +210,8 @@ const char SQL_SETTLE_BALANCE[] =
     "                                FROM idemload_settle_r r2 WHERE r2.balance IS NOT NULL) f"
     "                       GROUP BY f.file_no) d ON d.file_no = r.file_no"
     "               WHERE r.balance IS NOT NULL"
-    "               ORDER BY r.tenant_id, r.channel, r.account, r.txn_id, r.file_no, r.seq) u"
+    "               ORDER BY r.tenant_id, r.channel COLLATE \"C\", r.account COLLATE \"C\","
+    "                        r.txn_id COLLATE \"C\", r.file_no, r.seq) u"
     "      WINDOW w AS (PARTITION BY u.tenant_id, u.channel, u.account, u.currency"
     "                   ORDER BY u.ts, u.file_no, u.seq * u.dir)) q "
     "WHERE q.prev IS NOT NULL AND q.prev + q.net <> q.balance AND " IN_PERIOD("q.day");

@@ -55,13 +55,14 @@ static bool copy_field(buf *out, const char *s, bool last)
     if (!s) {
         ok = buf_append_str(out, "\\N");
     } else {
-        for (const char *p = s; ok && *p; p++) {
-            switch (*p) {
-            case '\\': ok = buf_append_str(out, "\\\\"); break;
-            case '\t': ok = buf_append_str(out, "\\t"); break;
-            case '\n': ok = buf_append_str(out, "\\n"); break;
-            case '\r': ok = buf_append_str(out, "\\r"); break;
-            default: ok = buf_append_char(out, *p);
+        for (const char *p = s; ok && *p;) {
+            size_t run = strcspn(p, "\\\t\n\r");  /* as it is, in one append */
+            ok = buf_append(out, p, run);
+            p += run;
+            if (ok && *p) {
+                char e[2] = {'\\', *p == '\\' ? '\\' : *p == '\t' ? 't' : *p == '\n' ? 'n' : 'r'};
+                ok = buf_append(out, e, 2);
+                p++;
             }
         }
     }
@@ -105,9 +106,10 @@ static void time_parts(const char *t, bool bank, char ts[24], char day[11], char
     if (!ts_parse(d, strlen(d), &us, &why))
         return;
     int off_s = 0;
-    if (timed)
-        off_s = (t[19] == '-' ? -1 : 1) *
-                (((t[20] - '0') * 10 + (t[21] - '0')) * 3600 + ((t[23] - '0') * 10 + (t[24] - '0')) * 60);
+    if (timed) {
+        int hh = (t[20] - '0') * 10 + (t[21] - '0'), mm = (t[23] - '0') * 10 + (t[24] - '0');
+        off_s = (t[19] == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
+    }
     snprintf(ts, 24, "%lld", (long long)(us / 1000000 - (us % 1000000 < 0)));
     memcpy(day, t, 10);
     day[10] = '\0';
