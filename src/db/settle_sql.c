@@ -303,15 +303,22 @@ const char SQL_SETTLE_MATCH_ONE[] =
     " AND c.k = b.k "
     "WHERE " IN_WINDOW("c", "b");
 
-/* Last, many to one: all the still unmatched batches of one channel's day
- * (two payouts or more) against one credit of their sum within the
- * window (the first such credit by day).  A subset of a day's batches is
- * not searched for. */
+/* Last, many to one: two to four still unmatched batches of one channel
+ * within a credit's window against that credit, of their sum (the first
+ * such set by the credit's day).  The sets are searched only for a credit
+ * with at most SETTLE_MANY_MAX smaller batches in its window: the search
+ * grows as the fourth power of that number (80 batches: 1.6M sets, 4 s;
+ * 320 would take hours), and a credit beyond it stays unexpected and its
+ * batches not received, both reported. */
+#define SETTLE_MANY_MAX "20"
 const char SQL_SETTLE_MATCH_DAY[] =
     "INSERT INTO idemload_settle_m "
     "WITH RECURSIVE b AS (SELECT b.*, row_number() OVER (ORDER BY b.ts, b.batch_id) AS r"
     "                       FROM idemload_settle_b b WHERE b.amount > 0 AND " UNMATCHED_B("b") "),"
-    " c AS (SELECT c.* FROM idemload_settle_c c WHERE " UNMATCHED_C("c") "),"
+    " c AS (SELECT c.* FROM idemload_settle_c c WHERE " UNMATCHED_C("c")
+    "          AND (SELECT count(*) FROM b WHERE b.tenant_id = c.tenant_id"
+    "                 AND b.currency = c.currency AND b.amount < c.amount"
+    "                 AND " IN_WINDOW("c", "b") ") <= " SETTLE_MANY_MAX "),"
     " s AS (SELECT c.txn_id, c.day AS cday, c.amount AS camount, b.tenant_id, b.channel,"
     "              b.currency, b.r AS last, ARRAY[b.r] AS rs, b.amount AS total, 1 AS n"
     "         FROM c JOIN b ON b.tenant_id = c.tenant_id AND b.currency = c.currency"
