@@ -368,7 +368,12 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * rows to batches, its time (--facts, else received_at) in the period,
  * that no channel row (by its order key) links to a batch: pending until
  * the end of its day plus the channel's delay (--grace), then a
- * discrepancy.  Its amount and currency read where --facts says. */
+ * discrepancy.  Its amount and currency read where --facts says.  The
+ * pairs, with the bounds of received_at that put a row's day in the
+ * period, and the keys the files settle come first (SQL_SETTLE_UNSETTLED_
+ * PREP and _LINKED below, on one server as on Citus): the bounds leave a
+ * table of many days' rows to the day's before any row's payload is read
+ * (3.1M rows, 3M of them older: 9.5 s without them). */
 /* A table row t whose order key the files settle (idemload_settle_lk, from
  * SQL_SETTLE_UNSETTLED_LINKED): plain equalities, so the server hashes the
  * keys once instead of searching the files' rows for every table row. */
@@ -391,9 +396,7 @@ const char SQL_SETTLE_UNEXPECTED[] =
     "                          '')) AS currency, tm.time," \
     "             ((tm.time AT TIME ZONE 'UTC') + p.off)::date AS day" \
     "        FROM " src " t" \
-    "        JOIN (SELECT r.tenant_id, r.channel, min(r.off) AS off FROM idemload_settle_r r" \
-    "               WHERE r.side = 'channel' GROUP BY 1, 2) p" \
-    "          ON p.tenant_id = t.tenant_id AND p.channel = t.channel" \
+    "        JOIN idemload_settle_up p ON p.tenant_id = t.tenant_id AND p.channel = t.channel" \
     "        CROSS JOIN LATERAL (SELECT tf.* FROM idemload_recon_tfacts tf" \
     "               WHERE (tf.channel IS NULL OR tf.channel = t.channel)" \
     "                 AND (tf.kind IS NULL OR tf.kind = split_part(t.callback_type, ':', 1))" \
@@ -402,6 +405,7 @@ const char SQL_SETTLE_UNEXPECTED[] =
     "               THEN pg_temp.idemload_time(t.payload #>> f.time_path) END," \
     "               t.received_at) AS time) tm" \
     "       WHERE " active \
+    "         AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to))" \
     "         AND split_part(t.callback_type, ':', 1) IN" \
     "             (SELECT jsonb_array_elements_text($1::jsonb))" \
     "         AND " settled ") q " \
@@ -412,8 +416,8 @@ const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED("{table}", "{active}", SETT
 /* The same on a Citus target (SPEC.md: as for reconcile), in three steps,
  * so that the table is read on the workers, shard by shard, by a join with
  * plain equalities only (Citus pushes down no LATERAL with a LIMIT, and
- * pg_temp's functions are not on the workers): first, here, the pairs that
- * link rows to batches, with the kinds ($1) and, when no --facts level of
+ * pg_temp's functions are not on the workers): first, here (on one server
+ * too), the pairs that link rows to batches, with the kinds ($1) and, when no --facts level of
  * the channel reads a row's time from its payload, the bounds of received_at
  * that put a row's day in the period (a constant per pair); and the order
  * keys the files settle.  Then the pairs' active payments that no file
@@ -451,9 +455,8 @@ const char SQL_SETTLE_UNSETTLED_LINKED[] =
     " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.balance IS NOT NULL"
     "   AND p2.order_key IS NOT NULL;"
     "CREATE INDEX ON idemload_settle_lk (tenant_id, channel, out_trade_no);"
-    "ANALYZE idemload_settle_lk";
+    "ANALYZE idemload_settle_lk; ANALYZE idemload_settle_up";
 const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
-    "ANALYZE idemload_settle_up;"
     "CREATE TEMP TABLE idemload_settle_t AS "
     "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type, t.payload, t.received_at "
     "FROM {table} t "

@@ -121,13 +121,13 @@ bool settle_checks(recon_ctx *x, settle_result *res, int64_t window_min, int64_t
         ok = recon_exec(x, "settle: unexpected_deposit", SQL_SETTLE_UNEXPECTED, 0, NULL);
     if (ok) {
         const char *kinds[] = {x->net_kinds[0]};
-        ok = recon_exec(x, "settle: unsettled_payment (the keys settled)",
+        ok = recon_exec(x, "settle: unsettled_payment (the pairs)", SQL_SETTLE_UNSETTLED_PREP,
+                        1, kinds) &&
+             recon_exec(x, "settle: unsettled_payment (the keys settled)",
                         SQL_SETTLE_UNSETTLED_LINKED, 0, NULL) &&
              (x->tool.t.distributed
-                  ? recon_exec(x, "settle: unsettled_payment", SQL_SETTLE_UNSETTLED_PREP, 1,
-                               kinds) &&
-                        recon_exec(x, "settle: unsettled_payment (the table's rows)",
-                                   SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED, 0, NULL) &&
+                  ? recon_exec(x, "settle: unsettled_payment (the table's rows)",
+                               SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED, 0, NULL) &&
                         recon_exec(x, "settle: unsettled_payment",
                                    SQL_SETTLE_UNSETTLED_DISTRIBUTED, 1, kinds)
                   : recon_exec(x, "settle: unsettled_payment", SQL_SETTLE_UNSETTLED, 1, kinds));
