@@ -35,9 +35,9 @@ const char SQL_SETTLE_COPY[] = "COPY idemload_settle_raw FROM STDIN";
 const char SQL_SETTLE_RATE[] =
     "INSERT INTO idemload_settle_rate VALUES ($1, $2, $3::numeric, $4::numeric)";
 
-/* The rows typed, and counted per tenant, channel and day
- * (idemload_settle_n: the days covered and their counts are read from it,
- * not from every row again): money as numeric (the client checked each is a
+/* The rows typed, and counted per tenant, channel, day and side
+ * (idemload_settle_n: the period, the days covered and their counts are
+ * read from it, not from every row again): money as numeric (the client checked each is a
  * decimal), the day of a channel row in the session's zone, a bank
  * entry's its booking date; the currency's exponent beside.  The client
  * sends the readers' shapes of a time taken apart (settle_stage.c
@@ -70,8 +70,8 @@ const char SQL_SETTLE_ROWS[] =
     "       ELSE pg_temp.idemload_time(r.time) END AS ts) t"
     " LEFT JOIN idemload_recon_ccy x ON x.code = upper(r.currency);"
     "ANALYZE idemload_settle_r;"
-    "CREATE TEMP TABLE idemload_settle_n AS SELECT tenant_id, channel, day, count(*) AS n"
-    "  FROM idemload_settle_r WHERE day IS NOT NULL GROUP BY 1, 2, 3;"
+    "CREATE TEMP TABLE idemload_settle_n AS SELECT tenant_id, channel, day, side, count(*) AS n"
+    "  FROM idemload_settle_r GROUP BY 1, 2, 3, 4;"
     "ANALYZE idemload_settle_n";
 
 /* $1 $2 the window, $3 the grace (seconds), $4 $5 --period (NULL: the
@@ -83,9 +83,9 @@ const char SQL_SETTLE_PERIOD[] =
     "       ($3 || ' seconds')::interval,"
     "       coalesce($4::date, min(day)), coalesce($5::date, max(day)),"
     "       bool_or(side = 'bank'), bool_or(side = 'channel') "
-    "FROM idemload_settle_r "
+    "FROM idemload_settle_n "
     "RETURNING p_from::text, p_to::text, coalesce(has_bank, false), coalesce(has_channel, false),"
-    "          (SELECT count(*) FROM idemload_settle_r WHERE day IS NULL)";
+    "          (SELECT coalesce(sum(n), 0) FROM idemload_settle_n WHERE day IS NULL)";
 
 #define IN_PERIOD(d) d " BETWEEN (SELECT p_from FROM idemload_settle_cfg)" \
                      " AND (SELECT p_to FROM idemload_settle_cfg)"
@@ -476,8 +476,8 @@ const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] =
 #define COVERED "(SELECT tenant_id, channel, day FROM idemload_settle_n WHERE " \
     IN_PERIOD("day") " UNION SELECT tenant_id, channel, day FROM idemload_settle_disc)"
 /* The rows read of day d's tenant, channel and day. */
-#define DAY_ROWS(d) "coalesce((SELECT n.n FROM idemload_settle_n n WHERE n.tenant_id = " d \
-    ".tenant_id AND n.channel = " d ".channel AND n.day = " d ".day), 0)"
+#define DAY_ROWS(d) "coalesce((SELECT sum(n.n) FROM idemload_settle_n n WHERE n.tenant_id = " \
+    d ".tenant_id AND n.channel = " d ".channel AND n.day = " d ".day), 0)::bigint"
 
 /* Per tenant, channel and day: the rows read per side, each category's
  * count, the pending, and the payouts matched. */
