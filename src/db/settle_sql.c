@@ -368,18 +368,18 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * rows to batches, its time (--facts, else received_at) in the period,
  * that no channel row (by its order key) links to a batch: pending until
  * the end of its day plus the channel's delay (--grace), then a
- * discrepancy.  Its amount and currency read where --facts says.  The
- * pairs, with the bounds of received_at that put a row's day in the
- * period, and the keys the files settle come first (SQL_SETTLE_UNSETTLED_
- * PREP and _LINKED below, on one server as on Citus): the bounds leave a
- * table of many days' rows to the day's before any row's payload is read
- * (3.1M rows, 3M of them older: 9.5 s without them). */
-/* A table row t whose order key the files settle (idemload_settle_lk, from
- * SQL_SETTLE_UNSETTLED_LINKED): plain equalities, so the server hashes the
- * keys once instead of searching the files' rows for every table row. */
-#define SETTLE_NOT_SETTLED \
-    "NOT EXISTS (SELECT 1 FROM idemload_settle_lk k WHERE k.tenant_id = t.tenant_id" \
-    "             AND k.channel = t.channel AND k.out_trade_no = t.out_trade_no)"
+ * discrepancy.  Its amount and currency read where --facts says.
+ *
+ * In steps, on one server as on Citus (each statement below says its
+ * own): the pairs, with the bounds of received_at that put a row's day in
+ * the period (SQL_SETTLE_UNSETTLED_PREP), and the keys the files settle
+ * (_LINKED).  On one server then the keys of the pairs' rows within the
+ * bounds (_KEYS), analyzed, so that the anti join of two analyzed tables
+ * is hashed whatever the server knows of the user's table (never
+ * analyzed, the planner reads one row there and loops: 11 s at 12k
+ * payments; a range filter's guess made it probe an index once per row:
+ * 5 s at 1M); then the rows of the keys no file settles, read back by the
+ * table's unique index. */
 #define SETTLE_UNSETTLED(src, active, settled) \
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency," \
     "  expected, actual, file_no, line, detail, pending) " \
@@ -411,7 +411,23 @@ const char SQL_SETTLE_UNEXPECTED[] =
     "         AND " settled ") q " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = q.currency " \
     "WHERE " IN_PERIOD("q.day")
-const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED("{table}", "{active}", SETTLE_NOT_SETTLED);
+const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED(
+    "(SELECT t.* FROM {table} t"
+    "   JOIN (SELECT * FROM idemload_settle_tk k WHERE NOT EXISTS (SELECT 1"
+    "           FROM idemload_settle_lk l WHERE l.tenant_id = k.tenant_id"
+    "            AND l.channel = k.channel AND l.out_trade_no = k.out_trade_no)) u"
+    "     ON u.tenant_id = t.tenant_id AND u.channel = t.channel"
+    "    AND u.out_trade_no = t.out_trade_no AND u.callback_type = t.callback_type"
+    "  WHERE {active})", "true", "true");
+
+/* The keys of the pairs' active payments within the bounds (one server). */
+const char SQL_SETTLE_UNSETTLED_KEYS[] =
+    "CREATE TEMP TABLE idemload_settle_tk AS "
+    "SELECT t.tenant_id, t.channel, t.out_trade_no, t.callback_type FROM {table} t "
+    "JOIN idemload_settle_up p ON p.tenant_id = t.tenant_id AND p.channel = t.channel "
+    "WHERE {active} AND split_part(t.callback_type, ':', 1) = ANY (p.kinds)"
+    "  AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to));"
+    "ANALYZE idemload_settle_tk";
 
 /* The same on a Citus target (SPEC.md: as for reconcile), in three steps,
  * so that the table is read on the workers, shard by shard, by a join with
@@ -438,11 +454,8 @@ const char SQL_SETTLE_UNSETTLED_PREP[] =
     "        FROM idemload_settle_r r WHERE r.side = 'channel' GROUP BY 1, 2) p";
 /* The order keys the files settle: a payment row linked to a batch or
  * listed in a running balance, by its own order key, or by the order key
- * of the row whose transaction id it names.  Indexed: the table's side of
- * the anti join may be estimated at a row (a table never analyzed, the
- * day's filter), and a loop over those rows then probes the index rather
- * than reading every key again.  A key may be listed twice: both uses are
- * anti joins, which do not mind. */
+ * of the row whose transaction id it names.  A key may be listed twice:
+ * both uses are anti joins, which do not mind. */
 const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "CREATE TEMP TABLE idemload_settle_lk AS "
     "SELECT r.tenant_id, r.channel, r.order_key AS out_trade_no FROM idemload_settle_r r"
@@ -454,7 +467,6 @@ const char SQL_SETTLE_UNSETTLED_LINKED[] =
     "   AND p2.txn_id = r.order_key"
     " WHERE r.side = 'channel' AND r.kind = 'payment' AND r.balance IS NOT NULL"
     "   AND p2.order_key IS NOT NULL;"
-    "CREATE INDEX ON idemload_settle_lk (tenant_id, channel, out_trade_no);"
     "ANALYZE idemload_settle_lk; ANALYZE idemload_settle_up";
 const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
     "CREATE TEMP TABLE idemload_settle_t AS "

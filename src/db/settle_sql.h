@@ -28,6 +28,7 @@ extern const char SQL_SETTLE_UNEXPECTED[];
 extern const char SQL_SETTLE_UNSETTLED[];
 extern const char SQL_SETTLE_UNSETTLED_PREP[];
 extern const char SQL_SETTLE_UNSETTLED_LINKED[];
+extern const char SQL_SETTLE_UNSETTLED_KEYS[];
 extern const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[];
 extern const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[];
 extern const char SQL_SETTLE_DAYS[];

@@ -130,7 +130,10 @@ bool settle_checks(recon_ctx *x, settle_result *res, int64_t window_min, int64_t
                                SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED, 0, NULL) &&
                         recon_exec(x, "settle: unsettled_payment",
                                    SQL_SETTLE_UNSETTLED_DISTRIBUTED, 1, kinds)
-                  : recon_exec(x, "settle: unsettled_payment", SQL_SETTLE_UNSETTLED, 1, kinds));
+                  : recon_exec(x, "settle: unsettled_payment (the table's keys)",
+                               SQL_SETTLE_UNSETTLED_KEYS, 0, NULL) &&
+                        recon_exec(x, "settle: unsettled_payment", SQL_SETTLE_UNSETTLED, 1,
+                                   kinds));
     }
     db_result *m = ok ? recon_query(x, "settle: the matches", SQL_SETTLE_MATCHED, 0, NULL) : NULL;
     if (!m)
