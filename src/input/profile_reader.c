@@ -480,6 +480,7 @@ reader *profile_reader_open(source *src, const char *path, const reader_options 
     pr->refund_of_idx = -1;
     pr->links = opt->links;
     pr->framing_rows = opt->framing_rows;
+    pr->values_only = opt->values_only;
     for (int c = 0; c < COL_COUNT; c++)
         pr->preset[c] = opt->preset[c];
     if (pr->pf->timezone && pr->pf->tz.fixed)

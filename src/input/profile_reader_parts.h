@@ -118,6 +118,7 @@ typedef struct profile_reader {
     bool row_split;         /* the record handed out has the header's fields,
                                cleaned (reader_source_value) */
     bool framing_rows;      /* reader_options.framing_rows */
+    bool values_only;       /* reader_options.values_only */
 } profile_reader;
 
 /* What became of a data row (pr_build_row): built, rejected (pr->msg says

@@ -346,7 +346,7 @@ row_outcome pr_build_row(profile_reader *pr, raw_record *out)
             return o;
     }
     size_t pstart = pr->out.len;
-    if (!append_payload(pr))
+    if (!(pr->values_only ? buf_append_str(&pr->out, "{}") : append_payload(pr)))
         return ROW_OOM;
     /* Only now: appending may have moved the text. */
     const char *base = buf_cstr(&pr->out);

@@ -44,6 +44,9 @@ typedef struct reader_options {
                                      values by reader_source_value (the
                                      first is the row type); settle checks
                                      the money SF and RF state */
+    bool values_only;             /* a profile's rows read for their values
+                                     alone (settle): no payload is built,
+                                     the record's payload is "{}" */
 } reader_options;
 
 typedef struct reader reader;

@@ -841,6 +841,7 @@ settle_reader *settle_profile_open(source *src, const char *path,
     memset(&ro, 0, sizeof ro);
     ro.profile = pf;
     ro.framing_rows = cr->st->footer_section || cr->st->footer_report;
+    ro.values_only = true;  /* the rows' values are read; a payload would go unused */
     cr->rd = reader_open(src, path, &ro, err);
     if (!cr->rd || !check_header(cr, err)) {
         channel_close(r);
