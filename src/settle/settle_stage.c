@@ -84,6 +84,26 @@ static bool tenant_ok(const char *s)
     return n > 0 && n <= 18 && strspn(p, "0123456789") == n;
 }
 
+/* v in decimal into out (24 bytes), as "%lld" would write it, and out:
+ * numbers are written for every row, where snprintf cost a tenth of the
+ * client's time. */
+static const char *int_text(char out[24], int64_t v)
+{
+    char tmp[24];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        out[k++] = '-';
+    while (n)
+        out[k++] = tmp[--n];
+    out[k] = '\0';
+    return out;
+}
+
 /* The readers' two shapes of a time, taken apart for the server (which
  * reads an instant from text at several times the cost): a channel row's
  * "YYYY-MM-DDTHH:MM:SS+HH:MM" (settle_channel.c put_time) and a bank
@@ -110,10 +130,12 @@ static void time_parts(const char *t, bool bank, char ts[24], char day[11], char
         int hh = (t[20] - '0') * 10 + (t[21] - '0'), mm = (t[23] - '0') * 10 + (t[24] - '0');
         off_s = (t[19] == '-' ? -1 : 1) * (hh * 3600 + mm * 60);
     }
-    snprintf(ts, 24, "%lld", (long long)(us / 1000000 - (us % 1000000 < 0)));
+    int_text(ts, us / 1000000 - (us % 1000000 < 0));
     memcpy(day, t, 10);
     day[10] = '\0';
-    snprintf(off, 12, "%d", off_s);
+    char o[24];
+    int_text(o, off_s);
+    memcpy(off, o, strlen(o) + 1);  /* at most six characters: within a day */
 }
 
 /* Checks row r of file path (the row's tenant resolved into *tenant) and
@@ -149,9 +171,9 @@ static int encode_row(buf *out, const settle_row *r, size_t file_no, uint64_t se
     }
     char fno[24], sq[24], ln[24], ts[24], day[11], off[12];
     time_parts(r->time, r->side == SETTLE_SIDE_BANK, ts, day, off);
-    snprintf(fno, sizeof fno, "%zu", file_no);
-    snprintf(sq, sizeof sq, "%llu", (unsigned long long)seq);
-    snprintf(ln, sizeof ln, "%llu", (unsigned long long)r->line);
+    int_text(fno, (int64_t)file_no);
+    int_text(sq, (int64_t)seq);
+    int_text(ln, (int64_t)r->line);
     const char *v[] = {fno, sq, ln, r->side == SETTLE_SIDE_BANK ? "bank" : "channel",
                        settle_kind_name(r->kind), tenant, r->channel ? r->channel : "",
                        r->account, r->txn_id, r->order_key, r->batch_id, r->time,
