@@ -306,6 +306,31 @@ static bool put_amount(channel_reader *cr, int slot, const dect *d, int exp)
     return put(cr, slot, t, strlen(t));
 }
 
+/* "YYYY-MM-DDTHH:MM:SS" of day y-m-d and second sod of it, then off, into
+ * iso (cap bytes).  Without snprintf, which was a twentieth of the
+ * client's time (every row's time passes here), but for a year outside
+ * 0-9999. */
+static void iso_text(char *iso, size_t cap, int64_t y, int m, int d, int64_t sod,
+                     const char *off)
+{
+    if (y < 0 || y > 9999) {
+        snprintf(iso, cap, "%04lld-%02d-%02dT%02lld:%02lld:%02lld%s", (long long)y, m, d,
+                 (long long)(sod / 3600), (long long)(sod / 60 % 60), (long long)(sod % 60), off);
+        return;
+    }
+    int f[7] = {(int)y / 100, (int)y % 100, m, d, (int)(sod / 3600), (int)(sod / 60 % 60),
+                (int)(sod % 60)};
+    const char sep[7] = {0, 0, '-', '-', 'T', ':', ':'};
+    char *p = iso;
+    for (int i = 0; i < 7; i++) {
+        if (sep[i])
+            *p++ = sep[i];
+        *p++ = (char)('0' + f[i] / 10);
+        *p++ = (char)('0' + f[i] % 10);
+    }
+    memcpy(p, off, strlen(off) + 1);
+}
+
 /*
  * The row's time as ISO 8601 with its offset ("2024-05-01T18:40:11+08:00"):
  * its own offset when it has one (PayPal's "2024/08/20 00:01:17 -0700"),
@@ -375,26 +400,7 @@ static read_result put_time(channel_reader *cr, const char *v, size_t n, const c
     ts_civil_from_days(ts_day(local_us), &y, &m, &d);
     char off[8], iso[96];
     tz_format_offset((int32_t)off_s, off);
-    if (y < 0 || y > 9999) {
-        snprintf(iso, sizeof iso, "%04lld-%02d-%02dT%02lld:%02lld:%02lld%s", (long long)y, m, d,
-                 (long long)(sod / 3600), (long long)(sod / 60 % 60), (long long)(sod % 60), off);
-    } else {
-        /* the same text without snprintf, which was a twentieth of the
-         * client's time (a row's time is read for every row) */
-        int f[6] = {(int)y / 100, (int)y % 100, m, d, (int)(sod / 3600), (int)(sod / 60 % 60)};
-        const char sep[6] = {0, 0, '-', '-', 'T', ':'};
-        char *p = iso;
-        for (int i = 0; i < 6; i++) {
-            if (sep[i])
-                *p++ = sep[i];
-            *p++ = (char)('0' + f[i] / 10);
-            *p++ = (char)('0' + f[i] % 10);
-        }
-        *p++ = ':';
-        *p++ = (char)('0' + sod % 60 / 10);
-        *p++ = (char)('0' + sod % 10);
-        memcpy(p, off, strlen(off) + 1);
-    }
+    iso_text(iso, sizeof iso, y, m, d, sod, off);
     return put(cr, S_TIME, iso, strlen(iso)) ? READ_RECORD : fail(cr, "out of memory");
 }
 
