@@ -379,8 +379,10 @@ const char SQL_SETTLE_UNEXPECTED[] =
  * analyzed, the planner reads one row there and loops: 11 s at 12k
  * payments; a range filter's guess made it probe an index once per row:
  * 5 s at 1M); then the rows of the keys no file settles, read back by the
- * table's unique index. */
-#define SETTLE_UNSETTLED(src, active, settled) \
+ * table's unique index.  SETTLE_UNSETTLED takes those rows (src: active,
+ * of the pairs, within the bounds, none settled) and reads each one's
+ * facts. */
+#define SETTLE_UNSETTLED(src) \
     "INSERT INTO idemload_settle_disc (category, tenant_id, channel, day, subject, currency," \
     "  expected, actual, file_no, line, detail, pending) " \
     "SELECT 'unsettled_payment', q.tenant_id, q.channel, q.day, q.out_trade_no, q.currency," \
@@ -404,11 +406,8 @@ const char SQL_SETTLE_UNEXPECTED[] =
     "        CROSS JOIN LATERAL (SELECT coalesce(CASE WHEN f.time_path IS NOT NULL" \
     "               THEN pg_temp.idemload_time(t.payload #>> f.time_path) END," \
     "               t.received_at) AS time) tm" \
-    "       WHERE " active \
-    "         AND (p.t_from IS NULL OR (t.received_at >= p.t_from AND t.received_at < p.t_to))" \
-    "         AND split_part(t.callback_type, ':', 1) IN" \
-    "             (SELECT jsonb_array_elements_text($1::jsonb))" \
-    "         AND " settled ") q " \
+    "       WHERE split_part(t.callback_type, ':', 1) IN" \
+    "             (SELECT jsonb_array_elements_text($1::jsonb))) q " \
     "LEFT JOIN idemload_recon_ccy x ON x.code = q.currency " \
     "WHERE " IN_PERIOD("q.day")
 const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED(
@@ -418,7 +417,7 @@ const char SQL_SETTLE_UNSETTLED[] = SETTLE_UNSETTLED(
     "            AND l.channel = k.channel AND l.out_trade_no = k.out_trade_no)) u"
     "     ON u.tenant_id = t.tenant_id AND u.channel = t.channel"
     "    AND u.out_trade_no = t.out_trade_no AND u.callback_type = t.callback_type"
-    "  WHERE {active})", "true", "true");
+    "  WHERE {active})");
 
 /* The keys of the pairs' active payments within the bounds (one server). */
 const char SQL_SETTLE_UNSETTLED_KEYS[] =
@@ -481,7 +480,7 @@ const char SQL_SETTLE_UNSETTLED_ROWS_DISTRIBUTED[] =
     "ANALYZE idemload_settle_t";
 /* (The keys the files settle were left out on the workers already.) */
 const char SQL_SETTLE_UNSETTLED_DISTRIBUTED[] =
-    SETTLE_UNSETTLED("idemload_settle_t", "true", "true");
+    SETTLE_UNSETTLED("idemload_settle_t");
 
 /* The days this run covers: those of its rows in the period, and those
  * of its discrepancies. */
