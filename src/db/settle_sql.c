@@ -37,9 +37,9 @@ const char SQL_SETTLE_RATE[] =
 
 /* The rows typed, and counted per tenant, channel, day and side
  * (idemload_settle_n: the period, the days covered and their counts are
- * read from it, not from every row again): money as numeric (the client checked each is a
- * decimal), the day of a channel row in the session's zone, a bank
- * entry's its booking date; the currency's exponent beside.  The client
+ * read from it, not from every row again): money as numeric (the client
+ * checked each is a decimal), the day of a channel row in the session's
+ * zone, a bank entry's its booking date; the currency's exponent beside.  The client
  * sends the readers' shapes of a time taken apart (settle_stage.c
  * time_parts: ts_s, lday, off_s), read here at a fraction of what reading
  * "2026-11-15T10:52:45+08:00" as a timestamptz costs; any other text is
@@ -432,13 +432,14 @@ const char SQL_SETTLE_UNSETTLED_KEYS[] =
  * so that the table is read on the workers, shard by shard, by a join with
  * plain equalities only (Citus pushes down no LATERAL with a LIMIT, and
  * pg_temp's functions are not on the workers): first, here (on one server
- * too), the pairs that link rows to batches, with the kinds ($1) and, when no --facts level of
- * the channel reads a row's time from its payload, the bounds of received_at
- * that put a row's day in the period (a constant per pair); and the order
- * keys the files settle.  Then the pairs' active payments that no file
- * settles, within those bounds, from the shards into a temporary table
- * (the settled keys and the pairs shipped to the workers as intermediate
- * results); then SQL_SETTLE_UNSETTLED over it, here. */
+ * too), the pairs that link rows to batches, with the kinds ($1) and,
+ * when no --facts level of the channel reads a row's time from its
+ * payload, the bounds of received_at that put a row's day in the period
+ * (a constant per pair); and the order keys the files settle.  Then the
+ * pairs' active payments that no file settles, within those bounds, from
+ * the shards into a temporary table (the settled keys and the pairs
+ * shipped to the workers as intermediate results); then
+ * SQL_SETTLE_UNSETTLED_DISTRIBUTED over it, here. */
 const char SQL_SETTLE_UNSETTLED_PREP[] =
     "CREATE TEMP TABLE idemload_settle_up AS "
     "SELECT p.tenant_id, p.channel, p.off,"
@@ -574,9 +575,6 @@ const char SQL_SETTLE_REGISTER_READABLE[] =
 
 const char SQL_SETTLE_RUN_ID[] =
     "SELECT pg_advisory_xact_lock(7350323339418284035), (SELECT coalesce(max(run), 0) + 1 FROM {run})";
-
-/* The days this run covers: the (tenant, channel, day) of its rows in the
- * period, and of its lines. */
 
 /* $1 the run: the earlier runs of the days this run covers are superseded. */
 const char SQL_SETTLE_REG_SUPERSEDE[] =
